@@ -1,0 +1,79 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import * as v from 'valibot';
+import { SessionEnv, loadEnv } from '../../shared/config/env';
+import { DynamoApiKeyRepository } from '../../shared/db/api-key-repository';
+import { DynamoSessionRepository } from '../../shared/db/session-repository';
+import { type AcceptedCredentials, type Authenticator, createAuthenticator } from '../../shared/domain/auth/authenticator';
+import { toAuthorizerContext } from '../../shared/http/caller';
+import { cookie, header } from '../../shared/http/request';
+import { ROUTES, routeKey } from '../../shared/http/route-table';
+import { SESSION_COOKIE } from '../../shared/http/session-cookie';
+import { tableAccess } from '../../shared/runtime/table';
+import { SessionTokens } from '../../shared/security/session-tokens';
+
+const ACCEPTED_BY_ROUTE = new Map(
+  ROUTES.filter((route) => route.auth !== 'none').map((route) => [routeKey(route.method, route.path), route.auth as AcceptedCredentials]),
+);
+
+/** The policy covers the whole API, so it stays right if caching is ever switched on. */
+const wholeApi = (methodArn: string): string => {
+  const [arnPrefix, stage] = methodArn.split('/');
+  return `${arnPrefix}/${stage}/*/*`;
+};
+
+const policy = (effect: 'Allow' | 'Deny', methodArn: string) => ({
+  Version: '2012-10-17',
+  Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: wholeApi(methodArn) }],
+});
+
+const bearer = (value: string | undefined): string | undefined => {
+  const match = value?.match(/^Bearer\s+(.+)$/i);
+  return match?.[1]?.trim();
+};
+
+/**
+ * The REQUEST authorizer: checks the credentials the route accepts and returns the caller as
+ * context plus the usage identifier the usage plan counts. Failures are a Deny carrying the error
+ * text, which the ACCESS_DENIED gateway response renders as a 401 JSON body.
+ */
+export function makeAuthorizer(authenticator: Authenticator) {
+  return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const accepted = ACCEPTED_BY_ROUTE.get(routeKey(event.httpMethod, event.resource)) ?? 'apiKey';
+    const outcome = await authenticator.authenticate(accepted, {
+      apiKey: header(event.headers, 'x-api-key'),
+      sessionToken: bearer(header(event.headers, 'authorization')) ?? cookie(event.headers, SESSION_COOKIE),
+    });
+    if (!outcome.ok) {
+      return {
+        principalId: 'anonymous',
+        policyDocument: policy('Deny', event.methodArn),
+        context: { error: outcome.error, message: outcome.message },
+      };
+    }
+    return {
+      principalId: outcome.caller.via === 'apiKey' ? `key:${outcome.caller.apiKeyId}` : `user:${outcome.caller.userId}`,
+      policyDocument: policy('Allow', event.methodArn),
+      context: toAuthorizerContext(outcome.caller),
+      ...(outcome.usageKey === undefined ? {} : { usageIdentifierKey: outcome.usageKey }),
+    };
+  };
+}
+
+const env = loadEnv(
+  v.object({
+    ...SessionEnv.entries,
+    /** Comma-separated usage identifiers for session callers (see docs/rate-limits.md). */
+    SESSION_USAGE_KEYS: v.optional(v.string(), ''),
+  }),
+);
+const { db, tableName } = tableAccess(env);
+
+export const handler = makeAuthorizer(
+  createAuthenticator({
+    keys: new DynamoApiKeyRepository(db, tableName),
+    sessions: new DynamoSessionRepository(db, tableName),
+    tokens: new SessionTokens(env.SESSION_SECRET),
+    clock: () => new Date(),
+    sessionUsageKeys: env.SESSION_USAGE_KEYS.split(',').filter(Boolean),
+  }),
+);

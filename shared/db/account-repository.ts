@@ -1,0 +1,121 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Membership, User, Workspace } from '../domain/accounts/account';
+import type { AccountRepository } from '../domain/accounts/ports';
+import { conflict } from '../domain/errors';
+import { isTransactionConditionFailed } from './client';
+import { MEMBERSHIP_PREFIX, membershipByWorkspace, membershipKey, userEmailKey, userKey, workspaceKey } from './keys';
+
+const userItem = (user: User) => ({
+  ...userKey(user.id),
+  entityType: 'User',
+  id: user.id,
+  email: user.email,
+  passwordHash: user.passwordHash,
+  createdAt: user.createdAt,
+  updatedAt: user.updatedAt,
+});
+
+const workspaceItem = (workspace: Workspace) => ({ ...workspaceKey(workspace.id), entityType: 'Workspace', ...workspace });
+
+const membershipItem = (membership: Membership) => ({
+  ...membershipKey(membership.userId, membership.workspaceId),
+  ...membershipByWorkspace(membership.workspaceId, membership.userId),
+  entityType: 'Membership',
+  ...membership,
+});
+
+const toUser = (item: Record<string, unknown>): User => ({
+  id: Number(item.id),
+  email: String(item.email),
+  passwordHash: String(item.passwordHash),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+});
+
+const toMembership = (item: Record<string, unknown>): Membership => ({
+  userId: Number(item.userId),
+  workspaceId: Number(item.workspaceId),
+  workspaceName: String(item.workspaceName),
+  role: item.role === 'MEMBER' ? 'MEMBER' : 'OWNER',
+  createdAt: String(item.createdAt),
+});
+
+export class DynamoAccountRepository implements AccountRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createUserWithWorkspace(user: User, workspace: Workspace, membership: Membership): Promise<void> {
+    const TableName = this.tableName;
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              // The email guard makes two concurrent sign-ups with one email impossible.
+              Put: {
+                TableName,
+                Item: { ...userEmailKey(user.email), entityType: 'UserEmail', userId: user.id },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Put: { TableName, Item: userItem(user), ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName, Item: workspaceItem(workspace), ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName, Item: membershipItem(membership) } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (isTransactionConditionFailed(error)) throw conflict('An account with this email already exists');
+      throw error;
+    }
+  }
+
+  async findUserByEmail(normalizedEmail: string): Promise<User | undefined> {
+    const guard = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userEmailKey(normalizedEmail) }));
+    if (!guard.Item) return undefined;
+    return this.getUser(Number(guard.Item.userId));
+  }
+
+  async getUser(userId: number): Promise<User | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(userId) }));
+    return Item ? toUser(Item) : undefined;
+  }
+
+  async createWorkspace(workspace: Workspace, membership: Membership): Promise<void> {
+    await this.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: this.tableName, Item: workspaceItem(workspace), ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: this.tableName, Item: membershipItem(membership) } },
+        ],
+      }),
+    );
+  }
+
+  async listMemberships(userId: number): Promise<Membership[]> {
+    const memberships: Membership[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': membershipKey(userId, 0).pk, ':prefix': MEMBERSHIP_PREFIX },
+          ExclusiveStartKey,
+        }),
+      );
+      memberships.push(...(page.Items ?? []).map(toMembership));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return memberships;
+  }
+
+  async getMembership(userId: number, workspaceId: number): Promise<Membership | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: membershipKey(userId, workspaceId) }),
+    );
+    return Item ? toMembership(Item) : undefined;
+  }
+}

@@ -1,0 +1,42 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { capacityMeter } from './capacity-meter';
+
+export interface DocClientOptions {
+  /** DynamoDB Local's URL; unset in AWS. */
+  endpoint?: string | undefined;
+  region?: string;
+  /** Report consumed capacity into the process-wide meter (benchmarks). */
+  trackCapacity?: boolean;
+}
+
+/**
+ * The document client every repository uses. Locally it points at DynamoDB Local with dummy
+ * credentials so that a developer's real AWS profile is never touched by tests.
+ */
+export function makeDocClient(options: DocClientOptions = {}): DynamoDBDocumentClient {
+  const config: DynamoDBClientConfig = { region: options.region ?? process.env.AWS_REGION ?? 'us-east-1' };
+  if (options.endpoint) {
+    config.endpoint = options.endpoint;
+    config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  }
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  if (options.trackCapacity) capacityMeter.attach(client);
+  return client;
+}
+
+/** `ConditionalCheckFailedException` by name: the name survives bundling where instanceof may not. */
+export const isConditionFailed = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** A transaction cancelled because one of its conditions failed. */
+export const isTransactionConditionFailed = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === 'TransactionCanceledException' &&
+  'CancellationReasons' in error &&
+  Array.isArray((error as { CancellationReasons?: unknown[] }).CancellationReasons) &&
+  ((error as { CancellationReasons: { Code?: string }[] }).CancellationReasons ?? []).some(
+    (reason) => reason.Code === 'ConditionalCheckFailed',
+  );

@@ -1,0 +1,56 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Session } from '../domain/accounts/account';
+import type { SessionRepository } from '../domain/accounts/ports';
+import { sessionKey } from './keys';
+
+export class DynamoSessionRepository implements SessionRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(session: Session): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...sessionKey(session.id),
+          entityType: 'Session',
+          ...session,
+          // TTL removes expired sessions; expiry is still checked on read since TTL deletes lazily.
+          ttl: Math.floor(Date.parse(session.expiresAt) / 1000),
+        },
+      }),
+    );
+  }
+
+  async get(sessionId: string): Promise<Session | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: sessionKey(sessionId), ConsistentRead: true }),
+    );
+    if (!Item) return undefined;
+    return {
+      id: String(Item.id),
+      userId: Number(Item.userId),
+      workspaceId: Number(Item.workspaceId),
+      createdAt: String(Item.createdAt),
+      expiresAt: String(Item.expiresAt),
+    };
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: sessionKey(sessionId) }));
+  }
+
+  async setWorkspace(sessionId: string, workspaceId: number): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: sessionKey(sessionId),
+        UpdateExpression: 'SET workspaceId = :workspaceId',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':workspaceId': workspaceId },
+      }),
+    );
+  }
+}

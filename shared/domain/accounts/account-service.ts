@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { decoyPasswordHash, hashPassword, verifyPassword } from '../../security/password';
+import { conflict, forbidden, unauthenticated } from '../errors';
+import type { Clock, IdGenerator } from '../ports';
+import { type Membership, type Session, type User, defaultWorkspaceName, normalizeEmail } from './account';
+import type { AccountRepository, SessionRepository, SessionTokenSigner } from './ports';
+
+export interface AccountServiceDeps {
+  accounts: AccountRepository;
+  sessions: SessionRepository;
+  tokens: SessionTokenSigner;
+  ids: IdGenerator;
+  clock: Clock;
+  sessionTtlDays: number;
+}
+
+export interface SignedInSession {
+  token: string;
+  user: User;
+  session: Session;
+}
+
+/** Sign-up, log-in, log-out and workspaces. */
+export function createAccountService(deps: AccountServiceDeps) {
+  async function openSession(user: User, workspaceId: number): Promise<SignedInSession> {
+    const now = deps.clock();
+    const expiresAt = new Date(now.getTime() + deps.sessionTtlDays * 86_400_000);
+    const session: Session = {
+      id: randomUUID(),
+      userId: user.id,
+      workspaceId,
+      createdAt: now.toISOString(),
+      expiresAt: expiresAt.toISOString(),
+    };
+    await deps.sessions.create(session);
+    const token = await deps.tokens.sign({ userId: user.id, sessionId: session.id }, expiresAt);
+    return { token, user, session };
+  }
+
+  return {
+    async signUp(input: { email: string; password: string; workspaceName?: string | undefined }) {
+      const email = normalizeEmail(input.email);
+      if (await deps.accounts.findUserByEmail(email)) throw conflict('An account with this email already exists');
+      const now = deps.clock().toISOString();
+      const [userId, workspaceId] = [await deps.ids.next(), await deps.ids.next()];
+      const user: User = { id: userId, email, passwordHash: await hashPassword(input.password), createdAt: now, updatedAt: now };
+      const name = input.workspaceName?.trim() || defaultWorkspaceName(email);
+      const membership: Membership = { userId, workspaceId, workspaceName: name, role: 'OWNER', createdAt: now };
+      await deps.accounts.createUserWithWorkspace(
+        user,
+        { id: workspaceId, name, ownerId: userId, createdAt: now, updatedAt: now },
+        membership,
+      );
+      return openSession(user, workspaceId);
+    },
+
+    /** One answer for an unknown email and a wrong password, in about the same time. */
+    async logIn(input: { email: string; password: string }) {
+      const user = await deps.accounts.findUserByEmail(normalizeEmail(input.email));
+      const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
+      if (!user || !passwordOk) throw unauthenticated('Invalid email or password');
+      const [first] = await deps.accounts.listMemberships(user.id);
+      if (!first) throw forbidden('This account has no workspace');
+      return openSession(user, first.workspaceId);
+    },
+
+    async logOut(sessionId: string): Promise<void> {
+      await deps.sessions.delete(sessionId);
+    },
+
+    async getUser(userId: number): Promise<User> {
+      const user = await deps.accounts.getUser(userId);
+      if (!user) throw unauthenticated('Authentication required');
+      return user;
+    },
+
+    listWorkspaces: (userId: number) => deps.accounts.listMemberships(userId),
+
+    async createWorkspace(userId: number, name: string): Promise<Membership> {
+      const now = deps.clock().toISOString();
+      const workspaceId = await deps.ids.next();
+      const membership: Membership = { userId, workspaceId, workspaceName: name.trim(), role: 'OWNER', createdAt: now };
+      await deps.accounts.createWorkspace(
+        { id: workspaceId, name: membership.workspaceName, ownerId: userId, createdAt: now, updatedAt: now },
+        membership,
+      );
+      return membership;
+    },
+
+    /** Switches a session's current workspace; 403 for a workspace not linked to the user. */
+    async selectWorkspace(sessionId: string, userId: number, workspaceId: number): Promise<Membership> {
+      const membership = await deps.accounts.getMembership(userId, workspaceId);
+      if (!membership) throw forbidden();
+      await deps.sessions.setWorkspace(sessionId, workspaceId);
+      return membership;
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

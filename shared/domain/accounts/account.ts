@@ -1,0 +1,54 @@
+/** Users, workspaces and the links between them. */
+export interface User {
+  id: number;
+  email: string;
+  passwordHash: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Workspace {
+  id: number;
+  name: string;
+  ownerId: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type WorkspaceRole = 'OWNER' | 'MEMBER';
+
+export interface Membership {
+  userId: number;
+  workspaceId: number;
+  workspaceName: string;
+  role: WorkspaceRole;
+  createdAt: string;
+}
+
+export interface Session {
+  id: string;
+  userId: number;
+  /** The workspace the session acts in; starts as the user's first workspace. */
+  workspaceId: number;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 256;
+export const MAX_WORKSPACE_NAME_LENGTH = 100;
+
+/** Emails are compared lower-cased and trimmed. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+export const defaultWorkspaceName = (email: string): string => `${email.split('@')[0] ?? 'My'}'s workspace`;
+
+export const toUserView = (user: User) => ({ id: user.id, email: user.email, created_at: user.createdAt });
+
+export const toWorkspaceView = (membership: Membership, currentWorkspaceId?: number) => ({
+  id: membership.workspaceId,
+  name: membership.workspaceName,
+  role: membership.role,
+  created_at: membership.createdAt,
+  ...(currentWorkspaceId === undefined ? {} : { is_current: membership.workspaceId === currentWorkspaceId }),
+});

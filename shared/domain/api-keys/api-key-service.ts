@@ -1,0 +1,115 @@
+import { conflict, notFound, validationError } from '../errors';
+import type { Clock, IdGenerator } from '../ports';
+import { type ApiKey, type ApiKeyCredential, formatKey, generateKeyMaterial } from './api-key';
+import type { ApiKeyRepository, UsageKeyRegistry } from './ports';
+
+export interface ApiKeyServiceDeps {
+  keys: ApiKeyRepository;
+  usageKeys: UsageKeyRegistry;
+  ids: IdGenerator;
+  clock: Clock;
+  /** How many active keys one user may hold; keeps the account-wide gateway key limit in reach. */
+  maxActiveKeysPerUser: number;
+  onRetireFailure?: (usageKeyId: string, error: unknown) => void;
+}
+
+/** Issued keys: the stored key and the full `<prefix>.<secret>` shown once. */
+export interface IssuedKey {
+  key: ApiKey;
+  fullKey: string;
+}
+
+const KEY_NOT_FOUND = 'API key not found';
+
+/** Create, list, rotate and revoke a user's API keys. */
+export function createApiKeyService(deps: ApiKeyServiceDeps) {
+  async function ownedKey(userId: number, keyId: number): Promise<ApiKey> {
+    const key = await deps.keys.get(userId, keyId);
+    if (!key) throw notFound(KEY_NOT_FOUND);
+    return key;
+  }
+
+  function credentialFor(key: ApiKey, secretHash: string, usageKeyValue: string): ApiKeyCredential {
+    return {
+      prefix: key.prefix,
+      keyId: key.id,
+      userId: key.userId,
+      workspaceId: key.workspaceId,
+      secretHash,
+      usageKeyValue,
+    };
+  }
+
+  /** Retires a usage key without failing the caller's request: a leftover key is harmless, only counted. */
+  async function retireQuietly(usageKeyId: string) {
+    try {
+      await deps.usageKeys.retire(usageKeyId);
+    } catch (error) {
+      deps.onRetireFailure?.(usageKeyId, error);
+    }
+  }
+
+  return {
+    list: (userId: number) => deps.keys.listForUser(userId),
+
+    async create(input: { userId: number; workspaceId: number; name: string }): Promise<IssuedKey> {
+      const existing = await deps.keys.listForUser(input.userId);
+      if (existing.filter((key) => key.isActive).length >= deps.maxActiveKeysPerUser) {
+        throw validationError(`API key limit reached: at most ${deps.maxActiveKeysPerUser} active keys per user`);
+      }
+      const id = await deps.ids.next();
+      const now = deps.clock().toISOString();
+      const material = generateKeyMaterial();
+      const usageKey = await deps.usageKeys.issue(`key-${id}`);
+      const key: ApiKey = {
+        id,
+        userId: input.userId,
+        workspaceId: input.workspaceId,
+        name: input.name,
+        prefix: material.prefix,
+        isActive: true,
+        lastUsed: null,
+        createdAt: now,
+        updatedAt: now,
+        usageKeyId: usageKey.id,
+      };
+      try {
+        await deps.keys.create(key, credentialFor(key, material.secretHash, usageKey.value));
+      } catch (error) {
+        await retireQuietly(usageKey.id);
+        throw error;
+      }
+      return { key, fullKey: formatKey(material.prefix, material.secret) };
+    },
+
+    /** New prefix and secret; the old key stops working the moment this returns. */
+    async rotate(userId: number, keyId: number): Promise<IssuedKey> {
+      const previous = await ownedKey(userId, keyId);
+      if (!previous.isActive) throw conflict('API key is revoked and cannot be rotated');
+      const material = generateKeyMaterial();
+      const usageKey = await deps.usageKeys.issue(`key-${keyId}`);
+      let updatedAt = deps.clock().toISOString();
+      // updated_at must visibly change even when the clock has not ticked since the last write.
+      if (updatedAt <= previous.updatedAt) updatedAt = new Date(Date.parse(previous.updatedAt) + 1).toISOString();
+      const next: ApiKey = { ...previous, prefix: material.prefix, updatedAt, usageKeyId: usageKey.id };
+      try {
+        await deps.keys.rotate(previous, next, credentialFor(next, material.secretHash, usageKey.value));
+      } catch (error) {
+        await retireQuietly(usageKey.id);
+        throw error;
+      }
+      await retireQuietly(previous.usageKeyId);
+      return { key: next, fullKey: formatKey(material.prefix, material.secret) };
+    },
+
+    /** Idempotent: revoking a revoked key succeeds and changes nothing. */
+    async revoke(userId: number, keyId: number): Promise<void> {
+      const key = await ownedKey(userId, keyId);
+      if (!key.isActive) return;
+      await deps.keys.revoke(key, deps.clock().toISOString());
+      await retireQuietly(key.usageKeyId);
+    },
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

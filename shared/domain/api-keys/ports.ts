@@ -1,0 +1,29 @@
+import type { ApiKey, ApiKeyCredential } from './api-key';
+
+export interface ApiKeyRepository {
+  listForUser(userId: number): Promise<ApiKey[]>;
+  get(userId: number, keyId: number): Promise<ApiKey | undefined>;
+  /** Writes record and credential together; ConflictError if the prefix is taken. */
+  create(key: ApiKey, credential: ApiKeyCredential): Promise<void>;
+  /**
+   * Swaps the credential under a new prefix and updates the record, atomically and only if the
+   * record still has `previous.prefix` and is active (a concurrent rotate or revoke wins).
+   */
+  rotate(previous: ApiKey, next: ApiKey, credential: ApiKeyCredential): Promise<void>;
+  /** Deletes the credential and marks the record inactive, atomically. */
+  revoke(key: ApiKey, updatedAt: string): Promise<void>;
+  getCredential(prefix: string): Promise<ApiKeyCredential | undefined>;
+  /** Records a use; callers bound how often (see LAST_USED_WRITE_INTERVAL_MS). */
+  recordUse(credential: ApiKeyCredential, usedAt: string): Promise<void>;
+}
+
+/**
+ * The gateway's usage-plan keys, one per API key, so the gateway can count each key's requests.
+ * In AWS: API Gateway keys attached to the usage plan. Locally: the local gateway's buckets.
+ */
+export interface UsageKeyRegistry {
+  /** Creates a usage key (20–128 alphanumerics) attached to the usage plan. */
+  issue(label: string): Promise<{ id: string; value: string }>;
+  /** Removes a usage key; requests identified by it stop counting and stop passing. */
+  retire(id: string): Promise<void>;
+}

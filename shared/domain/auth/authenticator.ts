@@ -1,0 +1,97 @@
+import type { Session } from '../accounts/account';
+import type { SessionRepository } from '../accounts/ports';
+import { lastUsedIsStale, parseKey, secretMatches } from '../api-keys/api-key';
+import type { ApiKeyRepository } from '../api-keys/ports';
+import type { Clock } from '../ports';
+
+/** Who is calling, as the authorizer hands it to every handler. */
+export interface Caller {
+  userId: number;
+  workspaceId: number;
+  via: 'apiKey' | 'session';
+  apiKeyId?: number;
+  sessionId?: string;
+}
+
+/** Which credentials a route accepts (mirrors AuthMode of the route table, minus `none`). */
+export type AcceptedCredentials = 'apiKey' | 'session' | 'apiKeyOrSession';
+
+export interface PresentedCredentials {
+  apiKey?: string | undefined;
+  sessionToken?: string | undefined;
+}
+
+export type AuthOutcome =
+  | { ok: true; caller: Caller; usageKey: string | undefined }
+  | { ok: false; error: string; message: string };
+
+export interface AuthenticatorDeps {
+  keys: Pick<ApiKeyRepository, 'getCredential' | 'recordUse'>;
+  sessions: Pick<SessionRepository, 'get'>;
+  tokens: { verify(token: string): Promise<{ userId: number; sessionId: string } | undefined> };
+  clock: Clock;
+  /**
+   * Usage identifiers for session callers on routes that also take API keys. The usage plan
+   * needs one for every call; users are spread over this pool by id (see docs/rate-limits.md).
+   */
+  sessionUsageKeys: readonly string[];
+}
+
+const FAILURES: Record<AcceptedCredentials, { error: string; message: string }> = {
+  apiKey: { error: 'Missing API key', message: 'Provide X-API-Key header' },
+  apiKeyOrSession: { error: 'Missing API key', message: 'Provide X-API-Key header or a session token' },
+  session: {
+    error: 'Authentication required',
+    message: 'Log in and send the session cookie or an Authorization: Bearer <token> header',
+  },
+};
+
+/**
+ * Checks the presented credentials. An API key costs one strongly consistent GetItem (so a
+ * rotated or revoked key fails at once) and, at most once a minute per key, one write of last_used.
+ * Unknown, malformed, revoked and wrong-secret keys all get the same answer.
+ */
+export function createAuthenticator(deps: AuthenticatorDeps) {
+  async function byApiKey(presented: string): Promise<AuthOutcome | undefined> {
+    const parsed = parseKey(presented.trim());
+    if (!parsed) return undefined;
+    const credential = await deps.keys.getCredential(parsed.prefix);
+    if (!credential || !secretMatches(parsed.secret, credential.secretHash)) return undefined;
+    const now = deps.clock();
+    if (lastUsedIsStale(credential, now)) await deps.keys.recordUse(credential, now.toISOString());
+    return {
+      ok: true,
+      caller: { userId: credential.userId, workspaceId: credential.workspaceId, via: 'apiKey', apiKeyId: credential.keyId },
+      usageKey: credential.usageKeyValue,
+    };
+  }
+
+  async function bySession(token: string): Promise<AuthOutcome | undefined> {
+    const claims = await deps.tokens.verify(token);
+    if (!claims) return undefined;
+    const session: Session | undefined = await deps.sessions.get(claims.sessionId);
+    if (!session || session.userId !== claims.userId) return undefined;
+    if (Date.parse(session.expiresAt) <= deps.clock().getTime()) return undefined;
+    const pool = deps.sessionUsageKeys;
+    return {
+      ok: true,
+      caller: { userId: session.userId, workspaceId: session.workspaceId, via: 'session', sessionId: session.id },
+      usageKey: pool.length > 0 ? pool[session.userId % pool.length] : undefined,
+    };
+  }
+
+  return {
+    async authenticate(accepted: AcceptedCredentials, presented: PresentedCredentials): Promise<AuthOutcome> {
+      if (accepted !== 'session' && presented.apiKey) {
+        return (await byApiKey(presented.apiKey)) ?? { ok: false, ...FAILURES[accepted] };
+      }
+      if (accepted !== 'apiKey' && presented.sessionToken) {
+        const outcome = await bySession(presented.sessionToken);
+        if (outcome) return outcome;
+      }
+      return { ok: false, ...FAILURES[accepted] };
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -1,0 +1,35 @@
+/**
+ * Errors the domain raises. They carry a kind, never an HTTP status: the one mapping from kind
+ * to status lives in shared/http/error-middleware.ts.
+ */
+export type DomainErrorKind =
+  | 'validation'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'quota_exceeded'
+  | 'rate_limited'
+  | 'upstream';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: DomainErrorKind,
+    message: string,
+    readonly extra: { message?: string; details?: string } = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const validationError = (message: string, details?: string) =>
+  new DomainError('validation', message, details === undefined ? {} : { details });
+export const notFound = (message: string) => new DomainError('not_found', message);
+export const forbidden = (message = 'Access denied') => new DomainError('forbidden', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const unauthenticated = (message: string, hint?: string) =>
+  new DomainError('unauthenticated', message, hint === undefined ? {} : { message: hint });
+
+export const isDomainError = (error: unknown): error is DomainError => error instanceof DomainError;

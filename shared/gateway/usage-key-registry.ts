@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  NotFoundException,
+} from '@aws-sdk/client-api-gateway';
+import type { UsageKeyRegistry } from '../domain/api-keys/ports';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 40 random alphanumerics: API Gateway key values must be 20–128 alphanumerics. */
+export function newUsageKeyValue(): string {
+  const bytes = randomBytes(40);
+  return Array.from(bytes, (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+}
+
+/**
+ * API Gateway keys attached to the service's usage plan. CreateApiKey and DeleteApiKey are
+ * limited to 5 calls per second per account; the SDK's adaptive retry absorbs
+ * TooManyRequestsException with backoff instead of failing the caller.
+ */
+export class AwsUsageKeyRegistry implements UsageKeyRegistry {
+  constructor(
+    private readonly client: APIGatewayClient,
+    private readonly usagePlanId: string,
+  ) {}
+
+  static create(usagePlanId: string): AwsUsageKeyRegistry {
+    return new AwsUsageKeyRegistry(new APIGatewayClient({ retryMode: 'adaptive', maxAttempts: 6 }), usagePlanId);
+  }
+
+  async issue(label: string): Promise<{ id: string; value: string }> {
+    const value = newUsageKeyValue();
+    const created = await this.client.send(new CreateApiKeyCommand({ name: label, enabled: true, value }));
+    if (!created.id) throw new Error('CreateApiKey returned no id');
+    try {
+      await this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId: this.usagePlanId, keyId: created.id, keyType: 'API_KEY' }));
+    } catch (error) {
+      await this.retire(created.id);
+      throw error;
+    }
+    return { id: created.id, value };
+  }
+
+  async retire(id: string): Promise<void> {
+    try {
+      // Deleted rather than disabled: disabled keys still count against the 10,000-key account limit.
+      await this.client.send(new DeleteApiKeyCommand({ apiKey: id }));
+    } catch (error) {
+      if (!(error instanceof NotFoundException)) throw error;
+    }
+  }
+}
+
+/**
+ * Local stand-in: the local gateway keeps one token bucket per usage identifier, so a fresh
+ * random value is all a key needs. Retiring drops the bucket.
+ */
+export class LocalUsageKeyRegistry implements UsageKeyRegistry {
+  constructor(private readonly onRetire: (value: string) => void = () => {}) {}
+
+  async issue(): Promise<{ id: string; value: string }> {
+    const value = newUsageKeyValue();
+    return { id: `local-${value}`, value };
+  }
+
+  async retire(id: string): Promise<void> {
+    this.onRetire(id.replace(/^local-/, ''));
+  }
+}

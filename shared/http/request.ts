@@ -1,0 +1,70 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import * as v from 'valibot';
+import { notFound, validationError } from '../domain/errors';
+
+/** Header lookup regardless of case: API Gateway does not promise how it cases names. */
+export function header(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** A cookie's value from the Cookie header. */
+export function cookie(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+  const raw = header(headers, 'cookie');
+  if (!raw) return undefined;
+  for (const part of raw.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+  integer: 'an integer',
+};
+
+/**
+ * One readable sentence for a validation issue: a custom schema message as written, otherwise
+ * "<field> is required" / "<field> must be a string" / "<field>: <valibot message>".
+ */
+export function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const path = v.getDotPath(issue);
+  if (!issue.message.startsWith('Invalid ')) return issue.message;
+  if (!path) return issue.kind === 'schema' ? `Request body must be ${TYPE_NAMES[issue.expected ?? ''] ?? 'valid'}` : issue.message;
+  if (issue.kind === 'schema' && issue.input === undefined) return `${path} is required`;
+  if (issue.kind === 'schema') return `${path} must be ${TYPE_NAMES[issue.expected ?? ''] ?? issue.expected}`;
+  return `${path}: ${issue.message}`;
+}
+
+/** Validates a value against a schema; the first issue becomes a 400 with a clear `error`. */
+export function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (!result.success) {
+    const [first] = result.issues;
+    throw validationError(first ? describeIssue(first) : 'Invalid request');
+  }
+  return result.output;
+}
+
+/** The JSON body (already parsed by the body parser), validated. A missing body is treated as `{}`. */
+export function parseBody<TSchema extends v.GenericSchema>(schema: TSchema, event: APIGatewayProxyEvent): v.InferOutput<TSchema> {
+  const body: unknown = event.body ?? {};
+  return parseWith(schema, body);
+}
+
+/** A positive integer path parameter; anything else is a 404 with the given message. */
+export function pathId(event: APIGatewayProxyEvent, name: string, notFoundMessage: string): number {
+  const raw = event.pathParameters?.[name];
+  const id = raw !== undefined && /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(id) || id <= 0) throw notFound(notFoundMessage);
+  return id;
+}
