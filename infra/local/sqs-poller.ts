@@ -1,0 +1,116 @@
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  type Message,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { lambdaContext } from './lambda-context';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | void>;
+
+export interface PolledQueue {
+  name: string;
+  queueUrl: string;
+  queueArn: string;
+  batchSize: number;
+  handler: SqsHandler;
+}
+
+function toRecord(message: Message, queue: PolledQueue): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([key, value]) => [
+        key,
+        { dataType: value.DataType ?? 'String', stringValue: value.StringValue, stringListValues: [], binaryListValues: [] },
+      ]),
+    ),
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queue.queueArn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+/**
+ * Drives SQS consumers the way Lambda's event source mapping does: receives a batch, invokes the
+ * handler with an SQS event, deletes the records that did not fail (partial batch response), and
+ * leaves failed ones to reappear after the visibility timeout — and, past maxReceiveCount, to be
+ * moved to the dead-letter queue by the queue's redrive policy.
+ */
+export class SqsPoller {
+  private running = false;
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queues: readonly PolledQueue[],
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.loops = this.queues.map((queue) => this.loop(queue));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.allSettled(this.loops);
+  }
+
+  /** Receives and handles one batch; returns how many messages were received. */
+  async pollOnce(queue: PolledQueue, waitSeconds = 0): Promise<number> {
+    const received = await this.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queue.queueUrl,
+        MaxNumberOfMessages: queue.batchSize,
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) return 0;
+    const records = messages.map((message) => toRecord(message, queue));
+    let failed: Set<string>;
+    try {
+      const response = await queue.handler({ Records: records }, lambdaContext(queue.name, 60_000));
+      failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    } catch (error) {
+      this.log(`consumer ${queue.name} threw: ${String(error)}`);
+      failed = new Set(records.map((record) => record.messageId));
+    }
+    const done = records.filter((record) => !failed.has(record.messageId));
+    if (done.length > 0) {
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queue.queueUrl,
+          Entries: done.map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
+        }),
+      );
+    }
+    return messages.length;
+  }
+
+  private async loop(queue: PolledQueue): Promise<void> {
+    while (this.running) {
+      try {
+        const count = await this.pollOnce(queue, 1);
+        if (count === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      } catch (error) {
+        if (this.running) this.log(`poller ${queue.name}: ${String(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+}

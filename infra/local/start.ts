@@ -1,0 +1,67 @@
+/**
+ * `npm start`: the whole service on this machine. DynamoDB Local keeps its data under .data/,
+ * the SQS emulator runs in-process, and the local gateway serves the API on PORT (default 3000).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JavaMissingError, assertJavaAvailable } from './dynamodb-local';
+import { ensureDevCredentials } from './dev-credentials';
+import { REPO_ROOT, startLocalStack } from './local-stack';
+
+const dataDir = join(REPO_ROOT, '.data');
+
+/** The session signing secret survives restarts, so saved session tokens stay valid. */
+function persistentSessionSecret(): string {
+  const file = join(dataDir, 'session-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+async function main() {
+  try {
+    assertJavaAvailable();
+  } catch (error) {
+    if (error instanceof JavaMissingError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const port = Number(process.env.PORT ?? 3000);
+  const stack = await startLocalStack({
+    port,
+    dynamodbPath: join(dataDir, 'dynamodb'),
+    ...(process.env.DYNAMODB_PORT ? { dynamodbPort: Number(process.env.DYNAMODB_PORT) } : {}),
+    sessionSecret: persistentSessionSecret(),
+    rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 50),
+    log: (line) => console.error(line),
+  });
+  const credentialsFile = join(dataDir, 'dev-credentials.json');
+  const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile);
+
+  console.log(`Outreach API listening on ${stack.baseUrl}/api/v1/ (sandbox mode: local DynamoDB and SQS emulators)`);
+  console.log(`DynamoDB Local at ${stack.dynamodbEndpoint}, data in .data/dynamodb; SQS emulator at ${stack.sqsEndpoint}`);
+  console.log(`Development credentials in .data/dev-credentials.json (workspace ${credentials.workspace_id}, ${credentials.email})`);
+  console.log(`Try: curl -H "X-API-Key: $(node -p "require('./.data/dev-credentials.json').api_key")" ${stack.baseUrl}/api/v1/api-keys/`);
+  console.log('Press Ctrl-C to stop.');
+
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('Stopping...');
+    await stack.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
