@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// The AWS SDK warns about Node 20 on every client; Lambda runs Node 22 and local Node 20 is supported here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
 export default defineConfig({
   test: {
     projects: [

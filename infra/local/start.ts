@@ -9,6 +9,9 @@ import { JavaMissingError, assertJavaAvailable } from './dynamodb-local';
 import { ensureDevCredentials } from './dev-credentials';
 import { REPO_ROOT, startLocalStack } from './local-stack';
 
+// The AWS SDK warns about Node 20 on every client; Lambda runs Node 22 and local Node 20 is supported.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const dataDir = join(REPO_ROOT, '.data');
 
 /** The session signing secret survives restarts, so saved session tokens stay valid. */

@@ -39,9 +39,9 @@ const TYPE_NAMES: Record<string, string> = {
 export function describeIssue(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
   if (!issue.message.startsWith('Invalid ')) return issue.message;
-  if (!path) return issue.kind === 'schema' ? `Request body must be ${TYPE_NAMES[issue.expected ?? ''] ?? 'valid'}` : issue.message;
+  if (!path) return issue.kind === 'schema' ? `Request body must be ${TYPE_NAMES[(issue.expected ?? '').toLowerCase()] ?? 'valid'}` : issue.message;
   if (issue.kind === 'schema' && issue.input === undefined) return `${path} is required`;
-  if (issue.kind === 'schema') return `${path} must be ${TYPE_NAMES[issue.expected ?? ''] ?? issue.expected}`;
+  if (issue.kind === 'schema') return `${path} must be ${TYPE_NAMES[(issue.expected ?? '').toLowerCase()] ?? issue.expected}`;
   return `${path}: ${issue.message}`;
 }
 
@@ -58,6 +58,7 @@ export function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, inpu
 /** The JSON body (already parsed by the body parser), validated. A missing body is treated as `{}`. */
 export function parseBody<TSchema extends v.GenericSchema>(schema: TSchema, event: APIGatewayProxyEvent): v.InferOutput<TSchema> {
   const body: unknown = event.body ?? {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw validationError('Request body must be a JSON object');
   return parseWith(schema, body);
 }
 

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestStack, signUp, startTestStack } from '../../support/test-stack';
+
+describe('accounts and sessions over HTTP', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => stack?.stop());
+
+  it('signs up a user with a first workspace and an HttpOnly SameSite=Lax session cookie', async () => {
+    const response = await stack.call('POST', '/auth/signup/', {
+      body: { email: '  Ada@Example.com ', password: 'a long password', workspace_name: 'Acme' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ success: true, user: { email: 'ada@example.com' } });
+    expect(typeof response.body.token).toBe('string');
+    expect(JSON.stringify(response.body)).not.toContain('password');
+    const cookie = response.headers.get('set-cookie') ?? '';
+    expect(cookie).toContain(`session=${response.body.token}`);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Lax');
+
+    const workspaces = await stack.call<{ workspaces: { id: number; name: string; is_current: boolean }[] }>('GET', '/workspaces/', {
+      token: String(response.body.token),
+    });
+    expect(workspaces.body.workspaces).toEqual([expect.objectContaining({ id: response.body.workspace_id, name: 'Acme', is_current: true })]);
+  });
+
+  it('refuses a second account with the same email, whatever its case', async () => {
+    await signUp(stack, { email: 'twice@example.com' });
+    const again = await stack.call('POST', '/auth/signup/', { body: { email: 'TWICE@example.com', password: 'another password' } });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: 'An account with this email already exists' });
+  });
+
+  it('logs in, and answers a wrong password and an unknown email with the same 401', async () => {
+    const user = await signUp(stack);
+    const ok = await stack.call('POST', '/auth/login/', { body: { email: user.email.toUpperCase(), password: user.password } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ success: true, user: { id: user.userId, email: user.email }, workspace_id: user.workspaceId });
+
+    const wrong = await stack.call('POST', '/auth/login/', { body: { email: user.email, password: 'not the password' } });
+    const unknown = await stack.call('POST', '/auth/login/', { body: { email: 'nobody@example.com', password: 'whatever it is' } });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual({ error: 'Invalid email or password' });
+    expect(unknown.body).toEqual(wrong.body);
+  });
+
+  it('accepts the session as a cookie or a Bearer token, and logout ends it', async () => {
+    const user = await signUp(stack);
+    expect((await stack.call('GET', '/auth/me/', { token: user.token })).status).toBe(200);
+    const viaCookie = await stack.call('GET', '/auth/me/', { headers: { Cookie: `other=1; session=${user.token}` } });
+    expect(viaCookie.status).toBe(200);
+    expect(viaCookie.body).toMatchObject({ user: { id: user.userId }, auth: 'session' });
+
+    const logout = await stack.call('POST', '/auth/logout/', { token: user.token });
+    expect(logout.status).toBe(200);
+    expect(logout.headers.get('set-cookie')).toContain('Max-Age=0');
+    const after = await stack.call('GET', '/auth/me/', { token: user.token });
+    expect(after.status).toBe(401);
+  });
+
+  it('rejects forged and tampered session tokens', async () => {
+    const user = await signUp(stack);
+    const [header, payload] = user.token.split('.');
+    const forged = `${header}.${payload}.AAAA`;
+    expect((await stack.call('GET', '/auth/me/', { token: forged })).status).toBe(401);
+    expect((await stack.call('GET', '/auth/me/', { token: 'not-a-jwt' })).status).toBe(401);
+  });
+
+  it('session-only routes refuse API keys and missing sessions with a clear 401', async () => {
+    const user = await signUp(stack);
+    const key = await stack.call('POST', '/api-keys/', { token: user.token, body: { name: 'k' } });
+    const viaKey = await stack.call('POST', '/auth/logout/', { apiKey: String(key.body.key) });
+    expect(viaKey.status).toBe(401);
+    expect(viaKey.body).toEqual({
+      error: 'Authentication required',
+      message: 'Log in and send the session cookie or an Authorization: Bearer <token> header',
+    });
+  });
+
+  it('creates and switches workspaces, and refuses a workspace not linked to the user with 403', async () => {
+    const user = await signUp(stack);
+    const other = await signUp(stack);
+    const created = await stack.call<{ workspace: { id: number; name: string } }>('POST', '/workspaces/', {
+      token: user.token,
+      body: { name: 'Second' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.workspace.name).toBe('Second');
+
+    const selected = await stack.call('POST', `/workspaces/${created.body.workspace.id}/select/`, { token: user.token });
+    expect(selected.status).toBe(200);
+    const me = await stack.call('GET', '/auth/me/', { token: user.token });
+    expect(me.body.workspace_id).toBe(created.body.workspace.id);
+
+    // A key created now belongs to the selected workspace.
+    const key = await stack.call('POST', '/api-keys/', { token: user.token, body: { name: 'in second' } });
+    const viaKey = await stack.call('GET', '/auth/me/', { apiKey: String(key.body.key) });
+    expect(viaKey.body).toMatchObject({ workspace_id: created.body.workspace.id, auth: 'apiKey' });
+
+    const denied = await stack.call('POST', `/workspaces/${other.workspaceId}/select/`, { token: user.token });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual({ error: 'Access denied' });
+    const listed = await stack.call<{ workspaces: { id: number }[] }>('GET', '/workspaces/', { token: user.token });
+    expect(listed.body.workspaces.map((w) => w.id)).not.toContain(other.workspaceId);
+  });
+
+  it('validates sign-up and login bodies with clear 400s', async () => {
+    const cases: [string, unknown, string][] = [
+      ['/auth/signup/', {}, 'email is required'],
+      ['/auth/signup/', { email: 'a@b.co' }, 'password is required'],
+      ['/auth/signup/', { email: 'not an email', password: 'long enough' }, 'email must be a valid email address'],
+      ['/auth/signup/', { email: 'a@b.co', password: 'short' }, 'password must be at least 8 characters'],
+      ['/auth/signup/', { email: 'a@b.co', password: 12345678 }, 'password must be a string'],
+      ['/auth/signup/', { email: ['a@b.co'], password: 'long enough' }, 'email must be a string'],
+      ['/auth/signup/', { email: 'a@b.co', password: 'long enough', workspace_name: '' }, 'workspace_name must not be empty'],
+      ['/auth/login/', { email: 'a@b.co' }, 'password is required'],
+      ['/workspaces/', { name: null }, 'name must be a string'],
+    ];
+    const user = await signUp(stack);
+    for (const [path, body, error] of cases) {
+      const response = await stack.call('POST', path, { body, token: user.token });
+      expect(response.status, `${path} ${JSON.stringify(body)}`).toBe(400);
+      expect(response.body).toEqual({ error });
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import type { TestProject } from 'vitest/node';
+import { startFauxqs } from 'fauxqs';
+import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    dynamodbEndpoint: string;
+    sqsEndpoint: string;
+  }
+}
+
+/**
+ * Starts DynamoDB Local (in memory) and the SQS emulator once per test run. Each test file then
+ * works in its own table and queue namespace, so files never see each other's data.
+ */
+export default async function setup(project: TestProject) {
+  const dynamo = await startDynamoDbLocal();
+  const sqs = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
+  project.provide('dynamodbEndpoint', dynamo.endpoint);
+  project.provide('sqsEndpoint', sqs.address);
+  return async () => {
+    await sqs.stop();
+    await dynamo.stop();
+  };
+}

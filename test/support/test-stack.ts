@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string;
+  apiKey?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestStack extends LocalStack {
+  call<T = Record<string, unknown>>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+}
+
+/**
+ * A local stack for one test file: the shared DynamoDB Local and SQS emulator, a table and queue
+ * names of its own, and the local gateway on a free port. Requests go over real HTTP.
+ */
+export async function startTestStack(options: LocalStackOptions = {}): Promise<TestStack> {
+  const namespace = `t${randomBytes(5).toString('hex')}`;
+  const stack = await startLocalStack({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+    tableName: namespace,
+    queuePrefix: `${namespace}-`,
+    background: false,
+    ...options,
+  });
+  return {
+    ...stack,
+    async call(method, path, callOptions = {}) {
+      const headers: Record<string, string> = { ...callOptions.headers };
+      if (callOptions.apiKey !== undefined) headers['X-API-Key'] = callOptions.apiKey;
+      if (callOptions.token !== undefined) headers.Authorization = `Bearer ${callOptions.token}`;
+      let body: string | undefined = callOptions.rawBody;
+      if (body === undefined && callOptions.body !== undefined) {
+        body = JSON.stringify(callOptions.body);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const response = await fetch(`${stack.baseUrl}/api/v1${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+      const text = await response.text();
+      let parsed: unknown = {};
+      try {
+        parsed = text ? JSON.parse(text) : {};
+      } catch {
+        parsed = { unparsed: text };
+      }
+      return { status: response.status, headers: response.headers, body: parsed as never, text };
+    },
+  };
+}
+
+export interface SignedUpUser {
+  email: string;
+  password: string;
+  token: string;
+  userId: number;
+  workspaceId: number;
+}
+
+let counter = 0;
+
+/** Signs up a fresh user through the API. */
+export async function signUp(stack: TestStack, overrides: { email?: string; password?: string } = {}): Promise<SignedUpUser> {
+  counter += 1;
+  const email = overrides.email ?? `user${counter}-${randomBytes(3).toString('hex')}@example.com`;
+  const password = overrides.password ?? 'correct horse battery';
+  const response = await stack.call<{ token: string; user: { id: number }; workspace_id: number }>('POST', '/auth/signup', {
+    body: { email, password },
+  });
+  if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${response.text}`);
+  return { email, password, token: response.body.token, userId: response.body.user.id, workspaceId: response.body.workspace_id };
+}
+
+/** Creates an API key for a signed-up user and returns the full key. */
+export async function createKey(stack: TestStack, user: SignedUpUser, name = 'test key'): Promise<{ id: number; key: string; prefix: string }> {
+  const response = await stack.call<{ id: number; key: string; prefix: string }>('POST', '/api-keys', { token: user.token, body: { name } });
+  if (response.status !== 201) throw new Error(`create key failed: ${response.status} ${response.text}`);
+  return response.body;
+}
