@@ -1,6 +1,6 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GLOBAL_INDEXES, TABLE } from '../../shared/db/table-schema';
+import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
 
 /** Creates the single table (same keys and indexes as the CDK stack) unless it exists. */
 export async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
@@ -10,7 +10,12 @@ export async function ensureTable(db: DynamoDBDocumentClient, tableName: string)
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException) && (error as Error).name !== 'ResourceNotFoundException') throw error;
   }
-  const attributes = [TABLE.partitionKey, TABLE.sortKey, ...GLOBAL_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey])];
+  const attributes = [
+    TABLE.partitionKey,
+    TABLE.sortKey,
+    ...GLOBAL_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ...LOCAL_INDEXES.map((index) => index.sortKey),
+  ];
   await db.send(
     new CreateTableCommand({
       TableName: tableName,
@@ -28,6 +33,18 @@ export async function ensureTable(db: DynamoDBDocumentClient, tableName: string)
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
+      ...(LOCAL_INDEXES.length > 0
+        ? {
+            LocalSecondaryIndexes: LOCAL_INDEXES.map((index) => ({
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            })),
+          }
+        : {}),
     }),
   );
 }

@@ -11,11 +11,14 @@ export class CapacityMeter {
   readUnits = 0;
   writeUnits = 0;
   calls = 0;
+  /** Wall time spent waiting for DynamoDB, to tell the service's own overhead apart. */
+  dbMillis = 0;
 
   reset(): void {
     this.readUnits = 0;
     this.writeUnits = 0;
     this.calls = 0;
+    this.dbMillis = 0;
   }
 
   /** Makes every call of `client` ask for and report its consumed capacity. */
@@ -23,7 +26,9 @@ export class CapacityMeter {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         (args.input as Record<string, unknown>).ReturnConsumedCapacity ??= 'TOTAL';
+        const started = performance.now();
         const result = await next(args);
+        this.dbMillis += performance.now() - started;
         const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacityEntry | ConsumedCapacityEntry[] })
           .ConsumedCapacity;
         const units = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);

@@ -13,3 +13,9 @@ export const TABLE = {
 
 /** Global secondary indexes, in the order they are created. */
 export const GLOBAL_INDEXES = [TABLE.gsi1, TABLE.gsi2] as const;
+
+/**
+ * Local secondary indexes (alternative sort keys within one partition). They can only be created
+ * with the table, so add them before the first deploy. Each sorts on a string attribute.
+ */
+export const LOCAL_INDEXES: readonly { name: string; sortKey: string }[] = [];
