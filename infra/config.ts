@@ -1,0 +1,103 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/**
+ * Deployment settings, read from CDK context (`cdk.json`, or `-c key=value` on the command line).
+ * Context given on the command line arrives as a string, so every number is parsed and checked:
+ * a typo fails `cdk synth` with a readable message instead of deploying a wrong limit.
+ */
+export interface OutreachConfig {
+  /** CloudFormation stack name; also seeds the deterministic session usage-key values. */
+  stackName: string;
+  /** API Gateway stage name. Paths already carry `/api/v1`, so this only shows up in the URL. */
+  stageName: string;
+  /** Per-API-key rate limit (the usage plan's throttle), in requests per minute. */
+  rateLimitPerMinute: number;
+  /** Number of gateway keys in the session pool (see docs/infrastructure.md). */
+  sessionUsageKeyCount: number;
+  /** Steady rate, per second, each session usage key allows. */
+  sessionRateLimitPerSecond: number;
+  /** Burst (token bucket size) of each session usage key. */
+  sessionBurstLimit: number;
+  /** CloudWatch Logs retention of every function's log group. */
+  logRetention: RetentionDays;
+  /** X-Ray tracing on the API stage and the functions. */
+  tracing: boolean;
+}
+
+export const DEFAULT_CONFIG: OutreachConfig = {
+  stackName: 'OutreachService',
+  stageName: 'v1',
+  rateLimitPerMinute: 50,
+  sessionUsageKeyCount: 8,
+  sessionRateLimitPerSecond: 10,
+  sessionBurstLimit: 100,
+  logRetention: RetentionDays.ONE_MONTH,
+  tracing: true,
+};
+
+/** Anything with CDK's `tryGetContext` (an App's or a Stack's `node`). */
+export interface ContextSource {
+  tryGetContext(key: string): unknown;
+}
+
+const RETENTION_VALUES = new Set<number>(
+  Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'),
+);
+
+function positiveNumber(key: string, raw: unknown, fallback: number, { integer }: { integer: boolean }): number {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const value = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`Invalid CDK context ${key}: expected a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function text(key: string, raw: unknown, fallback: string, pattern: RegExp): string {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  if (typeof raw !== 'string' || !pattern.test(raw)) {
+    throw new Error(`Invalid CDK context ${key}: ${JSON.stringify(raw)} does not match ${pattern}`);
+  }
+  return raw;
+}
+
+function flag(key: string, raw: unknown, fallback: boolean): boolean {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new Error(`Invalid CDK context ${key}: expected true or false, got ${JSON.stringify(raw)}`);
+}
+
+/** Reads and validates the context into a typed config; unset keys take {@link DEFAULT_CONFIG}. */
+export function loadConfig(context: ContextSource): OutreachConfig {
+  const get = (key: string) => context.tryGetContext(key);
+  const logRetentionDays = positiveNumber('logRetentionDays', get('logRetentionDays'), DEFAULT_CONFIG.logRetention, { integer: true });
+  if (!RETENTION_VALUES.has(logRetentionDays)) {
+    throw new Error(`Invalid CDK context logRetentionDays: ${logRetentionDays} is not a CloudWatch Logs retention period`);
+  }
+  const sessionUsageKeyCount = positiveNumber('sessionUsageKeyCount', get('sessionUsageKeyCount'), DEFAULT_CONFIG.sessionUsageKeyCount, {
+    integer: true,
+  });
+  if (sessionUsageKeyCount > 100) {
+    // Each is an API Gateway key; the account has 10,000 in all, shared with the customers' keys.
+    throw new Error(`Invalid CDK context sessionUsageKeyCount: ${sessionUsageKeyCount} is more than 100`);
+  }
+  return {
+    // CloudFormation stack names: letters, digits and hyphens, starting with a letter.
+    stackName: text('stackName', get('stackName'), DEFAULT_CONFIG.stackName, /^[A-Za-z][A-Za-z0-9-]{0,39}$/),
+    stageName: text('stageName', get('stageName'), DEFAULT_CONFIG.stageName, /^[A-Za-z0-9_]{1,64}$/),
+    rateLimitPerMinute: positiveNumber('rateLimitPerMinute', get('rateLimitPerMinute'), DEFAULT_CONFIG.rateLimitPerMinute, {
+      integer: true,
+    }),
+    sessionUsageKeyCount,
+    sessionRateLimitPerSecond: positiveNumber(
+      'sessionRateLimitPerSecond',
+      get('sessionRateLimitPerSecond'),
+      DEFAULT_CONFIG.sessionRateLimitPerSecond,
+      { integer: false },
+    ),
+    sessionBurstLimit: positiveNumber('sessionBurstLimit', get('sessionBurstLimit'), DEFAULT_CONFIG.sessionBurstLimit, { integer: true }),
+    logRetention: logRetentionDays as RetentionDays,
+    tracing: flag('tracing', get('tracing'), DEFAULT_CONFIG.tracing),
+  };
+}

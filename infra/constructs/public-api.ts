@@ -1,0 +1,280 @@
+import { createHash } from 'node:crypto';
+import { ArnFormat, Aws, Duration, Stack } from 'aws-cdk-lib';
+import {
+  ApiKey,
+  ApiKeySourceType,
+  AuthorizationType,
+  type CfnAuthorizer,
+  EndpointType,
+  IdentitySource,
+  Integration,
+  IntegrationType,
+  type IResource,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { type AuthMode, type FunctionGroup, type RouteDefinition, isRateLimited } from '../../shared/http/route-table';
+import type { ServiceFunction } from './service-function';
+
+export interface PublicApiProps {
+  /** The route table (normally `ROUTES`): every route becomes one method. */
+  routes: readonly RouteDefinition[];
+  /** One function per endpoint group. Each needs a fixed name (see `integrationFor`). */
+  handlers: Readonly<Record<FunctionGroup, ServiceFunction>>;
+  /** The REQUEST authorizer function behind both authorizers. */
+  authorizerHandler: IFunction;
+  stageName: string;
+  /** Per-API-key limit of the usage plan, in requests per minute. */
+  rateLimitPerMinute: number;
+  sessionUsageKeyCount: number;
+  sessionRateLimitPerSecond: number;
+  sessionBurstLimit: number;
+  /** Seeds the session usage-key values; the stack name, so two stacks never share values. */
+  usageKeySeed: string;
+  tracing?: boolean;
+}
+
+/** Gateway-response header values are mapping expressions: a literal must be single-quoted. */
+const literal = (value: string): string => `'${value}'`;
+
+const JSON_CONTENT_TYPE = { 'content-type': literal('application/json') };
+
+/**
+ * The session pool's key values: 40 hex characters of sha256(seed, index), so they are stable
+ * across deployments (CloudFormation does not churn the keys) and distinct per stack.
+ *
+ * They are usage identifiers only, never credentials: the API's key source is AUTHORIZER, so
+ * API Gateway never reads a key from a request; only the authorizer, after it has checked a
+ * session, hands one of these back as `usageIdentifierKey`. Knowing a value grants nothing.
+ */
+export function sessionUsageKeyValues(seed: string, count: number): string[] {
+  return Array.from({ length: count }, (_, index) =>
+    createHash('sha256').update(`${seed}:session-usage-key:${index}`).digest('hex').slice(0, 40),
+  );
+}
+
+/** `Retry-After` for a 429: the seconds one request's worth of the per-key rate takes to refill. */
+export const retryAfterSeconds = (rateLimitPerMinute: number): number => Math.ceil(60 / rateLimitPerMinute);
+
+/**
+ * The public REST API, built from the route table.
+ *
+ * - Every route is one method; `{id}` segments become path-parameter resources. Each endpoint
+ *   group has one Lambda proxy integration shared by its methods.
+ * - Authentication is a Lambda REQUEST authorizer (one function, two authorizer resources):
+ *   `ApiKeyAuthorizer` (identity source `X-API-Key`, so API Gateway itself answers 401 when the
+ *   header is missing) for `apiKey` routes, and `CallerAuthorizer` (no identity source, so it is
+ *   always invoked and finds the API key, Bearer token or session cookie itself) for `session` and
+ *   `apiKeyOrSession` routes. Both have caching off: rotating or revoking a key takes effect on
+ *   the next request. An authorizer no method uses cannot be deployed, so each is created on first use.
+ * - Rate limiting: the key source is AUTHORIZER. For API-key callers the authorizer returns the
+ *   key's own gateway key (in the per-key usage plan); for session callers one key of the
+ *   session pool (in the sessions usage plan). Methods that accept an API key require one.
+ * - Gateway responses give every error API Gateway itself produces the service's JSON shape.
+ */
+export class PublicApi extends Construct {
+  public readonly api: RestApi;
+  /** The per-key plan every customer API key joins (USAGE_PLAN_ID of the api-keys function). */
+  public readonly usagePlan: UsagePlan;
+  /** The plan of the session pool's keys. */
+  public readonly sessionsUsagePlan: UsagePlan;
+  /** The session pool's usage-key values (SESSION_USAGE_KEYS of the authorizer). */
+  public readonly sessionUsageKeys: readonly string[];
+  private readonly authorizers = new Map<'ApiKeyAuthorizer' | 'CallerAuthorizer', RequestAuthorizer>();
+  private readonly props: PublicApiProps;
+
+  constructor(scope: Construct, id: string, props: PublicApiProps) {
+    super(scope, id);
+    this.props = props;
+
+    this.api = new RestApi(this, 'Api', {
+      description: 'Outreach automation HTTP API',
+      endpointTypes: [EndpointType.REGIONAL],
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // Execution/access logging would need the account-wide API Gateway CloudWatch role, which
+      // is shared by every API in the account; this stack does not take it over.
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: props.stageName,
+        tracingEnabled: props.tracing ?? false,
+        metricsEnabled: true,
+      },
+    });
+
+    this.addRoutes();
+    this.usagePlan = this.addPerKeyUsagePlan();
+    const sessions = this.addSessionsUsagePlan();
+    this.sessionsUsagePlan = sessions.plan;
+    this.sessionUsageKeys = sessions.values;
+    this.addGatewayResponses();
+  }
+
+  /** Lets a function issue and retire customer gateway keys in the per-key plan, and nothing else. */
+  grantUsageKeyManagement(fn: ServiceFunction): void {
+    fn.addEnvironment('USAGE_PLAN_ID', this.usagePlan.usagePlanId);
+    const apiGateway = `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::`;
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['apigateway:POST'],
+        // CreateApiKey, then CreateUsagePlanKey on this plan only.
+        resources: [`${apiGateway}/apikeys`, `${apiGateway}/usageplans/${this.usagePlan.usagePlanId}/keys`],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['apigateway:DELETE'],
+        // DeleteApiKey: ids are generated by API Gateway, so the resource cannot be narrower.
+        resources: [`${apiGateway}/apikeys/*`],
+      }),
+    );
+  }
+
+  private addRoutes(): void {
+    const integrations = new Map<FunctionGroup, Integration>();
+    for (const route of this.props.routes) {
+      let integration = integrations.get(route.group);
+      if (!integration) {
+        integration = this.integrationFor(route.group);
+        integrations.set(route.group, integration);
+      }
+      const authorizer = this.authorizerFor(route.auth);
+      this.resourceFor(route.path).addMethod(route.method, integration, {
+        authorizer,
+        authorizationType: authorizer ? AuthorizationType.CUSTOM : AuthorizationType.NONE,
+        apiKeyRequired: isRateLimited(route.auth),
+      });
+    }
+  }
+
+  /** The resource for a path, creating the missing segments (`{id}` becomes a path parameter). */
+  private resourceFor(path: string): IResource {
+    return path
+      .split('/')
+      .filter(Boolean)
+      .reduce<IResource>((parent, segment) => parent.getResource(segment) ?? parent.addResource(segment), this.api.root);
+  }
+
+  /**
+   * A Lambda proxy integration addressing the function by its fixed name instead of a reference
+   * to the function resource. A reference would make every method (and so the deployment, the
+   * stage and the usage plans) depend on the function, while the api-keys function needs the
+   * usage plan's id in its environment: a dependency cycle CloudFormation rejects.
+   */
+  private integrationFor(group: FunctionGroup): Integration {
+    const handler = this.props.handlers[group];
+    if (!handler.fixedFunctionName) throw new Error(`The ${group} function needs a fixed functionName to be routed`);
+    const stack = Stack.of(this);
+    const functionArn = stack.formatArn({
+      service: 'lambda',
+      resource: 'function',
+      resourceName: handler.fixedFunctionName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    // One permission per function for the whole API (every method and stage, and test invokes).
+    handler.addPermission('ApiGatewayInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: this.api.arnForExecuteApi(),
+    });
+    return new Integration({
+      type: IntegrationType.AWS_PROXY,
+      integrationHttpMethod: 'POST',
+      uri: `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${functionArn}/invocations`,
+    });
+  }
+
+  private authorizerFor(auth: AuthMode): RequestAuthorizer | undefined {
+    if (auth === 'none') return undefined;
+    const name = auth === 'apiKey' ? 'ApiKeyAuthorizer' : 'CallerAuthorizer';
+    let authorizer = this.authorizers.get(name);
+    if (!authorizer) {
+      authorizer = new RequestAuthorizer(this, name, {
+        authorizerName: name,
+        handler: this.props.authorizerHandler,
+        // API-key-only routes: API Gateway answers 401 (UNAUTHORIZED) itself when X-API-Key is
+        // missing. Others: no identity source, so the authorizer always runs and looks for an
+        // API key, a Bearer token or the session cookie (allowed only with caching off).
+        identitySources: name === 'ApiKeyAuthorizer' ? [IdentitySource.header('X-API-Key')] : [],
+        // No caching: a rotated or revoked key, or a logged-out session, stops working at once.
+        resultsCacheTtl: Duration.seconds(0),
+      });
+      if (name === 'CallerAuthorizer') {
+        // CDK writes `IdentitySource: ""` for an empty list; CloudFormation documents the property
+        // as optional when caching is off, so leave it out instead of sending an empty string.
+        (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+      }
+      this.authorizers.set(name, authorizer);
+    }
+    return authorizer;
+  }
+
+  private addPerKeyUsagePlan(): UsagePlan {
+    const { rateLimitPerMinute } = this.props;
+    return this.api.addUsagePlan('PerKeyUsagePlan', {
+      name: `${this.props.usageKeySeed}-per-key`,
+      description: `Every customer API key: ${rateLimitPerMinute} requests per minute (best-effort, enforced by API Gateway)`,
+      // API Gateway throttles per second with a token bucket: the steady rate is the per-minute
+      // limit spread over the minute, and the bucket holds one minute's worth.
+      throttle: { rateLimit: rateLimitPerMinute / 60, burstLimit: rateLimitPerMinute },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+  }
+
+  private addSessionsUsagePlan(): { plan: UsagePlan; values: string[] } {
+    const { sessionUsageKeyCount, sessionRateLimitPerSecond, sessionBurstLimit } = this.props;
+    const plan = this.api.addUsagePlan('SessionsUsagePlan', {
+      name: `${this.props.usageKeySeed}-sessions`,
+      description: 'Session (dashboard) callers, spread over a pool of shared usage keys',
+      throttle: { rateLimit: sessionRateLimitPerSecond, burstLimit: sessionBurstLimit },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+    const values = sessionUsageKeyValues(this.props.usageKeySeed, sessionUsageKeyCount);
+    values.forEach((value, index) => {
+      // A usage identifier, not a credential: see sessionUsageKeyValues.
+      const key = new ApiKey(this, `SessionUsageKey${index}`, {
+        value,
+        description: 'Session pool usage identifier (returned by the authorizer; not a credential)',
+      });
+      plan.addApiKey(key);
+    });
+    return { plan, values };
+  }
+
+  private addGatewayResponses(): void {
+    const respond = (id: string, type: ResponseType, body: string, statusCode?: string, headers: Record<string, string> = {}) =>
+      this.api.addGatewayResponse(id, {
+        type,
+        statusCode,
+        responseHeaders: { ...JSON_CONTENT_TYPE, ...headers },
+        templates: { 'application/json': body },
+      });
+
+    const missingKey = JSON.stringify({ error: 'Missing API key', message: 'Provide X-API-Key header' });
+    // Identity source missing (X-API-Key on ApiKeyAuthorizer routes).
+    respond('Unauthorized', ResponseType.UNAUTHORIZED, missingKey, '401');
+    // The usage identifier is not in a plan; the authorizer only returns known keys, so this means
+    // a key was retired between the check and the call.
+    respond('InvalidApiKey', ResponseType.INVALID_API_KEY, missingKey, '401');
+    // The authorizer's Deny carries the error and message it wants the caller to see.
+    respond(
+      'AccessDenied',
+      ResponseType.ACCESS_DENIED,
+      '{"error":"$context.authorizer.error","message":"$context.authorizer.message"}',
+      '401',
+    );
+    const retryAfter = { 'Retry-After': literal(String(retryAfterSeconds(this.props.rateLimitPerMinute))) };
+    const rateLimited = JSON.stringify({ error: 'Rate limit exceeded' });
+    respond('Throttled', ResponseType.THROTTLED, rateLimited, '429', retryAfter);
+    respond('QuotaExceeded', ResponseType.QUOTA_EXCEEDED, rateLimited, '429', retryAfter);
+    // API Gateway's answer for a path or method no resource has.
+    respond('MissingAuthenticationToken', ResponseType.MISSING_AUTHENTICATION_TOKEN, JSON.stringify({ error: 'Not found' }), '404');
+    respond('RequestTooLarge', ResponseType.REQUEST_TOO_LARGE, JSON.stringify({ error: 'Request body too large' }), '413');
+    respond('Default5xx', ResponseType.DEFAULT_5XX, JSON.stringify({ error: 'Internal server error' }));
+    // messageString is already a quoted JSON string.
+    respond('Default4xx', ResponseType.DEFAULT_4XX, '{"error":$context.error.messageString}');
+  }
+}

@@ -1,0 +1,65 @@
+import { Duration } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function';
+
+export interface QueueConsumerProps {
+  /** The consumer function; its timeout sets the queue's visibility timeout. */
+  function: ServiceFunctionProps;
+  /** Receives before a message moves to the dead-letter queue. Default 5. */
+  maxReceiveCount?: number;
+  /** Messages per invocation. Default 10. */
+  batchSize?: number;
+  /** How long Lambda gathers a batch. Default none. */
+  maxBatchingWindow?: Duration;
+  /** Caps concurrent invocations from this queue (2..1000). Default none. */
+  maxConcurrency?: number;
+  /** How long an unprocessed message stays in the queue. Default 4 days (the SQS default). */
+  retentionPeriod?: Duration;
+}
+
+/** Default consumer timeout when the function props do not give one. */
+const DEFAULT_TIMEOUT = Duration.seconds(30);
+
+/**
+ * A queue, its dead-letter queue and the Lambda function that consumes it.
+ *
+ * - The event source reports partial batch failures: only the failed messages return to the
+ *   queue, so the consumer must be idempotent per message (it is a project-wide rule anyway).
+ * - The visibility timeout is 6x the function timeout, as AWS recommends for Lambda event sources,
+ *   so a message is not redelivered while a slow or retried invocation still holds it.
+ * - After `maxReceiveCount` receives a message moves to the dead-letter queue, kept for 14 days.
+ */
+export class QueueConsumer extends Construct {
+  public readonly queue: Queue;
+  public readonly deadLetterQueue: Queue;
+  public readonly function: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: QueueConsumerProps) {
+    super(scope, id);
+    const timeout = props.function.timeout ?? DEFAULT_TIMEOUT;
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.queue = new Queue(this, 'Queue', {
+      visibilityTimeout: Duration.seconds(timeout.toSeconds() * 6),
+      retentionPeriod: props.retentionPeriod ?? Duration.days(4),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+    });
+    this.function = new ServiceFunction(this, 'Function', { ...props.function, timeout });
+    this.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        maxBatchingWindow: props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import { Duration } from 'aws-cdk-lib';
+import type { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { Schedule } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function';
+
+export interface ScheduledJobProps {
+  /** When to run, e.g. `ScheduleExpression.rate(Duration.minutes(1))`. */
+  schedule: ScheduleExpression;
+  function: ServiceFunctionProps;
+  description?: string;
+  /** Invocation retries EventBridge Scheduler makes before giving up. Default 2. */
+  retryAttempts?: number;
+  /** How long a missed invocation is still worth making. Default 5 minutes. */
+  maxEventAge?: Duration;
+}
+
+/**
+ * An EventBridge Scheduler schedule invoking a function. Failed invocations are retried by the
+ * scheduler; those it gives up on land in a dead-letter queue instead of vanishing. The job itself
+ * must tolerate a skipped or doubled run (the scheduler is at-least-once).
+ */
+export class ScheduledJob extends Construct {
+  public readonly function: ServiceFunction;
+  public readonly schedule: Schedule;
+  public readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: ScheduledJobProps) {
+    super(scope, id);
+    this.function = new ServiceFunction(this, 'Function', props.function);
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.schedule = new Schedule(this, 'Schedule', {
+      schedule: props.schedule,
+      description: props.description,
+      target: new LambdaInvoke(this.function, {
+        retryAttempts: props.retryAttempts ?? 2,
+        maxEventAge: props.maxEventAge ?? Duration.minutes(5),
+        deadLetterQueue: this.deadLetterQueue,
+      }),
+    });
+  }
+}

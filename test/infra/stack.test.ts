@@ -1,0 +1,538 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infra/config';
+import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/public-api';
+import { QueueConsumer } from '../../infra/constructs/queue-consumer';
+import { ScheduledJob } from '../../infra/constructs/scheduled-job';
+import { ESM_REQUIRE_BANNER } from '../../infra/constructs/service-function';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
+import { type AuthMode, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RouteDefinition, isRateLimited } from '../../shared/http/route-table';
+import {
+  type CfnResource,
+  actionsOf,
+  flatten,
+  logicalId,
+  policyStatements,
+  resourcesOf,
+  resourcesOfType,
+  testApp,
+} from './template-helpers';
+
+const GROUPS = Object.keys(FUNCTION_GROUPS) as FunctionGroup[];
+const expectedAuthorizer = (auth: AuthMode) =>
+  auth === 'none' ? undefined : auth === 'apiKey' ? 'ApiKeyAuthorizer' : 'CallerAuthorizer';
+
+/** Full path of every API Gateway resource, by logical id. */
+function resourcePaths(template: Template): Map<string, string> {
+  const resources = new Map(resourcesOfType(template, 'AWS::ApiGateway::Resource'));
+  const paths = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = paths.get(id);
+    if (known !== undefined) return known;
+    const resource = resources.get(id);
+    if (!resource) return ''; // the API's root resource
+    const parent = resource.Properties?.ParentId;
+    const parentPath = 'Ref' in parent ? pathOf(parent.Ref) : '';
+    const full = `${parentPath}/${resource.Properties?.PathPart}`;
+    paths.set(id, full);
+    return full;
+  };
+  for (const id of resources.keys()) pathOf(id);
+  return paths;
+}
+
+/** The Method resource for a route, found by path and HTTP method. */
+function methodFor(template: Template, route: RouteDefinition): CfnResource {
+  const paths = resourcePaths(template);
+  const matches = resourcesOfType(template, 'AWS::ApiGateway::Method').filter(
+    ([, method]) => method.Properties?.HttpMethod === route.method && paths.get(method.Properties?.ResourceId.Ref) === route.path,
+  );
+  expect(matches, `${route.method} ${route.path}`).toHaveLength(1);
+  return matches[0]?.[1] as CfnResource;
+}
+
+function authorizerNames(template: Template): Map<string, CfnResource> {
+  return new Map(resourcesOfType(template, 'AWS::ApiGateway::Authorizer').map(([id, resource]) => [id, resource]));
+}
+
+/** Every route has exactly its method, authorizer, API-key requirement and integration. */
+function expectRoutes(template: Template, routes: readonly RouteDefinition[], stackName: string): void {
+  const authorizers = authorizerNames(template);
+  for (const route of routes) {
+    const method = methodFor(template, route).Properties ?? {};
+    const label = `${route.method} ${route.path}`;
+    expect(method.ApiKeyRequired, label).toBe(isRateLimited(route.auth));
+    const authorizer = expectedAuthorizer(route.auth);
+    if (authorizer === undefined) {
+      expect(method.AuthorizationType, label).toBe('NONE');
+      expect(method.AuthorizerId, label).toBeUndefined();
+    } else {
+      expect(method.AuthorizationType, label).toBe('CUSTOM');
+      expect(authorizers.get(method.AuthorizerId.Ref)?.Properties?.Name, label).toBe(authorizer);
+    }
+    expect(method.Integration.Type, label).toBe('AWS_PROXY');
+    expect(method.Integration.IntegrationHttpMethod, label).toBe('POST');
+    const functionName = `${stackName}-${route.group.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`;
+    expect(flatten(method.Integration.Uri), label).toBe(
+      `arn:\${AWS::Partition}:apigateway:\${AWS::Region}:lambda:path/2015-03-31/functions/arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:${functionName}/invocations`,
+    );
+  }
+  expect(resourcesOfType(template, 'AWS::ApiGateway::Method')).toHaveLength(routes.length);
+  // Only the authorizers some route uses exist (CDK refuses to deploy an unattached one).
+  const used = new Set(routes.map((route) => expectedAuthorizer(route.auth)).filter(Boolean));
+  expect(new Set([...authorizers.values()].map((authorizer) => authorizer.Properties?.Name))).toEqual(used);
+}
+
+describe('OutreachStack (cdk.json context, real bundling)', () => {
+  const app = testApp({ bundle: true });
+  const config = loadConfig(app.node);
+  let stack: OutreachStack;
+  let template: Template;
+
+  beforeAll(() => {
+    stack = new OutreachStack(app, config.stackName, { config });
+    // Template.fromStack also fails on a dependency cycle (CloudFormation would reject the stack).
+    template = Template.fromStack(stack);
+  });
+
+  const fnId = (group: FunctionGroup) => logicalId(stack, stack.functions[group]);
+  const roleId = (fn: { role?: { node: { defaultChild?: unknown } } }) => logicalId(stack, fn.role as { node: { defaultChild?: unknown } });
+  const envOf = (id: string): Record<string, unknown> => template.toJSON().Resources[id].Properties.Environment.Variables;
+
+  it('reads the settings the brief asks for from cdk.json', () => {
+    expect(config).toMatchObject({ rateLimitPerMinute: 50, sessionUsageKeyCount: 8, stageName: 'v1' });
+  });
+
+  describe('API', () => {
+    it('takes API keys from the authorizer, not from a header', () => {
+      template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+      template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    });
+
+    it('has one method per route with its authorizer, API-key requirement and integration', () => {
+      expectRoutes(template, ROUTES, config.stackName);
+    });
+
+    it('turns {id} segments into path-parameter resources', () => {
+      const paths = [...resourcePaths(template).values()];
+      for (const route of ROUTES) expect(paths).toContain(route.path);
+      expect(paths.filter((path) => path.endsWith('/{id}'))).toEqual(['/api/v1/workspaces/{id}', '/api/v1/api-keys/{id}']);
+    });
+
+    it('backs the caller authorizer with the authorizer function, without caching or identity sources', () => {
+      template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        Name: 'CallerAuthorizer',
+        Type: 'REQUEST',
+        AuthorizerResultTtlInSeconds: 0,
+        IdentitySource: Match.absent(),
+        AuthorizerUri: Match.objectLike({
+          'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [logicalId(stack, stack.authorizer), 'Arn'] }])],
+        }),
+      });
+    });
+
+    it('lets API Gateway invoke every endpoint function', () => {
+      const restApiId = logicalId(stack, stack.api.api);
+      for (const group of GROUPS) {
+        template.hasResourceProperties('AWS::Lambda::Permission', {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: { 'Fn::GetAtt': [fnId(group), 'Arn'] },
+          Principal: 'apigateway.amazonaws.com',
+          SourceArn: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ Ref: restApiId }])] }),
+        });
+      }
+    });
+
+    it('deploys the configured stage', () => {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1', TracingEnabled: true });
+    });
+  });
+
+  describe('usage plans', () => {
+    const stageRef = () => ({ Ref: logicalId(stack, stack.api.api.deploymentStage) });
+    const apiRef = () => ({ Ref: logicalId(stack, stack.api.api) });
+
+    it('limits every API key to rateLimitPerMinute, attached to the stage', () => {
+      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+        UsagePlanName: `${config.stackName}-per-key`,
+        Throttle: { RateLimit: 50 / 60, BurstLimit: 50 },
+        ApiStages: [Match.objectLike({ ApiId: apiRef(), Stage: stageRef() })],
+      });
+    });
+
+    it('has a sessions plan with a pool of deterministic usage keys', () => {
+      const planId = logicalId(stack, stack.api.sessionsUsagePlan);
+      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+        UsagePlanName: `${config.stackName}-sessions`,
+        Throttle: { RateLimit: 10, BurstLimit: 100 },
+        ApiStages: [Match.objectLike({ ApiId: apiRef(), Stage: stageRef() })],
+      });
+      const keys = resourcesOfType(template, 'AWS::ApiGateway::ApiKey');
+      expect(keys).toHaveLength(8);
+      const values = keys.map(([, key]) => key.Properties?.Value as string);
+      expect(values).toEqual(sessionUsageKeyValues(config.stackName, 8));
+      expect(new Set(values).size).toBe(8);
+      for (const value of values) expect(value).toMatch(/^[A-Za-z0-9]{40}$/);
+      for (const [, key] of keys) expect(key.Properties?.Enabled).toBe(true);
+
+      const planKeys = resourcesOfType(template, 'AWS::ApiGateway::UsagePlanKey');
+      expect(planKeys).toHaveLength(8);
+      for (const [, planKey] of planKeys) {
+        expect(planKey.Properties).toMatchObject({ KeyType: 'API_KEY', UsagePlanId: { Ref: planId } });
+      }
+      expect(new Set(planKeys.map(([, planKey]) => planKey.Properties?.KeyId.Ref))).toEqual(new Set(keys.map(([id]) => id)));
+      // The authorizer hands out exactly these.
+      expect(envOf(logicalId(stack, stack.authorizer)).SESSION_USAGE_KEYS).toBe(values.join(','));
+    });
+
+    it('seeds the session keys with the stack name', () => {
+      expect(sessionUsageKeyValues('A', 3)).toEqual(sessionUsageKeyValues('A', 3));
+      expect(sessionUsageKeyValues('A', 3)).not.toEqual(sessionUsageKeyValues('B', 3));
+    });
+  });
+
+  describe('gateway responses', () => {
+    const retryAfter = `'${retryAfterSeconds(50)}'`;
+    const missingKey = { error: 'Missing API key', message: 'Provide X-API-Key header' };
+    const cases: { type: string; status?: string; body: string | object; headers?: Record<string, string> }[] = [
+      { type: 'UNAUTHORIZED', status: '401', body: missingKey },
+      { type: 'INVALID_API_KEY', status: '401', body: missingKey },
+      {
+        type: 'ACCESS_DENIED',
+        status: '401',
+        body: '{"error":"$context.authorizer.error","message":"$context.authorizer.message"}',
+      },
+      { type: 'THROTTLED', status: '429', body: { error: 'Rate limit exceeded' }, headers: { 'Retry-After': retryAfter } },
+      { type: 'QUOTA_EXCEEDED', status: '429', body: { error: 'Rate limit exceeded' }, headers: { 'Retry-After': retryAfter } },
+      { type: 'MISSING_AUTHENTICATION_TOKEN', status: '404', body: { error: 'Not found' } },
+      { type: 'REQUEST_TOO_LARGE', status: '413', body: { error: 'Request body too large' } },
+      { type: 'DEFAULT_5XX', body: { error: 'Internal server error' } },
+      { type: 'DEFAULT_4XX', body: '{"error":$context.error.messageString}' },
+    ];
+
+    it('Retry-After is one request at the per-key rate, rounded up', () => {
+      expect(retryAfter).toBe("'2'");
+      expect(retryAfterSeconds(30)).toBe(2);
+      expect(retryAfterSeconds(7)).toBe(9);
+    });
+
+    it.each(cases)('$type answers $status with a JSON body', ({ type, status, body, headers = {} }) => {
+      const responses = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(
+        ([, response]) => response.Properties?.ResponseType === type,
+      );
+      expect(responses).toHaveLength(1);
+      const properties = responses[0]?.[1].Properties ?? {};
+      expect(properties.StatusCode).toBe(status);
+      const mapping = properties.ResponseTemplates['application/json'];
+      if (typeof body === 'string') expect(mapping).toBe(body);
+      else expect(JSON.parse(mapping)).toEqual(body);
+      const expectedHeaders = Object.fromEntries(
+        Object.entries({ 'content-type': "'application/json'", ...headers }).map(([name, value]) => [`gatewayresponse.header.${name}`, value]),
+      );
+      expect(properties.ResponseParameters).toEqual(expectedHeaders);
+    });
+
+    it('has no other gateway responses', () => {
+      template.resourceCountIs('AWS::ApiGateway::GatewayResponse', cases.length);
+    });
+  });
+
+  describe('table', () => {
+    it('is the single table of the schema', () => {
+      template.resourceCountIs('AWS::DynamoDB::Table', 1);
+      const [[, table]] = resourcesOfType(template, 'AWS::DynamoDB::Table') as [[string, CfnResource]];
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.UpdateReplacePolicy).toBe('Retain');
+      const properties = table.Properties ?? {};
+      expect(properties.KeySchema).toEqual([
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ]);
+      expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: TABLE.timeToLive, Enabled: true });
+      expect(properties.DeletionProtectionEnabled).toBe(true);
+      expect(properties.GlobalSecondaryIndexes).toEqual(
+        GLOBAL_INDEXES.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      );
+      expect(properties.LocalSecondaryIndexes ?? []).toHaveLength(LOCAL_INDEXES.length);
+      const attributes = [
+        TABLE.partitionKey,
+        TABLE.sortKey,
+        ...GLOBAL_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+        ...LOCAL_INDEXES.map((index) => index.sortKey),
+      ];
+      expect(new Set(properties.AttributeDefinitions)).toEqual(
+        new Set(attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' }))),
+      );
+    });
+  });
+
+  describe('functions', () => {
+    it('has one function per endpoint group plus the authorizer, all Node.js 22 on ARM64', () => {
+      const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+      expect(functions).toHaveLength(GROUPS.length + 1);
+      expect(new Set(functions.map(([id]) => id))).toEqual(new Set([...GROUPS.map(fnId), logicalId(stack, stack.authorizer)]));
+      for (const [id, fn] of functions) {
+        expect(fn.Properties, id).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          TracingConfig: { Mode: 'Active' },
+        });
+        expect(fn.Properties?.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+        // An explicit log group with a retention period.
+        const logGroupId = fn.Properties?.LoggingConfig.LogGroup.Ref;
+        expect(template.toJSON().Resources[logGroupId]?.Properties.RetentionInDays, id).toBe(30);
+      }
+    });
+
+    it('bundles each function as minified ESM with the require banner, a source map and the AWS SDK left out', () => {
+      for (const [id, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+        const hash = String(fn.Properties?.Code.S3Key).replace(/\.zip$/, '');
+        const dir = path.join(app.outdir, `asset.${hash}`);
+        const code = readFileSync(path.join(dir, 'index.mjs'), 'utf8');
+        expect(code.startsWith(ESM_REQUIRE_BANNER), id).toBe(true);
+        expect(existsSync(path.join(dir, 'index.mjs.map')), id).toBe(true);
+        expect(code.split('\n').length, id).toBeLessThan(20); // minified
+        if (id !== fnId('health')) expect(code, id).toMatch(/from\s*"@aws-sdk\//);
+      }
+    });
+
+    it('gives each endpoint function its configuration', () => {
+      const tableRef = { Ref: logicalId(stack, stack.table.table) };
+      const secret = { Ref: resourcesOfType(template, 'AWS::SecretsManager::Secret')[0]?.[0] };
+      const secretReference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', secret, ':SecretString:::}}']] };
+
+      expect(envOf(fnId('health'))).toEqual({ NODE_OPTIONS: '--enable-source-maps' });
+      for (const group of ['auth', 'apiKeys'] as const) {
+        expect(envOf(fnId(group)), group).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', SESSION_SECRET: secretReference });
+      }
+      expect(envOf(logicalId(stack, stack.authorizer))).toMatchObject({
+        TABLE_NAME: tableRef,
+        RUNTIME: 'aws',
+        SESSION_SECRET: secretReference,
+      });
+      expect(envOf(fnId('apiKeys')).USAGE_PLAN_ID).toEqual({ Ref: logicalId(stack, stack.api.usagePlan) });
+      template.hasResourceProperties('AWS::SecretsManager::Secret', {
+        GenerateSecretString: { ExcludePunctuation: true, PasswordLength: 64 },
+      });
+    });
+
+    it('grants table access only where needed', () => {
+      const dynamoActions = (id: string) =>
+        policyStatements(template, id)
+          .flatMap(actionsOf)
+          .filter((action) => action.startsWith('dynamodb:'));
+      expect(dynamoActions(roleId(stack.functions.health))).toEqual([]);
+      for (const fn of [stack.functions.auth, stack.functions.apiKeys, stack.authorizer]) {
+        expect(dynamoActions(roleId(fn))).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+      }
+    });
+
+    it('lets the api-keys function manage gateway keys of the per-key plan only', () => {
+      const planId = logicalId(stack, stack.api.usagePlan);
+      const statements = policyStatements(template, roleId(stack.functions.apiKeys)).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('apigateway:')),
+      );
+      const prefix = `arn:\${AWS::Partition}:apigateway:\${AWS::Region}::`;
+      expect(statements.map((statement) => ({ actions: actionsOf(statement), resources: resourcesOf(statement), effect: statement.Effect }))).toEqual([
+        { actions: ['apigateway:POST'], resources: [`${prefix}/apikeys`, `${prefix}/usageplans/\${${planId}}/keys`], effect: 'Allow' },
+        { actions: ['apigateway:DELETE'], resources: [`${prefix}/apikeys/*`], effect: 'Allow' },
+      ]);
+      for (const fn of [stack.functions.auth, stack.functions.health, stack.authorizer]) {
+        expect(policyStatements(template, roleId(fn)).flatMap(actionsOf).filter((action) => action.startsWith('apigateway:'))).toEqual([]);
+      }
+    });
+  });
+
+  it('outputs the API URL, table name and usage plan id', () => {
+    const outputs = template.toJSON().Outputs;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'UsagePlanId']));
+    expect(outputs.TableName.Value).toEqual({ Ref: logicalId(stack, stack.table.table) });
+    expect(outputs.UsagePlanId.Value).toEqual({ Ref: logicalId(stack, stack.api.usagePlan) });
+    expect(flatten(outputs.ApiUrl.Value)).toContain('.execute-api.');
+  });
+});
+
+describe('OutreachStack with an API-key-only route, a queue and a schedule (no bundling)', () => {
+  const probe: RouteDefinition = { method: 'GET', path: '/api/v1/probe/{id}', group: 'health', auth: 'apiKey' };
+  const routes = [...ROUTES, probe];
+  let stack: OutreachStack;
+  let template: Template;
+
+  beforeAll(() => {
+    const app = testApp({ bundle: false });
+    const config = loadConfig(app.node);
+    stack = new OutreachStack(app, 'Probe', {
+      config,
+      routes,
+      queues: [
+        {
+          name: 'enrichment',
+          consumerEntry: FUNCTION_GROUPS.health,
+          urlEnv: 'ENRICHMENT_QUEUE_URL',
+          batchSize: 5,
+          maxReceiveCount: 4,
+          visibilityTimeoutSeconds: 180,
+        },
+      ],
+      schedules: [{ name: 'outreach-scheduler', entry: FUNCTION_GROUPS.health, everyMinutes: 1 }],
+    });
+    template = Template.fromStack(stack);
+  });
+
+  it('routes apiKey routes through the ApiKeyAuthorizer', () => {
+    expectRoutes(template, routes, 'Probe');
+  });
+
+  it('has both authorizers, uncached, with their identity sources', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Name: 'ApiKeyAuthorizer',
+      Type: 'REQUEST',
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: 'method.request.header.X-API-Key',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Name: 'CallerAuthorizer',
+      Type: 'REQUEST',
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: Match.absent(),
+    });
+    // Both are the one authorizer function.
+    const uris = resourcesOfType(template, 'AWS::ApiGateway::Authorizer').map(([, authorizer]) => flatten(authorizer.Properties?.AuthorizerUri));
+    expect(new Set(uris).size).toBe(1);
+    expect(uris[0]).toContain(`\${${logicalId(stack, stack.authorizer)}.Arn}`);
+  });
+
+  it('creates the catalog queue with its consumer, and lets every worker send to it', () => {
+    const consumer = stack.queueConsumers.enrichment;
+    if (!consumer) throw new Error('no consumer');
+    const queueId = logicalId(stack, consumer.queue);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, consumer.deadLetterQueue), 'Arn'] }, maxReceiveCount: 4 },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+    });
+    const workers = [stack.functions.auth, stack.functions.apiKeys, consumer.function, stack.scheduledJobs['outreach-scheduler']?.function];
+    for (const fn of workers) {
+      const id = logicalId(stack, fn as QueueConsumer['function']);
+      expect(template.toJSON().Resources[id].Properties.Environment.Variables.ENRICHMENT_QUEUE_URL, id).toEqual({ Ref: queueId });
+    }
+    for (const fn of [stack.functions.health, stack.authorizer]) {
+      const id = logicalId(stack, fn);
+      expect(template.toJSON().Resources[id].Properties.Environment.Variables.ENRICHMENT_QUEUE_URL, id).toBeUndefined();
+    }
+  });
+
+  it('creates the catalog schedule', () => {
+    const job = stack.scheduledJobs['outreach-scheduler'];
+    if (!job) throw new Error('no job');
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack, job.function), 'Arn'] } }),
+    });
+  });
+});
+
+describe('QueueConsumer (throwaway stack)', () => {
+  let stack: Stack;
+  let template: Template;
+  let consumer: QueueConsumer;
+  let defaults: QueueConsumer;
+
+  beforeAll(() => {
+    stack = new Stack(testApp({ bundle: false }), 'QueueConsumerTest');
+    consumer = new QueueConsumer(stack, 'Sender', {
+      function: { entry: FUNCTION_GROUPS.health, timeout: Duration.seconds(20) },
+      maxReceiveCount: 3,
+      batchSize: 5,
+      maxBatchingWindow: Duration.seconds(2),
+    });
+    defaults = new QueueConsumer(stack, 'Defaults', { function: { entry: FUNCTION_GROUPS.health } });
+    template = Template.fromStack(stack);
+  });
+
+  it('sets the visibility timeout to 6x the function timeout and redrives to the DLQ', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 120,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, consumer.deadLetterQueue), 'Arn'] }, maxReceiveCount: 3 },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, defaults.deadLetterQueue), 'Arn'] }, maxReceiveCount: 5 },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(template.toJSON().Resources[logicalId(stack, consumer.function)].Properties.Timeout).toBe(20);
+    expect(template.toJSON().Resources[logicalId(stack, defaults.function)].Properties.Timeout).toBe(30);
+  });
+
+  it('reports partial batch failures', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(stack, consumer.function) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, consumer.queue), 'Arn'] },
+      BatchSize: 5,
+      MaximumBatchingWindowInSeconds: 2,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    for (const [, mapping] of resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')) {
+      expect(mapping.Properties?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    }
+  });
+
+  it('uses the service function defaults', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'] });
+  });
+});
+
+describe('ScheduledJob (throwaway stack)', () => {
+  let stack: Stack;
+  let template: Template;
+  let job: ScheduledJob;
+
+  beforeAll(() => {
+    stack = new Stack(testApp({ bundle: false }), 'ScheduledJobTest');
+    job = new ScheduledJob(stack, 'Sweeper', {
+      schedule: ScheduleExpression.rate(Duration.minutes(5)),
+      function: { entry: FUNCTION_GROUPS.health },
+      retryAttempts: 3,
+    });
+    template = Template.fromStack(stack);
+  });
+
+  it('invokes the function on schedule, with retries and a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [logicalId(stack, job.function), 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 300 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalId(stack, job.deadLetterQueue), 'Arn'] } },
+      }),
+    });
+  });
+
+  it("lets the scheduler's role invoke the function", () => {
+    const invoke = resourcesOfType(template, 'AWS::IAM::Policy')
+      .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement)
+      .filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
+    expect(invoke.flatMap(resourcesOf)).toContain(`\${${logicalId(stack, job.function)}.Arn}`);
+  });
+});

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { REPO_ROOT } from '../../infra/paths';
+
+// biome-ignore lint/suspicious/noExplicitAny: a synthesized template is untyped JSON; tests navigate it freely.
+export type Json = any;
+
+export interface CfnResource {
+  Type: string;
+  Properties: Record<string, Json>;
+  DependsOn?: string | string[];
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+
+/** The context `cdk synth` uses (feature flags and settings from cdk.json). */
+export function cdkJsonContext(): Record<string, unknown> {
+  return JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')).context;
+}
+
+/** An App with cdk.json's context; `bundle: false` skips esbuild (for throwaway stacks). */
+export function testApp({ bundle, context = {} }: { bundle: boolean; context?: Record<string, unknown> }): App {
+  return new App({
+    context: { ...cdkJsonContext(), ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...context },
+  });
+}
+
+export function resourcesOfType(template: Template, type: string): [string, CfnResource][] {
+  return Object.entries(template.toJSON().Resources as Record<string, CfnResource>).filter(([, resource]) => resource.Type === type);
+}
+
+export const logicalId = (stack: Stack, construct: { node: { defaultChild?: unknown } }): string =>
+  stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+/**
+ * A CloudFormation value as readable text: `Fn::Join` is joined, `{Ref: X}` becomes `${X}` and
+ * `Fn::GetAtt` becomes `${X.Attr}`, so ARNs built from tokens can be compared as strings.
+ */
+export function flatten(value: unknown): string {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value && typeof value === 'object') {
+    const object = value as Record<string, Json>;
+    if ('Ref' in object) return `\${${object.Ref}}`;
+    if ('Fn::GetAtt' in object) return `\${${[object['Fn::GetAtt']].flat().join('.')}}`;
+    if ('Fn::Join' in object) {
+      const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
+      return parts.map(flatten).join(separator);
+    }
+  }
+  return JSON.stringify(value);
+}
+
+/** Statements of every IAM policy attached to a role. */
+export function policyStatements(template: Template, roleLogicalId: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+  return resourcesOfType(template, 'AWS::IAM::Policy')
+    .filter(([, policy]) => (policy.Properties.Roles as unknown[]).some((role) => flatten(role) === `\${${roleLogicalId}}`))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+}
+
+export const actionsOf = (statement: { Action: string | string[] }): string[] => [statement.Action].flat();
+export const resourcesOf = (statement: { Resource: unknown }): string[] => [statement.Resource].flat().map(flatten);
