@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import {
-  APIGatewayClient,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteApiKeyCommand,
-  NotFoundException,
-} from '@aws-sdk/client-api-gateway';
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { UsageKeyRegistry } from '../domain/api-keys/ports';
+
+// Loaded on first use: only key creation, rotation and revocation need it, and it would
+// otherwise add its load time to every cold start of the api-keys function.
+const apiGatewaySdk = () => import('@aws-sdk/client-api-gateway');
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -22,21 +20,25 @@ export function newUsageKeyValue(): string {
  * TooManyRequestsException with backoff instead of failing the caller.
  */
 export class AwsUsageKeyRegistry implements UsageKeyRegistry {
-  constructor(
-    private readonly client: APIGatewayClient,
-    private readonly usagePlanId: string,
-  ) {}
+  private client: APIGatewayClient | undefined;
 
-  static create(usagePlanId: string): AwsUsageKeyRegistry {
-    return new AwsUsageKeyRegistry(new APIGatewayClient({ retryMode: 'adaptive', maxAttempts: 6 }), usagePlanId);
+  constructor(private readonly usagePlanId: string) {}
+
+  private async sdk() {
+    const sdk = await apiGatewaySdk();
+    this.client ??= new sdk.APIGatewayClient({ retryMode: 'adaptive', maxAttempts: 6 });
+    return { sdk, client: this.client };
   }
 
   async issue(label: string): Promise<{ id: string; value: string }> {
+    const { sdk, client } = await this.sdk();
     const value = newUsageKeyValue();
-    const created = await this.client.send(new CreateApiKeyCommand({ name: label, enabled: true, value }));
+    const created = await client.send(new sdk.CreateApiKeyCommand({ name: label, enabled: true, value }));
     if (!created.id) throw new Error('CreateApiKey returned no id');
     try {
-      await this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId: this.usagePlanId, keyId: created.id, keyType: 'API_KEY' }));
+      await client.send(
+        new sdk.CreateUsagePlanKeyCommand({ usagePlanId: this.usagePlanId, keyId: created.id, keyType: 'API_KEY' }),
+      );
     } catch (error) {
       await this.retire(created.id);
       throw error;
@@ -45,11 +47,12 @@ export class AwsUsageKeyRegistry implements UsageKeyRegistry {
   }
 
   async retire(id: string): Promise<void> {
+    const { sdk, client } = await this.sdk();
     try {
       // Deleted rather than disabled: disabled keys still count against the 10,000-key account limit.
-      await this.client.send(new DeleteApiKeyCommand({ apiKey: id }));
+      await client.send(new sdk.DeleteApiKeyCommand({ apiKey: id }));
     } catch (error) {
-      if (!(error instanceof NotFoundException)) throw error;
+      if ((error as Error).name !== 'NotFoundException') throw error;
     }
   }
 }

@@ -8,7 +8,6 @@ import { loadConfig } from '../../infra/config';
 import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/public-api';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { ScheduledJob } from '../../infra/constructs/scheduled-job';
-import { ESM_REQUIRE_BANNER } from '../../infra/constructs/service-function';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
 import { type AuthMode, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RouteDefinition, isRateLimited } from '../../shared/http/route-table';
@@ -299,15 +298,15 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       }
     });
 
-    it('bundles each function as minified ESM with the require banner, a source map and the AWS SDK left out', () => {
+    it('bundles each function as minified CommonJS with a source map and the AWS SDK left out', () => {
       for (const [id, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
         const hash = String(fn.Properties?.Code.S3Key).replace(/\.zip$/, '');
         const dir = path.join(app.outdir, `asset.${hash}`);
-        const code = readFileSync(path.join(dir, 'index.mjs'), 'utf8');
-        expect(code.startsWith(ESM_REQUIRE_BANNER), id).toBe(true);
-        expect(existsSync(path.join(dir, 'index.mjs.map')), id).toBe(true);
+        const code = readFileSync(path.join(dir, 'index.js'), 'utf8');
+        expect(code, id).not.toMatch(/^import /m);
+        expect(existsSync(path.join(dir, 'index.js.map')), id).toBe(true);
         expect(code.split('\n').length, id).toBeLessThan(20); // minified
-        if (id !== fnId('health')) expect(code, id).toMatch(/from\s*"@aws-sdk\//);
+        if (id !== fnId('health')) expect(code, id).toMatch(/require\("@aws-sdk\//);
       }
     });
 

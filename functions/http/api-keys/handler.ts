@@ -20,7 +20,7 @@ if (env.RUNTIME === 'aws' && !env.USAGE_PLAN_ID) throw new Error('Invalid enviro
 
 const { db, tableName, ids } = tableAccess(env);
 const usageKeys: UsageKeyRegistry =
-  env.RUNTIME === 'aws' ? AwsUsageKeyRegistry.create(env.USAGE_PLAN_ID ?? '') : new LocalUsageKeyRegistry();
+  env.RUNTIME === 'aws' ? new AwsUsageKeyRegistry(env.USAGE_PLAN_ID ?? '') : new LocalUsageKeyRegistry();
 
 const keys = createApiKeyService({
   keys: new DynamoApiKeyRepository(db, tableName),
