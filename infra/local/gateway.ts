@@ -84,7 +84,7 @@ function flattenHeaders(req: IncomingMessage) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
     headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
   return { headers, multiValueHeaders };
 }
@@ -94,7 +94,7 @@ function queryParameters(url: URL) {
   const multi: Record<string, string[]> = {};
   for (const [key, value] of url.searchParams) {
     single[key] = value;
-    (multi[key] ??= []).push(value);
+    multi[key] = [...(multi[key] ?? []), value];
   }
   const any = Object.keys(single).length > 0;
   return { single: any ? single : null, multi: any ? multi : null };

@@ -76,14 +76,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const log = options.log ?? (() => {});
   const stops: (() => Promise<void> | void)[] = [];
 
-  let dynamo: RunningDynamoDb | undefined;
-  const dynamodbEndpoint =
-    options.dynamodbEndpoint ??
-    (dynamo = await startDynamoDbLocal({
+  let dynamodbEndpoint = options.dynamodbEndpoint;
+  if (!dynamodbEndpoint) {
+    const dynamo: RunningDynamoDb = await startDynamoDbLocal({
       ...(options.dynamodbPath ? { dbPath: options.dynamodbPath } : {}),
       ...(options.dynamodbPort ? { port: options.dynamodbPort } : {}),
-    })).endpoint;
-  if (dynamo) stops.push(() => dynamo?.stop());
+    });
+    dynamodbEndpoint = dynamo.endpoint;
+    stops.push(() => dynamo.stop());
+  }
 
   let sqsEndpoint = options.sqsEndpoint;
   if (!sqsEndpoint) {

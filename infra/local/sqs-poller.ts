@@ -7,7 +7,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { lambdaContext } from './lambda-context';
 
-export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | void>;
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface PolledQueue {
   name: string;

@@ -4,7 +4,6 @@ import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { REPO_ROOT } from '../../infra/paths';
 
-// biome-ignore lint/suspicious/noExplicitAny: a synthesized template is untyped JSON; tests navigate it freely.
 export type Json = any;
 
 export interface CfnResource {
