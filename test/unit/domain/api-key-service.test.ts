@@ -1,0 +1,67 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createApiKeyService } from '../../../shared/domain/api-keys/api-key-service';
+import { InMemoryApiKeyRepository, RecordingUsageKeys, sequentialIds } from '../../support/fakes/in-memory-api-keys';
+
+describe('API key service', () => {
+  let keys: InMemoryApiKeyRepository;
+  let usageKeys: RecordingUsageKeys;
+  let now: Date;
+  let service: ReturnType<typeof createApiKeyService>;
+
+  beforeEach(() => {
+    keys = new InMemoryApiKeyRepository();
+    usageKeys = new RecordingUsageKeys();
+    now = new Date('2026-11-21T12:00:00.000Z');
+    service = createApiKeyService({ keys, usageKeys, ids: sequentialIds(100), clock: () => now, maxActiveKeysPerUser: 2 });
+  });
+
+  it('pairs each key with its own usage key', async () => {
+    const first = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
+    const second = await service.create({ userId: 1, workspaceId: 10, name: 'b' });
+    expect(first.key.usageKeyId).not.toBe(second.key.usageKeyId);
+    expect(keys.credentials.get(first.key.prefix)?.usageKeyValue).not.toBe(keys.credentials.get(second.key.prefix)?.usageKeyValue);
+  });
+
+  it('refuses more active keys than the limit with a clear validation error, counting revoked keys out', async () => {
+    const first = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
+    await service.create({ userId: 1, workspaceId: 10, name: 'b' });
+    await expect(service.create({ userId: 1, workspaceId: 10, name: 'c' })).rejects.toMatchObject({
+      kind: 'validation',
+      message: 'API key limit reached: at most 2 active keys per user',
+    });
+    await service.revoke(1, first.key.id);
+    await expect(service.create({ userId: 1, workspaceId: 10, name: 'c' })).resolves.toBeDefined();
+  });
+
+  it('retires the new usage key when storing the key fails, so nothing is left half-written', async () => {
+    keys.failNextWrite = true;
+    await expect(service.create({ userId: 1, workspaceId: 10, name: 'a' })).rejects.toThrow('write failed');
+    expect(usageKeys.retired).toEqual(usageKeys.issued);
+    expect(keys.records.size).toBe(0);
+  });
+
+  it('rotates to a new usage key, retires the old one, and moves updated_at even within the same millisecond', async () => {
+    const created = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
+    const rotated = await service.rotate(1, created.key.id);
+    expect(rotated.key.prefix).not.toBe(created.key.prefix);
+    expect(rotated.key.updatedAt > created.key.updatedAt).toBe(true);
+    expect(usageKeys.retired).toEqual([created.key.usageKeyId]);
+    expect(keys.credentials.has(created.key.prefix)).toBe(false);
+  });
+
+  it('keeps the old key when a rotation cannot be stored', async () => {
+    const created = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
+    keys.failNextWrite = true;
+    await expect(service.rotate(1, created.key.id)).rejects.toThrow('write failed');
+    expect(keys.credentials.has(created.key.prefix)).toBe(true);
+    expect(usageKeys.retired).toEqual([usageKeys.issued[1]]);
+  });
+
+  it('answers not found for another user’s key and conflict for rotating a revoked key', async () => {
+    const created = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
+    await expect(service.rotate(2, created.key.id)).rejects.toMatchObject({ kind: 'not_found', message: 'API key not found' });
+    await expect(service.revoke(2, created.key.id)).rejects.toMatchObject({ kind: 'not_found' });
+    await service.revoke(1, created.key.id);
+    await expect(service.rotate(1, created.key.id)).rejects.toMatchObject({ kind: 'conflict' });
+  });
+});

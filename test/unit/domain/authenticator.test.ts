@@ -1,0 +1,78 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { formatKey, generateKeyMaterial } from '../../../shared/domain/api-keys/api-key';
+import { createAuthenticator } from '../../../shared/domain/auth/authenticator';
+import { InMemoryApiKeyRepository, InMemorySessions } from '../../support/fakes/in-memory-api-keys';
+
+const KEY_FAILURE = { ok: false, error: 'Missing API key', message: 'Provide X-API-Key header' };
+
+describe('authenticator', () => {
+  let keys: InMemoryApiKeyRepository;
+  let sessions: InMemorySessions;
+  let now: Date;
+  let fullKey: string;
+  const tokens = { verify: async (token: string) => (token.startsWith('valid:') ? { userId: 5, sessionId: token.slice(6) } : undefined) };
+  let authenticator: ReturnType<typeof createAuthenticator>;
+
+  beforeEach(async () => {
+    keys = new InMemoryApiKeyRepository();
+    sessions = new InMemorySessions();
+    now = new Date('2026-11-21T12:00:00.000Z');
+    const material = generateKeyMaterial();
+    fullKey = formatKey(material.prefix, material.secret);
+    await keys.create(
+      { id: 9, userId: 5, workspaceId: 50, name: 'k', prefix: material.prefix, isActive: true, lastUsed: null, createdAt: '', updatedAt: '', usageKeyId: 'u' },
+      { prefix: material.prefix, keyId: 9, userId: 5, workspaceId: 50, secretHash: material.secretHash, usageKeyValue: 'gatewayvalue' },
+    );
+    sessions.sessions.set('s1', { id: 's1', userId: 5, workspaceId: 51, createdAt: '', expiresAt: '2026-11-28T12:00:00.000Z' });
+    authenticator = createAuthenticator({ keys, sessions, tokens, clock: () => now, sessionUsageKeys: ['pool0', 'pool1', 'pool2'] });
+  });
+
+  it('accepts a valid key with the key’s user, workspace and usage key', async () => {
+    const outcome = await authenticator.authenticate('apiKey', { apiKey: fullKey });
+    expect(outcome).toEqual({
+      ok: true,
+      caller: { userId: 5, workspaceId: 50, via: 'apiKey', apiKeyId: 9 },
+      usageKey: 'gatewayvalue',
+    });
+  });
+
+  it('gives the same answer for malformed, unknown and wrong-secret keys', async () => {
+    const [prefix] = fullKey.split('.');
+    for (const apiKey of ['junk', `000000000000.${'a'.repeat(43)}`, `${prefix}.${'b'.repeat(43)}`, undefined]) {
+      expect(await authenticator.authenticate('apiKey', { apiKey }), String(apiKey)).toEqual(KEY_FAILURE);
+    }
+  });
+
+  it('records use on first use and then at most once a minute', async () => {
+    await authenticator.authenticate('apiKey', { apiKey: fullKey });
+    await authenticator.authenticate('apiKey', { apiKey: fullKey });
+    now = new Date(now.getTime() + 59_000);
+    await authenticator.authenticate('apiKey', { apiKey: fullKey });
+    expect(keys.recordUseCalls).toBe(1);
+    now = new Date(now.getTime() + 1_000);
+    await authenticator.authenticate('apiKey', { apiKey: fullKey });
+    expect(keys.recordUseCalls).toBe(2);
+  });
+
+  it('accepts a live session where sessions are allowed, with a pooled usage key chosen by user', async () => {
+    const outcome = await authenticator.authenticate('apiKeyOrSession', { sessionToken: 'valid:s1' });
+    expect(outcome).toEqual({ ok: true, caller: { userId: 5, workspaceId: 51, via: 'session', sessionId: 's1' }, usageKey: 'pool2' });
+    expect(await authenticator.authenticate('apiKey', { sessionToken: 'valid:s1' })).toEqual(KEY_FAILURE);
+  });
+
+  it('refuses ended, expired and foreign sessions', async () => {
+    expect((await authenticator.authenticate('session', { sessionToken: 'valid:gone' })).ok).toBe(false);
+    sessions.sessions.set('other', { id: 'other', userId: 6, workspaceId: 60, createdAt: '', expiresAt: '2026-11-28T12:00:00.000Z' });
+    expect((await authenticator.authenticate('session', { sessionToken: 'valid:other' })).ok).toBe(false);
+    now = new Date('2026-11-28T12:00:00.000Z');
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:s1' })).toEqual({
+      ok: false,
+      error: 'Authentication required',
+      message: 'Log in and send the session cookie or an Authorization: Bearer <token> header',
+    });
+  });
+
+  it('does not let an API key into a session-only route', async () => {
+    expect((await authenticator.authenticate('session', { apiKey: fullKey })).ok).toBe(false);
+  });
+});
