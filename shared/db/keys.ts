@@ -42,3 +42,38 @@ export const sessionKey = (sessionId: string) => ({ pk: `SESSION#${sessionId}`, 
 
 /** One of the id allocator's counter shards. */
 export const idShardKey = (shard: number) => ({ pk: `IDSHARD#${String(shard).padStart(3, '0')}`, sk: 'IDSHARD' });
+
+/**
+ * A connected sender account (a network account or a mailbox at the provider), stored under its
+ * workspace so "the workspace's accounts" is one Query.
+ */
+export const senderAccountKey = (workspaceId: number, accountId: number) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}`,
+  sk: `SENDER_ACCOUNT#${padId(accountId)}`,
+});
+export const SENDER_ACCOUNT_PREFIX = 'SENDER_ACCOUNT#';
+
+/**
+ * A provider account id's owner: uniqueness guard (one provider account is connected to one
+ * workspace) and the lookup the inbound provider webhook uses to find the account, in one GetItem.
+ */
+export const providerAccountKey = (providerAccountId: string) => ({
+  pk: `PROVIDER_ACCOUNT#${providerAccountId}`,
+  sk: 'PROVIDER_ACCOUNT',
+});
+
+/** A user's incoming-message webhook: URL and (encrypted) signing secrets. */
+export const webhookSettingsKey = (userId: number) => ({ pk: `USER#${padId(userId)}`, sk: 'WEBHOOK' });
+
+/** The delivery state of one event to one user: attempts, lease, outcome (the worker's idempotency record). */
+export const webhookDeliveryKey = (userId: number, eventId: string) => ({
+  pk: `USER#${padId(userId)}`,
+  sk: `WEBHOOK_DELIVERY#${eventId}`,
+});
+
+/** One delivery attempt in the user's delivery log; sorts by time, so the log reads newest first. */
+export const webhookAttemptKey = (userId: number, at: string, eventId: string, attempt: number) => ({
+  pk: `USER#${padId(userId)}`,
+  sk: `${WEBHOOK_ATTEMPT_PREFIX}${at}#${eventId}#${String(attempt).padStart(2, '0')}`,
+});
+export const WEBHOOK_ATTEMPT_PREFIX = 'WEBHOOK_ATTEMPT#';

@@ -13,11 +13,21 @@ export type DomainErrorKind =
   | 'rate_limited'
   | 'upstream';
 
+/**
+ * Fields an error body may carry besides `error`. `success: false` is for the endpoints whose
+ * failures say so in the body (the spec's webhook test).
+ */
+export interface DomainErrorExtra {
+  message?: string;
+  details?: string;
+  success?: false;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
-    readonly extra: { message?: string; details?: string } = {},
+    readonly extra: DomainErrorExtra = {},
   ) {
     super(message);
     this.name = 'DomainError';
@@ -29,6 +39,8 @@ export const validationError = (message: string, details?: string) =>
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const forbidden = (message = 'Access denied') => new DomainError('forbidden', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
+export const upstreamError = (message: string, details?: string) =>
+  new DomainError('upstream', message, details === undefined ? {} : { details });
 export const unauthenticated = (message: string, hint?: string) =>
   new DomainError('unauthenticated', message, hint === undefined ? {} : { message: hint });
 

@@ -1,0 +1,139 @@
+import { conflict, notFound, upstreamError, validationError } from '../errors';
+import type { Clock, IdGenerator } from '../ports';
+import { type NetworkProvider, type ProviderAccount, describeProviderFailure, isProviderFailure } from '../providers/provider';
+import type { ConnectStateSigner, SenderAccountRepository } from './ports';
+import { type SenderAccount, type SenderAccountType, newSenderAccount, senderTypeFor } from './sender-account';
+
+export interface SenderAccountServiceDeps {
+  accounts: SenderAccountRepository;
+  provider: Pick<NetworkProvider, 'getAccount' | 'createConnectLink'>;
+  ids: IdGenerator;
+  clock: Clock;
+  connectState: ConnectStateSigner;
+  /** Where the provider posts the outcome of a hosted-connect page; none means no notification. */
+  connectNotifyUrl?: string | undefined;
+  /** How long a hosted-connect link stays valid. */
+  connectLinkTtlMs: number;
+}
+
+const ACCOUNT_NOT_FOUND = 'Account not found';
+const PROVIDER_UNREACHABLE = 'Failed to reach the network provider';
+
+/** Registering, listing and removing sender accounts, and following their status at the provider. */
+export function createSenderAccountService(deps: SenderAccountServiceDeps) {
+  async function fetchProviderAccount(providerAccountId: string): Promise<ProviderAccount | undefined> {
+    try {
+      return await deps.provider.getAccount(providerAccountId);
+    } catch (error) {
+      if (isProviderFailure(error)) throw upstreamError(PROVIDER_UNREACHABLE, describeProviderFailure(error));
+      throw error;
+    }
+  }
+
+  /**
+   * Registers a provider account in a workspace. Idempotent for the same workspace (the existing
+   * account comes back with `created: false`); another workspace's account is a conflict.
+   */
+  async function register(
+    workspaceId: number,
+    input: { providerAccountId: string; name?: string | undefined },
+  ): Promise<{ account: SenderAccount; created: boolean }> {
+    const provider = await fetchProviderAccount(input.providerAccountId);
+    if (!provider) throw validationError('provider_account_id is not an account of the network provider');
+    const type = senderTypeFor(provider.type);
+    if (!type) throw validationError(`Unsupported provider account type: ${provider.type} (only network accounts and mailboxes)`);
+    const account = newSenderAccount({
+      id: await deps.ids.next(),
+      workspaceId,
+      type,
+      provider,
+      name: input.name,
+      now: deps.clock().toISOString(),
+    });
+    const outcome = await deps.accounts.create(account);
+    if (outcome.created) return { account, created: true };
+    if (outcome.existing.workspaceId !== workspaceId) throw conflict('This provider account is already connected to another workspace');
+    const existing = await deps.accounts.get(workspaceId, outcome.existing.accountId);
+    if (!existing) throw conflict('This provider account is being connected, please retry');
+    return { account: existing, created: false };
+  }
+
+  return {
+    list: (workspaceId: number) => deps.accounts.listForWorkspace(workspaceId),
+
+    register,
+
+    async remove(workspaceId: number, accountId: number): Promise<void> {
+      const account = await deps.accounts.get(workspaceId, accountId);
+      if (!account) throw notFound(ACCOUNT_NOT_FOUND);
+      await deps.accounts.remove(account);
+    },
+
+    /**
+     * Applies a status the provider reported for one of its accounts. Unknown accounts (not
+     * registered here, or removed) are ignored: the provider reports every account it holds.
+     */
+    async applyProviderStatus(providerAccountId: string, status: string): Promise<SenderAccount | undefined> {
+      const account = await deps.accounts.findByProviderAccountId(providerAccountId);
+      if (!account) return undefined;
+      const updatedAt = deps.clock().toISOString();
+      if (!(await deps.accounts.updateStatus(account, status, updatedAt))) return undefined;
+      return { ...account, status, updatedAt };
+    },
+
+    /** A link to the provider's hosted page where the user connects (or reconnects) an account. */
+    async createConnectLink(
+      workspaceId: number,
+      input: {
+        type: SenderAccountType;
+        successRedirectUrl?: string | undefined;
+        failureRedirectUrl?: string | undefined;
+        reconnectAccountId?: number | undefined;
+      },
+    ): Promise<{ url: string; expiresAt: string }> {
+      let reconnect: SenderAccount | undefined;
+      if (input.reconnectAccountId !== undefined) {
+        reconnect = await deps.accounts.get(workspaceId, input.reconnectAccountId);
+        if (!reconnect) throw notFound(ACCOUNT_NOT_FOUND);
+      }
+      const expiresAt = new Date(deps.clock().getTime() + deps.connectLinkTtlMs);
+      try {
+        const link = await deps.provider.createConnectLink({
+          kind: reconnect?.type ?? input.type,
+          name: deps.connectState.sign(workspaceId, expiresAt),
+          expiresAt,
+          notifyUrl: deps.connectNotifyUrl,
+          successRedirectUrl: input.successRedirectUrl,
+          failureRedirectUrl: input.failureRedirectUrl,
+          reconnectAccountId: reconnect?.providerAccountId,
+        });
+        return { url: link.url, expiresAt: expiresAt.toISOString() };
+      } catch (error) {
+        if (isProviderFailure(error)) throw upstreamError(PROVIDER_UNREACHABLE, describeProviderFailure(error));
+        throw error;
+      }
+    },
+
+    /**
+     * The provider's notification that a hosted-connect page finished: registers the new account
+     * in the workspace the signed state names (a reconnect just refreshes the status).
+     * undefined when the state does not verify.
+     */
+    async completeConnect(input: { state: string; providerAccountId: string }): Promise<SenderAccount | undefined> {
+      const workspaceId = deps.connectState.verify(input.state, deps.clock());
+      if (workspaceId === undefined) return undefined;
+      const existing = await deps.accounts.findByProviderAccountId(input.providerAccountId);
+      if (existing) {
+        if (existing.workspaceId !== workspaceId) return undefined;
+        const provider = await fetchProviderAccount(input.providerAccountId);
+        if (!provider) return existing;
+        const updatedAt = deps.clock().toISOString();
+        await deps.accounts.updateStatus(existing, provider.status, updatedAt);
+        return { ...existing, status: provider.status, updatedAt };
+      }
+      return (await register(workspaceId, { providerAccountId: input.providerAccountId })).account;
+    },
+  };
+}
+
+export type SenderAccountService = ReturnType<typeof createSenderAccountService>;

@@ -1,0 +1,94 @@
+import type { Clock } from '../ports';
+import { type DeliveryAttempt, type DeliveryDecision, maxAttemptsFor, retryDelaySeconds } from './delivery';
+import { type DeliveryMessage, bodyFor } from './events';
+import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
+import { JSON_HEADERS, signedHeaders } from './signing';
+import { describeOutcome } from './webhook-service';
+import { signingSecrets } from './webhook';
+
+export interface DeliveryServiceDeps {
+  settings: Pick<WebhookSettingsRepository, 'get'>;
+  deliveries: Pick<WebhookDeliveryRepository, 'claim' | 'complete'>;
+  sender: WebhookSender;
+  signer: WebhookSigner;
+  policy: Pick<DestinationPolicy, 'webhookType'>;
+  clock: Clock;
+  /** Jitter source, [0, 1). */
+  random: () => number;
+  /** Bound on one attempt (connect, send and answer). */
+  attemptTimeoutMs: number;
+  /** How long a claimed delivery is reserved for its worker; longer than an attempt can take. */
+  leaseMs: number;
+  /** Seconds between attempts (see RETRY_DELAYS_SECONDS). */
+  schedule: readonly number[];
+}
+
+/**
+ * Delivers one event to one user's webhook, once: the delivery record in the table makes a
+ * redelivered or duplicated queue message a no-op, and counts attempts across retries.
+ */
+export function createDeliveryService(deps: DeliveryServiceDeps) {
+  const maxAttempts = maxAttemptsFor(deps.schedule);
+
+  return {
+    maxAttempts,
+
+    async deliver(message: DeliveryMessage): Promise<DeliveryDecision> {
+      const claimedAt = deps.clock();
+      const claim = await deps.deliveries.claim({
+        userId: message.user_id,
+        eventId: message.event_id,
+        eventType: message.type,
+        now: claimedAt.toISOString(),
+        leaseUntil: new Date(claimedAt.getTime() + deps.leaseMs).toISOString(),
+        maxAttempts,
+      });
+      if (claim.kind === 'finished') return claim.status === 'FAILED' ? { action: 'dead-letter' } : { action: 'ack' };
+      if (claim.kind === 'busy') {
+        return { action: 'retry', delaySeconds: Math.max(1, Math.ceil((Date.parse(claim.leaseUntil) - claimedAt.getTime()) / 1000)) };
+      }
+
+      const settings = await deps.settings.get(message.user_id);
+      if (!settings?.url) {
+        // The user has no webhook (any more): nothing to deliver, nothing to retry.
+        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED' });
+        return { action: 'ack' };
+      }
+
+      const type = deps.policy.webhookType(settings.url);
+      const now = deps.clock();
+      const body = JSON.stringify(bodyFor(type, message));
+      const headers =
+        type === 'generic'
+          ? { ...JSON_HEADERS, ...signedHeaders(deps.signer, signingSecrets(settings, now), message.event_id, now, body) }
+          : { ...JSON_HEADERS };
+      const outcome = await deps.sender.post(settings.url, body, headers, deps.attemptTimeoutMs);
+      const finished = deps.clock();
+      const described = describeOutcome(outcome);
+      const delay = described.outcome === 'delivered' ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);
+      const attempt: DeliveryAttempt = {
+        userId: message.user_id,
+        eventId: message.event_id,
+        eventType: message.type,
+        attempt: claim.attempt,
+        at: now.toISOString(),
+        ...described,
+        durationMs: Math.max(0, finished.getTime() - now.getTime()),
+        nextAttemptAt: delay === undefined ? null : new Date(finished.getTime() + delay * 1000).toISOString(),
+        test: false,
+      };
+      if (described.outcome === 'delivered') {
+        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'DELIVERED', attempt });
+        return { action: 'ack' };
+      }
+      if (delay === undefined) {
+        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt });
+        return { action: 'dead-letter' };
+      }
+      await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'PENDING', attempt });
+      return { action: 'retry', delaySeconds: delay };
+    },
+  };
+}
+
+export type DeliveryService = ReturnType<typeof createDeliveryService>;

@@ -1,0 +1,77 @@
+/**
+ * Delivery rules for user webhooks (see docs/integrations.md, "Retries").
+ *
+ * Attempt 1 is immediate; after a failed attempt n the next one waits RETRY_DELAYS_SECONDS[n-1]
+ * with ±20% jitter: 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 12 h, so 8 attempts over about 30 hours
+ * (29.6 h nominal, 23.7–35.5 h with jitter). 12 h is the longest an SQS message can stay
+ * invisible, which is how the worker waits. Then the message goes to the dead-letter queue.
+ */
+export const RETRY_DELAYS_SECONDS: readonly number[] = [60, 300, 1_800, 7_200, 18_000, 36_000, 43_200];
+
+/** SQS's ceiling on a message's visibility timeout. */
+export const MAX_DELAY_SECONDS = 43_200;
+
+export const JITTER = 0.2;
+
+export const maxAttemptsFor = (schedule: readonly number[]): number => schedule.length + 1;
+
+/**
+ * Seconds to wait after failed attempt `attempt` (1-based), jittered by `random()` in [0, 1);
+ * undefined when that was the last attempt.
+ */
+export function retryDelaySeconds(schedule: readonly number[], attempt: number, random: () => number): number | undefined {
+  const base = schedule[attempt - 1];
+  if (base === undefined) return undefined;
+  const jittered = Math.round(base * (1 - JITTER + 2 * JITTER * random()));
+  return Math.min(MAX_DELAY_SECONDS, Math.max(0, jittered));
+}
+
+/** Parses a schedule like "60,300,1800" (seconds); undefined for anything malformed. */
+export function parseSchedule(raw: string): number[] | undefined {
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length === 0 || parts.length > 20) return undefined;
+  const values = parts.map(Number);
+  return values.every((value) => Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_SECONDS) ? values : undefined;
+}
+
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
+
+/** How one attempt ended. */
+export type AttemptOutcome = 'delivered' | 'http_error' | 'timeout' | 'blocked' | 'network_error';
+
+/** One line of the delivery log. Response bodies are never stored. */
+export interface DeliveryAttempt {
+  userId: number;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  at: string;
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  /** A short reason for failures (our words, never the receiver's body). */
+  error: string | null;
+  durationMs: number;
+  nextAttemptAt: string | null;
+  test: boolean;
+}
+
+/** What the worker does with the queue message afterwards. */
+export type DeliveryDecision =
+  | { action: 'ack' }
+  /** Leave the message in the queue, visible again after the delay. */
+  | { action: 'retry'; delaySeconds: number }
+  /** Give up: the message goes on to the dead-letter queue. */
+  | { action: 'dead-letter' };
+
+export const toDeliveryAttemptView = (attempt: DeliveryAttempt) => ({
+  event_id: attempt.eventId,
+  event_type: attempt.eventType,
+  attempt: attempt.attempt,
+  outcome: attempt.outcome,
+  status_code: attempt.statusCode,
+  error: attempt.error,
+  duration_ms: attempt.durationMs,
+  attempted_at: attempt.at,
+  next_attempt_at: attempt.nextAttemptAt,
+  test: attempt.test,
+});

@@ -1,0 +1,66 @@
+import type { DeliveryAttempt, DeliveryStatus } from './delivery';
+import type { DeliveryMessage } from './events';
+import type { WebhookSettings, WebhookType } from './webhook';
+
+export interface WebhookSettingsRepository {
+  get(userId: number): Promise<WebhookSettings | undefined>;
+  /**
+   * Writes the settings if nobody changed them since they were read (`expectedUpdatedAt`, or
+   * null for "none yet"); false when someone did.
+   */
+  save(settings: WebhookSettings, expectedUpdatedAt: string | null): Promise<boolean>;
+}
+
+export type DeliveryClaim =
+  | { kind: 'claimed'; attempt: number }
+  /** Already delivered, skipped or given up on: nothing more to send. */
+  | { kind: 'finished'; status: DeliveryStatus }
+  /** Another worker holds the lease (a duplicate message in flight). */
+  | { kind: 'busy'; leaseUntil: string };
+
+export interface WebhookDeliveryRepository {
+  /**
+   * Takes the lease on one event's delivery to one user and counts the attempt, atomically:
+   * only if it is not finished, not leased, and below maxAttempts.
+   */
+  claim(input: { userId: number; eventId: string; eventType: string; now: string; leaseUntil: string; maxAttempts: number }): Promise<DeliveryClaim>;
+  /** Ends the attempt: new status, lease released, and the attempt's log line, together. */
+  complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }): Promise<void>;
+  /** A log line outside of any delivery (test sends). */
+  recordAttempt(attempt: DeliveryAttempt): Promise<void>;
+  /** The user's log, newest first. `after` is the cursor of the previous page. */
+  listAttempts(userId: number, page: { limit: number; after?: string | undefined }): Promise<{ items: DeliveryAttempt[]; next?: string }>;
+}
+
+export type SendOutcome =
+  | { kind: 'response'; status: number; reason: string }
+  | { kind: 'timeout' }
+  /** The destination is not a public address (SSRF guard); nothing was sent. */
+  | { kind: 'blocked'; reason: string }
+  | { kind: 'network'; reason: string };
+
+/** Posts to a user's URL: bounded in time, no redirects, public addresses only. */
+export interface WebhookSender {
+  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendOutcome>;
+}
+
+/** Standard Webhooks signatures: one `v1,<base64>` per secret, space separated. */
+export interface WebhookSigner {
+  sign(secrets: readonly string[], messageId: string, at: Date, body: string): string;
+}
+
+/** The URL rules checked when a webhook is saved (the sender checks addresses again on every connect). */
+export interface DestinationPolicy {
+  /** The URL as it will be stored (normalised), or why it is refused. */
+  check(url: string): { ok: true; url: string } | { ok: false; reason: string };
+  /** Which kind of receiver the URL is (see webhookTypeOf). */
+  webhookType(url: string): WebhookType;
+}
+
+export interface DeliveryQueue {
+  enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
+}
+
+export interface WorkspaceMembers {
+  listUserIds(workspaceId: number): Promise<number[]>;
+}

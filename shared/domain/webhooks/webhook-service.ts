@@ -1,0 +1,190 @@
+import { DomainError, conflict, notFound, validationError } from '../errors';
+import type { Clock } from '../ports';
+import { type AttemptOutcome, type DeliveryAttempt, toDeliveryAttemptView } from './delivery';
+import { bodyFor, sampleIncomingMessage } from './events';
+import type { DestinationPolicy, SendOutcome, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
+import { JSON_HEADERS, signedHeaders } from './signing';
+import {
+  SECRET_ROTATION_OVERLAP_MS,
+  type WebhookSettings,
+  type WebhookType,
+  generateSigningSecret,
+  signingSecrets,
+} from './webhook';
+
+export interface WebhookServiceDeps {
+  settings: WebhookSettingsRepository;
+  deliveries: Pick<WebhookDeliveryRepository, 'recordAttempt' | 'listAttempts'>;
+  sender: WebhookSender;
+  signer: WebhookSigner;
+  policy: DestinationPolicy;
+  clock: Clock;
+  /** Id of a test event (a fresh one per test send). */
+  newTestEventId: () => string;
+  /** Bound on the test request (connect, send and answer). */
+  testTimeoutMs: number;
+  newSecret?: () => string;
+}
+
+/** The spec's texts for webhook-test failures (Errors table), plus ours for refused and unreachable URLs. */
+export const WEBHOOK_TEST_ERRORS = {
+  notConfigured: 'No webhook URL configured. Please configure a webhook first.',
+  timedOut: 'Webhook request timed out. Please check your webhook URL.',
+  httpStatus: (status: number) => `Webhook delivery failed with HTTP ${status}`,
+  blocked: 'Webhook URL is not allowed: it must resolve to a public internet address',
+  network: 'Webhook request failed: could not connect to the webhook URL',
+} as const;
+
+const testFailure = (message: string, details?: string) =>
+  new DomainError('validation', message, { success: false, ...(details ? { details } : {}) });
+
+export const isSuccessStatus = (status: number): boolean => status >= 200 && status < 300;
+
+/** How a send outcome reads in the delivery log. */
+export function describeOutcome(outcome: SendOutcome): { outcome: AttemptOutcome; statusCode: number | null; error: string | null } {
+  switch (outcome.kind) {
+    case 'response':
+      return isSuccessStatus(outcome.status)
+        ? { outcome: 'delivered', statusCode: outcome.status, error: null }
+        : { outcome: 'http_error', statusCode: outcome.status, error: `HTTP ${outcome.status}` };
+    case 'timeout':
+      return { outcome: 'timeout', statusCode: null, error: 'No answer in time' };
+    case 'blocked':
+      return { outcome: 'blocked', statusCode: null, error: outcome.reason };
+    case 'network':
+      return { outcome: 'network_error', statusCode: null, error: outcome.reason };
+  }
+}
+
+const SAVE_TRIES = 3;
+
+/** The user's webhook settings, the test send, and the delivery log. */
+export function createWebhookService(deps: WebhookServiceDeps) {
+  const newSecret = deps.newSecret ?? generateSigningSecret;
+
+  /** Read-modify-write with an optimistic check; retried a few times when someone else wrote in between. */
+  async function update(userId: number, change: (current: WebhookSettings | undefined, now: Date) => WebhookSettings | undefined) {
+    for (let i = 0; i < SAVE_TRIES; i += 1) {
+      const current = await deps.settings.get(userId);
+      const next = change(current, deps.clock());
+      if (!next) return { current, next: undefined };
+      if (await deps.settings.save(next, current?.updatedAt ?? null)) return { current, next };
+    }
+    throw conflict('Webhook settings changed while saving, please retry');
+  }
+
+  /** updated_at must move on every write, even within one clock tick. */
+  const nextStamp = (current: WebhookSettings | undefined, now: Date): string => {
+    const stamp = now.toISOString();
+    return current && stamp <= current.updatedAt ? new Date(Date.parse(current.updatedAt) + 1).toISOString() : stamp;
+  };
+
+  return {
+    async get(userId: number): Promise<{ settings: WebhookSettings | undefined; type: WebhookType | null }> {
+      const settings = await deps.settings.get(userId);
+      return { settings, type: settings?.url ? deps.policy.webhookType(settings.url) : null };
+    },
+
+    /**
+     * Sets (or, with null, clears) the URL. The first set creates the signing secret, which is
+     * returned that once; later sets keep it.
+     */
+    async setUrl(userId: number, rawUrl: string | null): Promise<{ signingSecret?: string }> {
+      let url: string | null = null;
+      if (rawUrl !== null) {
+        const checked = deps.policy.check(rawUrl);
+        if (!checked.ok) throw validationError(checked.reason);
+        url = checked.url;
+      }
+      let created: string | undefined;
+      await update(userId, (current, now) => {
+        const stamp = nextStamp(current, now);
+        if (current) return { ...current, url, updatedAt: stamp };
+        if (url === null) return undefined;
+        created = newSecret();
+        return {
+          userId,
+          url,
+          secret: created,
+          secretCreatedAt: stamp,
+          previousSecret: null,
+          previousSecretValidUntil: null,
+          createdAt: stamp,
+          updatedAt: stamp,
+        };
+      });
+      return created === undefined ? {} : { signingSecret: created };
+    },
+
+    /** A new signing secret, shown once; the old one keeps signing for a day alongside it. */
+    async rotateSecret(userId: number): Promise<{ signingSecret: string; previousSecretValidUntil: string }> {
+      let secret = '';
+      let validUntil = '';
+      await update(userId, (current, now) => {
+        if (!current) throw notFound('No webhook configured: set a webhook URL first');
+        secret = newSecret();
+        validUntil = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString();
+        const stamp = nextStamp(current, now);
+        return {
+          ...current,
+          secret,
+          secretCreatedAt: stamp,
+          previousSecret: current.secret,
+          previousSecretValidUntil: validUntil,
+          updatedAt: stamp,
+        };
+      });
+      return { signingSecret: secret, previousSecretValidUntil: validUntil };
+    },
+
+    /**
+     * Sends a sample incoming-message notification now, once, and reports how the receiver
+     * answered. Failures are 400s with `success: false` (spec: Webhook test).
+     */
+    async sendTest(userId: number): Promise<{ webhookType: WebhookType; statusCode: number }> {
+      const settings = await deps.settings.get(userId);
+      if (!settings?.url) throw testFailure(WEBHOOK_TEST_ERRORS.notConfigured);
+      const type = deps.policy.webhookType(settings.url);
+      const now = deps.clock();
+      const sample = sampleIncomingMessage(userId, now, deps.newTestEventId());
+      const body = JSON.stringify(bodyFor(type, sample, true));
+      const headers =
+        type === 'generic'
+          ? { ...JSON_HEADERS, ...signedHeaders(deps.signer, signingSecrets(settings, now), sample.event_id, now, body) }
+          : { ...JSON_HEADERS };
+      const started = deps.clock().getTime();
+      const outcome = await deps.sender.post(settings.url, body, headers, deps.testTimeoutMs);
+      const described = describeOutcome(outcome);
+      const attempt: DeliveryAttempt = {
+        userId,
+        eventId: sample.event_id,
+        eventType: sample.type,
+        attempt: 1,
+        at: now.toISOString(),
+        ...described,
+        durationMs: Math.max(0, deps.clock().getTime() - started),
+        nextAttemptAt: null,
+        test: true,
+      };
+      await deps.deliveries.recordAttempt(attempt);
+      switch (outcome.kind) {
+        case 'response':
+          if (isSuccessStatus(outcome.status)) return { webhookType: type, statusCode: outcome.status };
+          throw testFailure(WEBHOOK_TEST_ERRORS.httpStatus(outcome.status), outcome.reason || undefined);
+        case 'timeout':
+          throw testFailure(WEBHOOK_TEST_ERRORS.timedOut);
+        case 'blocked':
+          throw testFailure(WEBHOOK_TEST_ERRORS.blocked, outcome.reason);
+        case 'network':
+          throw testFailure(WEBHOOK_TEST_ERRORS.network, outcome.reason);
+      }
+    },
+
+    async listDeliveries(userId: number, page: { limit: number; after?: string | undefined }) {
+      const { items, next } = await deps.deliveries.listAttempts(userId, page);
+      return { deliveries: items.map(toDeliveryAttemptView), next_cursor: next ?? null };
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A user's incoming-message webhook. The signing secret is a Standard Webhooks secret
+ * (`whsec_` + base64 of 32 random bytes), created on the first set and kept when the URL is
+ * cleared or changed. After a rotation the previous secret still signs (a second signature) until
+ * `previousSecretValidUntil`, so receivers can switch over without dropping events.
+ */
+export interface WebhookSettings {
+  userId: number;
+  url: string | null;
+  secret: string;
+  secretCreatedAt: string;
+  previousSecret: string | null;
+  previousSecretValidUntil: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** How long a rotated-out secret keeps signing alongside the new one. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** The secrets that sign a message sent at `now`: the current one, plus the previous during the overlap. */
+export function signingSecrets(settings: WebhookSettings, now: Date): string[] {
+  const previousValid =
+    settings.previousSecret !== null &&
+    settings.previousSecretValidUntil !== null &&
+    Date.parse(settings.previousSecretValidUntil) > now.getTime();
+  return previousValid && settings.previousSecret ? [settings.secret, settings.previousSecret] : [settings.secret];
+}
+
+/** The kind of receiver, which decides the body we send: chat services get a formatted message. */
+export type WebhookType = 'slack' | 'discord' | 'teams' | 'generic';
+
+const SLACK_PATH = /^\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+\/?$/;
+const DISCORD_PATH = /^\/api\/(?:v\d+\/)?webhooks\/\d{5,25}\/[A-Za-z0-9_-]+\/?$/;
+const TEAMS_CONNECTOR_PATH = /^\/(?:webhookb2|webhook)\//;
+const TEAMS_WORKFLOW_PATH = /\/workflows\/[0-9a-f]+\/triggers\/manual\/paths\/invoke\/?$/i;
+
+function typeByPath(url: URL): WebhookType {
+  if (SLACK_PATH.test(url.pathname)) return 'slack';
+  if (DISCORD_PATH.test(url.pathname)) return 'discord';
+  if (TEAMS_CONNECTOR_PATH.test(url.pathname) || TEAMS_WORKFLOW_PATH.test(url.pathname)) return 'teams';
+  return 'generic';
+}
+
+/**
+ * Recognises Slack incoming webhooks, Discord webhooks and Microsoft Teams (connector and
+ * Workflows) URLs by host and path. `anyHost` (local development, loopback receivers only) matches
+ * the path shape alone, so a developer can stand in for Slack on their machine.
+ */
+export function webhookTypeOf(rawUrl: string, options: { anyHost?: boolean } = {}): WebhookType {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return 'generic';
+  }
+  const host = url.hostname.toLowerCase();
+  if (options.anyHost) return typeByPath(url);
+  if (host === 'hooks.slack.com' || host === 'hooks.slack-gov.com') return SLACK_PATH.test(url.pathname) ? 'slack' : 'generic';
+  if (/^(?:(?:ptb|canary)\.)?discord(?:app)?\.com$/.test(host)) return DISCORD_PATH.test(url.pathname) ? 'discord' : 'generic';
+  if (host.endsWith('.webhook.office.com') || host === 'outlook.office.com') {
+    return TEAMS_CONNECTOR_PATH.test(url.pathname) ? 'teams' : 'generic';
+  }
+  if (host.endsWith('.logic.azure.com') || host.endsWith('.api.powerplatform.com')) {
+    return TEAMS_WORKFLOW_PATH.test(url.pathname) ? 'teams' : 'generic';
+  }
+  return 'generic';
+}
+
+export const toWebhookSettingsView = (settings: WebhookSettings | undefined, type: WebhookType | null) => ({
+  success: true,
+  webhook_url: settings?.url ?? null,
+  webhook_type: settings?.url ? type : null,
+  has_signing_secret: settings !== undefined,
+  signing_secret_created_at: settings?.secretCreatedAt ?? null,
+  previous_secret_valid_until:
+    settings?.previousSecretValidUntil && settings.previousSecret ? settings.previousSecretValidUntil : null,
+  updated_at: settings?.updatedAt ?? null,
+});
