@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { JavaMissingError, assertJavaAvailable } from './dynamodb-local';
 import { ensureDevCredentials } from './dev-credentials';
 import { REPO_ROOT, startLocalStack } from './local-stack';
@@ -12,7 +12,8 @@ import { REPO_ROOT, startLocalStack } from './local-stack';
 // The AWS SDK warns about Node 20 on every client; Lambda runs Node 22 and local Node 20 is supported.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const dataDir = join(REPO_ROOT, '.data');
+/** Where local data lives: `.data/` in the repo unless DATA_DIR says otherwise. */
+const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
 
 /** The session signing secret survives restarts, so saved session tokens stay valid. */
 function persistentSessionSecret(): string {
@@ -47,9 +48,9 @@ async function main() {
   const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile);
 
   console.log(`Outreach API listening on ${stack.baseUrl}/api/v1/ (sandbox mode: local DynamoDB and SQS emulators)`);
-  console.log(`DynamoDB Local at ${stack.dynamodbEndpoint}, data in .data/dynamodb; SQS emulator at ${stack.sqsEndpoint}`);
-  console.log(`Development credentials in .data/dev-credentials.json (workspace ${credentials.workspace_id}, ${credentials.email})`);
-  console.log(`Try: curl -H "X-API-Key: $(node -p "require('./.data/dev-credentials.json').api_key")" ${stack.baseUrl}/api/v1/api-keys/`);
+  console.log(`DynamoDB Local at ${stack.dynamodbEndpoint}, data in ${join(dataDir, 'dynamodb')}; SQS emulator at ${stack.sqsEndpoint}`);
+  console.log(`Development credentials in ${credentialsFile} (workspace ${credentials.workspace_id}, ${credentials.email})`);
+  console.log(`Try: curl -H "X-API-Key: ${credentials.api_key}" ${stack.baseUrl}/api/v1/api-keys/`);
   console.log('Press Ctrl-C to stop.');
 
   let stopping = false;

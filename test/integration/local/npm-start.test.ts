@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../infra/local/local-stack';
+
+const TSX = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+interface Started {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+}
+
+/** Runs `npm start`'s script as a user would, on a free port with its own data folder. */
+function start(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [TSX, 'infra/local/start.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = output.match(/listening on (http:\/\/[^/\s]+)\/api\/v1\//);
+      if (match?.[1]) {
+        clearInterval(timer);
+        resolve({ child, baseUrl: match[1], output: () => output });
+      }
+    }, 100);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`exited with ${code}: ${output}`));
+    });
+  });
+}
+
+const exitOf = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+
+describe('npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'outreach-start-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves the API with working dev credentials, stops on Ctrl-C, and reuses its data on the next start', async () => {
+    const first = await start(dataDir);
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8'));
+    expect(Object.keys(credentials).sort()).toEqual(['api_key', 'app_url', 'base_url', 'email', 'password', 'session_token', 'workspace_id'].sort());
+    expect(credentials.base_url).toBe(first.baseUrl);
+    expect(credentials.app_url).toBe(first.baseUrl);
+    expect(credentials.api_key).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/);
+    expect(Number.isSafeInteger(credentials.workspace_id)).toBe(true);
+
+    const health = await fetch(`${first.baseUrl}/api/v1/health/`);
+    expect(health.status).toBe(200);
+    const keys = await fetch(`${first.baseUrl}/api/v1/api-keys/`, { headers: { 'X-API-Key': credentials.api_key } });
+    expect(keys.status).toBe(200);
+    const me = await fetch(`${first.baseUrl}/api/v1/auth/me/`, { headers: { Authorization: `Bearer ${credentials.session_token}` } });
+    expect(me.status).toBe(200);
+
+    first.child.kill('SIGINT');
+    expect(await exitOf(first.child)).toBe(0);
+
+    const second = await start(dataDir);
+    try {
+      const again = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8'));
+      expect(again.api_key).toBe(credentials.api_key);
+      expect(again.email).toBe(credentials.email);
+      const listed = await fetch(`${second.baseUrl}/api/v1/api-keys/`, { headers: { 'X-API-Key': credentials.api_key } });
+      expect(listed.status).toBe(200);
+      // Data survived the restart: the same single key, used before.
+      const body = (await listed.json()) as { api_keys: { last_used: string | null }[] };
+      expect(body.api_keys).toHaveLength(1);
+      expect(body.api_keys[0]?.last_used).not.toBeNull();
+    } finally {
+      second.child.kill('SIGINT');
+      await exitOf(second.child);
+    }
+  }, 120_000);
+
+  it('says in one line that Java is missing and exits non-zero', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'no-java-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const child = spawn(process.execPath, [TSX, 'infra/local/start.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PATH: bin, PORT: '0', DATA_DIR: join(dataDir, 'nojava') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    expect(await exitOf(child)).toBe(1);
+    const lines = stderr.trim().split('\n').filter((line) => line.trim() !== '');
+    expect(lines).toEqual([expect.stringContaining('Java 17+ is required')]);
+    rmSync(bin, { recursive: true, force: true });
+  }, 60_000);
+});
