@@ -43,6 +43,59 @@ export const sessionKey = (sessionId: string) => ({ pk: `SESSION#${sessionId}`, 
 /** One of the id allocator's counter shards. */
 export const idShardKey = (shard: number) => ({ pk: `IDSHARD#${String(shard).padStart(3, '0')}`, sk: 'IDSHARD' });
 
+/** A lead list, stored under its workspace: fetching it by (workspace, id) is the isolation check. */
+export const leadListKey = (workspaceId: number, listId: number) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}`,
+  sk: `LEADLIST#${padId(listId)}`,
+});
+export const LEAD_LIST_PREFIX = 'LEADLIST#';
+
+/**
+ * A lead's membership of a list: one partition per list, so listing, sorting (sk and the LSIs)
+ * and filtering a list are Queries on that partition alone.
+ */
+export const listMemberKey = (listId: number, leadId: number) => ({
+  pk: `LEADLIST#${padId(listId)}#MEMBERS`,
+  sk: `LEAD#${padId(leadId)}`,
+});
+export const LIST_MEMBER_PREFIX = 'LEAD#';
+
+/** A prospect, in a partition of its own; `workspaceId` on the item says whose it is. */
+export const prospectKey = (prospectId: number) => ({ pk: `PROSPECT#${padId(prospectId)}`, sk: 'PROSPECT' });
+/** GSI1 on a prospect: the workspace's prospects (workspace-only search). */
+export const prospectsByWorkspace = (workspaceId: number, prospectId: number) => ({
+  gsi1pk: `WORKSPACE#${padId(workspaceId)}#PROSPECTS`,
+  gsi1sk: `PROSPECT#${padId(prospectId)}`,
+});
+/** GSI2 on a prospect with a company: the company's prospects (refreshing their list members). */
+export const prospectsByCompany = (companyId: number, prospectId: number) => ({
+  gsi2pk: `COMPANY#${padId(companyId)}#PROSPECTS`,
+  gsi2sk: `PROSPECT#${padId(prospectId)}`,
+});
+
+export const companyKey = (companyId: number) => ({ pk: `COMPANY#${padId(companyId)}`, sk: 'COMPANY' });
+/** GSI1 on a company: the workspace's companies (workspace-only search). */
+export const companiesByWorkspace = (workspaceId: number, companyId: number) => ({
+  gsi1pk: `WORKSPACE#${padId(workspaceId)}#COMPANIES`,
+  gsi1sk: `COMPANY#${padId(companyId)}`,
+});
+
+/**
+ * Uniqueness guard of a lead identity within a workspace (`url:<canonical profile URL>`,
+ * `email:<address>` for prospects; `domain:`, `url:`, `name:` for companies). Holds the lead's id;
+ * written in the same transaction as the lead, so one identity can never name two leads.
+ */
+export const leadIdentityKey = (workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identity: string) => ({
+  pk: `LEADIDENTITY#${padId(workspaceId)}#${kind}#${identity}`,
+  sk: 'LEADIDENTITY',
+});
+
+/** A workspace's directory-search usage in one calendar month (`YYYY-MM`, UTC). */
+export const searchUsageKey = (workspaceId: number, month: string) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}`,
+  sk: `SEARCHUSAGE#${month}`,
+});
+
 /**
  * A connected sender account (a network account or a mailbox at the provider), stored under its
  * workspace so "the workspace's accounts" is one Query.

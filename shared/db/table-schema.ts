@@ -17,5 +17,16 @@ export const GLOBAL_INDEXES = [TABLE.gsi1, TABLE.gsi2] as const;
 /**
  * Local secondary indexes (alternative sort keys within one partition). They can only be created
  * with the table, so add them before the first deploy. Each sorts on a string attribute.
+ *
+ * Five generic slots (DynamoDB's maximum): an entity gives `lsiNsk` whatever meaning it needs
+ * inside its own partitions. Lead-list members use them for the list's sortable fields (see
+ * shared/db/lead-items.ts); they support strongly consistent reads, unlike GSIs. A partition
+ * holding items with LSI keys is limited to 10 GB, so only bounded partitions may use them.
  */
-export const LOCAL_INDEXES: readonly { name: string; sortKey: string }[] = [];
+export const LOCAL_INDEXES: readonly { name: string; sortKey: string }[] = [
+  { name: 'lsi1', sortKey: 'lsi1sk' },
+  { name: 'lsi2', sortKey: 'lsi2sk' },
+  { name: 'lsi3', sortKey: 'lsi3sk' },
+  { name: 'lsi4', sortKey: 'lsi4sk' },
+  { name: 'lsi5', sortKey: 'lsi5sk' },
+];

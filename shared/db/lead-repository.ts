@@ -1,0 +1,300 @@
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
+import type { ChangeOutcome, LeadChange, LeadRepository } from '../domain/leads/ports';
+import { batchGetAll } from './batch-get';
+import { isConditionFailed } from './client';
+import { companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
+import {
+  companiesByWorkspace,
+  companyKey,
+  leadIdentityKey,
+  leadListKey,
+  listMemberKey,
+  prospectKey,
+  prospectsByCompany,
+  prospectsByWorkspace,
+} from './keys';
+import { TABLE } from './table-schema';
+
+/** DynamoDB's limit of actions in one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
+/** Retries of a transaction cancelled only by contention with another transaction. */
+const MAX_CONFLICT_RETRIES = 6;
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The item an action writes, as one string. */
+const actionKey = (action: TransactItem): string => {
+  const key = (action.Put?.Item ?? action.Update?.Key ?? action.Delete?.Key) as { pk: string; sk: string };
+  return `${key.pk}\u0000${key.sk}`;
+};
+
+interface CancellationReason {
+  Code?: string;
+}
+
+/** Prospects, companies, their identity guards and their list memberships. */
+export class DynamoLeadRepository implements LeadRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async getProspects(ids: number[]): Promise<Prospect[]> {
+    const items = await batchGetAll(this.db, this.tableName, ids.map(prospectKey), { consistent: true });
+    return items.map(toProspect);
+  }
+
+  async getCompanies(ids: number[]): Promise<Company[]> {
+    const items = await batchGetAll(this.db, this.tableName, ids.map(companyKey), { consistent: true });
+    return items.map(toCompany);
+  }
+
+  async findIdentities(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identities: string[]): Promise<Map<string, number>> {
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      identities.map((identity) => leadIdentityKey(workspaceId, kind, identity)),
+      { consistent: true },
+    );
+    return new Map(items.map((item) => [String(item.identity), Number(item.leadId)]));
+  }
+
+  async workspaceProspects(workspaceId: number): Promise<Prospect[]> {
+    const { gsi1pk } = prospectsByWorkspace(workspaceId, 0);
+    return (await this.queryAll({ IndexName: TABLE.gsi1.name, pkName: TABLE.gsi1.partitionKey, pk: gsi1pk })).map(toProspect);
+  }
+
+  async workspaceCompanies(workspaceId: number): Promise<Company[]> {
+    const { gsi1pk } = companiesByWorkspace(workspaceId, 0);
+    return (await this.queryAll({ IndexName: TABLE.gsi1.name, pkName: TABLE.gsi1.partitionKey, pk: gsi1pk })).map(toCompany);
+  }
+
+  async prospectsOfCompany(companyId: number): Promise<Prospect[]> {
+    const { gsi2pk } = prospectsByCompany(companyId, 0);
+    return (await this.queryAll({ IndexName: TABLE.gsi2.name, pkName: TABLE.gsi2.partitionKey, pk: gsi2pk })).map(toProspect);
+  }
+
+  async markCompanyMembersSynced(company: Company): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: companyKey(company.id),
+          UpdateExpression: 'SET membersSyncedVersion = :version',
+          ConditionExpression: '#version = :version',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':version': company.version },
+        }),
+      );
+    } catch (error) {
+      // The company changed again meanwhile; whoever changed it syncs its members.
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+
+  async save(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]> {
+    const outcomes: ChangeOutcome[] = changes.map(() => 'applied');
+    for (const group of this.pack(changes)) await this.commit(changes, group, outcomes, options);
+    return outcomes;
+  }
+
+  /** Groups changes into transactions of at most 100 actions, none touching an item twice. */
+  private pack(changes: LeadChange[]): number[][] {
+    const groups: number[][] = [];
+    let current: number[] = [];
+    let keys = new Set<string>();
+    let counters = new Set<number>();
+    let size = 0;
+    changes.forEach((change, index) => {
+      const { actions, deltas } = this.changeActions(change);
+      const own = actions.map(actionKey);
+      const added = () => own.length + [...deltas.keys()].filter((listId) => !counters.has(listId)).length;
+      if (current.length > 0 && (size + added() > MAX_TRANSACTION_ITEMS || own.some((key) => keys.has(key)))) {
+        groups.push(current);
+        current = [];
+        keys = new Set();
+        counters = new Set();
+        size = 0;
+      }
+      size += added();
+      current.push(index);
+      for (const key of own) keys.add(key);
+      for (const listId of deltas.keys()) counters.add(listId);
+    });
+    if (current.length > 0) groups.push(current);
+    return groups;
+  }
+
+  /** Writes one group in one transaction; drops the changes whose conditions fail and retries the rest. */
+  private async commit(changes: LeadChange[], group: number[], outcomes: ChangeOutcome[], options: { maxLeadsPerList: number }) {
+    let live = group;
+    let contention = 0;
+    while (live.length > 0) {
+      const { items, owners } = this.transactItems(changes, live, options);
+      try {
+        await this.db.send(new TransactWriteCommand({ TransactItems: items }));
+        return;
+      } catch (error) {
+        if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
+        const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? []) as CancellationReason[];
+        const failed = new Set<number>();
+        reasons.forEach((reason, i) => {
+          if (reason.Code !== 'ConditionalCheckFailed') return;
+          const owner = owners[i];
+          if (typeof owner === 'number') {
+            failed.add(owner);
+            outcomes[owner] = 'conflict';
+          } else if (owner) {
+            // A counter refused the growth: the list is full for every change joining it here.
+            for (const index of live) {
+              const change = changes[index] as LeadChange;
+              if (change.after.listIds.includes(owner.listId) && !(change.before?.listIds ?? []).includes(owner.listId)) {
+                failed.add(index);
+                outcomes[index] = 'list_full';
+              }
+            }
+          }
+        });
+        if (failed.size === 0) {
+          // Cancelled by contention (TransactionConflict) only: back off and send again.
+          contention += 1;
+          if (contention > MAX_CONFLICT_RETRIES) {
+            for (const index of live) outcomes[index] = 'conflict';
+            return;
+          }
+          await sleep(Math.random() * 20 * 2 ** contention);
+          continue;
+        }
+        live = live.filter((index) => !failed.has(index));
+      }
+    }
+  }
+
+  /** The actions of some changes plus one counter update per list, and whom each action belongs to. */
+  private transactItems(changes: LeadChange[], indexes: number[], options: { maxLeadsPerList: number }) {
+    const items: TransactItem[] = [];
+    const owners: (number | { listId: number })[] = [];
+    const totals = new Map<number, { workspaceId: number; delta: number }>();
+    for (const index of indexes) {
+      const change = changes[index] as LeadChange;
+      const { actions, deltas } = this.changeActions(change);
+      for (const action of actions) {
+        items.push(action);
+        owners.push(index);
+      }
+      for (const [listId, delta] of deltas) {
+        const total = totals.get(listId) ?? { workspaceId: change.after.workspaceId, delta: 0 };
+        total.delta += delta;
+        totals.set(listId, total);
+      }
+    }
+    const now = new Date().toISOString();
+    for (const [listId, { workspaceId, delta }] of totals) {
+      if (delta === 0) continue;
+      const growing = delta > 0;
+      items.push({
+        Update: {
+          TableName: this.tableName,
+          Key: leadListKey(workspaceId, listId),
+          UpdateExpression: `ADD totalProspects :delta SET updatedAt = :now${growing ? ', #status = :active' : ''}`,
+          // Counts stay true: the counter moves in the same transaction as the memberships.
+          ConditionExpression: growing ? 'attribute_exists(pk) AND totalProspects <= :room' : 'attribute_exists(pk)',
+          ...(growing ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: {
+            ':delta': delta,
+            ':now': now,
+            ...(growing ? { ':active': 'ACTIVE', ':room': options.maxLeadsPerList - delta } : {}),
+          },
+        },
+      });
+      owners.push({ listId });
+    }
+    return { items, owners };
+  }
+
+  /** One change's own actions (lead, identity guards, memberships) and how it moves each list's count. */
+  private changeActions(change: LeadChange): { actions: TransactItem[]; deltas: Map<number, number> } {
+    const TableName = this.tableName;
+    const { before, after } = change;
+    const prospect = isProspect(after);
+    const kind = prospect ? 'PROSPECT' : 'COMPANY';
+    const actions: TransactItem[] = [
+      {
+        Put: {
+          TableName,
+          Item: prospect ? prospectItem(after) : companyItem(after as Company),
+          // Every write of a lead is conditional on the version it was planned from.
+          ...(before
+            ? {
+                ConditionExpression: '#version = :version AND workspaceId = :workspaceId',
+                ExpressionAttributeNames: { '#version': 'version' },
+                ExpressionAttributeValues: { ':version': before.version, ':workspaceId': before.workspaceId },
+              }
+            : { ConditionExpression: 'attribute_not_exists(pk)' }),
+        },
+      },
+    ];
+    for (const identity of change.claim) {
+      actions.push({
+        Put: {
+          TableName,
+          Item: { ...leadIdentityKey(after.workspaceId, kind, identity), entityType: 'LeadIdentity', identity, leadId: after.id },
+          ConditionExpression: 'attribute_not_exists(pk) OR leadId = :id',
+          ExpressionAttributeValues: { ':id': after.id },
+        },
+      });
+    }
+    for (const identity of change.release) {
+      actions.push({
+        Delete: {
+          TableName,
+          Key: leadIdentityKey(after.workspaceId, kind, identity),
+          ConditionExpression: 'leadId = :id',
+          ExpressionAttributeValues: { ':id': after.id },
+        },
+      });
+    }
+    const deltas = new Map<number, number>();
+    const previous = new Set(before?.listIds ?? []);
+    const next = new Set(after.listIds);
+    for (const listId of next) {
+      if (previous.has(listId) && !change.refreshMembers) continue;
+      actions.push({ Put: { TableName, Item: memberItem(prospect ? 'PEOPLE' : 'COMPANY', listId, after, change.projection) } });
+      if (!previous.has(listId)) deltas.set(listId, 1);
+    }
+    for (const listId of previous) {
+      if (next.has(listId)) continue;
+      actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
+      deltas.set(listId, -1);
+    }
+    return { actions, deltas };
+  }
+
+  private async queryAll(query: { IndexName: string; pkName: string; pk: string }): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: query.IndexName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': query.pkName },
+          ExpressionAttributeValues: { ':pk': query.pk },
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  }
+}

@@ -1,0 +1,205 @@
+import { notFound, validationError } from '../errors';
+import type { Clock, IdGenerator } from '../ports';
+import { type ImportRow, type LeadInput, type ProspectInput, type CompanyInput, readCsvLeads, readJsonLeads } from './import-rows';
+import { type Company, type LeadList, LIMITS, type Prospect, type SearchType } from './lead';
+import type { LeadWriter, SkipCode, UpsertOutcome } from './lead-writer';
+import { parseLeadsQuery } from './list-query';
+import { foldText } from './normalize';
+import type { LeadListRepository, LeadRepository } from './ports';
+
+export const LIST_NOT_FOUND = 'Lead list not found';
+
+export interface LeadListServiceDeps {
+  lists: LeadListRepository;
+  leads: LeadRepository;
+  writer: LeadWriter;
+  ids: IdGenerator;
+  clock: Clock;
+}
+
+/** The ids of an add-leads or delete-leads request, by the field they came in. */
+export interface LeadIdsInput {
+  prospectIds?: number[];
+  companyIds?: number[];
+}
+
+export interface ImportInput {
+  leads?: unknown[];
+  csv?: string;
+  mapping?: Record<string, string | null>;
+}
+
+export type LeadPage =
+  | { searchType: 'PEOPLE'; total: number; prospects: { prospect: Prospect; company: Company | undefined }[] }
+  | { searchType: 'COMPANY'; total: number; companies: Company[] };
+
+export interface IdsResult {
+  list: LeadList;
+  done: number[];
+  skipped: { id: number; reason: SkipCode }[];
+}
+
+export interface ImportResult {
+  list: LeadList;
+  totalRows: number;
+  created: number;
+  updated: number;
+  skippedRows: { row: number; reason: string }[];
+  leads: { row: number; id: number; status: 'created' | 'updated' }[];
+}
+
+/** Lead lists: create, list, read a page of leads, add, delete (archive) and import leads. */
+export function createLeadListService(deps: LeadListServiceDeps) {
+  async function get(workspaceId: number, listId: number): Promise<LeadList> {
+    const list = await deps.lists.get(workspaceId, listId);
+    if (!list) throw notFound(LIST_NOT_FOUND);
+    return list;
+  }
+
+  /** The ids for the list's type; the other type's ids are refused. */
+  function idsFor(list: LeadList, input: LeadIdsInput): number[] {
+    const [field, other, ids, otherIds] =
+      list.searchType === 'PEOPLE'
+        ? (['prospect_ids', 'company_ids', input.prospectIds, input.companyIds] as const)
+        : (['company_ids', 'prospect_ids', input.companyIds, input.prospectIds] as const);
+    if (otherIds !== undefined && otherIds.length > 0) {
+      throw validationError(`This is a ${list.searchType} list: send ${field}, not ${other}`);
+    }
+    if (ids === undefined) throw validationError(`${field} is required for a ${list.searchType} list`);
+    if (ids.length === 0) throw validationError(`${field} must contain at least one id`);
+    if (ids.length > LIMITS.maxIdsPerRequest) throw validationError(`${field} may hold at most ${LIMITS.maxIdsPerRequest} ids`);
+    return [...new Set(ids)];
+  }
+
+  async function changeMembers(
+    workspaceId: number,
+    listId: number,
+    input: LeadIdsInput,
+    change: (list: LeadList, ids: number[]) => Promise<{ id: number; skipped?: SkipCode }[]>,
+  ): Promise<IdsResult> {
+    const list = await get(workspaceId, listId);
+    const outcomes = await change(list, idsFor(list, input));
+    return {
+      list: await get(workspaceId, listId),
+      done: outcomes.filter((o) => !o.skipped).map((o) => o.id),
+      skipped: outcomes.flatMap((o) => (o.skipped ? [{ id: o.id, reason: o.skipped }] : [])),
+    };
+  }
+
+  function rowsOf(list: LeadList, input: ImportInput): ImportRow[] {
+    if (input.leads !== undefined && input.csv !== undefined) throw validationError('Send either leads or csv, not both');
+    if (input.leads !== undefined) return readJsonLeads(input.leads, list.searchType);
+    if (input.csv !== undefined) return readCsvLeads(input.csv, input.mapping, list.searchType);
+    throw validationError('leads or csv is required');
+  }
+
+  return {
+    get,
+
+    async create(workspaceId: number, input: { name: string; searchType: SearchType }): Promise<LeadList> {
+      const now = deps.clock().toISOString();
+      const list: LeadList = {
+        id: await deps.ids.next(),
+        workspaceId,
+        name: input.name,
+        searchType: input.searchType,
+        status: 'DRAFT',
+        totalProspects: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await deps.lists.create(list);
+      return list;
+    },
+
+    /** The workspace's lists, newest first; `query` keeps those whose name contains it (case-insensitive). */
+    async list(workspaceId: number, query: string | undefined): Promise<LeadList[]> {
+      const lists = await deps.lists.listForWorkspace(workspaceId);
+      const wanted = query ? foldText(query) : '';
+      return wanted ? lists.filter((list) => foldText(list.name).includes(wanted)) : lists;
+    },
+
+    async leads(workspaceId: number, listId: number, params: Record<string, string[]>) {
+      const list = await get(workspaceId, listId);
+      const query = parseLeadsQuery(list.searchType, params);
+      const offset = (query.page - 1) * query.pageSize;
+      const unfilteredBeyondEnd = query.filters.length === 0 && offset >= list.totalProspects;
+      const page = unfilteredBeyondEnd
+        ? { leadIds: [] as number[] }
+        : await deps.lists.queryMembers(list, { ...query, offset, limit: query.pageSize });
+      const total = page.matched ?? list.totalProspects;
+      let result: LeadPage;
+      if (list.searchType === 'PEOPLE') {
+        const prospects = new Map((await deps.leads.getProspects(page.leadIds)).map((p) => [p.id, p]));
+        const companyIds = [...new Set([...prospects.values()].flatMap((p) => (p.companyId ? [p.companyId] : [])))];
+        const companies = new Map((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
+        result = {
+          searchType: 'PEOPLE',
+          total,
+          prospects: page.leadIds.flatMap((id) => {
+            const prospect = prospects.get(id);
+            if (!prospect?.listIds.includes(list.id)) return [];
+            return [{ prospect, company: companies.get(prospect.companyId ?? -1) }];
+          }),
+        };
+      } else {
+        const companies = new Map((await deps.leads.getCompanies(page.leadIds)).map((c) => [c.id, c]));
+        result = {
+          searchType: 'COMPANY',
+          total,
+          companies: page.leadIds.flatMap((id) => {
+            const company = companies.get(id);
+            return company?.listIds.includes(list.id) ? [company] : [];
+          }),
+        };
+      }
+      return { list, query, page: result };
+    },
+
+    addLeads: (workspaceId: number, listId: number, input: LeadIdsInput) =>
+      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.addToList(list, ids)),
+
+    deleteLeads: (workspaceId: number, listId: number, input: LeadIdsInput) =>
+      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.removeFromList(list, ids)),
+
+    /**
+     * Imports rows into the list: each valid row creates its lead or updates the workspace's lead
+     * with the same identity, and joins the list. Invalid rows are reported and never stop the rest.
+     */
+    async importLeads(workspaceId: number, listId: number, input: ImportInput): Promise<ImportResult> {
+      const list = await get(workspaceId, listId);
+      const rows = rowsOf(list, input);
+      const valid = rows.flatMap((row) => ('input' in row ? [row as { row: number; input: LeadInput }] : []));
+      const outcomes: UpsertOutcome<Prospect | Company>[] =
+        list.searchType === 'PEOPLE'
+          ? await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input as ProspectInput), { list, overwrite: true })
+          : await deps.writer.upsertCompanies(workspaceId, valid.map((r) => r.input as CompanyInput), { list, overwrite: true });
+
+      const identity = list.searchType === 'PEOPLE' ? 'network_profile_url or email' : 'domain, network_url or name';
+      const skippedRows = rows.flatMap((row) => ('error' in row ? [{ row: row.row, reason: row.error }] : []));
+      const leads: ImportResult['leads'] = [];
+      outcomes.forEach((outcome, i) => {
+        const row = (valid[i] as { row: number }).row;
+        if (outcome.status === 'duplicate') {
+          skippedRows.push({ row, reason: `duplicate of row ${(valid[outcome.of] as { row: number }).row} (same ${identity})` });
+        } else if (outcome.status === 'skipped') {
+          skippedRows.push({ row, reason: outcome.reason });
+        } else {
+          leads.push({ row, id: outcome.lead.id, status: outcome.status === 'created' ? 'created' : 'updated' });
+        }
+      });
+      skippedRows.sort((a, b) => a.row - b.row);
+      leads.sort((a, b) => a.row - b.row);
+      return {
+        list: await get(workspaceId, listId),
+        totalRows: rows.length,
+        created: leads.filter((lead) => lead.status === 'created').length,
+        updated: leads.filter((lead) => lead.status === 'updated').length,
+        skippedRows,
+        leads,
+      };
+    },
+  };
+}
+
+export type LeadListService = ReturnType<typeof createLeadListService>;

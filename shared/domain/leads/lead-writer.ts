@@ -1,0 +1,584 @@
+import type { Clock, IdGenerator } from '../ports';
+import type { CompanyInput, ProspectInput } from './import-rows';
+import {
+  type Company,
+  type Lead,
+  type LeadList,
+  LIMITS,
+  PROSPECT_STATUS,
+  type Prospect,
+  companyIdentities,
+  isProspect,
+  prospectIdentities,
+} from './lead';
+import { companyChangeAffectsProspects, companyProjection, prospectProjection } from './list-query';
+import type { LeadChange, LeadRepository } from './ports';
+
+export interface LeadWriterDeps {
+  leads: LeadRepository;
+  ids: IdGenerator;
+  clock: Clock;
+  /** Leads one list may hold. */
+  maxLeadsPerList: number;
+}
+
+export type UpsertOutcome<T extends Lead> =
+  | { status: 'created' | 'updated' | 'unchanged'; lead: T }
+  /** The input names the same lead as an earlier input of the batch. */
+  | { status: 'duplicate'; of: number }
+  | { status: 'skipped'; reason: string };
+
+export interface UpsertOptions {
+  /** Add every upserted lead to this list. */
+  list?: LeadList;
+  /** Values of a matched lead are replaced by the input's non-empty values; otherwise it is left as is. */
+  overwrite: boolean;
+}
+
+/** Skip codes of add-leads and delete-leads (documented in docs/lead-lists.md). */
+export type SkipCode = 'not_found' | 'already_in_list' | 'not_in_list' | 'too_many_lists' | 'list_full' | 'concurrent_change';
+
+export const SKIP_MESSAGES = {
+  tooManyLists: `the lead is already in ${LIMITS.maxListsPerLead} lists, the maximum`,
+  listFull: 'the list is full',
+  concurrentChange: 'the lead changed during the request; send it again',
+  twoProspects: 'network_profile_url and email belong to two different prospects',
+  twoCompanies: 'website_url and network_url belong to two different companies',
+} as const;
+
+/** Attempts of a batch whose leads changed concurrently (re-read, re-planned, re-written). */
+const MAX_ROUNDS = 3;
+
+interface PlannedWrite<T extends Lead> {
+  index: number;
+  change: LeadChange;
+  status: 'created' | 'updated';
+  lead: T;
+}
+
+interface RoundPlan<T extends Lead, S> {
+  settled: Map<number, S>;
+  writes: PlannedWrite<T>[];
+}
+
+const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const defined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as T;
+
+function companyContent(company: Company) {
+  const { id, workspaceId, listIds, version, membersSyncedVersion, createdAt, updatedAt, ...content } = company;
+  return content;
+}
+
+function prospectContent(prospect: Prospect) {
+  const { id, workspaceId, listIds, version, createdAt, updatedAt, ...content } = prospect;
+  return content;
+}
+
+/** Writes leads: upserts from imports and searches, joining and leaving lists, refreshing list members. */
+export function createLeadWriter(deps: LeadWriterDeps) {
+  const now = () => deps.clock().toISOString();
+
+  /**
+   * Plans a batch, writes it, and re-plans the leads whose write met a concurrent change, at most
+   * MAX_ROUNDS times; what is still contended then is skipped with a reason.
+   */
+  async function inRounds<T extends Lead, S>(
+    count: number,
+    plan: (pending: number[]) => Promise<RoundPlan<T, S>>,
+    applied: (write: PlannedWrite<T>) => S,
+    skipped: (reason: SkipCode) => S,
+  ): Promise<S[]> {
+    const outcomes = new Array<S>(count);
+    let pending = [...Array(count).keys()];
+    for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
+      const { settled, writes } = await plan(pending);
+      for (const [index, outcome] of settled) outcomes[index] = outcome;
+      const results = await deps.leads.save(
+        writes.map((write) => write.change),
+        { maxLeadsPerList: deps.maxLeadsPerList },
+      );
+      pending = [];
+      writes.forEach((write, k) => {
+        const result = results[k];
+        if (result === 'applied') outcomes[write.index] = applied(write);
+        else if (result === 'list_full') outcomes[write.index] = skipped('list_full');
+        else pending.push(write.index);
+      });
+    }
+    for (const index of pending) outcomes[index] = skipped('concurrent_change');
+    return outcomes;
+  }
+
+  const upsertSkip = (code: SkipCode): UpsertOutcome<never> => ({
+    status: 'skipped',
+    reason: code === 'list_full' ? SKIP_MESSAGES.listFull : SKIP_MESSAGES.concurrentChange,
+  });
+
+  async function loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>> {
+    const wanted = unique(ids);
+    const companies = wanted.length ? await deps.leads.getCompanies(wanted) : [];
+    return new Map(companies.filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]));
+  }
+
+  /** Owners of the given identities plus of every identity the found leads hold today. */
+  async function identityOwners<T extends Lead>(
+    workspaceId: number,
+    kind: 'PROSPECT' | 'COMPANY',
+    identities: string[],
+    load: (ids: number[]) => Promise<T[]>,
+    identitiesOf: (lead: T) => string[],
+  ): Promise<{ owners: Map<string, number>; leads: Map<number, T> }> {
+    const owners = await deps.leads.findIdentities(workspaceId, kind, unique(identities));
+    const ownerIds = unique(owners.values());
+    const leads = new Map(
+      (ownerIds.length ? await load(ownerIds) : []).filter((lead) => lead.workspaceId === workspaceId).map((lead) => [lead.id, lead]),
+    );
+    const more = unique([...leads.values()].flatMap(identitiesOf)).filter((identity) => !owners.has(identity));
+    if (more.length) for (const [identity, owner] of await deps.leads.findIdentities(workspaceId, kind, more)) owners.set(identity, owner);
+    return { owners, leads };
+  }
+
+  function joinedLists(lead: Lead, list: LeadList | undefined): number[] | 'too_many' {
+    if (!list || lead.listIds.includes(list.id)) return lead.listIds;
+    if (lead.listIds.length >= LIMITS.maxListsPerLead) return 'too_many';
+    return [...lead.listIds, list.id];
+  }
+
+  // ---- Companies ----
+
+  const compatible = (a: CompanyInput | Company, b: CompanyInput | Company) =>
+    (!a.domain || !b.domain || a.domain === b.domain) && (!a.networkUrl || !b.networkUrl || a.networkUrl === b.networkUrl);
+
+  function mergeCompany(company: Company, input: CompanyInput): Company {
+    const { name, ...rest } = input;
+    return { ...company, ...defined(rest), ...(name ? { name } : {}) };
+  }
+
+  async function upsertCompanies(workspaceId: number, inputs: CompanyInput[], options: UpsertOptions): Promise<UpsertOutcome<Company>[]> {
+    const outcomes = await inRounds<Company, UpsertOutcome<Company>>(
+      inputs.length,
+      async (pending) => {
+        const identitiesOf = new Map(pending.map((i) => [i, companyIdentities(inputs[i] as CompanyInput)]));
+        const { owners, leads: existing } = await identityOwners<Company>(
+          workspaceId,
+          'COMPANY',
+          [...identitiesOf.values()].flat(),
+          (ids) => deps.leads.getCompanies(ids),
+          companyIdentities,
+        );
+        const settled = new Map<number, UpsertOutcome<Company>>();
+        const writes: PlannedWrite<Company>[] = [];
+        const batchClaims = new Map<string, number>();
+        const batchLeads = new Map<number, number>();
+        const stamp = now();
+
+        for (const index of pending) {
+          const input = inputs[index] as CompanyInput;
+          const identities = identitiesOf.get(index) ?? [];
+          const strong = identities.filter((identity) => !identity.startsWith('name:'));
+          const nameIdentity = identities.find((identity) => identity.startsWith('name:'));
+          const earlierRow = strong.map((identity) => batchClaims.get(identity)).find((row) => row !== undefined);
+          if (earlierRow !== undefined) {
+            settled.set(index, { status: 'duplicate', of: earlierRow });
+            continue;
+          }
+          const strongOwners = unique(strong.map((identity) => owners.get(identity)).filter((id) => id !== undefined));
+          if (strongOwners.length > 1) {
+            settled.set(index, { status: 'skipped', reason: SKIP_MESSAGES.twoCompanies });
+            continue;
+          }
+          let target = strongOwners[0] === undefined ? undefined : existing.get(strongOwners[0]);
+          if (strongOwners[0] !== undefined && !target) {
+            // A guard whose company is not readable yet: let the next round look again.
+            settled.set(index, upsertSkip('concurrent_change'));
+            continue;
+          }
+          if (!target && nameIdentity) {
+            const byName = existing.get(owners.get(nameIdentity) ?? -1);
+            if (byName && compatible(byName, input)) target = byName;
+            const nameRow = batchClaims.get(nameIdentity);
+            if (!target && nameRow !== undefined && compatible(inputs[nameRow] as CompanyInput, input)) {
+              settled.set(index, { status: 'duplicate', of: nameRow });
+              continue;
+            }
+          }
+          if (target && batchLeads.has(target.id)) {
+            settled.set(index, { status: 'duplicate', of: batchLeads.get(target.id) as number });
+            continue;
+          }
+
+          const free = (identity: string) => !owners.has(identity) && !batchClaims.has(identity);
+          if (!target) {
+            const listIds = options.list ? [options.list.id] : [];
+            const company: Company = {
+              ...defined(input),
+              name: input.name,
+              id: await deps.ids.next(),
+              workspaceId,
+              listIds,
+              version: 1,
+              membersSyncedVersion: 1,
+              createdAt: stamp,
+              updatedAt: stamp,
+            };
+            const claim = identities.filter(free);
+            for (const identity of identities) if (!batchClaims.has(identity)) batchClaims.set(identity, index);
+            batchLeads.set(company.id, index);
+            writes.push({
+              index,
+              status: 'created',
+              lead: company,
+              change: { after: company, projection: companyProjection(company), claim, release: [], refreshMembers: false },
+            });
+            continue;
+          }
+
+          batchLeads.set(target.id, index);
+          for (const identity of identities) if (!batchClaims.has(identity)) batchClaims.set(identity, index);
+          const merged = options.overwrite ? mergeCompany(target, input) : target;
+          const listIds = joinedLists(target, options.list);
+          if (listIds === 'too_many') {
+            settled.set(index, { status: 'skipped', reason: SKIP_MESSAGES.tooManyLists });
+            continue;
+          }
+          const fieldsChanged = !same(companyContent(target), companyContent(merged));
+          if (!fieldsChanged && listIds === target.listIds) {
+            settled.set(index, { status: 'unchanged', lead: target });
+            continue;
+          }
+          const version = target.version + 1;
+          const affectsProspects = companyChangeAffectsProspects(target, merged);
+          const inSync = target.membersSyncedVersion === target.version;
+          const after: Company = {
+            ...merged,
+            listIds,
+            version,
+            membersSyncedVersion: inSync && !affectsProspects ? version : target.membersSyncedVersion,
+            updatedAt: fieldsChanged ? stamp : target.updatedAt,
+          };
+          const desired = companyIdentities(after);
+          const claim = desired.filter(free);
+          const release = companyIdentities(target).filter((identity) => owners.get(identity) === target.id && !desired.includes(identity));
+          writes.push({
+            index,
+            status: 'updated',
+            lead: after,
+            change: { before: target, after, projection: companyProjection(after), claim, release, refreshMembers: fieldsChanged },
+          });
+        }
+        return { settled, writes };
+      },
+      (write) => ({ status: write.status, lead: write.lead }),
+      upsertSkip,
+    );
+    const lagging = outcomes.flatMap((outcome) =>
+      outcome.status !== 'duplicate' && outcome.status !== 'skipped' && outcome.lead.membersSyncedVersion < outcome.lead.version
+        ? [outcome.lead]
+        : [],
+    );
+    await syncCompanyMembers(lagging);
+    return outcomes;
+  }
+
+  /**
+   * Rewrites the list members of the companies' prospects so their company filter values are
+   * current, then records the company version they carry. Idempotent; a company left behind by
+   * an interrupted request is caught up the next time it is read by a write (see ensureSynced).
+   */
+  async function syncCompanyMembers(companies: Company[]): Promise<void> {
+    for (const company of companies) {
+      const prospects = (await deps.leads.prospectsOfCompany(company.id)).filter(
+        (p) => p.workspaceId === company.workspaceId && p.listIds.length > 0,
+      );
+      const ids = prospects.map((p) => p.id);
+      const outcomes = await inRounds<Prospect, boolean>(
+        ids.length,
+        async (pending) => {
+          const current = new Map((await deps.leads.getProspects(pending.map((i) => ids[i] as number))).map((p) => [p.id, p]));
+          const settled = new Map<number, boolean>();
+          const writes: PlannedWrite<Prospect>[] = [];
+          for (const index of pending) {
+            const prospect = current.get(ids[index] as number);
+            if (!prospect || prospect.companyId !== company.id || prospect.listIds.length === 0) {
+              settled.set(index, true);
+              continue;
+            }
+            const after = { ...prospect, version: prospect.version + 1 };
+            writes.push({
+              index,
+              status: 'updated',
+              lead: after,
+              change: { before: prospect, after, projection: prospectProjection(after, company), claim: [], release: [], refreshMembers: true },
+            });
+          }
+          return { settled, writes };
+        },
+        () => true,
+        () => false,
+      );
+      if (outcomes.every(Boolean)) await deps.leads.markCompanyMembersSynced(company);
+    }
+  }
+
+  /** Catches up companies whose last change did not reach their prospects' list members. */
+  async function ensureSynced(companies: Iterable<Company>): Promise<void> {
+    await syncCompanyMembers([...companies].filter((c) => c.membersSyncedVersion < c.version));
+  }
+
+  // ---- Prospects ----
+
+  function mergeProspect(prospect: Prospect, input: ProspectInput['fields']): Prospect {
+    const { customFields, ...fields } = input;
+    const merged: Prospect = { ...prospect, ...defined(fields) };
+    if (customFields) merged.customFields = { ...prospect.customFields, ...customFields };
+    return merged;
+  }
+
+  /** Companies of the inputs: matched or created (never changed), one per distinct company. */
+  async function resolveCompanies(workspaceId: number, inputs: ProspectInput[]): Promise<(Company | string | undefined)[]> {
+    const distinct: CompanyInput[] = [];
+    const slot = new Map<string, number>();
+    const slotOf = inputs.map((input) => {
+      if (!input.company) return undefined;
+      const key = companyIdentities(input.company).join('|');
+      if (!slot.has(key)) {
+        slot.set(key, distinct.length);
+        distinct.push(input.company);
+      }
+      return slot.get(key);
+    });
+    const outcomes = distinct.length ? await upsertCompanies(workspaceId, distinct, { overwrite: false }) : [];
+    const settle = (i: number, depth = 0): Company | string => {
+      const outcome = outcomes[i];
+      if (!outcome) return SKIP_MESSAGES.concurrentChange;
+      if (outcome.status === 'duplicate') return depth > distinct.length ? SKIP_MESSAGES.concurrentChange : settle(outcome.of, depth + 1);
+      if (outcome.status === 'skipped') return `company: ${outcome.reason}`;
+      return outcome.lead;
+    };
+    return slotOf.map((i) => (i === undefined ? undefined : settle(i)));
+  }
+
+  async function upsertProspects(workspaceId: number, inputs: ProspectInput[], options: UpsertOptions): Promise<UpsertOutcome<Prospect>[]> {
+    const companyOf = await resolveCompanies(workspaceId, inputs);
+    const knownCompanies = new Map<number, Company>();
+    for (const company of companyOf) if (typeof company === 'object') knownCompanies.set(company.id, company);
+
+    return inRounds<Prospect, UpsertOutcome<Prospect>>(
+      inputs.length,
+      async (pending) => {
+        const settled = new Map<number, UpsertOutcome<Prospect>>();
+        const live = pending.filter((index) => {
+          const company = companyOf[index];
+          if (typeof company === 'string') settled.set(index, { status: 'skipped', reason: company });
+          return typeof company !== 'string';
+        });
+        const identitiesOf = new Map(live.map((i) => [i, prospectIdentities((inputs[i] as ProspectInput).fields)]));
+        const { owners, leads: existing } = await identityOwners<Prospect>(
+          workspaceId,
+          'PROSPECT',
+          [...identitiesOf.values()].flat(),
+          (ids) => deps.leads.getProspects(ids),
+          prospectIdentities,
+        );
+        const missing = [...existing.values()].flatMap((p) => (p.companyId && !knownCompanies.has(p.companyId) ? [p.companyId] : []));
+        for (const [id, company] of await loadCompanies(workspaceId, missing)) knownCompanies.set(id, company);
+        await ensureSynced(knownCompanies.values());
+
+        const writes: PlannedWrite<Prospect>[] = [];
+        const batchClaims = new Map<string, number>();
+        const stamp = now();
+        for (const index of live) {
+          const input = inputs[index] as ProspectInput;
+          const inputCompany = companyOf[index] as Company | undefined;
+          const identities = identitiesOf.get(index) ?? [];
+          const earlierRow = identities.map((identity) => batchClaims.get(identity)).find((row) => row !== undefined);
+          if (earlierRow !== undefined) {
+            settled.set(index, { status: 'duplicate', of: earlierRow });
+            continue;
+          }
+          for (const identity of identities) batchClaims.set(identity, index);
+          const ownerIds = unique(identities.map((identity) => owners.get(identity)).filter((id) => id !== undefined));
+          if (ownerIds.length > 1) {
+            settled.set(index, { status: 'skipped', reason: SKIP_MESSAGES.twoProspects });
+            continue;
+          }
+          const free = (identity: string) => !owners.has(identity);
+          const target = ownerIds[0] === undefined ? undefined : existing.get(ownerIds[0]);
+          if (ownerIds[0] !== undefined && !target) {
+            settled.set(index, upsertSkip('concurrent_change'));
+            continue;
+          }
+
+          if (!target) {
+            const prospect: Prospect = {
+              ...defined(input.fields),
+              firstName: input.fields.firstName,
+              lastName: input.fields.lastName,
+              ...(input.fields.customFields ? { customFields: input.fields.customFields } : {}),
+              ...(inputCompany ? { companyId: inputCompany.id } : {}),
+              id: await deps.ids.next(),
+              workspaceId,
+              status: PROSPECT_STATUS.new,
+              listIds: options.list ? [options.list.id] : [],
+              version: 1,
+              createdAt: stamp,
+              updatedAt: stamp,
+            };
+            writes.push({
+              index,
+              status: 'created',
+              lead: prospect,
+              change: {
+                after: prospect,
+                projection: prospectProjection(prospect, inputCompany),
+                claim: identities.filter(free),
+                release: [],
+                refreshMembers: false,
+              },
+            });
+            continue;
+          }
+
+          const listIds = joinedLists(target, options.list);
+          if (listIds === 'too_many') {
+            settled.set(index, { status: 'skipped', reason: SKIP_MESSAGES.tooManyLists });
+            continue;
+          }
+          let merged = options.overwrite ? mergeProspect(target, input.fields) : target;
+          if (options.overwrite && inputCompany) merged = { ...merged, companyId: inputCompany.id };
+          const joining = listIds !== target.listIds;
+          if (joining && merged.status === PROSPECT_STATUS.archived) merged = { ...merged, status: PROSPECT_STATUS.new };
+          const fieldsChanged = !same(prospectContent(target), prospectContent(merged));
+          if (!fieldsChanged && !joining) {
+            settled.set(index, { status: 'unchanged', lead: target });
+            continue;
+          }
+          const after: Prospect = { ...merged, listIds, version: target.version + 1, updatedAt: fieldsChanged ? stamp : target.updatedAt };
+          const desired = prospectIdentities(after);
+          const company = after.companyId === undefined ? undefined : knownCompanies.get(after.companyId);
+          const projection = prospectProjection(after, company);
+          writes.push({
+            index,
+            status: 'updated',
+            lead: after,
+            change: {
+              before: target,
+              after,
+              projection,
+              claim: desired.filter(free),
+              release: prospectIdentities(target).filter((identity) => owners.get(identity) === target.id && !desired.includes(identity)),
+              refreshMembers: !same(projection, prospectProjection(target, target.companyId === undefined ? undefined : knownCompanies.get(target.companyId))),
+            },
+          });
+        }
+        return { settled, writes };
+      },
+      (write) => ({ status: write.status, lead: write.lead }),
+      upsertSkip,
+    );
+  }
+
+  // ---- Joining and leaving lists ----
+
+  async function loadLeads(list: LeadList, ids: number[]): Promise<Map<number, Lead>> {
+    const leads: Lead[] = list.searchType === 'PEOPLE' ? await deps.leads.getProspects(ids) : await deps.leads.getCompanies(ids);
+    return new Map(leads.filter((lead) => lead.workspaceId === list.workspaceId).map((lead) => [lead.id, lead]));
+  }
+
+  async function projectionOf(list: LeadList, leads: Lead[]): Promise<(lead: Lead) => LeadChange['projection']> {
+    if (list.searchType === 'COMPANY') return (lead) => companyProjection(lead as Company);
+    const companies = await loadCompanies(
+      list.workspaceId,
+      leads.flatMap((lead) => (isProspect(lead) && lead.companyId ? [lead.companyId] : [])),
+    );
+    await ensureSynced(companies.values());
+    return (lead) => prospectProjection(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1));
+  }
+
+  type IdOutcome = { id: number; skipped?: SkipCode };
+
+  /** Adds existing leads of the list's workspace to it; an archived prospect becomes NEW again. */
+  async function addToList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
+    return inRounds<Lead, IdOutcome>(
+      ids.length,
+      async (pending) => {
+        const leads = await loadLeads(list, pending.map((i) => ids[i] as number));
+        const project = await projectionOf(list, [...leads.values()]);
+        const settled = new Map<number, IdOutcome>();
+        const writes: PlannedWrite<Lead>[] = [];
+        const stamp = now();
+        for (const index of pending) {
+          const id = ids[index] as number;
+          const lead = leads.get(id);
+          const listIds = lead ? joinedLists(lead, list) : undefined;
+          if (!lead) settled.set(index, { id, skipped: 'not_found' });
+          else if (listIds === lead.listIds) settled.set(index, { id, skipped: 'already_in_list' });
+          else if (listIds === 'too_many' || !listIds) settled.set(index, { id, skipped: 'too_many_lists' });
+          else {
+            const restore = isProspect(lead) && lead.status === PROSPECT_STATUS.archived;
+            const after = {
+              ...lead,
+              listIds,
+              version: lead.version + 1,
+              ...(restore ? { status: PROSPECT_STATUS.new, updatedAt: stamp } : {}),
+            } as Lead;
+            writes.push({
+              index,
+              status: 'updated',
+              lead: after,
+              change: { before: lead, after, projection: project(after), claim: [], release: [], refreshMembers: false },
+            });
+          }
+        }
+        return { settled, writes };
+      },
+      (write) => ({ id: write.lead.id }),
+      (code) => ({ id: -1, skipped: code }),
+    ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
+  }
+
+  /**
+   * Takes leads out of the list. A prospect is archived: it keeps its data, gets status ARCHIVED
+   * and leaves every list (archived prospects appear in none). A company only leaves this list.
+   */
+  async function removeFromList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
+    return inRounds<Lead, IdOutcome>(
+      ids.length,
+      async (pending) => {
+        const leads = await loadLeads(list, pending.map((i) => ids[i] as number));
+        const project = await projectionOf(list, [...leads.values()]);
+        const settled = new Map<number, IdOutcome>();
+        const writes: PlannedWrite<Lead>[] = [];
+        const stamp = now();
+        for (const index of pending) {
+          const id = ids[index] as number;
+          const lead = leads.get(id);
+          if (!lead) settled.set(index, { id, skipped: 'not_found' });
+          else if (!lead.listIds.includes(list.id)) settled.set(index, { id, skipped: 'not_in_list' });
+          else {
+            const after = (
+              isProspect(lead)
+                ? { ...lead, listIds: [], status: PROSPECT_STATUS.archived, version: lead.version + 1, updatedAt: stamp }
+                : { ...lead, listIds: lead.listIds.filter((l) => l !== list.id), version: lead.version + 1 }
+            ) as Lead;
+            writes.push({
+              index,
+              status: 'updated',
+              lead: after,
+              change: { before: lead, after, projection: project(after), claim: [], release: [], refreshMembers: false },
+            });
+          }
+        }
+        return { settled, writes };
+      },
+      (write) => ({ id: write.lead.id }),
+      (code) => ({ id: -1, skipped: code }),
+    ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
+  }
+
+  return { upsertCompanies, upsertProspects, addToList, removeFromList, syncCompanyMembers };
+}
+
+export type LeadWriter = ReturnType<typeof createLeadWriter>;

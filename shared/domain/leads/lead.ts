@@ -1,0 +1,183 @@
+/**
+ * Lead lists and the leads they hold: prospects (PEOPLE lists) and companies (COMPANY lists).
+ * Limits are documented in docs/lead-lists.md.
+ */
+
+export const SEARCH_TYPES = ['PEOPLE', 'COMPANY'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
+
+export type LeadListStatus = 'DRAFT' | 'ACTIVE';
+
+export interface LeadList {
+  id: number;
+  workspaceId: number;
+  name: string;
+  searchType: SearchType;
+  /** DRAFT on creation; ACTIVE from the first lead added. */
+  status: LeadListStatus;
+  /** Leads in the list, changed in the same transaction as the membership. */
+  totalProspects: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A prospect outside any campaign. ARCHIVED after deletion from a list (kept, in no list). */
+export const PROSPECT_STATUS = { new: 'NEW', archived: 'ARCHIVED' } as const;
+
+export interface CompanyFields {
+  name: string;
+  websiteUrl?: string;
+  /** Canonical company page URL on the network. */
+  networkUrl?: string;
+  logoUrl?: string;
+  industry?: string;
+  location?: string;
+  /** Size range, e.g. `51-200`. */
+  amountOfEmployees?: string;
+  /** Revenue range, e.g. `$10M-$50M`. */
+  revenue?: string;
+}
+
+export interface Company extends CompanyFields {
+  id: number;
+  workspaceId: number;
+  /** Lower-case host of websiteUrl without `www.`; the company's primary identity. */
+  domain?: string;
+  /** COMPANY lists holding the company. */
+  listIds: number[];
+  /** Incremented on every write; writes are conditional on it. */
+  version: number;
+  /** The version whose data every list member of its prospects carries (see lead-writer.ts). */
+  membersSyncedVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProspectFields {
+  firstName: string;
+  lastName: string;
+  email?: string;
+  phoneNumber?: string;
+  /** Canonical profile URL. */
+  networkProfileUrl?: string;
+  jobTitle?: string;
+  location?: string;
+  headline?: string;
+  industry?: string;
+  profilePictureUrl?: string;
+  /** Known for directory results; searchable in workspace searches. */
+  seniority?: string;
+  department?: string;
+  customFields?: Record<string, unknown>;
+}
+
+export interface Prospect extends ProspectFields {
+  id: number;
+  workspaceId: number;
+  companyId?: number;
+  status: string;
+  /** PEOPLE lists holding the prospect. */
+  listIds: number[];
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type Lead = Prospect | Company;
+
+export const LIMITS = {
+  maxListNameLength: 200,
+  defaultPageSize: 25,
+  maxPageSize: 100,
+  /** Ids in one add-leads or delete-leads request. */
+  maxIdsPerRequest: 1000,
+  /** Rows in one import request. */
+  maxImportRows: 1000,
+  /** Lists one lead may be in at once: bounds the work of archiving or updating a lead. */
+  maxListsPerLead: 20,
+  /** Characters of one text field of a lead. */
+  maxFieldLength: 1000,
+} as const;
+
+/** Every identity a prospect is matched by: canonical profile URL and email. */
+export function prospectIdentities(fields: Pick<ProspectFields, 'networkProfileUrl' | 'email'>): string[] {
+  return [
+    ...(fields.networkProfileUrl ? [`url:${fields.networkProfileUrl}`] : []),
+    ...(fields.email ? [`email:${fields.email}`] : []),
+  ];
+}
+
+/** Every identity a company is matched by, strongest first: domain, network URL, name. */
+export function companyIdentities(fields: Pick<Company, 'domain' | 'networkUrl' | 'name'>): string[] {
+  const name = fields.name.trim().toLowerCase().replace(/\s+/g, ' ');
+  return [
+    ...(fields.domain ? [`domain:${fields.domain}`] : []),
+    ...(fields.networkUrl ? [`url:${fields.networkUrl}`] : []),
+    ...(name ? [`name:${name.slice(0, 300)}`] : []),
+  ];
+}
+
+export const isProspect = (lead: Lead): lead is Prospect => 'firstName' in lead;
+
+// ---- API shapes (spec: Lead list, Prospect, Company) ----
+
+export function toLeadListView(list: LeadList) {
+  return {
+    id: list.id,
+    name: list.name,
+    description: '',
+    total_prospects: list.totalProspects,
+    status: list.status,
+    search_type: list.searchType,
+    created_at: list.createdAt,
+    updated_at: list.updatedAt,
+  };
+}
+
+/** A prospect's company as the list-leads response shows it. */
+export function toCompanySummary(company: Company) {
+  return {
+    id: company.id,
+    name: company.name,
+    website_url: company.websiteUrl ?? '',
+    industry: company.industry ?? '',
+    network_url: company.networkUrl ?? '',
+    location: company.location ?? '',
+    amount_of_employees: company.amountOfEmployees ?? '',
+  };
+}
+
+export function toCompanyView(company: Company) {
+  return {
+    id: company.id,
+    name: company.name,
+    website_url: company.websiteUrl ?? '',
+    network_url: company.networkUrl ?? '',
+    logo_url: company.logoUrl ?? '',
+    industry: company.industry ?? '',
+    location: company.location ?? '',
+    amount_of_employees: company.amountOfEmployees ?? '',
+    revenue: company.revenue ?? '',
+  };
+}
+
+export function toProspectView(prospect: Prospect, company: Company | undefined) {
+  return {
+    id: prospect.id,
+    first_name: prospect.firstName,
+    last_name: prospect.lastName,
+    email: prospect.email ?? '',
+    phone_number: prospect.phoneNumber ?? '',
+    network_profile_url: prospect.networkProfileUrl ?? '',
+    job_title: prospect.jobTitle ?? '',
+    location: prospect.location ?? '',
+    headline: prospect.headline ?? '',
+    industry: prospect.industry ?? '',
+    profile_picture_url: prospect.profilePictureUrl ?? '',
+    custom_fields: prospect.customFields ?? {},
+    status: prospect.status,
+    company: company ? toCompanySummary(company) : null,
+    created_at: prospect.createdAt,
+    updated_at: prospect.updatedAt,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Normalisation of lead data before it is stored or matched: the same person or company must
+ * always produce the same identity, however a CSV or a provider spelled it.
+ */
+
+/** Control characters other than tab and newlines, which never belong in a field. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Trimmed text without control characters; undefined when nothing is left. */
+export function cleanText(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const cleaned = value.replace(CONTROL, '').trim();
+  return cleaned === '' ? undefined : cleaned;
+}
+
+/** Email addresses compare lower-cased and trimmed. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+export const isEmail = (email: string): boolean => email.length <= 254 && EMAIL.test(email);
+
+/** Hosts of the professional network: every regional or mobile variant is one site. */
+const NETWORK_HOST = /(^|\.)linkedin\.com$/;
+const CANONICAL_NETWORK_HOST = 'www.linkedin.com';
+
+function parseLooseUrl(input: string): URL | undefined {
+  const trimmed = input.trim();
+  if (trimmed === '' || /\s/.test(trimmed)) return undefined;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (!url.hostname.includes('.') || url.hostname.endsWith('.')) return undefined;
+  return url;
+}
+
+/**
+ * One canonical form of a profile or company page URL: https, lower-case host without `www.`/`m.`
+ * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
+ * slash; network paths are lower-cased (their slugs are case-insensitive). Undefined when the
+ * input is not an http(s) URL with a path.
+ */
+export function canonicalPageUrl(input: string): string | undefined {
+  const url = parseLooseUrl(input);
+  if (!url) return undefined;
+  let host = url.hostname.toLowerCase();
+  const isNetwork = NETWORK_HOST.test(host);
+  if (isNetwork) host = CANONICAL_NETWORK_HOST;
+  else host = host.replace(/^(www|m)\./, '');
+  let path = url.pathname.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  if (isNetwork) path = path.toLowerCase();
+  if (path === '') return undefined;
+  return `https://${host}${path}`;
+}
+
+/** The registrable part a website is known by: lower-case host without `www.`; undefined if not a URL. */
+export function websiteDomain(input: string): string | undefined {
+  const url = parseLooseUrl(input);
+  if (!url) return undefined;
+  return url.hostname.toLowerCase().replace(/^www\./, '');
+}
+
+/** Lower-case, without diacritics and with single spaces: what filters and sorting compare. */
+export function foldText(value: string): string {
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * The first amount in a range string, as a number: `51-200` -> 51, `10,001+` -> 10001,
+ * `$10M-$50M` -> 10000000, `1.5B` -> 1500000000. Undefined when the string holds no number.
+ */
+export function rangeLowerBound(value: string): number | undefined {
+  const match = value.replace(/,/g, '').match(/(\d+(?:\.\d+)?)\s*([kmb])?/i);
+  if (!match?.[1]) return undefined;
+  const multiplier = { k: 1e3, m: 1e6, b: 1e9 }[(match[2] ?? '').toLowerCase() as 'k' | 'm' | 'b'] ?? 1;
+  const amount = Math.round(Number(match[1]) * multiplier);
+  return Number.isFinite(amount) ? amount : undefined;
+}

@@ -1,0 +1,88 @@
+import type { Company, Lead, LeadList, Prospect } from './lead';
+import type { ListFilter, MemberProjection, SortDirection } from './list-query';
+import type { SearchFilters } from './search-filters';
+
+export interface MemberPageQuery {
+  sortField: string;
+  direction: SortDirection;
+  filters: ListFilter[];
+  offset: number;
+  limit: number;
+}
+
+export interface MemberPage {
+  /** Lead ids of the page, in order. */
+  leadIds: number[];
+  /** Members matching the filters; only counted when there are filters (otherwise the list's counter is the count). */
+  matched?: number;
+}
+
+export interface LeadListRepository {
+  create(list: LeadList): Promise<void>;
+  /** The list if it belongs to the workspace. */
+  get(workspaceId: number, listId: number): Promise<LeadList | undefined>;
+  /** The workspace's lists, newest first. */
+  listForWorkspace(workspaceId: number): Promise<LeadList[]>;
+  /** One page of a list's members in the requested order, read from keys and indexes only. */
+  queryMembers(list: LeadList, query: MemberPageQuery): Promise<MemberPage>;
+}
+
+/**
+ * One lead's change, written atomically together with its list memberships, its identity guards
+ * and the counters of the lists it joins or leaves. Memberships follow `after.listIds`.
+ */
+export interface LeadChange {
+  /** Undefined for a new lead. The write is conditional on `before.version`. */
+  before?: Lead;
+  after: Lead;
+  /** What the lead's list members carry (sort and filter values). */
+  projection: MemberProjection;
+  /** Identities to claim for the lead (`url:...`, `email:...`, `domain:...`, `name:...`). */
+  claim: string[];
+  /** Identities the lead gives up. */
+  release: string[];
+  /** Rewrite the members of the lists the lead stays in (their projection changed). */
+  refreshMembers: boolean;
+}
+
+/** `conflict`: the lead or an identity changed meanwhile; `list_full`: a list it joins is at its maximum. */
+export type ChangeOutcome = 'applied' | 'conflict' | 'list_full';
+
+export interface LeadRepository {
+  /** Prospects by id, in any workspace: the caller checks ownership. Unknown ids are left out. */
+  getProspects(ids: number[]): Promise<Prospect[]>;
+  getCompanies(ids: number[]): Promise<Company[]>;
+  /** The owners (lead ids) of those identities in the workspace that are taken. */
+  findIdentities(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identities: string[]): Promise<Map<string, number>>;
+  /** Applies changes, each atomically; the outcome of each, in order. */
+  save(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]>;
+  workspaceProspects(workspaceId: number): Promise<Prospect[]>;
+  workspaceCompanies(workspaceId: number): Promise<Company[]>;
+  prospectsOfCompany(companyId: number): Promise<Prospect[]>;
+  /** Records that every member of the company's prospects carries `company.version`. */
+  markCompanyMembersSynced(company: Company): Promise<void>;
+}
+
+/** A person as the directory returns it, in import field names (`company_*` for the company). */
+export type DirectoryPerson = Record<string, string | undefined> & { first_name: string; last_name: string };
+/** A company as the directory returns it, in import field names. */
+export type DirectoryCompany = Record<string, string | undefined> & { name: string };
+
+export interface DirectorySearch {
+  filters: SearchFilters;
+  page: number;
+  pageSize: number;
+}
+
+/** The B2B people and company directory that searches run against. */
+export interface DirectoryProvider {
+  searchPeople(search: DirectorySearch): Promise<{ total: number; people: DirectoryPerson[] }>;
+  searchCompanies(search: DirectorySearch): Promise<{ total: number; companies: DirectoryCompany[] }>;
+}
+
+export interface SearchUsageRepository {
+  /** Counts one search in the month if fewer than `limit` were counted; false when the quota is used up. */
+  reserve(workspaceId: number, month: string, limit: number): Promise<boolean>;
+  /** Gives back a search that did not happen (the provider failed). */
+  release(workspaceId: number, month: string): Promise<void>;
+}
