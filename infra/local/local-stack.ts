@@ -10,6 +10,7 @@ import { AUTHORIZER_ENTRY, FUNCTION_GROUPS, type FunctionGroup } from '../../sha
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
 import { type AuthorizerHandler, type ProxyHandler, createLocalGateway } from './gateway';
+import { startSandboxDirectory } from './sandbox-directory/server';
 import { type PolledQueue, type SqsHandler, SqsPoller } from './sqs-poller';
 import { ensureTable } from './table';
 import { type ScheduledHandler, startTimer } from './timer';
@@ -93,6 +94,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stops.push(() => fauxqs.stop());
   }
 
+  // Sandbox B2B directory behind prospect search (the adapter talks real HTTP to it).
+  const directory = await startSandboxDirectory();
+  stops.push(() => directory.stop());
+
   const tableName = options.tableName ?? 'outreach';
   const queuePrefix = options.queuePrefix ?? '';
   const sessionUsageKeys = Array.from({ length: SESSION_POOL_SIZE }, (_, i) => `localsessionpool${i}${'x'.repeat(24)}`);
@@ -108,6 +113,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     SQS_ENDPOINT: sqsEndpoint,
     SESSION_SECRET: options.sessionSecret ?? randomBytes(32).toString('hex'),
     SESSION_USAGE_KEYS: sessionUsageKeys.join(','),
+    DIRECTORY_BASE_URL: directory.url,
+    DIRECTORY_API_KEY: directory.apiKey,
     ...(options.trackCapacity ? { DYNAMODB_TRACK_CAPACITY: '1' } : {}),
     ...options.env,
   });

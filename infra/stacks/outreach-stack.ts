@@ -28,6 +28,8 @@ const GROUP_NEEDS: Record<FunctionGroup, { table?: TableAccessLevel; sessionSecr
   health: {},
   auth: { table: 'readWrite', sessionSecret: true },
   apiKeys: { table: 'readWrite', sessionSecret: true },
+  leadLists: { table: 'readWrite' },
+  prospects: { table: 'readWrite' },
 };
 
 const pascal = (name: string): string =>

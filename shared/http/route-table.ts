@@ -23,6 +23,8 @@ export const FUNCTION_GROUPS = {
   health: 'functions/http/health/handler.ts',
   auth: 'functions/http/auth/handler.ts',
   apiKeys: 'functions/http/api-keys/handler.ts',
+  leadLists: 'functions/http/lead-lists/handler.ts',
+  prospects: 'functions/http/prospects/handler.ts',
 } as const;
 
 export type FunctionGroup = keyof typeof FUNCTION_GROUPS;
@@ -62,6 +64,15 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('POST', '/api-keys', 'apiKeys', 'apiKeyOrSession'),
   route('POST', '/api-keys/{id}/rotate', 'apiKeys', 'apiKeyOrSession'),
   route('POST', '/api-keys/{id}/revoke', 'apiKeys', 'apiKeyOrSession'),
+
+  route('GET', '/public/lead-lists', 'leadLists', 'apiKey'),
+  route('POST', '/public/lead-lists', 'leadLists', 'apiKey'),
+  route('GET', '/public/lead-lists/{id}/leads', 'leadLists', 'apiKey'),
+  route('POST', '/public/lead-lists/{id}/add-leads', 'leadLists', 'apiKey'),
+  route('DELETE', '/public/lead-lists/{id}/delete-leads', 'leadLists', 'apiKey'),
+  route('POST', '/public/lead-lists/{id}/import', 'leadLists', 'apiKey'),
+
+  route('POST', '/public/prospects/search', 'prospects', 'apiKey'),
 ];
 
 /** The key a handler dispatches on: API Gateway's `${httpMethod} ${resource}`. */
