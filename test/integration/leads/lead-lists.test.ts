@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../../support/test-stack';
+import { type LeadListView, type Workspace, createList, getList, importLeads, leadsStack, person } from './helpers';
+
+const LIST_FIELDS = ['created_at', 'description', 'id', 'name', 'search_type', 'status', 'total_prospects', 'updated_at'];
+
+describe('lead lists: create and list', () => {
+  let stack: TestStack;
+  let alice: Workspace;
+  let bob: Workspace;
+
+  beforeAll(async () => {
+    ({ stack, alice, bob } = await leadsStack());
+  });
+  afterAll(async () => stack?.stop());
+
+  it('creates a PEOPLE list by default: DRAFT, empty description, no prospects, exactly the spec fields', async () => {
+    const response = await stack.call<{ success: boolean; lead_list: LeadListView }>('POST', '/public/lead-lists/', {
+      apiKey: alice.key,
+      body: { name: '  Founders NL  ' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.success).toBe(true);
+    const list = response.body.lead_list;
+    expect(Object.keys(list).sort()).toEqual(LIST_FIELDS);
+    expect(list).toMatchObject({ name: 'Founders NL', description: '', total_prospects: 0, status: 'DRAFT', search_type: 'PEOPLE' });
+    expect(Number.isSafeInteger(list.id)).toBe(true);
+    expect(list.created_at).toBe(list.updated_at);
+    expect(Date.parse(list.created_at)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('creates a COMPANY list when asked', async () => {
+    const list = await createList(stack, alice, 'Target accounts', 'COMPANY');
+    expect(list.search_type).toBe('COMPANY');
+    expect(list.status).toBe('DRAFT');
+  });
+
+  it.each([
+    [{}, 'name is required'],
+    [{ name: '' }, 'name is required'],
+    [{ name: '   ' }, 'name is required'],
+    [{ name: 'x', search_type: 'people' }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
+    [{ name: 'x', search_type: 'ACCOUNTS' }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
+    [{ name: 'x', search_type: 7 }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
+    [{ name: 42 }, 'name must be a string'],
+    [{ name: 'n'.repeat(201) }, 'name must be at most 200 characters'],
+  ])('refuses %j with 400 "%s" and creates nothing', async (body, error) => {
+    const before = (await stack.call<{ searches: unknown[] }>('GET', '/public/lead-lists/', { apiKey: bob.key })).body.searches.length;
+    const response = await stack.call('POST', '/public/lead-lists/', { apiKey: bob.key, body });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error });
+    const after = (await stack.call<{ searches: unknown[] }>('GET', '/public/lead-lists/', { apiKey: bob.key })).body.searches.length;
+    expect(after).toBe(before);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const response = await stack.call('POST', '/public/lead-lists/', { apiKey: alice.key, rawBody: '{name:', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'Request body must be valid JSON' });
+  });
+
+  it('needs an API key', async () => {
+    const response = await stack.call('GET', '/public/lead-lists/');
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header' });
+  });
+
+  it('lists the workspace’s lists newest first with the spec fields', async () => {
+    const first = await createList(stack, alice, 'Order A');
+    const second = await createList(stack, alice, 'Order B');
+    const response = await stack.call<{ success: boolean; searches: LeadListView[] }>('GET', '/public/lead-lists/', { apiKey: alice.key });
+    expect(response.status).toBe(200);
+    expect(response.body.success).toBe(true);
+    const ids = response.body.searches.map((list) => list.id);
+    expect(ids.indexOf(second.id)).toBeLessThan(ids.indexOf(first.id));
+    for (const list of response.body.searches) expect(Object.keys(list).sort()).toEqual(LIST_FIELDS);
+  });
+
+  it('filters by name with q or search, case-insensitively, and an unmatched query gives an empty list', async () => {
+    await createList(stack, alice, 'SaaS CTOs Europe');
+    await createList(stack, alice, 'Agencies Benelux');
+    const byQ = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/?q=saas%20cto', { apiKey: alice.key });
+    expect(byQ.body.searches.map((l) => l.name)).toEqual(['SaaS CTOs Europe']);
+    const bySearch = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/?search=BENELUX', { apiKey: alice.key });
+    expect(bySearch.body.searches.map((l) => l.name)).toEqual(['Agencies Benelux']);
+    const none = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/?q=nothing-like-this', { apiKey: alice.key });
+    expect(none.status).toBe(200);
+    expect(none.body.searches).toEqual([]);
+  });
+
+  it('never shows another workspace’s lists', async () => {
+    const secret = await createList(stack, bob, 'Bob only');
+    const listed = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/', { apiKey: alice.key });
+    expect(listed.body.searches.map((l) => l.id)).not.toContain(secret.id);
+    const searched = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/?q=bob', { apiKey: alice.key });
+    expect(searched.body.searches).toEqual([]);
+  });
+
+  it('becomes ACTIVE with its first lead and counts its leads truly', async () => {
+    const list = await createList(stack, alice, 'Activation');
+    await importLeads(stack, alice, list.id, { leads: [person(1), person(2), person(3)] });
+    const listed = await getList(stack, alice, list.id);
+    expect(listed).toMatchObject({ status: 'ACTIVE', total_prospects: 3 });
+  });
+});
