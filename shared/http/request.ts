@@ -69,3 +69,11 @@ export function pathId(event: APIGatewayProxyEvent, name: string, notFoundMessag
   if (!Number.isSafeInteger(id) || id <= 0) throw notFound(notFoundMessage);
   return id;
 }
+
+/** A JSON object (valibot's record alone also takes arrays), then `schema`; not an object is `message`. */
+export function plainObject<TSchema extends v.GenericSchema<Record<string, unknown>>>(schema: TSchema, message: string) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), message),
+    schema,
+  );
+}

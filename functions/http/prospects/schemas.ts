@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { LIMITS, SEARCH_TYPES } from '../../../shared/domain/leads/lead';
 import { SEARCH_SOURCES } from '../../../shared/domain/leads/prospect-search-service';
+import { plainObject } from '../../../shared/http/request';
 
 const PAGE_SIZE_MESSAGE = `page_size must be an integer between 1 and ${LIMITS.maxPageSize}`;
 
@@ -15,5 +16,5 @@ export const SearchBody = v.object({
     v.pipe(v.number(PAGE_SIZE_MESSAGE), v.integer(PAGE_SIZE_MESSAGE), v.minValue(1, PAGE_SIZE_MESSAGE), v.maxValue(LIMITS.maxPageSize, PAGE_SIZE_MESSAGE)),
     LIMITS.defaultPageSize,
   ),
-  filters: v.optional(v.record(v.string(), v.unknown(), 'filters must be an object'), {}),
+  filters: v.optional(plainObject(v.record(v.string(), v.unknown()), 'filters must be an object'), {}),
 });

@@ -1,0 +1,369 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prospectKey } from '../../../shared/db/keys';
+import type { TestStack } from '../../support/test-stack';
+import { type ProspectView, type Workspace, createList, getList, importLeads, leadsOf, leadsStack, person } from './helpers';
+
+describe('import into a lead list', () => {
+  let stack: TestStack;
+  let alice: Workspace;
+  let bob: Workspace;
+
+  const prospectsOf = async (ws: Workspace, listId: number, query = '') =>
+    (await leadsOf(stack, ws, listId, query)).prospects ?? ([] as ProspectView[]);
+
+  beforeAll(async () => {
+    ({ stack, alice, bob } = await leadsStack());
+  });
+  afterAll(async () => stack?.stop());
+
+  it('imports JSON leads with every field, nested or flat company, and answers with counts and ids', async () => {
+    const list = await createList(stack, alice, 'JSON import');
+    const result = await importLeads(stack, alice, list.id, {
+      leads: [
+        {
+          first_name: 'Alex',
+          last_name: 'Doe',
+          network_profile_url: 'https://www.linkedin.com/in/alex-doe/',
+          email: 'alex@acme.example',
+          phone_number: '+31 6 1234 5678',
+          job_title: 'Head of Sales',
+          location: 'Amsterdam, NL',
+          headline: 'Helping teams close more deals',
+          industry: 'SaaS',
+          profile_picture_url: 'https://example.com/alex.jpg',
+          custom_fields: { plan: 'pro' },
+          company: { name: 'Acme Inc', website_url: 'https://acme.example', network_url: 'https://www.linkedin.com/company/acme/', industry: 'Software', location: 'Amsterdam, NL' },
+        },
+        {
+          first_name: 'Sam',
+          last_name: 'Roe',
+          email: 'sam@beta.example',
+          company_name: 'Beta',
+          company_website_url: 'beta.example',
+          company_industry: 'Retail',
+          company_network_url: 'https://www.linkedin.com/company/beta',
+          company_location: 'Berlin',
+        },
+      ],
+    });
+    expect(result).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
+      total_rows: 2,
+      created: 2,
+      updated: 0,
+      skipped: 0,
+      skipped_rows: [],
+      leads: [
+        { row: 1, id: expect.any(Number), status: 'created' },
+        { row: 2, id: expect.any(Number), status: 'created' },
+      ],
+      total_prospects: 2,
+    });
+    const [alex, sam] = await prospectsOf(alice, list.id);
+    expect(alex).toMatchObject({
+      id: result.leads[0]?.id,
+      first_name: 'Alex',
+      last_name: 'Doe',
+      email: 'alex@acme.example',
+      phone_number: '+31 6 1234 5678',
+      network_profile_url: 'https://www.linkedin.com/in/alex-doe',
+      job_title: 'Head of Sales',
+      location: 'Amsterdam, NL',
+      headline: 'Helping teams close more deals',
+      industry: 'SaaS',
+      profile_picture_url: 'https://example.com/alex.jpg',
+      custom_fields: { plan: 'pro' },
+      status: 'NEW',
+      company: {
+        name: 'Acme Inc',
+        website_url: 'https://acme.example',
+        network_url: 'https://www.linkedin.com/company/acme',
+        industry: 'Software',
+        location: 'Amsterdam, NL',
+        amount_of_employees: '',
+      },
+    });
+    expect(sam?.company).toMatchObject({ name: 'Beta', website_url: 'beta.example', industry: 'Retail', location: 'Berlin' });
+  });
+
+  it('normalises before matching: one person however the profile URL or email is spelled', async () => {
+    const list = await createList(stack, alice, 'Normalise');
+    const first = await importLeads(stack, alice, list.id, {
+      leads: [
+        { first_name: 'Jane', last_name: 'Roe', network_profile_url: 'http://uk.linkedin.com/in/Jane-Roe/?trk=public#about' },
+        { first_name: 'Kim', last_name: 'Lee', email: '  Kim.Lee@Example.COM ' },
+      ],
+    });
+    expect(first.created).toBe(2);
+    const [jane, kim] = await prospectsOf(alice, list.id);
+    expect(jane?.network_profile_url).toBe('https://www.linkedin.com/in/jane-roe');
+    expect(kim?.email).toBe('kim.lee@example.com');
+
+    const again = await importLeads(stack, alice, list.id, {
+      leads: [
+        { first_name: 'Jane', last_name: 'Roe', network_profile_url: 'linkedin.com/in/jane-roe', job_title: 'CEO' },
+        { first_name: 'Jane', last_name: 'Roe-Smith', network_profile_url: 'https://m.linkedin.com/in/JANE-ROE//' },
+        { first_name: 'Kim', last_name: 'Lee', email: 'kim.lee@example.com', location: 'Seoul' },
+      ],
+    });
+    expect(again).toMatchObject({ created: 0, updated: 2, skipped: 1, total_prospects: 2 });
+    expect(again.skipped_rows).toEqual([{ row: 2, reason: 'duplicate of row 1 (same network_profile_url or email)' }]);
+    expect(again.leads.map((l) => l.id)).toEqual([jane?.id, kim?.id]);
+    const after = await prospectsOf(alice, list.id);
+    expect(after.map((p) => [p.id, p.job_title, p.location])).toEqual([
+      [jane?.id, 'CEO', ''],
+      [kim?.id, '', 'Seoul'],
+    ]);
+  });
+
+  it('updates a matched lead with the row’s values and keeps values the row leaves out', async () => {
+    const list = await createList(stack, alice, 'Updates');
+    await importLeads(stack, alice, list.id, {
+      leads: [person(1, { email: 'p1@example.com', job_title: 'CTO', location: 'Oslo', custom_fields: { a: 1 } })],
+    });
+    const updated = await importLeads(stack, alice, list.id, {
+      leads: [person(1, { first_name: 'Renamed', job_title: 'CEO', custom_fields: { b: 2 } })],
+    });
+    expect(updated).toMatchObject({ created: 0, updated: 1, total_prospects: 1 });
+    const [p] = await prospectsOf(alice, list.id);
+    expect(p).toMatchObject({ first_name: 'Renamed', job_title: 'CEO', location: 'Oslo', email: 'p1@example.com', custom_fields: { a: 1, b: 2 } });
+    // The list's sort and filter values follow the update.
+    expect((await leadsOf(stack, alice, list.id, 'job_title=ceo')).total_count).toBe(1);
+    expect((await leadsOf(stack, alice, list.id, 'job_title=cto')).total_count).toBe(0);
+  });
+
+  it('matches leads across lists: a lead imported into a second list is updated and joins it', async () => {
+    const one = await createList(stack, alice, 'First home');
+    const two = await createList(stack, alice, 'Second home');
+    const created = await importLeads(stack, alice, one.id, { leads: [person(2), person(3)] });
+    const second = await importLeads(stack, alice, two.id, { leads: [person(2, { job_title: 'VP' })] });
+    expect(second).toMatchObject({ created: 0, updated: 1, total_prospects: 1 });
+    expect(second.leads[0]?.id).toBe(created.leads[0]?.id);
+    expect((await getList(stack, alice, one.id))?.total_prospects).toBe(2);
+    expect((await prospectsOf(alice, one.id, 'job_title=vp')).map((p) => p.id)).toEqual([created.leads[0]?.id]);
+  });
+
+  it('refuses bad rows with a reason each and imports the good ones', async () => {
+    const list = await createList(stack, alice, 'Bad rows');
+    const result = await importLeads(stack, alice, list.id, {
+      leads: [
+        person(10),
+        { last_name: 'NoFirst', email: 'a@example.com' },
+        { first_name: 'NoLast', email: 'b@example.com' },
+        { first_name: 'No', last_name: 'Contact' },
+        { first_name: 'Bad', last_name: 'Email', email: 'not-an-email' },
+        { first_name: 'Bad', last_name: 'Url', network_profile_url: 'ftp://nowhere' },
+        'just a string',
+        { first_name: 'Bad', last_name: 'Custom', email: 'c@example.com', custom_fields: ['x'] },
+        { first_name: 'Bad', last_name: 'Type', email: 'd@example.com', job_title: { title: 'x' } },
+        { first_name: 'x'.repeat(1001), last_name: 'Long', email: 'e@example.com' },
+        person(11),
+      ],
+    });
+    expect(result).toMatchObject({ total_rows: 11, created: 2, updated: 0, skipped: 9, total_prospects: 2 });
+    expect(result.skipped_rows).toEqual([
+      { row: 2, reason: 'first_name is required' },
+      { row: 3, reason: 'last_name is required' },
+      { row: 4, reason: 'network_profile_url or email is required' },
+      { row: 5, reason: 'email is not a valid email address' },
+      { row: 6, reason: 'network_profile_url is not a valid URL' },
+      { row: 7, reason: 'lead must be an object' },
+      { row: 8, reason: 'custom_fields must be an object' },
+      { row: 9, reason: 'job_title must be a string' },
+      { row: 10, reason: 'first_name must be at most 1000 characters' },
+    ]);
+    expect(result.leads.map((l) => l.row)).toEqual([1, 11]);
+  });
+
+  it('skips a row whose profile URL and email belong to two different prospects', async () => {
+    const list = await createList(stack, alice, 'Two owners');
+    await importLeads(stack, alice, list.id, { leads: [person(20), { first_name: 'E', last_name: 'Mail', email: 'owner@example.com' }] });
+    const result = await importLeads(stack, alice, list.id, { leads: [person(20, { email: 'owner@example.com' })] });
+    expect(result).toMatchObject({ created: 0, updated: 0, skipped: 1, total_prospects: 2 });
+    expect(result.skipped_rows).toEqual([{ row: 1, reason: 'network_profile_url and email belong to two different prospects' }]);
+  });
+
+  it('shares companies: matched by domain or network URL (or name when that is all there is); an existing company is linked, not changed', async () => {
+    const list = await createList(stack, alice, 'Shared companies');
+    const result = await importLeads(stack, alice, list.id, {
+      leads: [
+        person(30, { company_name: 'Gamma', company_website_url: 'https://www.gamma.example/', company_industry: 'Energy' }),
+        person(31, { company_name: 'Gamma Holding', company_website_url: 'gamma.example', company_industry: 'Oil' }),
+        person(32, { company: { name: 'Gamma', network_url: 'https://www.linkedin.com/company/gamma' } }),
+        person(33, { company_name: 'Solo Name' }),
+        person(34, { company_name: 'solo  name' }),
+      ],
+    });
+    expect(result.created).toBe(5);
+    const byRow = new Map((await prospectsOf(alice, list.id)).map((p) => [p.first_name, p.company]));
+    expect(byRow.get('First31')?.id).toBe(byRow.get('First30')?.id);
+    expect(byRow.get('First31')).toMatchObject({ name: 'Gamma', industry: 'Energy' });
+    expect(byRow.get('First32')?.id).toBe(byRow.get('First30')?.id);
+    expect(byRow.get('First34')?.id).toBe(byRow.get('First33')?.id);
+    expect(byRow.get('First33')?.id).not.toBe(byRow.get('First30')?.id);
+  });
+
+  it('does not match across workspaces: the same person in another workspace is another prospect', async () => {
+    const mine = await createList(stack, alice, 'Mine');
+    const theirs = await createList(stack, bob, 'Theirs');
+    const a = await importLeads(stack, alice, mine.id, { leads: [person(40, { job_title: 'Alice says CTO' })] });
+    const b = await importLeads(stack, bob, theirs.id, { leads: [person(40, { job_title: 'Bob says CEO' })] });
+    expect(b.created).toBe(1);
+    expect(b.leads[0]?.id).not.toBe(a.leads[0]?.id);
+    expect((await prospectsOf(alice, mine.id))[0]?.job_title).toBe('Alice says CTO');
+  });
+
+  it('re-importing an archived prospect brings it back as NEW', async () => {
+    const list = await createList(stack, alice, 'Revive');
+    const created = await importLeads(stack, alice, list.id, { leads: [person(50)] });
+    const id = created.leads[0]?.id as number;
+    await stack.call('DELETE', `/public/lead-lists/${list.id}/delete-leads/`, { apiKey: alice.key, body: { prospect_ids: [id] } });
+    const archived = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: prospectKey(id), ConsistentRead: true }));
+    expect(archived.Item?.status).toBe('ARCHIVED');
+    const again = await importLeads(stack, alice, list.id, { leads: [person(50)] });
+    expect(again).toMatchObject({ created: 0, updated: 1, total_prospects: 1 });
+    expect((await prospectsOf(alice, list.id)).map((p) => [p.id, p.status])).toEqual([[id, 'NEW']]);
+  });
+
+  it('imports CSV whose header uses field names (any case and spacing); other columns become custom fields', async () => {
+    const list = await createList(stack, alice, 'CSV');
+    const csv = [
+      '\uFEFFFirst Name,last_name,Network Profile URL,EMAIL,Job Title,Company Name,company_website_url,Plan',
+      'Ada,Lovelace,https://www.linkedin.com/in/ada-l/,ADA@example.com,"Analyst, Engines",Engines Ltd,engines.example,gold',
+      'Alan,Turing,,alan@example.com,,,,',
+      ',Nobody,,nobody@example.com,,,,',
+    ].join('\r\n');
+    const result = await importLeads(stack, alice, list.id, { csv });
+    expect(result).toMatchObject({ total_rows: 3, created: 2, skipped: 1, skipped_rows: [{ row: 3, reason: 'first_name is required' }] });
+    const [ada, alan] = await prospectsOf(alice, list.id);
+    expect(ada).toMatchObject({
+      first_name: 'Ada',
+      email: 'ada@example.com',
+      network_profile_url: 'https://www.linkedin.com/in/ada-l',
+      job_title: 'Analyst, Engines',
+      custom_fields: { Plan: 'gold' },
+      company: { name: 'Engines Ltd', website_url: 'engines.example' },
+    });
+    expect(alan).toMatchObject({ first_name: 'Alan', email: 'alan@example.com', company: null, custom_fields: {} });
+  });
+
+  it('imports CSV through a column mapping; a null mapping ignores a column', async () => {
+    const list = await createList(stack, alice, 'Mapped CSV');
+    const csv = 'Given,Family,Profile,Mail,Secret,Tier\nGrace,Hopper,linkedin.com/in/grace-h,grace@example.com,xyz,1';
+    const result = await importLeads(stack, alice, list.id, {
+      csv,
+      mapping: { Given: 'first_name', Family: 'last_name', profile: 'network_profile_url', Mail: 'email', Secret: null, Tier: 'custom_fields.tier' },
+    });
+    expect(result.created).toBe(1);
+    const [grace] = await prospectsOf(alice, list.id);
+    expect(grace).toMatchObject({
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      network_profile_url: 'https://www.linkedin.com/in/grace-h',
+      custom_fields: { tier: '1' },
+    });
+    expect(JSON.stringify(grace)).not.toContain('xyz');
+  });
+
+  it.each([
+    [{}, 'leads or csv is required'],
+    [{ leads: [], csv: 'a,b' }, 'Send either leads or csv, not both'],
+    [{ leads: 'nope' }, 'leads must be an array of lead objects'],
+    [{ csv: 5 }, 'csv must be a string holding the CSV text'],
+    [{ csv: '' }, 'csv must have a header row'],
+    [{ csv: 'first_name,last_name\n"unclosed,x' }, expect.stringMatching(/^csv could not be parsed: /)],
+    [{ csv: 'a,b\n1,2', mapping: { a: 'shoe_size' } }, expect.stringMatching(/^mapping: unknown field 'shoe_size' for column 'a'\. Fields: first_name, /)],
+    [{ csv: 'a,b\n1,2', mapping: { c: 'first_name' } }, "mapping: column 'c' is not in the CSV header"],
+    [{ csv: 'a,b\n1,2', mapping: ['first_name'] }, 'mapping must be an object of column name -> field name'],
+  ])('refuses %j with 400', async (body, error) => {
+    const list = await createList(stack, alice, 'Import errors');
+    const response = await stack.call('POST', `/public/lead-lists/${list.id}/import/`, { apiKey: alice.key, body });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error });
+    expect((await getList(stack, alice, list.id))?.total_prospects).toBe(0);
+  });
+
+  it('refuses more than 1000 rows with 413, JSON or CSV, and writes nothing', async () => {
+    const list = await createList(stack, alice, 'Too many');
+    const leads = Array.from({ length: 1001 }, (_, i) => person(10_000 + i));
+    const json = await stack.call('POST', `/public/lead-lists/${list.id}/import/`, { apiKey: alice.key, body: { leads } });
+    expect(json.status).toBe(413);
+    expect(json.body).toEqual({ error: 'Too many leads: 1001 rows; at most 1000 rows per import request' });
+    const csv = ['first_name,last_name,email', ...leads.map((_, i) => `A,B,a${i}@example.com`)].join('\n');
+    const csvResponse = await stack.call('POST', `/public/lead-lists/${list.id}/import/`, { apiKey: alice.key, body: { csv } });
+    expect(csvResponse.status).toBe(413);
+    expect((await getList(stack, alice, list.id))?.total_prospects).toBe(0);
+  });
+
+  it('answers 404 "Lead list not found" for an unknown list and another workspace’s list', async () => {
+    const theirs = await createList(stack, bob, 'Bob import');
+    for (const id of [987654321, theirs.id]) {
+      const response = await stack.call('POST', `/public/lead-lists/${id}/import/`, { apiKey: alice.key, body: { leads: [person(60)] } });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'Lead list not found' });
+    }
+    expect((await getList(stack, bob, theirs.id))?.total_prospects).toBe(0);
+  });
+});
+
+describe('import into a COMPANY list', () => {
+  let stack: TestStack;
+  let alice: Workspace;
+
+  beforeAll(async () => {
+    ({ stack, alice } = await leadsStack());
+  });
+  afterAll(async () => stack?.stop());
+
+  it('turns rows into companies, matched by domain or network URL, updated in place', async () => {
+    const list = await createList(stack, alice, 'Accounts', 'COMPANY');
+    const first = await importLeads(stack, alice, list.id, {
+      leads: [
+        { name: 'Acme', website_url: 'https://www.acme.example', industry: 'Software', amount_of_employees: '51-200', revenue: '$1M-$10M' },
+        { company_name: 'Beta', company_network_url: 'https://www.linkedin.com/company/beta/', company_location: 'Berlin' },
+        { industry: 'No name' },
+        { name: 'Acme again', website_url: 'acme.example' },
+      ],
+    });
+    expect(first).toMatchObject({ search_type: 'COMPANY', created: 2, updated: 0, skipped: 2, total_prospects: 2 });
+    expect(first.skipped_rows).toEqual([
+      { row: 3, reason: 'name is required' },
+      { row: 4, reason: 'duplicate of row 1 (same domain, network_url or name)' },
+    ]);
+    const updated = await importLeads(stack, alice, list.id, {
+      csv: 'name,website_url,industry,location\nAcme Corp,http://acme.example/about,Fintech,Paris',
+    });
+    expect(updated).toMatchObject({ created: 0, updated: 1, total_prospects: 2 });
+    expect(updated.leads[0]?.id).toBe(first.leads[0]?.id);
+    const page = await leadsOf(stack, alice, list.id);
+    expect(page.companies?.find((c) => c.id === first.leads[0]?.id)).toMatchObject({
+      name: 'Acme Corp',
+      industry: 'Fintech',
+      location: 'Paris',
+      amount_of_employees: '51-200',
+      revenue: '$1M-$10M',
+    });
+    expect(page.companies?.find((c) => c.id === first.leads[1]?.id)).toMatchObject({
+      name: 'Beta',
+      network_url: 'https://www.linkedin.com/company/beta',
+      location: 'Berlin',
+    });
+    expect((await leadsOf(stack, alice, list.id, 'industry=fintech')).total_count).toBe(1);
+  });
+
+  it('a company update reaches the filters of PEOPLE lists holding its prospects', async () => {
+    const people = await createList(stack, alice, 'People at Zeta');
+    const accounts = await createList(stack, alice, 'Zeta account', 'COMPANY');
+    await importLeads(stack, alice, people.id, {
+      leads: [person(1, { company_name: 'Zeta', company_website_url: 'zeta.example', company_industry: 'Mining' }), person(2)],
+    });
+    expect((await leadsOf(stack, alice, people.id, 'company_industry=mining')).total_count).toBe(1);
+    await importLeads(stack, alice, accounts.id, { leads: [{ name: 'Zeta', website_url: 'zeta.example', industry: 'Robotics' }] });
+    expect((await leadsOf(stack, alice, people.id, 'company_industry=mining')).total_count).toBe(0);
+    const robotics = await leadsOf(stack, alice, people.id, 'company_industry=robotics');
+    expect(robotics.prospects?.map((p) => p.first_name)).toEqual(['First1']);
+    expect(robotics.prospects?.[0]?.company).toMatchObject({ name: 'Zeta', industry: 'Robotics' });
+  });
+});
