@@ -145,6 +145,20 @@ export class DynamoLeadRepository implements LeadRepository {
       } catch (error) {
         if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
         const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? []) as CancellationReason[];
+        const joins = (listId: number) =>
+          live.filter((index) => {
+            const change = changes[index] as LeadChange;
+            return change.after.listIds.includes(listId) && !(change.before?.listIds ?? []).includes(listId);
+          });
+        const fullLists = reasons.flatMap((reason, i) => {
+          const owner = owners[i];
+          return reason.Code === 'ConditionalCheckFailed' && typeof owner === 'object' ? [owner.listId] : [];
+        });
+        if (live.length > 1 && fullLists.some((listId) => joins(listId).length > 1)) {
+          // The list has room for some of these joins but not all: find which, one change at a time.
+          for (const index of live) await this.commit(changes, [index], outcomes, options);
+          return;
+        }
         const failed = new Set<number>();
         reasons.forEach((reason, i) => {
           if (reason.Code !== 'ConditionalCheckFailed') return;
@@ -153,13 +167,10 @@ export class DynamoLeadRepository implements LeadRepository {
             failed.add(owner);
             outcomes[owner] = 'conflict';
           } else if (owner) {
-            // A counter refused the growth: the list is full for every change joining it here.
-            for (const index of live) {
-              const change = changes[index] as LeadChange;
-              if (change.after.listIds.includes(owner.listId) && !(change.before?.listIds ?? []).includes(owner.listId)) {
-                failed.add(index);
-                outcomes[index] = 'list_full';
-              }
+            // A counter refused the growth: the list is full for the change joining it.
+            for (const index of joins(owner.listId)) {
+              failed.add(index);
+              outcomes[index] = 'list_full';
             }
           }
         });

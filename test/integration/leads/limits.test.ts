@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../../support/test-stack';
+import { type Workspace, createList, getList, importLeads, leadsStack, person } from './helpers';
+
+const LIMIT_ENV = { SEARCH_QUOTA_PER_MONTH: '3', MAX_LEADS_PER_LIST: '3' };
+
+describe('limits: monthly search quota and list size', () => {
+  let stack: TestStack;
+  let alice: Workspace;
+  let bob: Workspace;
+
+  beforeAll(async () => {
+    ({ stack, alice, bob } = await leadsStack({ env: LIMIT_ENV }));
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    for (const name of Object.keys(LIMIT_ENV)) delete process.env[name];
+  });
+
+  it('counts directory searches per workspace per month and answers 429 when the quota is used up', async () => {
+    const body = { filters: { job_title: 'CTO' }, page_size: 1 };
+    for (let i = 0; i < 3; i += 1) {
+      expect((await stack.call('POST', '/public/prospects/search/', { apiKey: alice.key, body })).status).toBe(200);
+    }
+    const refused = await stack.call('POST', '/public/prospects/search/', { apiKey: alice.key, body });
+    expect(refused.status).toBe(429);
+    const now = new Date();
+    const reset = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+    expect(refused.body).toEqual({
+      error: `Monthly search quota exceeded: 3 directory searches per workspace per month; it resets on ${reset}`,
+    });
+    // Workspace searches do not use the directory and stay available; other workspaces have their own quota.
+    const own = await stack.call('POST', '/public/prospects/search/', { apiKey: alice.key, body: { ...body, source: 'WORKSPACE' } });
+    expect(own.status).toBe(200);
+    expect((await stack.call('POST', '/public/prospects/search/', { apiKey: bob.key, body })).status).toBe(200);
+  });
+
+  it('a full list refuses more leads: add-leads and import skip them with a reason, counts stay true', async () => {
+    const source = await createList(stack, alice, 'Source');
+    const ids = (await importLeads(stack, alice, source.id, { leads: [1, 2, 3].map((n) => person(n)) })).leads.map((l) => l.id);
+    const spare = (await importLeads(stack, alice, (await createList(stack, alice, 'Spare')).id, { leads: [person(4)] })).leads[0]?.id;
+
+    const list = await createList(stack, alice, 'Small');
+    const imported = await importLeads(stack, alice, list.id, { leads: [person(1), person(2), person(5), person(6)] });
+    expect(imported).toMatchObject({ total_prospects: 3, skipped: 1, skipped_rows: [{ row: 4, reason: 'the list is full' }] });
+    const added = await stack.call('POST', `/public/lead-lists/${list.id}/add-leads/`, {
+      apiKey: alice.key,
+      body: { prospect_ids: [ids[2], spare] },
+    });
+    expect(added.body).toMatchObject({
+      added: 0,
+      skipped: [
+        { id: ids[2], reason: 'list_full' },
+        { id: spare, reason: 'list_full' },
+      ],
+      total_prospects: 3,
+    });
+    expect((await getList(stack, alice, list.id))?.total_prospects).toBe(3);
+  });
+});
