@@ -68,7 +68,7 @@ describe('add-leads and delete-leads', () => {
     expect(page.prospects?.map((p) => p.id)).toEqual([prospects[0], prospects[1]]);
     expect(page.total_count).toBe(2);
     // Bob's prospect is untouched: still only in Bob's list.
-    expect(((await prospectItem(bobsProspect))?.listIds as Set<number>).has(list.id)).toBe(false);
+    expect((await prospectItem(bobsProspect))?.listIds).toEqual(new Set([bobsList.id]));
     expect((await leadsOf(stack, bob, bobsList.id)).total_count).toBe(1);
   });
 

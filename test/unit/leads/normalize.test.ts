@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalPageUrl, foldText, isEmail, normalizeEmail, rangeLowerBound, websiteDomain } from '../../../shared/domain/leads/normalize';
+
+describe('canonicalPageUrl', () => {
+  it.each([
+    ['https://www.linkedin.com/in/alex-doe/', 'https://www.linkedin.com/in/alex-doe'],
+    ['http://linkedin.com/in/Alex-Doe', 'https://www.linkedin.com/in/alex-doe'],
+    ['https://nl.linkedin.com/in/alex-doe?trk=public_profile#about', 'https://www.linkedin.com/in/alex-doe'],
+    ['https://m.linkedin.com/in/alex-doe//', 'https://www.linkedin.com/in/alex-doe'],
+    ['linkedin.com/in/alex-doe', 'https://www.linkedin.com/in/alex-doe'],
+    ['  https://WWW.LINKEDIN.COM:443/company/Acme/  ', 'https://www.linkedin.com/company/acme'],
+    ['https://www.example.com/People/Jane/', 'https://example.com/People/Jane'],
+  ])('%s -> %s', (input, expected) => {
+    expect(canonicalPageUrl(input)).toBe(expected);
+  });
+
+  it.each(['', 'not a url', 'ftp://linkedin.com/in/x', 'https://linkedin.com/', 'https://localhost/in/x', 'mailto:a@b.c'])(
+    'refuses %j',
+    (input) => {
+      expect(canonicalPageUrl(input)).toBeUndefined();
+    },
+  );
+});
+
+describe('emails and domains', () => {
+  it('lower-cases and trims emails', () => {
+    expect(normalizeEmail('  Alex.Doe@Example.COM ')).toBe('alex.doe@example.com');
+  });
+
+  it.each([
+    ['a@b.co', true],
+    ['first.last+tag@sub.example.org', true],
+    ['no-at.example.com', false],
+    ['two@@example.com', false],
+    ['a@localhost', false],
+    ['spa ce@example.com', false],
+  ])('isEmail(%s) is %s', (email, valid) => {
+    expect(isEmail(email)).toBe(valid);
+  });
+
+  it.each([
+    ['https://www.acme.com/about', 'acme.com'],
+    ['ACME.com', 'acme.com'],
+    ['http://shop.acme.co.uk', 'shop.acme.co.uk'],
+    ['acme', undefined],
+  ])('websiteDomain(%s) is %s', (input, domain) => {
+    expect(websiteDomain(input)).toBe(domain);
+  });
+});
+
+describe('foldText and rangeLowerBound', () => {
+  it('folds case, accents and spacing', () => {
+    expect(foldText('  Émile   ZÜRICH ')).toBe('emile zurich');
+  });
+
+  it.each([
+    ['51-200', 51],
+    ['10,001+', 10001],
+    ['$10M-$50M', 10_000_000],
+    ['$1.5B', 1_500_000_000],
+    ['500K-1M', 500_000],
+    ['unknown', undefined],
+  ])('rangeLowerBound(%s) is %s', (input, bound) => {
+    expect(rangeLowerBound(input)).toBe(bound);
+  });
+});
