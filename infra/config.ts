@@ -22,6 +22,11 @@ export interface OutreachConfig {
   logRetention: RetentionDays;
   /** X-Ray tracing on the API stage and the functions. */
   tracing: boolean;
+  /**
+   * Base URL (DSN) of the network/email provider, e.g. `https://api8.unipile.com:13851`. Its access
+   * token is the stack's ProviderAccessToken secret (see docs/integrations.md).
+   */
+  providerBaseUrl: string;
 }
 
 export const DEFAULT_CONFIG: OutreachConfig = {
@@ -33,6 +38,7 @@ export const DEFAULT_CONFIG: OutreachConfig = {
   sessionBurstLimit: 100,
   logRetention: RetentionDays.ONE_MONTH,
   tracing: true,
+  providerBaseUrl: 'https://api1.unipile.com:13111',
 };
 
 /** Anything with CDK's `tryGetContext` (an App's or a Stack's `node`). */
@@ -99,5 +105,6 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     sessionBurstLimit: positiveNumber('sessionBurstLimit', get('sessionBurstLimit'), DEFAULT_CONFIG.sessionBurstLimit, { integer: true }),
     logRetention: logRetentionDays as RetentionDays,
     tracing: flag('tracing', get('tracing'), DEFAULT_CONFIG.tracing),
+    providerBaseUrl: text('providerBaseUrl', get('providerBaseUrl'), DEFAULT_CONFIG.providerBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/?$/),
   };
 }

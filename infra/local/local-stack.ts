@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -11,6 +10,7 @@ import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
 import { type AuthorizerHandler, type ProxyHandler, createLocalGateway } from './gateway';
 import { startSandboxDirectory } from './sandbox-directory/server';
+import { type SandboxProvider, freePort, registerProviderWebhooks, startSandboxProvider } from './sandbox-provider';
 import { type PolledQueue, type SqsHandler, SqsPoller } from './sqs-poller';
 import { ensureTable } from './table';
 import { type ScheduledHandler, startTimer } from './timer';
@@ -43,6 +43,10 @@ export interface LocalStackOptions {
   background?: boolean;
   /** Report DynamoDB consumed capacity into the process-wide meter (benchmarks). */
   trackCapacity?: boolean;
+  /** Key material sealing webhook signing secrets; random when unset (`npm start` keeps one in .data/). */
+  webhookSecretKey?: string;
+  /** Delays of the sandbox provider's webhook retries (tests shorten them). */
+  providerWebhookRetryDelaysMs?: readonly number[];
   env?: Record<string, string>;
   log?: (line: string) => void;
 }
@@ -58,6 +62,8 @@ export interface LocalStack {
   queues: Record<string, PolledQueue & { dlqUrl: string }>;
   poller: SqsPoller;
   limiter: TokenBuckets;
+  /** The sandbox network/email provider and its control API. */
+  provider: SandboxProvider;
   stop(): Promise<void>;
 }
 
@@ -98,6 +104,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const directory = await startSandboxDirectory();
   stops.push(() => directory.stop());
 
+  // Sandbox network/email provider (the real adapter and the provider's SDK talk HTTP to it).
+  const provider = await startSandboxProvider({
+    accessToken: randomBytes(24).toString('hex'),
+    log,
+    ...(options.providerWebhookRetryDelaysMs ? { webhookRetryDelaysMs: options.providerWebhookRetryDelaysMs } : {}),
+  });
+  stops.push(() => provider.stop());
+  const providerWebhookSecret = randomBytes(32).toString('hex');
+  // The gateway's port is known before the handlers load, as they read PUBLIC_API_URL at import.
+  const port = options.port || (await freePort(options.host ?? '127.0.0.1'));
+  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
+
   const tableName = options.tableName ?? 'outreach';
   const queuePrefix = options.queuePrefix ?? '';
   const sessionUsageKeys = Array.from({ length: SESSION_POOL_SIZE }, (_, i) => `localsessionpool${i}${'x'.repeat(24)}`);
@@ -115,6 +133,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     SESSION_USAGE_KEYS: sessionUsageKeys.join(','),
     DIRECTORY_BASE_URL: directory.url,
     DIRECTORY_API_KEY: directory.apiKey,
+    PROVIDER_BASE_URL: provider.url,
+    PROVIDER_ACCESS_TOKEN: provider.accessToken,
+    PROVIDER_WEBHOOK_SECRET: providerWebhookSecret,
+    PUBLIC_API_URL: baseUrl,
+    WEBHOOK_SECRET_KEY: options.webhookSecretKey ?? randomBytes(32).toString('hex'),
+    // Local development receives webhooks on this machine; a deployed stack never allows it.
+    WEBHOOK_ALLOW_LOOPBACK: '1',
     ...(options.trackCapacity ? { DYNAMODB_TRACK_CAPACITY: '1' } : {}),
     ...options.env,
   });
@@ -171,7 +196,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   );
 
   const server = createLocalGateway({ handlers, authorizer, limiter, log });
-  await new Promise<void>((resolveListen) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolveListen));
+  await new Promise<void>((resolveListen) => server.listen(port, options.host ?? '127.0.0.1', resolveListen));
   stops.unshift(
     () =>
       new Promise<void>((resolveClose) => {
@@ -179,7 +204,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         server.closeAllConnections();
       }),
   );
-  const port = (server.address() as AddressInfo).port;
+  // The provider posts account-status and message events to our inbound endpoint, with our secret.
+  await registerProviderWebhooks(provider, `${baseUrl}/api/v1/webhooks/provider`, providerWebhookSecret);
 
   const poller = new SqsPoller(sqs, Object.values(queues), log);
   if (options.background !== false) {
@@ -199,7 +225,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 
   return {
-    baseUrl: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    baseUrl,
     port,
     tableName,
     dynamodbEndpoint,
@@ -209,6 +235,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queues,
     poller,
     limiter,
+    provider,
     async stop() {
       for (const stop of stops) await stop();
       db.destroy();

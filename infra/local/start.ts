@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { JavaMissingError, assertJavaAvailable } from './dynamodb-local';
 import { ensureDevCredentials } from './dev-credentials';
+import { ensureDevSenderAccounts } from './dev-sender-accounts';
 import { REPO_ROOT, startLocalStack } from './local-stack';
 
 // The AWS SDK warns about Node 20 on every client; Lambda runs Node 22 and local Node 20 is supported.
@@ -15,9 +16,13 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 /** Where local data lives: `.data/` in the repo unless DATA_DIR says otherwise. */
 const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
 
-/** The session signing secret survives restarts, so saved session tokens stay valid. */
-function persistentSessionSecret(): string {
-  const file = join(dataDir, 'session-secret');
+/**
+ * A random secret kept in a file under the data directory, so it survives restarts: the session
+ * signing secret (saved session tokens stay valid) and the key sealing webhook signing secrets
+ * (stored webhooks keep working).
+ */
+function persistentSecret(name: string): string {
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(32).toString('hex');
   writeFileSync(file, secret, { mode: 0o600 });
@@ -40,17 +45,20 @@ async function main() {
     port,
     dynamodbPath: join(dataDir, 'dynamodb'),
     ...(process.env.DYNAMODB_PORT ? { dynamodbPort: Number(process.env.DYNAMODB_PORT) } : {}),
-    sessionSecret: persistentSessionSecret(),
+    sessionSecret: persistentSecret('session-secret'),
+    webhookSecretKey: persistentSecret('webhook-secret-key'),
     rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 50),
     log: (line) => console.error(line),
   });
   const credentialsFile = join(dataDir, 'dev-credentials.json');
   const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile);
+  const senderAccounts = await ensureDevSenderAccounts(stack.baseUrl, credentials.api_key);
 
   console.log(`Outreach API listening on ${stack.baseUrl}/api/v1/ (sandbox mode: local DynamoDB and SQS emulators)`);
   console.log(`DynamoDB Local at ${stack.dynamodbEndpoint}, data in ${join(dataDir, 'dynamodb')}; SQS emulator at ${stack.sqsEndpoint}`);
   console.log(`Development credentials in ${credentialsFile} (workspace ${credentials.workspace_id}, ${credentials.email})`);
   console.log(`Try: curl -H "X-API-Key: ${credentials.api_key}" ${stack.baseUrl}/api/v1/api-keys/`);
+  console.log(`Sandbox provider at ${stack.provider.url} (control API under /_sandbox/); sender accounts: ${senderAccounts.map((a) => `${a.type} #${a.id} (${a.status})`).join(', ')}`);
   console.log('Press Ctrl-C to stop.');
 
   let stopping = false;

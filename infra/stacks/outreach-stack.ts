@@ -22,14 +22,37 @@ export interface OutreachStackProps extends StackProps {
   schedules?: readonly ScheduleDefinition[];
 }
 
+/** What a function needs beyond its code. */
+interface Needs {
+  table?: TableAccessLevel;
+  sessionSecret?: boolean;
+  /** PROVIDER_BASE_URL and PROVIDER_ACCESS_TOKEN: it calls the network/email provider. */
+  provider?: boolean;
+  /** PROVIDER_WEBHOOK_SECRET: it checks the provider's webhooks or signs hosted-connect state. */
+  providerWebhookSecret?: boolean;
+  /** WEBHOOK_SECRET_KEY: it reads or writes users' webhook signing secrets. */
+  webhookSecretKey?: boolean;
+  /** PUBLIC_API_URL: it hands the provider URLs of this API. */
+  publicApiUrl?: boolean;
+}
+
 /** What each endpoint group needs beyond its code. Keyed by group, so a new group must decide. */
-const GROUP_NEEDS: Record<FunctionGroup, { table?: TableAccessLevel; sessionSecret?: boolean }> = {
+const GROUP_NEEDS: Record<FunctionGroup, Needs> = {
   // Liveness only: no table, no secret, no queues.
   health: {},
   auth: { table: 'readWrite', sessionSecret: true },
   apiKeys: { table: 'readWrite', sessionSecret: true },
   leadLists: { table: 'readWrite' },
   prospects: { table: 'readWrite' },
+  accounts: { table: 'readWrite', provider: true, providerWebhookSecret: true, publicApiUrl: true },
+  connections: { table: 'read', provider: true },
+  userWebhook: { table: 'readWrite', webhookSecretKey: true },
+  providerWebhooks: { table: 'readWrite', provider: true, providerWebhookSecret: true },
+};
+
+/** What each queue's consumer needs beyond the table and the queue URLs, keyed by queue name. */
+const QUEUE_NEEDS: Record<string, Needs> = {
+  webhooks: { webhookSecretKey: true },
 };
 
 const pascal = (name: string): string =>
@@ -70,6 +93,30 @@ export class OutreachStack extends Stack {
     // It is visible in the functions' configuration, as any environment variable is.
     const sessionSecretValue = sessionSecret.secretValue.unsafeUnwrap();
 
+    // The provider's access token is the operator's to set: the stack creates the secret with a
+    // placeholder; put the real token in it and deploy again (dynamic references resolve at deploy).
+    const providerAccessToken = new Secret(this, 'ProviderAccessToken', {
+      description: 'Access token of the network/email provider (PROVIDER_ACCESS_TOKEN); replace the placeholder, then deploy',
+      generateSecretString: { excludePunctuation: true, passwordLength: 32 },
+    });
+    const providerWebhookSecret = new Secret(this, 'ProviderWebhookSecret', {
+      description: 'Shared secret the provider sends in X-Webhook-Secret; also keys hosted-connect state (PROVIDER_WEBHOOK_SECRET)',
+      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+    });
+    const webhookSecretKey = new Secret(this, 'WebhookSecretKey', {
+      description: "Key material sealing users' webhook signing secrets in the table (WEBHOOK_SECRET_KEY)",
+      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+    });
+    const applyNeeds = (fn: ServiceFunction, needs: Needs) => {
+      if (needs.sessionSecret) fn.addEnvironment('SESSION_SECRET', sessionSecretValue);
+      if (needs.provider) {
+        fn.addEnvironment('PROVIDER_BASE_URL', config.providerBaseUrl);
+        fn.addEnvironment('PROVIDER_ACCESS_TOKEN', providerAccessToken.secretValue.unsafeUnwrap());
+      }
+      if (needs.providerWebhookSecret) fn.addEnvironment('PROVIDER_WEBHOOK_SECRET', providerWebhookSecret.secretValue.unsafeUnwrap());
+      if (needs.webhookSecretKey) fn.addEnvironment('WEBHOOK_SECRET_KEY', webhookSecretKey.secretValue.unsafeUnwrap());
+    };
+
     const common = {
       logRetention: config.logRetention,
       tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
@@ -93,7 +140,7 @@ export class OutreachStack extends Stack {
         fn.addEnvironment('RUNTIME', 'aws');
         workers.push(fn);
       }
-      if (needs.sessionSecret) fn.addEnvironment('SESSION_SECRET', sessionSecretValue);
+      applyNeeds(fn, needs);
       functions[group] = fn;
     }
     this.functions = functions;
@@ -124,6 +171,7 @@ export class OutreachStack extends Stack {
         maxReceiveCount: definition.maxReceiveCount,
       });
       consumer.function.bindTable(table, 'readWrite');
+      applyNeeds(consumer.function, QUEUE_NEEDS[definition.name] ?? {});
       workers.push(consumer.function);
       queueConsumers[definition.name] = consumer;
       queueUrlEnv.push({ urlEnv: definition.urlEnv, consumer });
@@ -172,6 +220,12 @@ export class OutreachStack extends Stack {
     });
     this.api.grantUsageKeyManagement(functions.apiKeys);
     this.authorizer.addEnvironment('SESSION_USAGE_KEYS', this.api.sessionUsageKeys.join(','));
+    // Built from the API's id and the configured stage name (not api.url, which would make the
+    // function depend on the stage, and the stage on the functions).
+    const publicApiUrl = `https://${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${config.stageName}`;
+    for (const [group, needs] of Object.entries(GROUP_NEEDS) as [FunctionGroup, Needs][]) {
+      if (needs.publicApiUrl) functions[group].addEnvironment('PUBLIC_API_URL', publicApiUrl);
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API (paths start with /api/v1)' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The single DynamoDB table' });

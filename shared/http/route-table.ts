@@ -23,6 +23,10 @@ export const FUNCTION_GROUPS = {
   health: 'functions/http/health/handler.ts',
   auth: 'functions/http/auth/handler.ts',
   apiKeys: 'functions/http/api-keys/handler.ts',
+  accounts: 'functions/http/accounts/handler.ts',
+  connections: 'functions/http/connections/handler.ts',
+  userWebhook: 'functions/http/user-webhook/handler.ts',
+  providerWebhooks: 'functions/http/provider-webhooks/handler.ts',
   leadLists: 'functions/http/lead-lists/handler.ts',
   prospects: 'functions/http/prospects/handler.ts',
 } as const;
@@ -64,6 +68,24 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('POST', '/api-keys', 'apiKeys', 'apiKeyOrSession'),
   route('POST', '/api-keys/{id}/rotate', 'apiKeys', 'apiKeyOrSession'),
   route('POST', '/api-keys/{id}/revoke', 'apiKeys', 'apiKeyOrSession'),
+
+  route('GET', '/public/accounts', 'accounts', 'apiKey'),
+  route('POST', '/public/accounts', 'accounts', 'apiKey'),
+  route('POST', '/public/accounts/connect-link', 'accounts', 'apiKey'),
+  route('DELETE', '/public/accounts/{id}', 'accounts', 'apiKey'),
+
+  route('GET', '/public/prospects/{prospect_id}/connection-status', 'connections', 'apiKey'),
+  route('GET', '/prospects/{prospect_id}/connection-status', 'connections', 'session'),
+
+  route('GET', '/user/webhook', 'userWebhook', 'apiKeyOrSession'),
+  route('PUT', '/user/webhook', 'userWebhook', 'apiKeyOrSession'),
+  route('POST', '/user/webhook/test', 'userWebhook', 'session'),
+  route('POST', '/user/webhook/secret/rotate', 'userWebhook', 'apiKeyOrSession'),
+  route('GET', '/user/webhook/deliveries', 'userWebhook', 'apiKeyOrSession'),
+
+  // Called by the provider, never with an API key: each checks its own secret (see the handler).
+  route('POST', '/webhooks/provider', 'providerWebhooks', 'none'),
+  route('POST', '/webhooks/provider/hosted-auth', 'providerWebhooks', 'none'),
 
   route('GET', '/public/lead-lists', 'leadLists', 'apiKey'),
   route('POST', '/public/lead-lists', 'leadLists', 'apiKey'),

@@ -1,0 +1,20 @@
+import * as v from 'valibot';
+
+/** Any JSON object: the provider posts several shapes to one URL. */
+export const AnyPayload = v.record(v.string(), v.unknown());
+
+/** The provider's account-status webhook: `{AccountStatus: {account_id, account_type, message}}`. */
+export const AccountStatusPayload = v.object({
+  AccountStatus: v.object({
+    account_id: v.pipe(v.string('AccountStatus.account_id must be a string'), v.nonEmpty('AccountStatus.account_id is required')),
+    account_type: v.optional(v.string()),
+    message: v.pipe(v.string('AccountStatus.message must be a string'), v.nonEmpty('AccountStatus.message is required'), v.maxLength(50)),
+  }),
+});
+
+/** What the provider posts to a hosted-connect link's notify_url. */
+export const HostedAuthPayload = v.object({
+  status: v.pipe(v.string('status must be a string'), v.maxLength(50)),
+  account_id: v.pipe(v.string('account_id must be a string'), v.nonEmpty('account_id is required'), v.maxLength(200)),
+  name: v.optional(v.nullable(v.string())),
+});

@@ -1,0 +1,98 @@
+import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as v from 'valibot';
+import { BaseEnv, loadEnv } from '../../../shared/config/env';
+import { WebhookEnv, WebhookQueueEnv, loopbackAllowed } from '../../../shared/config/integrations';
+import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository } from '../../../shared/db/webhook-repository';
+import type { DeliveryDecision } from '../../../shared/domain/webhooks/delivery';
+import { type DeliveryService, createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
+import type { DeliveryMessage } from '../../../shared/domain/webhooks/events';
+import { delayRedelivery, makeSqsClient } from '../../../shared/messaging/sqs';
+import { tableAccess } from '../../../shared/runtime/table';
+import { createSecretBox } from '../../../shared/security/secret-box';
+import { createDestinationPolicy } from '../../../shared/webhooks/destination';
+import { createHttpSender } from '../../../shared/webhooks/http-sender';
+import { standardWebhooksSigner } from '../../../shared/webhooks/signer';
+
+const env = loadEnv(v.object({ ...BaseEnv.entries, ...WebhookEnv, ...WebhookQueueEnv }));
+const allowLoopback = loopbackAllowed(env);
+const { db, tableName } = tableAccess(env);
+const sqs = makeSqsClient({ endpoint: env.SQS_ENDPOINT });
+
+const deliveries = createDeliveryService({
+  settings: new DynamoWebhookSettingsRepository(db, tableName, createSecretBox(env.WEBHOOK_SECRET_KEY)),
+  deliveries: new DynamoWebhookDeliveryRepository(db, tableName),
+  sender: createHttpSender({ allowLoopback }),
+  signer: standardWebhooksSigner,
+  policy: createDestinationPolicy({ allowLoopback }),
+  clock: () => new Date(),
+  random: Math.random,
+  attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+  // Longer than an attempt can take, so a duplicate message never sends while one is in flight.
+  leaseMs: env.WEBHOOK_TIMEOUT_MS + 30_000,
+  schedule: env.WEBHOOK_RETRY_SCHEDULE,
+});
+
+/** The queue message: one event for one user (see shared/domain/webhooks/events.ts). */
+const DeliveryMessageSchema = v.object({
+  event_id: v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,60}$/)),
+  user_id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  type: v.picklist(['incoming_message']),
+  created_at: v.pipe(v.string(), v.isoTimestamp()),
+  data: v.record(v.string(), v.unknown()),
+});
+
+const log = (level: 'INFO' | 'WARN' | 'ERROR', message: string, details: Record<string, unknown>) =>
+  console.log(JSON.stringify({ level, message, ...details }));
+
+/** undefined for a message that can never be processed (a poison message). */
+export function parseMessage(body: string): DeliveryMessage | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const result = v.safeParse(DeliveryMessageSchema, parsed);
+  return result.success ? (result.output as unknown as DeliveryMessage) : undefined;
+}
+
+/** What to do with one record; unexpected errors (DynamoDB down, say) retry on the queue's own timeout. */
+export async function decide(record: SQSRecord, service: DeliveryService): Promise<DeliveryDecision | 'error'> {
+  const message = parseMessage(record.body);
+  if (!message) {
+    log('WARN', 'Poison webhook message', { messageId: record.messageId });
+    return { action: 'dead-letter' };
+  }
+  try {
+    return await service.deliver(message);
+  } catch (error) {
+    log('ERROR', 'Webhook delivery failed unexpectedly', { messageId: record.messageId, eventId: message.event_id, error: String(error) });
+    return 'error';
+  }
+}
+
+/**
+ * Consumer of the webhooks queue. Records are delivered in parallel; a record that must wait
+ * (retry with backoff) or give up (dead-letter) stays in the queue as a batch item failure with
+ * its visibility set to the wait (0 to give up at once: the redrive policy then moves it to the
+ * dead-letter queue on its next receive, since it has used up its receives).
+ */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const failures = await Promise.all(
+    event.Records.map(async (record): Promise<SQSBatchItemFailure | undefined> => {
+      const decision = await decide(record, deliveries);
+      if (decision !== 'error' && decision.action === 'ack') return undefined;
+      if (decision !== 'error') {
+        const seconds = decision.action === 'retry' ? decision.delaySeconds : 0;
+        try {
+          await delayRedelivery(sqs, env.WEBHOOKS_QUEUE_URL, record.receiptHandle, seconds);
+        } catch (error) {
+          // The queue's own visibility timeout applies instead: a sooner retry, never a lost one.
+          log('WARN', 'Could not set the retry delay', { messageId: record.messageId, error: String(error) });
+        }
+      }
+      return { itemIdentifier: record.messageId };
+    }),
+  );
+  return { batchItemFailures: failures.filter((failure): failure is SQSBatchItemFailure => failure !== undefined) };
+};

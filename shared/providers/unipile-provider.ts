@@ -1,0 +1,180 @@
+import { UnipileClient, UnipileError, UnsuccessfulRequestError } from 'unipile-node-sdk';
+import {
+  type ConnectLinkRequest,
+  type NetworkDistance,
+  type NetworkProvider,
+  type ProviderAccount,
+  ProviderFailure,
+  type ProviderProfile,
+} from '../domain/providers/provider';
+
+export interface UnipileProviderOptions {
+  /** The provider's base URL (its DSN), e.g. `https://api8.unipile.com:13851`; the sandbox's locally. */
+  baseUrl: string;
+  accessToken: string;
+  /** Bound on every call; the SDK has no abort, so a late answer is dropped when it comes. */
+  timeoutMs: number;
+}
+
+const DISTANCES = new Set<string>(['FIRST_DEGREE', 'SECOND_DEGREE', 'THIRD_DEGREE', 'OUT_OF_NETWORK']);
+
+/** Source statuses from worst to best: an account is as healthy as its worst source. */
+const STATUS_SEVERITY = ['CREDENTIALS', 'PERMISSIONS', 'ERROR', 'STOPPED', 'CONNECTING'];
+
+const EMAIL_PROVIDERS = ['GOOGLE', 'OUTLOOK', 'MAIL'] as const;
+
+type Loose = Record<string, unknown>;
+
+const str = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
+
+function accountStatus(sources: unknown): string {
+  const statuses = Array.isArray(sources) ? sources.map((source) => String((source as Loose)?.status ?? '')) : [];
+  if (statuses.length === 0) return 'CONNECTING';
+  if (statuses.every((status) => status === 'OK')) return 'OK';
+  return STATUS_SEVERITY.find((status) => statuses.includes(status)) ?? statuses.find((status) => status !== 'OK') ?? 'OK';
+}
+
+function toAccount(raw: Loose): ProviderAccount {
+  const im = ((raw.connection_params as Loose | undefined)?.im ?? {}) as Loose;
+  return {
+    id: String(raw.id),
+    name: String(raw.name ?? raw.id),
+    type: String(raw.type ?? ''),
+    status: accountStatus(raw.sources),
+    ownProviderUserId: str(im.id),
+  };
+}
+
+function toProfile(raw: Loose): ProviderProfile {
+  const distance = typeof raw.network_distance === 'string' && DISTANCES.has(raw.network_distance) ? raw.network_distance : null;
+  const invitation = raw.invitation as Loose | undefined;
+  return {
+    providerId: String(raw.provider_id ?? raw.id ?? ''),
+    publicIdentifier: str(raw.public_identifier),
+    firstName: str(raw.first_name),
+    lastName: str(raw.last_name),
+    networkDistance: distance as NetworkDistance | null,
+    invitationPending: invitation?.type === 'SENT' && invitation.status === 'PENDING',
+  };
+}
+
+/** The provider's error body is RFC 7807-like: `{status, type, title, detail}`. */
+function toFailure(error: unknown): unknown {
+  if (error instanceof ProviderFailure) return error;
+  if (error instanceof UnsuccessfulRequestError) {
+    const body = (error.body ?? {}) as Loose;
+    const status = typeof body.status === 'number' ? body.status : undefined;
+    const type = typeof body.type === 'string' ? body.type : undefined;
+    return new ProviderFailure('http', String(body.title ?? 'Provider request failed'), status, type);
+  }
+  // fetch() rejects with a TypeError when the provider cannot be reached at all.
+  if (error instanceof TypeError || error instanceof UnipileError) return new ProviderFailure('network', error.message);
+  return error;
+}
+
+/** The provider port over the provider's own client, `unipile-node-sdk`. */
+export class UnipileProvider implements NetworkProvider {
+  private readonly client: UnipileClient;
+  private readonly baseUrl: string;
+
+  constructor(private readonly options: UnipileProviderOptions) {
+    // The SDK appends `/api/v1/...` to `protocol://host[:port]`: a trailing slash would double it.
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.client = new UnipileClient(this.baseUrl, options.accessToken);
+  }
+
+  /** Runs one SDK call within the time bound, turning every failure into a ProviderFailure. */
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const pending = run();
+    pending.catch(() => {}); // a call that lost the race may still fail later
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ProviderFailure('timeout', `The provider did not answer within ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([pending, timeout]);
+    } catch (error) {
+      throw toFailure(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async getProfile(input: { accountId: string; identifier: string }): Promise<ProviderProfile> {
+    const raw = await this.call(() => this.client.users.getProfile({ account_id: input.accountId, identifier: input.identifier }));
+    return toProfile(raw as unknown as Loose);
+  }
+
+  async sendInvitation(input: { accountId: string; providerId: string; message?: string }): Promise<{ invitationId: string }> {
+    const raw = await this.call(() =>
+      this.client.users.sendInvitation({
+        account_id: input.accountId,
+        provider_id: input.providerId,
+        ...(input.message === undefined ? {} : { message: input.message }),
+      }),
+    );
+    return { invitationId: String((raw as unknown as Loose).invitation_id) };
+  }
+
+  async sendMessage(input: { accountId: string; attendeeProviderId: string; text: string }) {
+    const raw = (await this.call(() =>
+      this.client.messaging.startNewChat({ account_id: input.accountId, attendees_ids: [input.attendeeProviderId], text: input.text }),
+    )) as unknown as Loose;
+    return { chatId: str(raw.chat_id), messageId: str(raw.message_id) };
+  }
+
+  async sendEmail(input: { accountId: string; to: { email: string; name?: string }; subject: string; htmlBody: string; replyTo?: string }) {
+    const raw = await this.call(() =>
+      this.client.email.send({
+        account_id: input.accountId,
+        to: [{ identifier: input.to.email, ...(input.to.name ? { display_name: input.to.name } : {}) }],
+        subject: input.subject,
+        body: input.htmlBody,
+        ...(input.replyTo ? { reply_to: input.replyTo } : {}),
+      }),
+    );
+    return { trackingId: String((raw as unknown as Loose).tracking_id) };
+  }
+
+  async listAccounts(): Promise<ProviderAccount[]> {
+    const accounts: ProviderAccount[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await this.call(() => this.client.account.getAll({ limit: 250, ...(cursor ? { cursor } : {}) }))) as unknown as Loose;
+      accounts.push(...((page.items as Loose[] | undefined) ?? []).map(toAccount));
+      cursor = str(page.cursor) ?? undefined;
+    } while (cursor);
+    return accounts;
+  }
+
+  async getAccount(accountId: string): Promise<ProviderAccount | undefined> {
+    try {
+      return toAccount((await this.call(() => this.client.account.getOne(accountId))) as unknown as Loose);
+    } catch (error) {
+      if (error instanceof ProviderFailure && error.kind === 'http' && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async createConnectLink(request: ConnectLinkRequest): Promise<{ url: string }> {
+    const common = {
+      api_url: this.baseUrl,
+      expiresOn: request.expiresAt.toISOString(),
+      name: request.name,
+      ...(request.notifyUrl ? { notify_url: request.notifyUrl } : {}),
+      ...(request.successRedirectUrl ? { success_redirect_url: request.successRedirectUrl } : {}),
+      ...(request.failureRedirectUrl ? { failure_redirect_url: request.failureRedirectUrl } : {}),
+    };
+    const raw = await this.call(() =>
+      this.client.account.createHostedAuthLink(
+        request.reconnectAccountId
+          ? { ...common, type: 'reconnect', reconnect_account: request.reconnectAccountId }
+          : { ...common, type: 'create', providers: request.kind === 'NETWORK' ? ['LINKEDIN'] : [...EMAIL_PROVIDERS] },
+      ),
+    );
+    return { url: String((raw as unknown as Loose).url) };
+  }
+}
