@@ -26,6 +26,8 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 120_000,
+          // Synthesising with real bundling (esbuild per function) happens in beforeAll hooks.
+          hookTimeout: 300_000,
         },
       },
     ],

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       sessionBurstLimit: 100,
       logRetention: RetentionDays.ONE_MONTH,
       tracing: true,
+      providerBaseUrl: 'https://api1.unipile.com:13111',
     });
   });
 
@@ -44,6 +45,8 @@ describe('loadConfig', () => {
     [{ stackName: '1stack' }, /stackName/],
     [{ stackName: 'x'.repeat(41) }, /stackName/],
     [{ stageName: 'v 1' }, /stageName/],
+    [{ providerBaseUrl: 'http://api.example.com' }, /providerBaseUrl/],
+    [{ providerBaseUrl: 'https://api.example.com/path?x=1' }, /providerBaseUrl/],
     [{ tracing: 'yes' }, /tracing/],
   ])('rejects %j', (context, message) => {
     expect(() => from(context)).toThrow(message);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
+import { prospectKey } from '../../shared/db/keys';
 
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -87,4 +89,35 @@ export async function createKey(stack: TestStack, user: SignedUpUser, name = 'te
   const response = await stack.call<{ id: number; key: string; prefix: string }>('POST', '/api-keys', { token: user.token, body: { name } });
   if (response.status !== 201) throw new Error(`create key failed: ${response.status} ${response.text}`);
   return response.body;
+}
+
+let seededProspects = 0;
+
+/**
+ * Writes a prospect where the prospects capability keeps it (its own partition, `prospectKey`),
+ * with only the attributes other capabilities read (workspaceId, networkProfileUrl). For tests of
+ * those capabilities; tests of prospects themselves go through their API.
+ */
+export async function seedProspect(
+  stack: TestStack,
+  input: { workspaceId: number; networkProfileUrl?: string | null; firstName?: string; lastName?: string },
+): Promise<number> {
+  seededProspects += 1;
+  // Far above the ids the allocator hands out in a test run, and unique within the table.
+  const id = 9_000_000_000_000 + seededProspects;
+  await stack.db.send(
+    new PutCommand({
+      TableName: stack.tableName,
+      Item: {
+        ...prospectKey(id),
+        entityType: 'Prospect',
+        id,
+        workspaceId: input.workspaceId,
+        firstName: input.firstName ?? 'Test',
+        lastName: input.lastName ?? 'Prospect',
+        ...(input.networkProfileUrl ? { networkProfileUrl: input.networkProfileUrl } : {}),
+      },
+    }),
+  );
+  return id;
 }

@@ -1,0 +1,125 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infra/config';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { maxAttemptsFor, RETRY_DELAYS_SECONDS } from '../../shared/domain/webhooks/delivery';
+import { FUNCTION_GROUPS, type FunctionGroup, ROUTES } from '../../shared/http/route-table';
+import { QUEUES } from '../../shared/runtime/catalog';
+import { type CfnResource, actionsOf, flatten, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+
+/** The provider integration, sender accounts, connection status and user webhooks in the stack. */
+describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
+  const app = testApp({ bundle: false });
+  const config = loadConfig(app.node);
+  let stack: OutreachStack;
+  let template: Template;
+  let resources: Record<string, CfnResource>;
+
+  beforeAll(() => {
+    stack = new OutreachStack(app, 'IntegrationsProbe', { config });
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources;
+  });
+
+  const webhooks = () => {
+    const consumer = stack.queueConsumers.webhooks;
+    if (!consumer) throw new Error('no webhooks queue consumer');
+    return consumer;
+  };
+  const envOf = (id: string): Record<string, unknown> => resources[id]?.Properties.Environment.Variables ?? {};
+  const fnEnv = (group: FunctionGroup) => envOf(logicalId(stack, stack.functions[group]));
+  const secretId = (description: string) => {
+    const found = resourcesOfType(template, 'AWS::SecretsManager::Secret').find(([, secret]) =>
+      String(secret.Properties.Description).includes(description),
+    );
+    if (!found) throw new Error(`no secret ${description}`);
+    return found[0];
+  };
+  const secretReference = (id: string) => `{{resolve:secretsmanager:\${${id}}:SecretString:::}}`;
+
+  it('creates the webhooks queue from the catalog, with its dead-letter queue after every attempt', () => {
+    const definition = QUEUES.find((queue) => queue.name === 'webhooks');
+    expect(definition).toMatchObject({ urlEnv: 'WEBHOOKS_QUEUE_URL', maxReceiveCount: maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2 });
+    const queue = resources[logicalId(stack, webhooks().queue)];
+    expect(queue?.Properties).toMatchObject({
+      VisibilityTimeout: 180,
+      RedrivePolicy: { maxReceiveCount: 10, deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, webhooks().deadLetterQueue), 'Arn'] } },
+      SqsManagedSseEnabled: true,
+    });
+    // Queue retention (4 days) outlasts the retry window (about 30 h, at most 35.5 h with jitter).
+    const windowSeconds = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + Math.min(43_200, delay * 1.2), 0);
+    expect(queue?.Properties.MessageRetentionPeriod).toBeGreaterThan(windowSeconds);
+    expect(resources[logicalId(stack, webhooks().deadLetterQueue)]?.Properties.MessageRetentionPeriod).toBe(14 * 86_400);
+  });
+
+  it('consumes it with partial batch responses and may change message visibility (the backoff)', () => {
+    const consumerId = logicalId(stack, webhooks().function);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: consumerId },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(resources[consumerId]?.Properties.Timeout).toBe(30);
+    const roleId = logicalId(stack, webhooks().function.role as never);
+    const queueArn = `\${${logicalId(stack, webhooks().queue)}.Arn}`;
+    const onQueue = policyStatements(template, roleId).filter((statement) => resourcesOf(statement).includes(queueArn));
+    expect(onQueue.flatMap(actionsOf)).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage']));
+    expect(envOf(consumerId)).toMatchObject({ RUNTIME: 'aws', WEBHOOKS_QUEUE_URL: { Ref: logicalId(stack, webhooks().queue) } });
+    expect(flatten(envOf(consumerId).WEBHOOK_SECRET_KEY)).toBe(secretReference(secretId('WEBHOOK_SECRET_KEY')));
+  });
+
+  it('gives the provider settings to the functions that call the provider, from Secrets Manager', () => {
+    for (const group of ['accounts', 'connections', 'providerWebhooks'] as const) {
+      const env = fnEnv(group);
+      expect(env.PROVIDER_BASE_URL, group).toBe(config.providerBaseUrl);
+      expect(flatten(env.PROVIDER_ACCESS_TOKEN), group).toBe(secretReference(secretId('PROVIDER_ACCESS_TOKEN')));
+    }
+    for (const group of ['accounts', 'providerWebhooks'] as const) {
+      expect(flatten(fnEnv(group).PROVIDER_WEBHOOK_SECRET), group).toBe(secretReference(secretId('PROVIDER_WEBHOOK_SECRET')));
+    }
+    expect(flatten(fnEnv('userWebhook').WEBHOOK_SECRET_KEY)).toBe(secretReference(secretId('WEBHOOK_SECRET_KEY')));
+    // The hosted-connect page notifies this API: its URL is built from the API id and the stage.
+    expect(flatten(fnEnv('accounts').PUBLIC_API_URL)).toBe(
+      `https://\${${logicalId(stack, stack.api.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/${config.stageName}`,
+    );
+  });
+
+  it('keeps each secret to the functions that need it', () => {
+    const holders = (name: string) =>
+      resourcesOfType(template, 'AWS::Lambda::Function')
+        .filter(([, fn]) => fn.Properties.Environment?.Variables?.[name] !== undefined)
+        .map(([id]) => id)
+        .sort();
+    const ids = (groups: FunctionGroup[]) => groups.map((group) => logicalId(stack, stack.functions[group]));
+    expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual(ids(['accounts', 'connections', 'providerWebhooks']).sort());
+    expect(holders('PROVIDER_WEBHOOK_SECRET')).toEqual(ids(['accounts', 'providerWebhooks']).sort());
+    expect(holders('WEBHOOK_SECRET_KEY')).toEqual([...ids(['userWebhook']), logicalId(stack, webhooks().function)].sort());
+    // The values are dynamic references, resolved at deploy time: never in the template.
+    for (const secret of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
+      expect(secret[1].Properties.GenerateSecretString, secret[0]).toBeDefined();
+      expect(secret[1].Properties.SecretString, secret[0]).toBeUndefined();
+    }
+  });
+
+  it('lets the endpoint functions publish to the webhooks queue', () => {
+    const queueArn = `\${${logicalId(stack, webhooks().queue)}.Arn}`;
+    for (const group of ['accounts', 'providerWebhooks', 'userWebhook'] as const) {
+      const roleId = logicalId(stack, stack.functions[group].role as never);
+      const send = policyStatements(template, roleId).filter((statement) => resourcesOf(statement).includes(queueArn));
+      expect(send.flatMap(actionsOf), group).toContain('sqs:SendMessage');
+      expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toEqual({ Ref: logicalId(stack, webhooks().queue) });
+    }
+  });
+
+  it('routes the provider webhooks without an authorizer or API key, and the rest with theirs', () => {
+    const ours = ROUTES.filter((route) => ['accounts', 'connections', 'userWebhook', 'providerWebhooks'].includes(route.group));
+    expect(ours.length).toBe(13);
+    expect(Object.keys(FUNCTION_GROUPS)).toEqual(expect.arrayContaining(['accounts', 'connections', 'userWebhook', 'providerWebhooks']));
+    const methods = resourcesOfType(template, 'AWS::ApiGateway::Method');
+    const inbound = methods.filter(([, method]) => flatten(method.Properties.Integration?.Uri).includes(`function:${stack.stackName}-provider-webhooks/`));
+    expect(inbound).toHaveLength(2);
+    for (const [, method] of inbound) expect(method.Properties).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
+    const connections = methods.filter(([, method]) => flatten(method.Properties.Integration?.Uri).includes(`function:${stack.stackName}-connections/`));
+    expect(connections.map(([, method]) => method.Properties.ApiKeyRequired).sort()).toEqual([false, true]);
+  });
+});

@@ -1,0 +1,252 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { webhookSettingsKey } from '../../../shared/db/keys';
+import { type Receiver, startReceiver } from '../../support/receiver';
+import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
+
+const UPDATED = { success: true, message: 'Webhook URL updated successfully' };
+const NOT_CONFIGURED = { success: false, error: 'No webhook URL configured. Please configure a webhook first.' };
+const TIMED_OUT = { success: false, error: 'Webhook request timed out. Please check your webhook URL.' };
+
+const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
+  Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
+
+describe('user webhook settings, test send and delivery log', () => {
+  let stack: TestStack;
+  let receiver: Receiver;
+  let alice: SignedUpUser;
+  let aliceKey: string;
+  let secret: string;
+
+  const put = (webhookUrl: unknown, auth: { apiKey?: string; token?: string } = { apiKey: aliceKey }) =>
+    stack.call('PUT', '/user/webhook/', { ...auth, body: { webhook_url: webhookUrl } });
+  const sendTest = (user: SignedUpUser = alice) => stack.call('POST', '/user/webhook/test/', { token: user.token });
+
+  beforeAll(async () => {
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { WEBHOOK_TIMEOUT_MS: '700' } });
+    receiver = await startReceiver();
+    alice = await signUp(stack);
+    aliceKey = (await createKey(stack, alice)).key;
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await stack?.stop();
+  });
+  beforeEach(() => receiver.reset());
+
+  it('shows no webhook before one is set, and refuses a test send', async () => {
+    const fresh = await signUp(stack);
+    const shown = await stack.call('GET', '/user/webhook/', { token: fresh.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ success: true, webhook_url: null, webhook_type: null, has_signing_secret: false });
+    const test = await sendTest(fresh);
+    expect(test.status).toBe(400);
+    expect(test.body).toEqual(NOT_CONFIGURED);
+  });
+
+  it('sets the URL, shows the signing secret once, and keeps it across later changes', async () => {
+    const first = await put(`${receiver.url}/hooks/a`);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ ...UPDATED, webhook_url: `${receiver.url}/hooks/a` });
+    secret = String(first.body.signing_secret);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
+    const shown = await stack.call('GET', '/user/webhook/', { apiKey: aliceKey });
+    expect(shown.body).toMatchObject({ success: true, webhook_url: `${receiver.url}/hooks/a`, webhook_type: 'generic', has_signing_secret: true });
+    expect(shown.text).not.toContain(secret.slice(6));
+
+    const changed = await put(`${receiver.url}/hooks/b`, { token: alice.token });
+    expect(changed.body).toEqual({ ...UPDATED, webhook_url: `${receiver.url}/hooks/b` });
+    const cleared = await put(null);
+    expect(cleared.body).toEqual({ ...UPDATED, webhook_url: null });
+    expect((await stack.call('GET', '/user/webhook/', { apiKey: aliceKey })).body).toMatchObject({ webhook_url: null, has_signing_secret: true });
+    expect((await put('')).body).toEqual({ ...UPDATED, webhook_url: null });
+    const again = await put(`${receiver.url}/hooks/generic`);
+    expect(again.body).toEqual({ ...UPDATED, webhook_url: `${receiver.url}/hooks/generic` });
+
+    // Still the first secret: the test send verifies with it.
+    expect((await sendTest()).status).toBe(200);
+    const [request] = receiver.requests;
+    expect(() => new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).not.toThrow();
+  });
+
+  it('stores the signing secret sealed, never as plain text', async () => {
+    const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: webhookSettingsKey(alice.userId) }));
+    expect(Item?.sealedSecret).toMatch(/^v1\./);
+    expect(JSON.stringify(Item)).not.toContain(secret.slice(6));
+  });
+
+  it('refuses bad URLs with a clear 400 and changes nothing', async () => {
+    const cases: [unknown, string][] = [
+      [undefined, 'webhook_url is required'],
+      [42, 'webhook_url must be a URL string or null'],
+      ['not a url', 'webhook_url must be a valid URL'],
+      ['ftp://example.com/hook', 'webhook_url must use https:// (or http:// to this machine)'],
+      ['http://example.com/hook', 'webhook_url must use https:// (or http:// to this machine)'],
+      ['https://user:pass@example.com/hook', 'webhook_url must not contain a user name or password'],
+      [`https://example.com/${'a'.repeat(2050)}`, 'webhook_url must be at most 2048 characters'],
+      ['https://10.1.2.3/hook', 'webhook_url must not point to a private, loopback, link-local or reserved address'],
+      ['https://169.254.169.254/latest/meta-data/', 'webhook_url must not point to a private, loopback, link-local or reserved address'],
+    ];
+    for (const [url, error] of cases) {
+      const response = await stack.call('PUT', '/user/webhook/', { apiKey: aliceKey, body: url === undefined ? {} : { webhook_url: url } });
+      expect(response.status, String(url)).toBe(400);
+      expect(response.body).toEqual({ error });
+    }
+    expect((await stack.call('GET', '/user/webhook/', { apiKey: aliceKey })).body.webhook_url).toBe(`${receiver.url}/hooks/generic`);
+  });
+
+  it('sends a signed sample incoming_message to a generic URL', async () => {
+    receiver.plan({ status: 202 });
+    const response = await sendTest();
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ success: true, message: 'Test notification sent successfully', webhook_type: 'generic', status_code: 202 });
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.headers['content-type']).toBe('application/json');
+    const payload = new Webhook(secret).verify(request?.body ?? '', headersOf(request as never)) as Record<string, unknown>;
+    expect(payload).toMatchObject({ event: 'incoming_message', test: true, id: request?.headers['webhook-id'] });
+    expect(payload.message).toMatchObject({ message_id: 'sample-message', sent_by_lead: true, lead: { first_name: 'Alex' } });
+  });
+
+  it.each([
+    ['slack', '/services/T0001/B0001/abcdefghijklmnopqrstuvwx', 200, (body: Record<string, unknown>) => {
+      expect(typeof body.text).toBe('string');
+      expect(body.blocks).toBeInstanceOf(Array);
+    }],
+    ['discord', '/api/webhooks/123456789012345678/abcDEF_ghi-123', 204, (body: Record<string, unknown>) => {
+      expect(body.content).toContain('replied');
+      expect(body.embeds).toBeInstanceOf(Array);
+    }],
+    ['teams', '/webhookb2/aaaa@bbbb/IncomingWebhook/cccc/dddd', 200, (body: Record<string, unknown>) => {
+      expect(body.type).toBe('message');
+      expect((body.attachments as { contentType: string }[])[0]?.contentType).toBe('application/vnd.microsoft.card.adaptive');
+    }],
+  ] as const)('sends a formatted chat message to a %s-style URL', async (type, path, status, checkBody) => {
+    await put(`${receiver.url}${path}`);
+    receiver.plan({ status, body: status === 204 ? '' : 'ok' });
+    const response = await sendTest();
+    expect(response.body).toEqual({ success: true, message: 'Test notification sent successfully', webhook_type: type, status_code: status });
+    const [request] = receiver.requests;
+    expect(request?.path).toBe(path);
+    expect(request?.headers['webhook-signature']).toBeUndefined();
+    checkBody(JSON.parse(request?.body ?? '{}'));
+    expect((await stack.call('GET', '/user/webhook/', { apiKey: aliceKey })).body.webhook_type).toBe(type);
+  });
+
+  it('reports a 4xx or 5xx from the receiver as 400 with its reason in details', async () => {
+    await put(`${receiver.url}/hooks/failing`);
+    receiver.plan({ status: 404, body: 'no_service' }, { status: 500, body: 'rollup_error' });
+    const notFound = await sendTest();
+    expect(notFound.status).toBe(400);
+    expect(notFound.body).toEqual({ success: false, error: 'Webhook delivery failed with HTTP 404', details: 'no_service' });
+    const serverError = await sendTest();
+    expect(serverError.body).toEqual({ success: false, error: 'Webhook delivery failed with HTTP 500', details: 'rollup_error' });
+  });
+
+  it('does not follow redirects', async () => {
+    await put(`${receiver.url}/hooks/moved`);
+    receiver.plan({ status: 302, headers: { location: `${receiver.url}/hooks/elsewhere` } });
+    const response = await sendTest();
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ success: false, error: 'Webhook delivery failed with HTTP 302' });
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/hooks/moved']);
+  });
+
+  it('gives up on a receiver that does not answer in time', async () => {
+    await put(`${receiver.url}/hooks/hanging`);
+    receiver.plan({ status: 200, hang: true });
+    const response = await sendTest();
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(TIMED_OUT);
+  });
+
+  it('reports a receiver that cannot be reached', async () => {
+    const gone = await startReceiver();
+    await gone.stop();
+    await put(`${gone.url}/hooks/closed`);
+    const response = await sendTest();
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Webhook request failed: could not connect to the webhook URL',
+      details: 'Connection failed (ECONNREFUSED)',
+    });
+  });
+
+  it('sends tests with a session only', async () => {
+    const response = await stack.call('POST', '/user/webhook/test/', { apiKey: aliceKey });
+    expect(response.status).toBe(401);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('rotates the secret: both sign during the overlap, the new one is shown once', async () => {
+    await put(`${receiver.url}/hooks/rotation`);
+    const rotated = await stack.call('POST', '/user/webhook/secret/rotate/', { apiKey: aliceKey });
+    expect(rotated.status).toBe(200);
+    const next = String(rotated.body.signing_secret);
+    expect(next).toMatch(/^whsec_/);
+    expect(next).not.toBe(secret);
+    const overlapHours = (Date.parse(String(rotated.body.previous_secret_valid_until)) - Date.now()) / 3_600_000;
+    expect(overlapHours).toBeGreaterThan(23);
+    expect(overlapHours).toBeLessThanOrEqual(24);
+
+    await sendTest();
+    const [request] = receiver.requests;
+    expect(String(request?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const key of [next, secret]) {
+      expect(() => new Webhook(key).verify(request?.body ?? '', headersOf(request as never))).not.toThrow();
+    }
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request?.body ?? '', headersOf(request as never))).toThrow();
+    secret = next;
+
+    const stranger = await signUp(stack);
+    const none = await stack.call('POST', '/user/webhook/secret/rotate/', { token: stranger.token });
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual({ error: 'No webhook configured: set a webhook URL first' });
+  });
+
+  it('keeps a delivery log of the user’s own sends, newest first, paged, without response bodies', async () => {
+    await put(`${receiver.url}/hooks/log`);
+    receiver.plan({ status: 200 }, { status: 500, body: 'secret_body_text' }, { status: 200 });
+    for (let i = 0; i < 3; i += 1) await sendTest();
+
+    const page = await stack.call<{ deliveries: Record<string, unknown>[]; next_cursor: string | null }>(
+      'GET',
+      '/user/webhook/deliveries/?limit=2',
+      { apiKey: aliceKey },
+    );
+    expect(page.status).toBe(200);
+    expect(page.body.deliveries).toHaveLength(2);
+    expect(page.body.deliveries.map((d) => d.status_code)).toEqual([200, 500]);
+    expect(page.body.deliveries[1]).toMatchObject({ event_type: 'incoming_message', attempt: 1, outcome: 'http_error', test: true });
+    expect(Object.keys(page.body.deliveries[0] ?? {}).sort()).toEqual(
+      ['attempt', 'attempted_at', 'duration_ms', 'error', 'event_id', 'event_type', 'next_attempt_at', 'outcome', 'status_code', 'test'].sort(),
+    );
+    expect(page.text).not.toContain('secret_body_text');
+    expect(page.body.next_cursor).toEqual(expect.any(String));
+
+    const next = await stack.call<{ deliveries: Record<string, unknown>[] }>(
+      'GET',
+      `/user/webhook/deliveries/?limit=2&cursor=${page.body.next_cursor}`,
+      { token: alice.token },
+    );
+    expect(next.body.deliveries[0]?.status_code).toBe(200);
+
+    for (const query of ['?limit=0', '?limit=101', '?limit=x']) {
+      const bad = await stack.call('GET', `/user/webhook/deliveries/${query}`, { apiKey: aliceKey });
+      expect(bad.status, query).toBe(400);
+      expect(bad.body).toEqual({ error: 'limit must be an integer from 1 to 100' });
+    }
+    const badCursor = await stack.call('GET', '/user/webhook/deliveries/?cursor=bm90LWEtY3Vyc29y', { apiKey: aliceKey });
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body).toEqual({ error: 'cursor is not valid' });
+
+    const bob = await signUp(stack);
+    const bobs = await stack.call<{ deliveries: unknown[] }>('GET', '/user/webhook/deliveries/', { token: bob.token });
+    expect(bobs.body.deliveries).toEqual([]);
+    expect((await stack.call('GET', '/user/webhook/', { token: bob.token })).body.webhook_url).toBeNull();
+  });
+});

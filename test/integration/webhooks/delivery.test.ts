@@ -1,0 +1,189 @@
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
+import { type EventPublisher, createEventPublisher } from '../../../shared/domain/webhooks/event-publisher';
+import { type IncomingMessageData, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
+import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
+import { type Receiver, startReceiver } from '../../support/receiver';
+import { type SignedUpUser, type TestStack, signUp, startTestStack } from '../../support/test-stack';
+
+const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
+  Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
+
+type Attempt = { event_id: string; attempt: number; outcome: string; status_code: number | null; next_attempt_at: string | null; test: boolean };
+
+/**
+ * The webhooks queue and its worker, driven by hand (the poller runs one batch per call), with
+ * a retry schedule of 0 s, 0 s: three attempts, each immediately after the last.
+ */
+describe('webhook delivery worker', () => {
+  let stack: TestStack;
+  let receiver: Receiver;
+  let publisher: EventPublisher;
+  let alice: SignedUpUser;
+  let secret: string;
+  let sourceCounter = 0;
+
+  const queue = () => {
+    const webhooks = stack.queues.webhooks;
+    if (!webhooks) throw new Error('no webhooks queue');
+    return webhooks;
+  };
+  /** Runs the consumer until the queue has nothing visible; returns the number of batches. */
+  const drain = async (max = 20) => {
+    let batches = 0;
+    while (batches < max && (await stack.poller.pollOnce(queue())) > 0) batches += 1;
+    return batches;
+  };
+  const dlqBodies = async () => {
+    const received = await stack.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue().dlqUrl, MaxNumberOfMessages: 10 }));
+    return (received.Messages ?? []).map((message) => message.Body ?? '');
+  };
+  const reply = (text: string): IncomingMessageData => {
+    const { data } = sampleIncomingMessage(0, new Date(), 'evt_x');
+    return { message: { ...data.message, id: 42, message_id: `provider-${text}`, message: text, campaign: { id: 7, name: 'Founders', status: 'ACTIVE' } } };
+  };
+  const publish = (user: SignedUpUser, text: string, sourceId?: string) => {
+    sourceCounter += 1;
+    return publisher.publish(user.workspaceId, 'incoming_message', sourceId ?? `source-${sourceCounter}`, reply(text));
+  };
+  const attempts = async (user: SignedUpUser) =>
+    (await stack.call<{ deliveries: Attempt[] }>('GET', '/user/webhook/deliveries/', { token: user.token })).body.deliveries;
+  const setUrl = async (user: SignedUpUser, url: string | null) => {
+    const response = await stack.call('PUT', '/user/webhook/', { token: user.token, body: { webhook_url: url } });
+    expect(response.status).toBe(200);
+    return response.body.signing_secret as string | undefined;
+  };
+
+  beforeAll(async () => {
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: '700' } });
+    receiver = await startReceiver();
+    publisher = createEventPublisher({
+      members: new DynamoWorkspaceMembers(stack.db, stack.tableName),
+      queue: new SqsDeliveryQueue(stack.sqs, queue().queueUrl),
+      clock: () => new Date(),
+    });
+    alice = await signUp(stack);
+    secret = String(await setUrl(alice, `${receiver.url}/alice`));
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await stack?.stop();
+  });
+  beforeEach(async () => {
+    receiver.reset();
+    await drain();
+  });
+
+  it('delivers a signed incoming_message with a stable event id, and logs it', async () => {
+    const eventId = await publish(alice, 'Sounds good, call me');
+    await drain();
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect(request?.path).toBe('/alice');
+    expect(request?.headers['webhook-id']).toBe(eventId);
+    const payload = new Webhook(secret).verify(request?.body ?? '', headersOf(request as never)) as Record<string, unknown>;
+    expect(payload).toMatchObject({ id: eventId, event: 'incoming_message' });
+    expect(Object.keys(payload).sort()).toEqual(['created_at', 'event', 'id', 'message']);
+    expect(payload.message).toMatchObject({
+      id: 42,
+      message_id: 'provider-Sounds good, call me',
+      message: 'Sounds good, call me',
+      sent_by_lead: true,
+      campaign: { id: 7, name: 'Founders', status: 'ACTIVE' },
+      lead: { first_name: 'Alex', last_name: 'Doe', network_profile_url: expect.any(String), company: { name: 'Acme Inc' } },
+    });
+    const [logged] = await attempts(alice);
+    expect(logged).toMatchObject({ event_id: eventId, attempt: 1, outcome: 'delivered', status_code: 200, next_attempt_at: null, test: false });
+  });
+
+  it('retries after a failure and succeeds, with the same id and body, each attempt signed', async () => {
+    receiver.plan({ status: 503, body: 'busy' });
+    const eventId = await publish(alice, 'Retry me');
+    await drain();
+    expect(receiver.requests).toHaveLength(2);
+    const [first, second] = receiver.requests;
+    expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
+    expect(second?.body).toBe(first?.body);
+    for (const request of [first, second]) {
+      expect(() => new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).not.toThrow();
+    }
+    const log = (await attempts(alice)).filter((attempt) => attempt.event_id === eventId);
+    expect(log.map((attempt) => [attempt.attempt, attempt.outcome, attempt.status_code])).toEqual([
+      [2, 'delivered', 200],
+      [1, 'http_error', 503],
+    ]);
+    expect(log[1]?.next_attempt_at).toEqual(expect.any(String));
+  });
+
+  it('retries after a receiver that does not answer in time', async () => {
+    receiver.plan({ status: 200, hang: true });
+    const eventId = await publish(alice, 'Slow receiver');
+    await drain();
+    const log = (await attempts(alice)).filter((attempt) => attempt.event_id === eventId);
+    expect(log.map((attempt) => attempt.outcome)).toEqual(['delivered', 'timeout']);
+  });
+
+  it('sends a redelivered or duplicated message once', async () => {
+    // The same source event published twice gives the same event id: two queue messages, one event.
+    const eventId = await publish(alice, 'Duplicate', 'same-source');
+    expect(await publish(alice, 'Duplicate', 'same-source')).toBe(eventId);
+    await drain();
+    expect(receiver.requests).toHaveLength(1);
+
+    // SQS delivers an old message again later: nothing is sent.
+    await publish(alice, 'Duplicate', 'same-source');
+    await drain();
+    expect(receiver.requests).toHaveLength(1);
+    expect((await attempts(alice)).filter((attempt) => attempt.event_id === eventId)).toHaveLength(1);
+  });
+
+  it('gives up after the last attempt: the message goes to the dead-letter queue', async () => {
+    receiver.setDefault({ status: 500, body: 'down' });
+    const eventId = await publish(alice, 'Never delivered');
+    await drain();
+    expect(receiver.requests).toHaveLength(3);
+    const log = (await attempts(alice)).filter((attempt) => attempt.event_id === eventId);
+    expect(log.map((attempt) => attempt.attempt)).toEqual([3, 2, 1]);
+    expect(log[0]?.next_attempt_at).toBeNull();
+    const dead = (await dlqBodies()).map((body) => JSON.parse(body) as { event_id: string });
+    expect(dead.map((message) => message.event_id)).toContain(eventId);
+  });
+
+  it('moves poison messages to the dead-letter queue without sending anything', async () => {
+    await stack.sqs.send(new SendMessageCommand({ QueueUrl: queue().queueUrl, MessageBody: 'not json' }));
+    await stack.sqs.send(new SendMessageCommand({ QueueUrl: queue().queueUrl, MessageBody: JSON.stringify({ event_id: 'evt_x', user_id: 'x' }) }));
+    await drain();
+    expect(receiver.requests).toHaveLength(0);
+    expect(await dlqBodies()).toEqual(expect.arrayContaining(['not json', JSON.stringify({ event_id: 'evt_x', user_id: 'x' })]));
+  });
+
+  it('sends to the workspace members who have a webhook and skips those without one', async () => {
+    const bob = await signUp(stack);
+    const created = await stack.call<{ workspace: { id: number } }>('POST', '/workspaces/', { token: bob.token, body: { name: 'Second' } });
+    expect(created.status).toBe(201);
+    const workspace = { body: created.body.workspace };
+    // Bob's second workspace has one member (Bob), who has no webhook: nothing to deliver.
+    await publisher.publish(workspace.body.id, 'incoming_message', 'bob-source', reply('For Bob'));
+    await drain();
+    expect(receiver.requests).toHaveLength(0);
+    expect(await attempts(bob)).toEqual([]);
+
+    await setUrl(bob, `${receiver.url}/bob`);
+    await publisher.publish(workspace.body.id, 'incoming_message', 'bob-source-2', reply('For Bob again'));
+    await drain();
+    expect(receiver.requests.map((request) => request.path)).toEqual(['/bob']);
+  });
+
+  it('formats real events for a chat webhook', async () => {
+    const carol = await signUp(stack);
+    await setUrl(carol, `${receiver.url}/services/T0001/B0001/abcdefghijklmnopqrstuvwx`);
+    await publish(carol, 'Happy to chat next week');
+    await drain();
+    const body = JSON.parse(receiver.requests[0]?.body ?? '{}') as { text: string; blocks: unknown[] };
+    expect(body.text).toContain('Alex Doe (Head of Sales at Acme Inc) replied in campaign "Founders"');
+    expect(body.text).toContain('Happy to chat next week');
+    expect(body.blocks).toHaveLength(2);
+  });
+});
