@@ -29,9 +29,9 @@ export function retryDelaySeconds(schedule: readonly number[], attempt: number, 
 /** Parses a schedule like "60,300,1800" (seconds); undefined for anything malformed. */
 export function parseSchedule(raw: string): number[] | undefined {
   const parts = raw.split(',').map((part) => part.trim());
-  if (parts.length === 0 || parts.length > 20) return undefined;
+  if (parts.length > 20 || parts.some((part) => !/^\d+$/.test(part))) return undefined;
   const values = parts.map(Number);
-  return values.every((value) => Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_SECONDS) ? values : undefined;
+  return values.every((value) => value <= MAX_DELAY_SECONDS) ? values : undefined;
 }
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { loopbackAllowed } from '../../../shared/config/integrations';
+import { MAX_DELAY_SECONDS, RETRY_DELAYS_SECONDS, maxAttemptsFor, parseSchedule, retryDelaySeconds } from '../../../shared/domain/webhooks/delivery';
+import { eventIdFor } from '../../../shared/domain/webhooks/events';
+import { signingSecrets, webhookTypeOf } from '../../../shared/domain/webhooks/webhook';
+
+describe('retry schedule', () => {
+  it('makes 8 attempts over about 30 hours', () => {
+    expect(maxAttemptsFor(RETRY_DELAYS_SECONDS)).toBe(8);
+    const nominalHours = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + delay, 0) / 3600;
+    expect(nominalHours).toBeCloseTo(29.6, 1);
+  });
+
+  it('jitters each delay by ±20% and never beyond SQS’s 12-hour visibility ceiling', () => {
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 1, () => 0.5)).toBe(60);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 1, () => 0)).toBe(48);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 1, () => 0.999_999)).toBe(72);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 4, () => 0.5)).toBe(7_200);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0.999_999)).toBe(MAX_DELAY_SECONDS);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0)).toBe(34_560);
+  });
+
+  it('has no delay after the last attempt', () => {
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 8, () => 0.5)).toBeUndefined();
+    expect(retryDelaySeconds([0, 0], 3, () => 0.5)).toBeUndefined();
+  });
+
+  it('parses configured schedules and refuses malformed ones', () => {
+    expect(parseSchedule('0,0')).toEqual([0, 0]);
+    expect(parseSchedule(' 60, 300 ')).toEqual([60, 300]);
+    for (const raw of ['', 'a,b', '-1', '1.5', '43201', Array(21).fill('1').join(',')]) expect(parseSchedule(raw), raw).toBeUndefined();
+  });
+});
+
+describe('webhook receivers', () => {
+  it.each([
+    ['https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', 'slack'],
+    ['https://hooks.slack-gov.com/services/T0/B0/abc', 'slack'],
+    ['https://hooks.slack.com/triggers/T0/123/abc', 'generic'],
+    ['https://discord.com/api/webhooks/123456789012345678/abcdefGHIJ_-', 'discord'],
+    ['https://canary.discordapp.com/api/v10/webhooks/123456789012345678/token', 'discord'],
+    ['https://acme.webhook.office.com/webhookb2/a@b/IncomingWebhook/c/d', 'teams'],
+    ['https://prod-12.westeurope.logic.azure.com:443/workflows/abc123/triggers/manual/paths/invoke?api-version=2016-06-01', 'teams'],
+    ['https://example.com/services/T0/B0/abc', 'generic'],
+    ['https://example.com/webhooks/outreach', 'generic'],
+    ['not a url', 'generic'],
+  ])('recognises %s as %s', (url, type) => {
+    expect(webhookTypeOf(url)).toBe(type);
+  });
+
+  it('matches the path alone for local receivers, when asked', () => {
+    expect(webhookTypeOf('http://127.0.0.1:9999/services/T0/B0/abc', { anyHost: true })).toBe('slack');
+    expect(webhookTypeOf('http://127.0.0.1:9999/services/T0/B0/abc')).toBe('generic');
+  });
+
+  it('signs with the previous secret too, until the overlap ends', () => {
+    const settings = {
+      userId: 1,
+      url: 'https://example.com/',
+      secret: 'new',
+      secretCreatedAt: '2026-11-21T00:00:00.000Z',
+      previousSecret: 'old',
+      previousSecretValidUntil: '2026-11-22T00:00:00.000Z',
+      createdAt: '2026-11-01T00:00:00.000Z',
+      updatedAt: '2026-11-21T00:00:00.000Z',
+    };
+    expect(signingSecrets(settings, new Date('2026-11-21T12:00:00.000Z'))).toEqual(['new', 'old']);
+    expect(signingSecrets(settings, new Date('2026-11-22T00:00:00.000Z'))).toEqual(['new']);
+  });
+
+  it('derives the event id from its source, so one source event is one event', () => {
+    const id = eventIdFor('incoming_message', 1, 'provider-message-1');
+    expect(id).toMatch(/^evt_[0-9a-f]{32}$/);
+    expect(eventIdFor('incoming_message', 1, 'provider-message-1')).toBe(id);
+    expect(eventIdFor('incoming_message', 2, 'provider-message-1')).not.toBe(id);
+  });
+
+  it('never allows loopback outside the local runtime', () => {
+    expect(loopbackAllowed({ RUNTIME: 'local', WEBHOOK_ALLOW_LOOPBACK: '1' })).toBe(true);
+    expect(loopbackAllowed({ RUNTIME: 'local', WEBHOOK_ALLOW_LOOPBACK: '0' })).toBe(false);
+    expect(loopbackAllowed({ RUNTIME: 'aws', WEBHOOK_ALLOW_LOOPBACK: '0' })).toBe(false);
+    expect(() => loopbackAllowed({ RUNTIME: 'aws', WEBHOOK_ALLOW_LOOPBACK: '1' })).toThrow(/only allowed with RUNTIME=local/);
+  });
+});

@@ -1,0 +1,118 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { DeliveryAttempt, DeliveryStatus } from '../../../shared/domain/webhooks/delivery';
+import { createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
+import { sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
+import type { DeliveryClaim, SendOutcome, WebhookDeliveryRepository } from '../../../shared/domain/webhooks/ports';
+import type { WebhookSettings } from '../../../shared/domain/webhooks/webhook';
+import { webhookTypeOf } from '../../../shared/domain/webhooks/webhook';
+
+/** The delivery record's rules, in memory (the DynamoDB version is exercised by the integration tests). */
+class InMemoryDeliveries implements Pick<WebhookDeliveryRepository, 'claim' | 'complete'> {
+  records = new Map<string, { status: DeliveryStatus; attempts: number; leaseUntil?: string }>();
+  log: DeliveryAttempt[] = [];
+
+  async claim(input: { userId: number; eventId: string; now: string; leaseUntil: string; maxAttempts: number }): Promise<DeliveryClaim> {
+    const key = `${input.userId}/${input.eventId}`;
+    const record = this.records.get(key) ?? { status: 'PENDING' as const, attempts: 0 };
+    if (record.status !== 'PENDING') return { kind: 'finished', status: record.status };
+    if (record.attempts >= input.maxAttempts) return { kind: 'finished', status: 'FAILED' };
+    if (record.leaseUntil && record.leaseUntil > input.now) return { kind: 'busy', leaseUntil: record.leaseUntil };
+    this.records.set(key, { status: 'PENDING', attempts: record.attempts + 1, leaseUntil: input.leaseUntil });
+    return { kind: 'claimed', attempt: record.attempts + 1 };
+  }
+
+  async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }) {
+    const key = `${input.userId}/${input.eventId}`;
+    const record = this.records.get(key);
+    if (record) this.records.set(key, { status: input.status, attempts: record.attempts });
+    if (input.attempt) this.log.push(input.attempt);
+  }
+}
+
+describe('delivery service', () => {
+  let now: Date;
+  let deliveries: InMemoryDeliveries;
+  let settings: WebhookSettings | undefined;
+  let outcomes: SendOutcome[];
+  let sent: { url: string; headers: Record<string, string> }[];
+
+  const service = () =>
+    createDeliveryService({
+      settings: { get: async () => settings },
+      deliveries,
+      sender: {
+        post: async (url, _body, headers) => {
+          sent.push({ url, headers });
+          return outcomes.shift() ?? { kind: 'response', status: 200, reason: '' };
+        },
+      },
+      signer: { sign: (secrets) => secrets.map((secret) => `v1,${secret}`).join(' ') },
+      policy: { webhookType: (url) => webhookTypeOf(url) },
+      clock: () => now,
+      random: () => 0.5,
+      attemptTimeoutMs: 10_000,
+      leaseMs: 40_000,
+      schedule: [60, 300],
+    });
+  const message = sampleIncomingMessage(7, new Date('2026-11-21T12:00:00.000Z'), 'evt_unit');
+
+  beforeEach(() => {
+    now = new Date('2026-11-21T12:00:00.000Z');
+    deliveries = new InMemoryDeliveries();
+    settings = {
+      userId: 7,
+      url: 'https://receiver.example/hook',
+      secret: 'whsec_current',
+      secretCreatedAt: now.toISOString(),
+      previousSecret: null,
+      previousSecretValidUntil: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    outcomes = [];
+    sent = [];
+  });
+
+  it('acknowledges a delivered event and never sends it again', async () => {
+    expect(await service().deliver(message)).toEqual({ action: 'ack' });
+    expect(await service().deliver(message)).toEqual({ action: 'ack' });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.headers).toMatchObject({ 'webhook-id': 'evt_unit', 'webhook-signature': 'v1,whsec_current' });
+  });
+
+  it('waits by the schedule after each failure, then gives up to the dead-letter queue', async () => {
+    outcomes = [{ kind: 'response', status: 500, reason: '' }, { kind: 'timeout' }, { kind: 'network', reason: 'Connection failed' }];
+    expect(await service().deliver(message)).toEqual({ action: 'retry', delaySeconds: 60 });
+    expect(await service().deliver(message)).toEqual({ action: 'retry', delaySeconds: 300 });
+    expect(await service().deliver(message)).toEqual({ action: 'dead-letter' });
+    expect(await service().deliver(message)).toEqual({ action: 'dead-letter' });
+    expect(sent).toHaveLength(3);
+    expect(deliveries.log.map((attempt) => [attempt.attempt, attempt.outcome, attempt.nextAttemptAt])).toEqual([
+      [1, 'http_error', '2026-11-21T12:01:00.000Z'],
+      [2, 'timeout', '2026-11-21T12:05:00.000Z'],
+      [3, 'network_error', null],
+    ]);
+  });
+
+  it('leaves a duplicate alone while another worker holds the delivery', async () => {
+    await deliveries.claim({ userId: 7, eventId: 'evt_unit', now: now.toISOString(), leaseUntil: '2026-11-21T12:00:30.000Z', maxAttempts: 3 });
+    expect(await service().deliver(message)).toEqual({ action: 'retry', delaySeconds: 30 });
+    expect(sent).toHaveLength(0);
+  });
+
+  it('skips users without a webhook', async () => {
+    settings = settings ? { ...settings, url: null } : undefined;
+    expect(await service().deliver(message)).toEqual({ action: 'ack' });
+    expect(sent).toHaveLength(0);
+    expect(deliveries.records.get('7/evt_unit')?.status).toBe('SKIPPED');
+  });
+
+  it('signs generic deliveries only, with both secrets during a rotation', async () => {
+    settings = settings ? { ...settings, previousSecret: 'whsec_old', previousSecretValidUntil: '2026-11-22T00:00:00.000Z' } : undefined;
+    await service().deliver(message);
+    expect(sent[0]?.headers['webhook-signature']).toBe('v1,whsec_current v1,whsec_old');
+    settings = settings ? { ...settings, url: 'https://hooks.slack.com/services/T0/B0/abc' } : undefined;
+    await service().deliver({ ...message, event_id: 'evt_unit2' });
+    expect(sent[1]?.headers['webhook-signature']).toBeUndefined();
+  });
+});
