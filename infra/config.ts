@@ -27,6 +27,16 @@ export interface OutreachConfig {
    * token is the stack's ProviderAccessToken secret (see docs/integrations.md).
    */
   providerBaseUrl: string;
+  /**
+   * Base URL of the B2B people/company directory behind prospect search (wire protocol in
+   * docs/lead-lists.md). Its API key is the stack's DirectoryApiKey secret. The default is a
+   * placeholder (`.invalid` never resolves): searches answer 502 until it is set.
+   */
+  directoryBaseUrl: string;
+  /** Directory searches per workspace per calendar month. */
+  searchQuotaPerMonth: number;
+  /** Leads one lead list may hold. */
+  maxLeadsPerList: number;
 }
 
 export const DEFAULT_CONFIG: OutreachConfig = {
@@ -39,6 +49,9 @@ export const DEFAULT_CONFIG: OutreachConfig = {
   logRetention: RetentionDays.ONE_MONTH,
   tracing: true,
   providerBaseUrl: 'https://api1.unipile.com:13111',
+  directoryBaseUrl: 'https://directory.invalid',
+  searchQuotaPerMonth: 1000,
+  maxLeadsPerList: 100_000,
 };
 
 /** Anything with CDK's `tryGetContext` (an App's or a Stack's `node`). */
@@ -106,5 +119,8 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     logRetention: logRetentionDays as RetentionDays,
     tracing: flag('tracing', get('tracing'), DEFAULT_CONFIG.tracing),
     providerBaseUrl: text('providerBaseUrl', get('providerBaseUrl'), DEFAULT_CONFIG.providerBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/?$/),
+    directoryBaseUrl: text('directoryBaseUrl', get('directoryBaseUrl'), DEFAULT_CONFIG.directoryBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~\/-]*)?$/),
+    searchQuotaPerMonth: positiveNumber('searchQuotaPerMonth', get('searchQuotaPerMonth'), DEFAULT_CONFIG.searchQuotaPerMonth, { integer: true }),
+    maxLeadsPerList: positiveNumber('maxLeadsPerList', get('maxLeadsPerList'), DEFAULT_CONFIG.maxLeadsPerList, { integer: true }),
   };
 }

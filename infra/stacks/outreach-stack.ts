@@ -34,6 +34,12 @@ interface Needs {
   webhookSecretKey?: boolean;
   /** PUBLIC_API_URL: it hands the provider URLs of this API. */
   publicApiUrl?: boolean;
+  /** DIRECTORY_BASE_URL, DIRECTORY_API_KEY and SEARCH_QUOTA_PER_MONTH: it searches the B2B directory. */
+  directory?: boolean;
+  /** MAX_LEADS_PER_LIST: it adds leads to lists. */
+  leadLists?: boolean;
+  /** Function timeout when the 10 s default is too short. */
+  timeoutSeconds?: number;
 }
 
 /** What each endpoint group needs beyond its code. Keyed by group, so a new group must decide. */
@@ -42,8 +48,10 @@ const GROUP_NEEDS: Record<FunctionGroup, Needs> = {
   health: {},
   auth: { table: 'readWrite', sessionSecret: true },
   apiKeys: { table: 'readWrite', sessionSecret: true },
-  leadLists: { table: 'readWrite' },
-  prospects: { table: 'readWrite' },
+  // Imports of up to 1000 rows: within API Gateway's 29 s integration timeout.
+  leadLists: { table: 'readWrite', leadLists: true, timeoutSeconds: 28 },
+  // The directory call is bounded at 10 s; saving up to 100 results follows it.
+  prospects: { table: 'readWrite', directory: true, leadLists: true, timeoutSeconds: 20 },
   accounts: { table: 'readWrite', provider: true, providerWebhookSecret: true, publicApiUrl: true },
   connections: { table: 'read', provider: true },
   userWebhook: { table: 'readWrite', webhookSecretKey: true },
@@ -107,7 +115,18 @@ export class OutreachStack extends Stack {
       description: "Key material sealing users' webhook signing secrets in the table (WEBHOOK_SECRET_KEY)",
       generateSecretString: { excludePunctuation: true, passwordLength: 64 },
     });
+    // Like the provider token: created with a placeholder for the operator to replace.
+    const directoryApiKey = new Secret(this, 'DirectoryApiKey', {
+      description: 'API key of the B2B directory behind prospect search (DIRECTORY_API_KEY); replace the placeholder, then deploy',
+      generateSecretString: { excludePunctuation: true, passwordLength: 32 },
+    });
     const applyNeeds = (fn: ServiceFunction, needs: Needs) => {
+      if (needs.directory) {
+        fn.addEnvironment('DIRECTORY_BASE_URL', config.directoryBaseUrl);
+        fn.addEnvironment('DIRECTORY_API_KEY', directoryApiKey.secretValue.unsafeUnwrap());
+        fn.addEnvironment('SEARCH_QUOTA_PER_MONTH', String(config.searchQuotaPerMonth));
+      }
+      if (needs.leadLists) fn.addEnvironment('MAX_LEADS_PER_LIST', String(config.maxLeadsPerList));
       if (needs.sessionSecret) fn.addEnvironment('SESSION_SECRET', sessionSecretValue);
       if (needs.provider) {
         fn.addEnvironment('PROVIDER_BASE_URL', config.providerBaseUrl);
@@ -134,6 +153,7 @@ export class OutreachStack extends Stack {
         // Fixed so the API can address it without a reference (see PublicApi.integrationFor).
         functionName: `${this.stackName}-${kebab(group)}`,
         description: `HTTP endpoint group: ${group}`,
+        ...(needs.timeoutSeconds ? { timeout: Duration.seconds(needs.timeoutSeconds) } : {}),
       });
       if (needs.table) {
         fn.bindTable(table, needs.table);

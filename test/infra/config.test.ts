@@ -21,6 +21,9 @@ describe('loadConfig', () => {
       logRetention: RetentionDays.ONE_MONTH,
       tracing: true,
       providerBaseUrl: 'https://api1.unipile.com:13111',
+      directoryBaseUrl: 'https://directory.invalid',
+      searchQuotaPerMonth: 1000,
+      maxLeadsPerList: 100_000,
     });
   });
 
@@ -48,6 +51,9 @@ describe('loadConfig', () => {
     [{ providerBaseUrl: 'http://api.example.com' }, /providerBaseUrl/],
     [{ providerBaseUrl: 'https://api.example.com/path?x=1' }, /providerBaseUrl/],
     [{ tracing: 'yes' }, /tracing/],
+    [{ directoryBaseUrl: 'http://directory.example.com' }, /directoryBaseUrl/],
+    [{ searchQuotaPerMonth: 0 }, /searchQuotaPerMonth/],
+    [{ maxLeadsPerList: 'many' }, /maxLeadsPerList/],
   ])('rejects %j', (context, message) => {
     expect(() => from(context)).toThrow(message);
   });

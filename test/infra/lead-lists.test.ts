@@ -1,0 +1,90 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infra/config';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { LOCAL_INDEXES } from '../../shared/db/table-schema';
+import { ROUTES } from '../../shared/http/route-table';
+import { type CfnResource, flatten, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+
+/** The lead-list and prospect-search functions in the stack. */
+describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
+  const app = testApp({ bundle: false, context: { directoryBaseUrl: 'https://directory.example.com/api', searchQuotaPerMonth: 250 } });
+  const config = loadConfig(app.node);
+  let stack: OutreachStack;
+  let template: Template;
+  let resources: Record<string, CfnResource>;
+
+  beforeAll(() => {
+    stack = new OutreachStack(app, 'LeadListsProbe', { config });
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources;
+  });
+
+  const fnOf = (group: 'leadLists' | 'prospects') => resources[logicalId(stack, stack.functions[group])];
+  const envOf = (group: 'leadLists' | 'prospects'): Record<string, unknown> => fnOf(group)?.Properties.Environment.Variables ?? {};
+
+  it('gives both functions the table, their limits and timeouts that fit the gateway’s 29 s', () => {
+    const tableRef = { Ref: logicalId(stack, stack.table.table) };
+    expect(envOf('leadLists')).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', MAX_LEADS_PER_LIST: '100000' });
+    expect(envOf('prospects')).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', MAX_LEADS_PER_LIST: '100000' });
+    expect(fnOf('leadLists')?.Properties.Timeout).toBe(28);
+    expect(fnOf('prospects')?.Properties.Timeout).toBe(20);
+  });
+
+  it('gives only the search function the directory settings, its key from Secrets Manager', () => {
+    const env = envOf('prospects');
+    expect(env.DIRECTORY_BASE_URL).toBe('https://directory.example.com/api');
+    expect(env.SEARCH_QUOTA_PER_MONTH).toBe('250');
+    const [secretId] =
+      resourcesOfType(template, 'AWS::SecretsManager::Secret').find(([, secret]) =>
+        String(secret.Properties.Description).includes('DIRECTORY_API_KEY'),
+      ) ?? [];
+    expect(secretId).toBeDefined();
+    expect(flatten(env.DIRECTORY_API_KEY)).toBe(`{{resolve:secretsmanager:\${${secretId}}:SecretString:::}}`);
+    for (const name of ['DIRECTORY_BASE_URL', 'DIRECTORY_API_KEY', 'SEARCH_QUOTA_PER_MONTH']) {
+      expect(envOf('leadLists')[name], name).toBeUndefined();
+    }
+  });
+
+  it('lets both read and write the table and query its indexes (the LSIs sort list pages)', () => {
+    const tableArn = `\${${logicalId(stack, stack.table.table)}.Arn}`;
+    for (const group of ['leadLists', 'prospects'] as const) {
+      const role = logicalId(stack, stack.functions[group].role as never);
+      const statements = policyStatements(template, role).filter((statement) => resourcesOf(statement).includes(tableArn));
+      const actions = statements.flatMap((statement) => [statement.Action].flat());
+      expect(actions, group).toEqual(
+        expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']),
+      );
+      expect(statements.flatMap(resourcesOf), group).toContain(`${tableArn}/index/*`);
+    }
+  });
+
+  it('creates the table with the five list-sorting LSIs', () => {
+    const [, table] = resourcesOfType(template, 'AWS::DynamoDB::Table')[0] ?? [];
+    const indexes = (table?.Properties.LocalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: { AttributeName: string }[] }[];
+    expect(indexes.map((index) => [index.IndexName, index.KeySchema[1]?.AttributeName])).toEqual(
+      LOCAL_INDEXES.map((index) => [index.name, index.sortKey]),
+    );
+    expect(LOCAL_INDEXES).toHaveLength(5);
+  });
+
+  it('serves every lead-list and search route with an API key only, through its own function', () => {
+    const mine = ROUTES.filter((route) => route.group === 'leadLists' || route.group === 'prospects');
+    expect(mine.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'GET /api/v1/public/lead-lists',
+      'POST /api/v1/public/lead-lists',
+      'GET /api/v1/public/lead-lists/{id}/leads',
+      'POST /api/v1/public/lead-lists/{id}/add-leads',
+      'DELETE /api/v1/public/lead-lists/{id}/delete-leads',
+      'POST /api/v1/public/lead-lists/{id}/import',
+      'POST /api/v1/public/prospects/search',
+    ]);
+    for (const route of mine) expect(route.auth, route.path).toBe('apiKey');
+    const methods = resourcesOfType(template, 'AWS::ApiGateway::Method').map(([, method]) => method.Properties);
+    const integrationsOf = (group: 'leadLists' | 'prospects') =>
+      methods.filter((method) => JSON.stringify(method.Integration ?? {}).includes(`${stack.stackName}-${group === 'leadLists' ? 'lead-lists' : 'prospects'}`));
+    expect(integrationsOf('leadLists')).toHaveLength(6);
+    expect(integrationsOf('prospects')).toHaveLength(1);
+    expect(integrationsOf('leadLists').map((method) => method.HttpMethod).sort()).toEqual(['DELETE', 'GET', 'GET', 'POST', 'POST', 'POST']);
+  });
+});
