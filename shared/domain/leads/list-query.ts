@@ -55,6 +55,8 @@ export interface LeadsQuery {
 }
 
 const MAX_FILTER_VALUE_LENGTH = 200;
+/** Filter values in one request: keeps the DynamoDB filter expression far below its 4 KB limit. */
+const MAX_FILTER_VALUES = 50;
 const MAX_PAGE = 1_000_000;
 
 function positiveInteger(raw: string | undefined, fallback: number, max: number): number | undefined {
@@ -99,6 +101,8 @@ export function parseLeadsQuery(searchType: SearchType, params: Record<string, s
       if (folded) filters.set(key, [...(filters.get(key) ?? []), folded]);
     }
   }
+  const valueCount = [...filters.values()].reduce((sum, values) => sum + values.length, 0);
+  if (valueCount > MAX_FILTER_VALUES) throw validationError(`At most ${MAX_FILTER_VALUES} filter values per request`);
   return {
     page,
     pageSize,

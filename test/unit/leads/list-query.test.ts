@@ -64,6 +64,7 @@ describe('parseLeadsQuery', () => {
     [{ sort_field: ['email'] }, 'sort_field must be one of: id, first_name, last_name, job_title, location, created_at'],
     [{ sort_direction: ['sideways'] }, "sort_direction must be 'asc' or 'desc'"],
     [{ job_title: ['x'.repeat(201)] }, 'Filter job_title must be at most 200 characters'],
+    [{ location: Array.from({ length: 51 }, (_, i) => `city${i}`) }, 'At most 50 filter values per request'],
   ])('refuses %j', (params, message) => {
     expect(() => parseLeadsQuery('PEOPLE', params)).toThrow(message);
   });
