@@ -578,7 +578,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
   }
 
-  return { upsertCompanies, upsertProspects, addToList, removeFromList, syncCompanyMembers };
+  return { upsertCompanies, upsertProspects, addToList, removeFromList };
 }
 
 export type LeadWriter = ReturnType<typeof createLeadWriter>;
