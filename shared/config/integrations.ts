@@ -56,3 +56,6 @@ export function loopbackAllowed(env: { RUNTIME: 'aws' | 'local'; WEBHOOK_ALLOW_L
   }
   return env.WEBHOOK_ALLOW_LOOPBACK === '1';
 }
+
+export type ProviderSettings = v.InferOutput<v.ObjectSchema<typeof ProviderEnv, undefined>>;
+export type WebhookSettingsEnv = v.InferOutput<v.ObjectSchema<typeof WebhookEnv, undefined>> & { RUNTIME: 'aws' | 'local' };

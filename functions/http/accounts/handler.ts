@@ -1,12 +1,9 @@
 import * as v from 'valibot';
 import { BaseEnv, loadEnv } from '../../../shared/config/env';
 import { ProviderEnv, ProviderWebhookEnv } from '../../../shared/config/integrations';
-import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account-repository';
-import { createSenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
 import { httpHandler } from '../../../shared/http/http-handler';
-import { UnipileProvider } from '../../../shared/providers/unipile-provider';
+import { senderAccountServiceFrom } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
-import { createConnectStateSigner } from '../../../shared/security/connect-state';
 import { accountRoutes } from './routes';
 
 const env = loadEnv(
@@ -18,16 +15,5 @@ const env = loadEnv(
     PUBLIC_API_URL: v.optional(v.pipe(v.string(), v.url())),
   }),
 );
-const { db, tableName, ids } = tableAccess(env);
 
-const accounts = createSenderAccountService({
-  accounts: new DynamoSenderAccountRepository(db, tableName),
-  provider: new UnipileProvider({ baseUrl: env.PROVIDER_BASE_URL, accessToken: env.PROVIDER_ACCESS_TOKEN, timeoutMs: env.PROVIDER_TIMEOUT_MS }),
-  ids,
-  clock: () => new Date(),
-  connectState: createConnectStateSigner(env.PROVIDER_WEBHOOK_SECRET),
-  connectNotifyUrl: env.PUBLIC_API_URL ? `${env.PUBLIC_API_URL.replace(/\/+$/, '')}/api/v1/webhooks/provider/hosted-auth` : undefined,
-  connectLinkTtlMs: 60 * 60 * 1000,
-});
-
-export const handler = httpHandler(accountRoutes(accounts));
+export const handler = httpHandler(accountRoutes(senderAccountServiceFrom(env, tableAccess(env))));

@@ -12,7 +12,7 @@ export function userWebhookRoutes(webhooks: WebhookService) {
     'GET /api/v1/user/webhook': async (event: APIGatewayProxyEvent) => {
       const caller = requireCaller(event);
       const { settings, type } = await webhooks.get(caller.userId);
-      return json(200, toWebhookSettingsView(settings, type));
+      return json(200, toWebhookSettingsView(settings, type, new Date()));
     },
 
     /** Spec (real product): `{success: true, message: "Webhook URL updated successfully"}`; the new secret once. */
@@ -21,11 +21,10 @@ export function userWebhookRoutes(webhooks: WebhookService) {
       const body = parseBody(PutWebhookBody, event);
       const url = body.webhook_url === null || body.webhook_url === '' ? null : body.webhook_url;
       const result = await webhooks.setUrl(caller.userId, url);
-      const { settings } = await webhooks.get(caller.userId);
       return json(200, {
         success: true,
         message: 'Webhook URL updated successfully',
-        webhook_url: settings?.url ?? null,
+        webhook_url: result.url,
         ...(result.signingSecret ? { signing_secret: result.signingSecret } : {}),
       });
     },

@@ -1,29 +1,21 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { BaseEnv, loadEnv } from '../../../shared/config/env';
-import { WebhookEnv, WebhookQueueEnv, loopbackAllowed } from '../../../shared/config/integrations';
-import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository } from '../../../shared/db/webhook-repository';
+import { WebhookEnv, WebhookQueueEnv } from '../../../shared/config/integrations';
 import type { DeliveryDecision } from '../../../shared/domain/webhooks/delivery';
 import { type DeliveryService, createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
 import type { DeliveryMessage } from '../../../shared/domain/webhooks/events';
 import { delayRedelivery, makeSqsClient } from '../../../shared/messaging/sqs';
+import { webhookAdaptersFrom } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
-import { createSecretBox } from '../../../shared/security/secret-box';
-import { createDestinationPolicy } from '../../../shared/webhooks/destination';
-import { createHttpSender } from '../../../shared/webhooks/http-sender';
 import { standardWebhooksSigner } from '../../../shared/webhooks/signer';
 
 const env = loadEnv(v.object({ ...BaseEnv.entries, ...WebhookEnv, ...WebhookQueueEnv }));
-const allowLoopback = loopbackAllowed(env);
-const { db, tableName } = tableAccess(env);
 const sqs = makeSqsClient({ endpoint: env.SQS_ENDPOINT });
 
 const deliveries = createDeliveryService({
-  settings: new DynamoWebhookSettingsRepository(db, tableName, createSecretBox(env.WEBHOOK_SECRET_KEY)),
-  deliveries: new DynamoWebhookDeliveryRepository(db, tableName),
-  sender: createHttpSender({ allowLoopback }),
+  ...webhookAdaptersFrom(env, tableAccess(env)),
   signer: standardWebhooksSigner,
-  policy: createDestinationPolicy({ allowLoopback }),
   clock: () => new Date(),
   random: Math.random,
   attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,

@@ -4,9 +4,6 @@
  * shared/providers/unipile-provider.ts; the sandbox provider speaks the same wire protocol.
  */
 
-/** The provider's own account kinds (its `type`), reduced to what we care about. */
-export type ProviderAccountType = string;
-
 /** Provider account statuses that count as active (spec: States and transitions). */
 export const ACTIVE_ACCOUNT_STATUSES: ReadonlySet<string> = new Set(['OK', 'SYNC_SUCCESS', 'CREATION_SUCCESS', 'RECONNECTED']);
 
@@ -19,7 +16,7 @@ export interface ProviderAccount {
   id: string;
   name: string;
   /** The provider's type, e.g. LINKEDIN, MAIL, GOOGLE_OAUTH, OUTLOOK. */
-  type: ProviderAccountType;
+  type: string;
   /** The worst status of the account's sources (OK when all are OK). */
   status: string;
   /** The connected user's own id at the provider (to recognise messages the account itself sent). */

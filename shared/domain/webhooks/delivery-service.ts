@@ -1,9 +1,8 @@
 import type { Clock } from '../ports';
-import { type DeliveryAttempt, type DeliveryDecision, maxAttemptsFor, retryDelaySeconds } from './delivery';
+import { type DeliveryAttempt, type DeliveryDecision, describeOutcome, maxAttemptsFor, retryDelaySeconds } from './delivery';
 import { type DeliveryMessage, bodyFor } from './events';
 import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
-import { describeOutcome } from './webhook-service';
 import { signingSecrets } from './webhook';
 
 export interface DeliveryServiceDeps {

@@ -1,3 +1,5 @@
+import type { SendOutcome } from './ports';
+
 /**
  * Delivery rules for user webhooks (see docs/integrations.md, "Retries").
  *
@@ -62,6 +64,24 @@ export type DeliveryDecision =
   | { action: 'retry'; delaySeconds: number }
   /** Give up: the message goes on to the dead-letter queue. */
   | { action: 'dead-letter' };
+
+export const isSuccessStatus = (status: number): boolean => status >= 200 && status < 300;
+
+/** How a send outcome reads in the delivery log. */
+export function describeOutcome(outcome: SendOutcome): { outcome: AttemptOutcome; statusCode: number | null; error: string | null } {
+  switch (outcome.kind) {
+    case 'response':
+      return isSuccessStatus(outcome.status)
+        ? { outcome: 'delivered', statusCode: outcome.status, error: null }
+        : { outcome: 'http_error', statusCode: outcome.status, error: `HTTP ${outcome.status}` };
+    case 'timeout':
+      return { outcome: 'timeout', statusCode: null, error: 'No answer in time' };
+    case 'blocked':
+      return { outcome: 'blocked', statusCode: null, error: outcome.reason };
+    case 'network':
+      return { outcome: 'network_error', statusCode: null, error: outcome.reason };
+  }
+}
 
 export const toDeliveryAttemptView = (attempt: DeliveryAttempt) => ({
   event_id: attempt.eventId,

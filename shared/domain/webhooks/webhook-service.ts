@@ -1,8 +1,8 @@
 import { DomainError, conflict, notFound, validationError } from '../errors';
 import type { Clock } from '../ports';
-import { type AttemptOutcome, type DeliveryAttempt, toDeliveryAttemptView } from './delivery';
+import { type DeliveryAttempt, describeOutcome, isSuccessStatus, toDeliveryAttemptView } from './delivery';
 import { bodyFor, sampleIncomingMessage } from './events';
-import type { DestinationPolicy, SendOutcome, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
+import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
 import {
   SECRET_ROTATION_OVERLAP_MS,
@@ -38,24 +38,6 @@ export const WEBHOOK_TEST_ERRORS = {
 const testFailure = (message: string, details?: string) =>
   new DomainError('validation', message, { success: false, ...(details ? { details } : {}) });
 
-export const isSuccessStatus = (status: number): boolean => status >= 200 && status < 300;
-
-/** How a send outcome reads in the delivery log. */
-export function describeOutcome(outcome: SendOutcome): { outcome: AttemptOutcome; statusCode: number | null; error: string | null } {
-  switch (outcome.kind) {
-    case 'response':
-      return isSuccessStatus(outcome.status)
-        ? { outcome: 'delivered', statusCode: outcome.status, error: null }
-        : { outcome: 'http_error', statusCode: outcome.status, error: `HTTP ${outcome.status}` };
-    case 'timeout':
-      return { outcome: 'timeout', statusCode: null, error: 'No answer in time' };
-    case 'blocked':
-      return { outcome: 'blocked', statusCode: null, error: outcome.reason };
-    case 'network':
-      return { outcome: 'network_error', statusCode: null, error: outcome.reason };
-  }
-}
-
 const SAVE_TRIES = 3;
 
 /** The user's webhook settings, the test send, and the delivery log. */
@@ -89,7 +71,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * Sets (or, with null, clears) the URL. The first set creates the signing secret, which is
      * returned that once; later sets keep it.
      */
-    async setUrl(userId: number, rawUrl: string | null): Promise<{ signingSecret?: string }> {
+    async setUrl(userId: number, rawUrl: string | null): Promise<{ url: string | null; signingSecret?: string }> {
       let url: string | null = null;
       if (rawUrl !== null) {
         const checked = deps.policy.check(rawUrl);
@@ -113,7 +95,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           updatedAt: stamp,
         };
       });
-      return created === undefined ? {} : { signingSecret: created };
+      return created === undefined ? { url } : { url, signingSecret: created };
     },
 
     /** A new signing secret, shown once; the old one keeps signing for a day alongside it. */

@@ -73,13 +73,13 @@ export function webhookTypeOf(rawUrl: string, options: { anyHost?: boolean } = {
   return 'generic';
 }
 
-export const toWebhookSettingsView = (settings: WebhookSettings | undefined, type: WebhookType | null) => ({
+export const toWebhookSettingsView = (settings: WebhookSettings | undefined, type: WebhookType | null, now: Date) => ({
   success: true,
   webhook_url: settings?.url ?? null,
   webhook_type: settings?.url ? type : null,
   has_signing_secret: settings !== undefined,
   signing_secret_created_at: settings?.secretCreatedAt ?? null,
-  previous_secret_valid_until:
-    settings?.previousSecretValidUntil && settings.previousSecret ? settings.previousSecretValidUntil : null,
+  // Only while the rotated-out secret still signs.
+  previous_secret_valid_until: settings && signingSecrets(settings, now).length > 1 ? settings.previousSecretValidUntil : null,
   updated_at: settings?.updatedAt ?? null,
 });
