@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { capacityMeter } from './capacity-meter';
 
 export interface DocClientOptions {
@@ -40,3 +40,15 @@ export const isTransactionConditionFailed = (error: unknown): boolean =>
   ((error as { CancellationReasons: { Code?: string }[] }).CancellationReasons ?? []).some(
     (reason) => reason.Code === 'ConditionalCheckFailed',
   );
+
+/** Every item a Query matches, following LastEvaluatedKey page by page (for small, bounded sets). */
+export async function queryAll(db: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}

@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SenderAccountRepository } from '../domain/sender-accounts/ports';
 import type { SenderAccount } from '../domain/sender-accounts/sender-account';
-import { isConditionFailed, isTransactionConditionFailed } from './client';
+import { isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
 import { SENDER_ACCOUNT_PREFIX, providerAccountKey, senderAccountKey } from './keys';
 
 const accountItem = (account: SenderAccount) => ({
@@ -30,22 +30,13 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
   ) {}
 
   async listForWorkspace(workspaceId: number): Promise<SenderAccount[]> {
-    const accounts: SenderAccount[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': senderAccountKey(workspaceId, 0).pk, ':prefix': SENDER_ACCOUNT_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      accounts.push(...(page.Items ?? []).map(toAccount));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return accounts;
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': senderAccountKey(workspaceId, 0).pk, ':prefix': SENDER_ACCOUNT_PREFIX },
+      ConsistentRead: true,
+    });
+    return items.map(toAccount);
   }
 
   async get(workspaceId: number, accountId: number): Promise<SenderAccount | undefined> {

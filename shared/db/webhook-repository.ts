@@ -11,7 +11,7 @@ import type { DeliveryClaim, WebhookDeliveryRepository, WebhookSettingsRepositor
 import type { WebhookSettings } from '../domain/webhooks/webhook';
 import { validationError } from '../domain/errors';
 import type { SecretBox } from '../security/secret-box';
-import { isConditionFailed } from './client';
+import { isConditionFailed, queryAll } from './client';
 import { WEBHOOK_ATTEMPT_PREFIX, membershipByWorkspace, webhookAttemptKey, webhookDeliveryKey, webhookSettingsKey } from './keys';
 import { TABLE } from './table-schema';
 
@@ -214,22 +214,14 @@ export class DynamoWorkspaceMembers implements WorkspaceMembers {
   ) {}
 
   async listUserIds(workspaceId: number): Promise<number[]> {
-    const ids: number[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: TABLE.gsi1.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
-          ExpressionAttributeValues: { ':pk': membershipByWorkspace(workspaceId, 0).gsi1pk },
-          ExclusiveStartKey,
-        }),
-      );
-      ids.push(...(page.Items ?? []).map((item) => Number(item.userId)));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return ids;
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      IndexName: TABLE.gsi1.name,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
+      ExpressionAttributeValues: { ':pk': membershipByWorkspace(workspaceId, 0).gsi1pk },
+      ProjectionExpression: 'userId',
+    });
+    return items.map((item) => Number(item.userId));
   }
 }
