@@ -166,6 +166,8 @@ async function parseBody(req: IncomingMessage, raw: Buffer): Promise<Record<stri
   throw new HttpError(400, 'errors/malformed_request', 'Malformed request body');
 }
 
+const MAX_RECORDED_REQUESTS = 1_000;
+
 const newId = (prefix: string) => `${prefix}${randomBytes(8).toString('hex')}`;
 
 /** A stable default distance for a profile nobody configured, so demos show some variety. */
@@ -711,6 +713,8 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     }
     if (!isControl) {
       requests.push({ method, path: url.pathname, query, at: now() });
+      // A long `npm start` session keeps only the latest calls.
+      if (requests.length > MAX_RECORDED_REQUESTS) requests.splice(0, requests.length - MAX_RECORDED_REQUESTS);
       if (req.headers['x-api-key'] !== options.accessToken) {
         throw new HttpError(401, 'errors/missing_credentials', 'Missing credentials', 'Provide a valid X-API-KEY header');
       }
