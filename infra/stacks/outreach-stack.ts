@@ -52,10 +52,12 @@ const GROUP_NEEDS: Record<FunctionGroup, Needs> = {
   leadLists: { table: 'readWrite', leadLists: true, timeoutSeconds: 28 },
   // The directory call is bounded at 10 s; saving up to 100 results follows it.
   prospects: { table: 'readWrite', directory: true, leadLists: true, timeoutSeconds: 20 },
-  accounts: { table: 'readWrite', provider: true, providerWebhookSecret: true, publicApiUrl: true },
-  connections: { table: 'read', provider: true },
-  userWebhook: { table: 'readWrite', webhookSecretKey: true },
-  providerWebhooks: { table: 'readWrite', provider: true, providerWebhookSecret: true },
+  // Provider calls are bounded at 8 s (PROVIDER_TIMEOUT_MS); the rest is a few table reads and writes.
+  accounts: { table: 'readWrite', provider: true, providerWebhookSecret: true, publicApiUrl: true, timeoutSeconds: 12 },
+  connections: { table: 'read', provider: true, timeoutSeconds: 12 },
+  // The test send is bounded at 10 s (WEBHOOK_TIMEOUT_MS): its own timeout answer must come first.
+  userWebhook: { table: 'readWrite', webhookSecretKey: true, timeoutSeconds: 15 },
+  providerWebhooks: { table: 'readWrite', provider: true, providerWebhookSecret: true, timeoutSeconds: 12 },
 };
 
 /** What each queue's consumer needs beyond the table and the queue URLs, keyed by queue name. */

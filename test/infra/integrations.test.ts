@@ -84,6 +84,12 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     );
   });
 
+  it('gives the functions time for their own bounds to answer first (provider 8 s, webhook 10 s)', () => {
+    const timeout = (group: FunctionGroup) => resources[logicalId(stack, stack.functions[group])]?.Properties.Timeout;
+    for (const group of ['accounts', 'connections', 'providerWebhooks'] as const) expect(timeout(group), group).toBe(12);
+    expect(timeout('userWebhook')).toBe(15);
+  });
+
   it('keeps each secret to the functions that need it', () => {
     const holders = (name: string) =>
       resourcesOfType(template, 'AWS::Lambda::Function')
