@@ -119,7 +119,7 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     logRetention: logRetentionDays as RetentionDays,
     tracing: flag('tracing', get('tracing'), DEFAULT_CONFIG.tracing),
     providerBaseUrl: text('providerBaseUrl', get('providerBaseUrl'), DEFAULT_CONFIG.providerBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/?$/),
-    directoryBaseUrl: text('directoryBaseUrl', get('directoryBaseUrl'), DEFAULT_CONFIG.directoryBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~\/-]*)?$/),
+    directoryBaseUrl: text('directoryBaseUrl', get('directoryBaseUrl'), DEFAULT_CONFIG.directoryBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~/-]*)?$/),
     searchQuotaPerMonth: positiveNumber('searchQuotaPerMonth', get('searchQuotaPerMonth'), DEFAULT_CONFIG.searchQuotaPerMonth, { integer: true }),
     maxLeadsPerList: positiveNumber('maxLeadsPerList', get('maxLeadsPerList'), DEFAULT_CONFIG.maxLeadsPerList, { integer: true }),
   };

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Membership, User, Workspace } from '../domain/accounts/account';
 import type { AccountRepository } from '../domain/accounts/ports';
 import { conflict } from '../domain/errors';
-import { isTransactionConditionFailed } from './client';
+import { isTransactionConditionFailed, queryAll } from './client';
 import { MEMBERSHIP_PREFIX, membershipByWorkspace, membershipKey, userEmailKey, userKey, workspaceKey } from './keys';
 
 const userItem = (user: User) => ({
@@ -95,21 +95,12 @@ export class DynamoAccountRepository implements AccountRepository {
   }
 
   async listMemberships(userId: number): Promise<Membership[]> {
-    const memberships: Membership[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': membershipKey(userId, 0).pk, ':prefix': MEMBERSHIP_PREFIX },
-          ExclusiveStartKey,
-        }),
-      );
-      memberships.push(...(page.Items ?? []).map(toMembership));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return memberships;
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': membershipKey(userId, 0).pk, ':prefix': MEMBERSHIP_PREFIX },
+    });
+    return items.map(toMembership);
   }
 
   async getMembership(userId: number, workspaceId: number): Promise<Membership | undefined> {

@@ -1,13 +1,8 @@
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKey, ApiKeyCredential } from '../domain/api-keys/api-key';
 import type { ApiKeyRepository } from '../domain/api-keys/ports';
 import { conflict } from '../domain/errors';
-import { isTransactionConditionFailed } from './client';
+import { isTransactionConditionFailed, queryAll } from './client';
 import { API_KEY_RECORD_PREFIX, apiKeyCredentialKey, apiKeyRecordKey } from './keys';
 
 const recordItem = (key: ApiKey) => ({ ...apiKeyRecordKey(key.userId, key.id), entityType: 'ApiKey', ...key });
@@ -48,21 +43,12 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   ) {}
 
   async listForUser(userId: number): Promise<ApiKey[]> {
-    const keys: ApiKey[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': apiKeyRecordKey(userId, 0).pk, ':prefix': API_KEY_RECORD_PREFIX },
-          ExclusiveStartKey,
-        }),
-      );
-      keys.push(...(page.Items ?? []).map(toApiKey));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return keys;
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': apiKeyRecordKey(userId, 0).pk, ':prefix': API_KEY_RECORD_PREFIX },
+    });
+    return items.map(toApiKey);
   }
 
   async get(userId: number, keyId: number): Promise<ApiKey | undefined> {

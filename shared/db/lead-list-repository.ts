@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, type
 import { conflict } from '../domain/errors';
 import type { LeadList } from '../domain/leads/lead';
 import type { LeadListRepository, MemberPage, MemberPageQuery } from '../domain/leads/ports';
-import { isConditionFailed } from './client';
+import { isConditionFailed, queryAll } from './client';
 import { SORT_INDEX, filterAttribute, leadListItem, toLeadList } from './lead-items';
 import { LEAD_LIST_PREFIX, LIST_MEMBER_PREFIX, leadListKey, listMemberKey } from './keys';
 
@@ -32,23 +32,14 @@ export class DynamoLeadListRepository implements LeadListRepository {
   }
 
   async listForWorkspace(workspaceId: number): Promise<LeadList[]> {
-    const lists: LeadList[] = [];
-    let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': leadListKey(workspaceId, 0).pk, ':prefix': LEAD_LIST_PREFIX },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      lists.push(...(page.Items ?? []).map(toLeadList));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return lists;
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': leadListKey(workspaceId, 0).pk, ':prefix': LEAD_LIST_PREFIX },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    });
+    return items.map(toLeadList);
   }
 
   /**

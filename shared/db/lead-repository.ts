@@ -1,14 +1,12 @@
 import {
   type DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import type { ChangeOutcome, LeadChange, LeadRepository } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
-import { isConditionFailed } from './client';
+import { isConditionFailed, queryAll } from './client';
 import { companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
 import {
   companiesByWorkspace,
@@ -289,23 +287,13 @@ export class DynamoLeadRepository implements LeadRepository {
     return { actions, deltas };
   }
 
-  private async queryAll(query: { IndexName: string; pkName: string; pk: string }): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: query.IndexName,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': query.pkName },
-          ExpressionAttributeValues: { ':pk': query.pk },
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
+  private queryAll(query: { IndexName: string; pkName: string; pk: string }): Promise<Record<string, unknown>[]> {
+    return queryAll(this.db, {
+      TableName: this.tableName,
+      IndexName: query.IndexName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': query.pkName },
+      ExpressionAttributeValues: { ':pk': query.pk },
+    });
   }
 }
