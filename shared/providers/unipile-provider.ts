@@ -1,4 +1,4 @@
-import { UnipileClient, UnipileError, UnsuccessfulRequestError } from 'unipile-node-sdk';
+import type { UnipileClient } from 'unipile-node-sdk';
 import {
   type ConnectLinkRequest,
   type NetworkDistance,
@@ -58,8 +58,21 @@ function toProfile(raw: Loose): ProviderProfile {
   };
 }
 
+type UnipileSdk = typeof import('unipile-node-sdk');
+let sdkModule: Promise<UnipileSdk> | undefined;
+/**
+ * The SDK is loaded on first use: it compiles its request schemas when imported (about 600 ms on
+ * the bench machine), which would otherwise weigh on every cold start of every function that
+ * merely could reach the provider.
+ */
+const loadSdk = (): Promise<UnipileSdk> => {
+  sdkModule ??= import('unipile-node-sdk');
+  return sdkModule;
+};
+
 /** The provider's error body is RFC 7807-like: `{status, type, title, detail}`. */
-function toFailure(error: unknown): unknown {
+function toFailure(error: unknown, sdk: UnipileSdk): unknown {
+  const { UnipileError, UnsuccessfulRequestError } = sdk;
   if (error instanceof ProviderFailure) return error;
   if (error instanceof UnsuccessfulRequestError) {
     const body = (error.body ?? {}) as Loose;
@@ -74,19 +87,21 @@ function toFailure(error: unknown): unknown {
 
 /** The provider port over the provider's own client, `unipile-node-sdk`. */
 export class UnipileProvider implements NetworkProvider {
-  private readonly client: UnipileClient;
+  private client: UnipileClient | undefined;
   private readonly baseUrl: string;
 
   constructor(private readonly options: UnipileProviderOptions) {
     // The SDK appends `/api/v1/...` to `protocol://host[:port]`: a trailing slash would double it.
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.client = new UnipileClient(this.baseUrl, options.accessToken);
   }
 
   /** Runs one SDK call within the time bound, turning every failure into a ProviderFailure. */
-  private async call<T>(run: () => Promise<T>): Promise<T> {
+  private async call<T>(run: (client: UnipileClient) => Promise<T>): Promise<T> {
+    const sdk = await loadSdk();
+    this.client ??= new sdk.UnipileClient(this.baseUrl, this.options.accessToken);
+    const client = this.client;
     let timer: NodeJS.Timeout | undefined;
-    const pending = run();
+    const pending = run(client);
     pending.catch(() => {}); // a call that lost the race may still fail later
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -97,20 +112,20 @@ export class UnipileProvider implements NetworkProvider {
     try {
       return await Promise.race([pending, timeout]);
     } catch (error) {
-      throw toFailure(error);
+      throw toFailure(error, sdk);
     } finally {
       clearTimeout(timer);
     }
   }
 
   async getProfile(input: { accountId: string; identifier: string }): Promise<ProviderProfile> {
-    const raw = await this.call(() => this.client.users.getProfile({ account_id: input.accountId, identifier: input.identifier }));
+    const raw = await this.call((client) => client.users.getProfile({ account_id: input.accountId, identifier: input.identifier }));
     return toProfile(raw as unknown as Loose);
   }
 
   async sendInvitation(input: { accountId: string; providerId: string; message?: string }): Promise<{ invitationId: string }> {
-    const raw = await this.call(() =>
-      this.client.users.sendInvitation({
+    const raw = await this.call((client) =>
+      client.users.sendInvitation({
         account_id: input.accountId,
         provider_id: input.providerId,
         ...(input.message === undefined ? {} : { message: input.message }),
@@ -120,15 +135,15 @@ export class UnipileProvider implements NetworkProvider {
   }
 
   async sendMessage(input: { accountId: string; attendeeProviderId: string; text: string }) {
-    const raw = (await this.call(() =>
-      this.client.messaging.startNewChat({ account_id: input.accountId, attendees_ids: [input.attendeeProviderId], text: input.text }),
+    const raw = (await this.call((client) =>
+      client.messaging.startNewChat({ account_id: input.accountId, attendees_ids: [input.attendeeProviderId], text: input.text }),
     )) as unknown as Loose;
     return { chatId: str(raw.chat_id), messageId: str(raw.message_id) };
   }
 
   async sendEmail(input: { accountId: string; to: { email: string; name?: string }; subject: string; htmlBody: string; replyTo?: string }) {
-    const raw = await this.call(() =>
-      this.client.email.send({
+    const raw = await this.call((client) =>
+      client.email.send({
         account_id: input.accountId,
         to: [{ identifier: input.to.email, ...(input.to.name ? { display_name: input.to.name } : {}) }],
         subject: input.subject,
@@ -143,7 +158,7 @@ export class UnipileProvider implements NetworkProvider {
     const accounts: ProviderAccount[] = [];
     let cursor: string | undefined;
     do {
-      const page = (await this.call(() => this.client.account.getAll({ limit: 250, ...(cursor ? { cursor } : {}) }))) as unknown as Loose;
+      const page = (await this.call((client) => client.account.getAll({ limit: 250, ...(cursor ? { cursor } : {}) }))) as unknown as Loose;
       accounts.push(...((page.items as Loose[] | undefined) ?? []).map(toAccount));
       cursor = str(page.cursor) ?? undefined;
     } while (cursor);
@@ -152,7 +167,7 @@ export class UnipileProvider implements NetworkProvider {
 
   async getAccount(accountId: string): Promise<ProviderAccount | undefined> {
     try {
-      return toAccount((await this.call(() => this.client.account.getOne(accountId))) as unknown as Loose);
+      return toAccount((await this.call((client) => client.account.getOne(accountId))) as unknown as Loose);
     } catch (error) {
       if (error instanceof ProviderFailure && error.kind === 'http' && error.status === 404) return undefined;
       throw error;
@@ -168,8 +183,8 @@ export class UnipileProvider implements NetworkProvider {
       ...(request.successRedirectUrl ? { success_redirect_url: request.successRedirectUrl } : {}),
       ...(request.failureRedirectUrl ? { failure_redirect_url: request.failureRedirectUrl } : {}),
     };
-    const raw = await this.call(() =>
-      this.client.account.createHostedAuthLink(
+    const raw = await this.call((client) =>
+      client.account.createHostedAuthLink(
         request.reconnectAccountId
           ? { ...common, type: 'reconnect', reconnect_account: request.reconnectAccountId }
           : { ...common, type: 'create', providers: request.kind === 'NETWORK' ? ['LINKEDIN'] : [...EMAIL_PROVIDERS] },
