@@ -499,8 +499,14 @@ export function createLeadWriter(deps: LeadWriterDeps) {
 
   type IdOutcome = { id: number; skipped?: SkipCode };
 
-  /** Adds existing leads of the list's workspace to it; an archived prospect becomes NEW again. */
-  async function addToList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
+  /** What a membership change does to one found lead: skip it, or write it as `after`. */
+  type MembershipRule = (lead: Lead, stamp: string) => { skipped: SkipCode } | { after: Lead };
+
+  /**
+   * Loads the leads, applies `rule` to each one found in the list's workspace, and writes the
+   * changed ones in rounds (retrying leads that changed concurrently), keeping list counters true.
+   */
+  async function changeMembership(list: LeadList, ids: number[], rule: MembershipRule): Promise<IdOutcome[]> {
     return inRounds<Lead, IdOutcome>(
       ids.length,
       async (pending) => {
@@ -512,25 +518,22 @@ export function createLeadWriter(deps: LeadWriterDeps) {
         for (const index of pending) {
           const id = ids[index] as number;
           const lead = leads.get(id);
-          const listIds = lead ? joinedLists(lead, list) : undefined;
-          if (!lead) settled.set(index, { id, skipped: 'not_found' });
-          else if (listIds === lead.listIds) settled.set(index, { id, skipped: 'already_in_list' });
-          else if (listIds === 'too_many' || !listIds) settled.set(index, { id, skipped: 'too_many_lists' });
-          else {
-            const restore = isProspect(lead) && lead.status === PROSPECT_STATUS.archived;
-            const after = {
-              ...lead,
-              listIds,
-              version: lead.version + 1,
-              ...(restore ? { status: PROSPECT_STATUS.new, updatedAt: stamp } : {}),
-            } as Lead;
-            writes.push({
-              index,
-              status: 'updated',
-              lead: after,
-              change: { before: lead, after, projection: project(after), claim: [], release: [], refreshMembers: false },
-            });
+          if (!lead) {
+            settled.set(index, { id, skipped: 'not_found' });
+            continue;
           }
+          const decision = rule(lead, stamp);
+          if ('skipped' in decision) {
+            settled.set(index, { id, skipped: decision.skipped });
+            continue;
+          }
+          const { after } = decision;
+          writes.push({
+            index,
+            status: 'updated',
+            lead: after,
+            change: { before: lead, after, projection: project(after), claim: [], release: [], refreshMembers: false },
+          });
         }
         return { settled, writes };
       },
@@ -539,43 +542,37 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
   }
 
+  /** Adds existing leads of the list's workspace to it; an archived prospect becomes NEW again. */
+  function addToList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
+    return changeMembership(list, ids, (lead, stamp) => {
+      const listIds = joinedLists(lead, list);
+      if (listIds === lead.listIds) return { skipped: 'already_in_list' };
+      if (listIds === 'too_many' || !listIds) return { skipped: 'too_many_lists' };
+      const restore = isProspect(lead) && lead.status === PROSPECT_STATUS.archived;
+      return {
+        after: {
+          ...lead,
+          listIds,
+          version: lead.version + 1,
+          ...(restore ? { status: PROSPECT_STATUS.new, updatedAt: stamp } : {}),
+        } as Lead,
+      };
+    });
+  }
+
   /**
    * Takes leads out of the list. A prospect is archived: it keeps its data, gets status ARCHIVED
    * and leaves every list (archived prospects appear in none). A company only leaves this list.
    */
-  async function removeFromList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
-    return inRounds<Lead, IdOutcome>(
-      ids.length,
-      async (pending) => {
-        const leads = await loadLeads(list, pending.map((i) => ids[i] as number));
-        const project = await projectionOf(list, [...leads.values()]);
-        const settled = new Map<number, IdOutcome>();
-        const writes: PlannedWrite<Lead>[] = [];
-        const stamp = now();
-        for (const index of pending) {
-          const id = ids[index] as number;
-          const lead = leads.get(id);
-          if (!lead) settled.set(index, { id, skipped: 'not_found' });
-          else if (!lead.listIds.includes(list.id)) settled.set(index, { id, skipped: 'not_in_list' });
-          else {
-            const after = (
-              isProspect(lead)
-                ? { ...lead, listIds: [], status: PROSPECT_STATUS.archived, version: lead.version + 1, updatedAt: stamp }
-                : { ...lead, listIds: lead.listIds.filter((l) => l !== list.id), version: lead.version + 1 }
-            ) as Lead;
-            writes.push({
-              index,
-              status: 'updated',
-              lead: after,
-              change: { before: lead, after, projection: project(after), claim: [], release: [], refreshMembers: false },
-            });
-          }
-        }
-        return { settled, writes };
-      },
-      (write) => ({ id: write.lead.id }),
-      (code) => ({ id: -1, skipped: code }),
-    ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
+  function removeFromList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
+    return changeMembership(list, ids, (lead, stamp) => {
+      if (!lead.listIds.includes(list.id)) return { skipped: 'not_in_list' };
+      return {
+        after: (isProspect(lead)
+          ? { ...lead, listIds: [], status: PROSPECT_STATUS.archived, version: lead.version + 1, updatedAt: stamp }
+          : { ...lead, listIds: lead.listIds.filter((l) => l !== list.id), version: lead.version + 1 }) as Lead,
+      };
+    });
   }
 
   return { upsertCompanies, upsertProspects, addToList, removeFromList };
