@@ -130,3 +130,12 @@ export const webhookAttemptKey = (userId: number, at: string, eventId: string, a
   sk: `${WEBHOOK_ATTEMPT_PREFIX}${at}#${eventId}#${String(attempt).padStart(2, '0')}`,
 });
 export const WEBHOOK_ATTEMPT_PREFIX = 'WEBHOOK_ATTEMPT#';
+
+/**
+ * An inbound message (a prospect's reply) under the provider's message id, in its own partition:
+ * the conditional write that makes a webhook posted twice one message with one id.
+ */
+export const inboundMessageKey = (workspaceId: number, providerMessageId: string) => ({
+  pk: `INBOUND_MESSAGE#${padId(workspaceId)}#${providerMessageId}`,
+  sk: 'INBOUND_MESSAGE',
+});

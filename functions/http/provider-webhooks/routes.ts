@@ -1,10 +1,12 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import * as v from 'valibot';
+import type { ProviderMessage, ReplyRouter } from '../../../shared/domain/inbox/reply-router';
 import { forbidden, unauthenticated } from '../../../shared/domain/errors';
 import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
 import { header, parseBody, parseWith } from '../../../shared/http/request';
 import { json } from '../../../shared/http/responses';
 import { safeEqual } from '../../../shared/security/secret-box';
-import { AccountStatusPayload, AnyPayload, HostedAuthPayload } from './schemas';
+import { AccountStatusPayload, AnyPayload, HostedAuthPayload, MessageReceivedPayload } from './schemas';
 
 /** The header our provider webhook registrations carry (the provider documents no signature for v1). */
 export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
@@ -12,10 +14,17 @@ export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
 /**
  * Inbound webhooks from the provider. Never API-key authenticated: the account-status/message
  * webhook carries our shared secret in X-Webhook-Secret; the hosted-connect notification carries
- * the HMAC-signed state we put in the link. Events other than account status are acknowledged
- * and left to the capabilities that will route them (replies, accepted invitations).
+ * the HMAC-signed state we put in the link. Account status updates the account; a received
+ * message is routed as a reply (shared/domain/inbox/reply-router.ts); other events are
+ * acknowledged and left to the capabilities that will route them (accepted invitations, email).
+ * Nothing the provider posts in a known shape is refused: a 4xx/5xx only makes it retry.
  */
-export function providerWebhookRoutes(deps: { accounts: SenderAccountService; secret: string; log: (entry: Record<string, unknown>) => void }) {
+export function providerWebhookRoutes(deps: {
+  accounts: SenderAccountService;
+  replies: Pick<ReplyRouter, 'route'>;
+  secret: string;
+  log: (entry: Record<string, unknown>) => void;
+}) {
   return {
     'POST /api/v1/webhooks/provider': async (event: APIGatewayProxyEvent) => {
       if (!safeEqual(header(event.headers, PROVIDER_SECRET_HEADER) ?? '', deps.secret)) throw unauthenticated('Invalid webhook secret');
@@ -24,6 +33,16 @@ export function providerWebhookRoutes(deps: { accounts: SenderAccountService; se
         const { AccountStatus } = parseWith(AccountStatusPayload, body);
         const account = await deps.accounts.applyProviderStatus(AccountStatus.account_id, AccountStatus.message);
         return json(200, { success: true, handled: account !== undefined });
+      }
+      if (body.event === 'message_received') {
+        const parsed = v.safeParse(MessageReceivedPayload, body);
+        if (!parsed.success) {
+          deps.log({ message: 'Provider message webhook in an unexpected shape, ignored', issues: parsed.issues.map((issue) => issue.message) });
+          return json(200, { success: true, handled: false });
+        }
+        const outcome = await deps.replies.route(toProviderMessage(parsed.output));
+        if (!outcome.handled) deps.log({ message: 'Provider message not routed', reason: outcome.reason, message_id: parsed.output.message_id });
+        return json(200, { success: true, handled: outcome.handled });
       }
       deps.log({ message: 'Provider webhook acknowledged, not routed yet', event: typeof body.event === 'string' ? body.event : 'unknown' });
       return json(200, { success: true, handled: false });
@@ -35,6 +54,23 @@ export function providerWebhookRoutes(deps: { accounts: SenderAccountService; se
       const account = await deps.accounts.completeConnect({ state: body.name ?? '', providerAccountId: body.account_id });
       if (!account) throw forbidden('Invalid connect state');
       return json(200, { success: true, handled: true });
+    },
+  };
+}
+
+/** The webhook's fields as the reply router reads them. */
+function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>): ProviderMessage {
+  const at = payload.timestamp ? new Date(payload.timestamp) : undefined;
+  return {
+    accountId: payload.account_id,
+    messageId: payload.message_id,
+    text: payload.message ?? '',
+    timestamp: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
+    isSender: payload.is_sender === true || payload.is_sender === 1,
+    accountUserId: payload.account_info?.user_id ?? undefined,
+    sender: {
+      providerId: payload.sender?.attendee_provider_id ?? undefined,
+      profileUrl: payload.sender?.attendee_profile_url ?? undefined,
     },
   };
 }

@@ -18,3 +18,27 @@ export const HostedAuthPayload = v.object({
   account_id: v.pipe(v.string('account_id must be a string'), v.nonEmpty('account_id is required'), v.maxLength(200)),
   name: v.optional(v.nullable(v.string())),
 });
+
+const optionalText = v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2000))));
+
+/**
+ * The provider's `message_received` webhook (providers.md §1.8), as far as routing reads it. The
+ * text is bounded by the body size limit only; unknown fields are ignored.
+ */
+export const MessageReceivedPayload = v.object({
+  event: v.literal('message_received'),
+  account_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(200)),
+  message_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(500)),
+  message: v.optional(v.nullable(v.string())),
+  timestamp: v.optional(v.nullable(v.string())),
+  is_sender: v.optional(v.nullable(v.union([v.boolean(), v.number()]))),
+  account_info: v.optional(v.nullable(v.object({ user_id: optionalText }))),
+  sender: v.optional(
+    v.nullable(
+      v.object({
+        attendee_provider_id: optionalText,
+        attendee_profile_url: optionalText,
+      }),
+    ),
+  ),
+});

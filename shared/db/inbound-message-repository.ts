@@ -1,0 +1,42 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { InboundMessage, InboundMessageRepository } from '../domain/inbox/reply-router';
+import { isConditionFailed } from './client';
+import { inboundMessageKey } from './keys';
+
+const toMessage = (item: Record<string, unknown>): InboundMessage => ({
+  id: Number(item.id),
+  workspaceId: Number(item.workspaceId),
+  providerMessageId: String(item.providerMessageId),
+  senderAccountId: Number(item.senderAccountId),
+  prospectId: Number(item.prospectId),
+  text: String(item.text),
+  sentAt: String(item.sentAt),
+  createdAt: String(item.createdAt),
+});
+
+/** Prospects' replies received through the provider, one item per provider message id and workspace. */
+export class DynamoInboundMessageRepository implements InboundMessageRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async recordOnce(message: InboundMessage): Promise<InboundMessage> {
+    const key = inboundMessageKey(message.workspaceId, message.providerMessageId);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...key, entityType: 'InboundMessage', ...message },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return message;
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    if (!Item) throw new Error('Inbound message vanished after a conditional write failed');
+    return toMessage(Item);
+  }
+}

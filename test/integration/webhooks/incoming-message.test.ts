@@ -1,0 +1,235 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../support/receiver';
+import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
+import { createList, importLeads } from '../leads/helpers';
+
+const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
+  Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
+
+interface Workspace {
+  user: SignedUpUser;
+  key: string;
+  workspaceId: number;
+  secret: string;
+  providerAccountId: string;
+  ownUserId: string;
+}
+
+/**
+ * A prospect's reply end to end: the sandbox provider posts `message_received` to our inbound
+ * endpoint, which routes it to the webhooks queue; the worker (driven by hand) delivers it to the
+ * users' receivers.
+ */
+describe('incoming_message from a provider reply', () => {
+  let stack: TestStack;
+  let receiver: Receiver;
+  let alice: Workspace;
+  let bob: Workspace;
+  let counter = 0;
+
+  const queue = () => {
+    const webhooks = stack.queues.webhooks;
+    if (!webhooks) throw new Error('no webhooks queue');
+    return webhooks;
+  };
+  /** Runs the consumer until nothing is visible; the number of batches it took. */
+  const drain = async (max = 20) => {
+    let batches = 0;
+    while (batches < max && (await stack.poller.pollOnce(queue())) > 0) batches += 1;
+    return batches;
+  };
+  /** Posts a provider webhook to our endpoint the way the provider does (shared secret header). */
+  const inbound = (body: unknown) =>
+    stack.call<{ success: boolean; handled: boolean }>('POST', '/webhooks/provider', {
+      body,
+      headers: { 'X-Webhook-Secret': String(process.env.PROVIDER_WEBHOOK_SECRET) },
+    });
+  /** A message_received payload in the provider's shape (providers.md §1.8). */
+  const messageReceived = (workspace: Workspace, overrides: Record<string, unknown> = {}, senderSlug = 'reply-person') => {
+    counter += 1;
+    const sender = {
+      attendee_id: `att_${counter}`,
+      attendee_name: 'Reply Person',
+      attendee_provider_id: `ACo-${senderSlug}`,
+      attendee_profile_url: `https://www.linkedin.com/in/${senderSlug}/`,
+    };
+    return {
+      event: 'message_received',
+      account_id: workspace.providerAccountId,
+      account_type: 'LINKEDIN',
+      account_info: { type: 'LINKEDIN', user_id: workspace.ownUserId },
+      chat_id: `chat_${counter}`,
+      timestamp: new Date().toISOString(),
+      webhook_name: 'outreach-messaging',
+      message_id: `msg_direct_${counter}`,
+      message: `Direct message ${counter}`,
+      sender,
+      attendees: [sender],
+      attachments: [],
+      is_sender: false,
+      ...overrides,
+    };
+  };
+
+  const workspace = async (providerAccountId: string): Promise<Workspace> => {
+    const user = await signUp(stack);
+    const key = (await createKey(stack, user)).key;
+    const registered = await stack.call('POST', '/public/accounts/', { apiKey: key, body: { provider_account_id: providerAccountId } });
+    expect([200, 201]).toContain(registered.status);
+    const hook = await stack.call('PUT', '/user/webhook/', { token: user.token, body: { webhook_url: `${receiver.url}/ws-${user.workspaceId}` } });
+    expect(hook.status).toBe(200);
+    const state = await stack.provider.control.state();
+    const account = state.accounts.find((a) => a.id === providerAccountId) as unknown as { ownUserId?: string; own_user_id?: string };
+    return {
+      user,
+      key,
+      workspaceId: user.workspaceId,
+      secret: String(hook.body.signing_secret),
+      providerAccountId,
+      ownUserId: String(account?.ownUserId ?? account?.own_user_id ?? ''),
+    };
+  };
+  const requestsOf = (ws: Workspace) => receiver.requests.filter((request) => request.path === `/ws-${ws.workspaceId}`);
+  const payloadOf = (ws: Workspace, index = 0) => {
+    const request = requestsOf(ws)[index];
+    if (!request) throw new Error('no request');
+    return new Webhook(ws.secret).verify(request.body, headersOf(request as never)) as Record<string, unknown> & {
+      id: string;
+      message: Record<string, unknown> & { lead: Record<string, unknown> };
+    };
+  };
+
+  let aliceProspectId: number;
+  let bobProspectId: number;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: '700' } });
+    receiver = await startReceiver();
+    alice = await workspace('sbx-network-dev');
+    bob = await workspace((await stack.provider.control.createAccount({ type: 'LINKEDIN' })).id);
+
+    // The same person in both workspaces; Alice's import spells the URL differently (canonicalised on import).
+    const aliceList = await createList(stack, alice, 'Replies');
+    const imported = await importLeads(stack, alice, aliceList.id, {
+      leads: [
+        {
+          first_name: 'Reply',
+          last_name: 'Person',
+          network_profile_url: 'linkedin.com/in/Reply-Person?utm=x',
+          email: 'reply@example.com',
+          phone_number: '+1 555 0100',
+          job_title: 'Head of Sales',
+          location: 'Amsterdam, NL',
+          headline: 'Helping teams close more deals',
+          industry: 'SaaS',
+          profile_picture_url: 'https://example.com/reply.jpg',
+          custom_fields: { plan: 'pro' },
+          company_name: 'Acme Inc',
+          company_website_url: 'https://acme.example',
+        },
+      ],
+    });
+    aliceProspectId = Number(imported.leads[0]?.id);
+    const bobList = await createList(stack, bob, 'Replies');
+    bobProspectId = Number(
+      (await importLeads(stack, bob, bobList.id, { leads: [{ first_name: 'Bob-side', last_name: 'Person', network_profile_url: 'https://www.linkedin.com/in/reply-person/' }] }))
+        .leads[0]?.id,
+    );
+    expect(aliceProspectId).not.toBe(bobProspectId);
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await stack?.stop();
+  });
+  beforeEach(async () => {
+    await drain();
+    receiver.reset();
+  });
+
+  it('delivers one signed incoming_message with the prospect as lead when the prospect replies', async () => {
+    const reply = await stack.provider.control.reply({ account_id: alice.providerAccountId, from: 'reply-person', text: 'Sounds good, call me' });
+    expect(reply.deliveries.map((delivery) => delivery.status)).toEqual([200]);
+    await drain();
+
+    expect(requestsOf(alice)).toHaveLength(1);
+    expect(requestsOf(bob)).toHaveLength(0);
+    const payload = payloadOf(alice);
+    expect(payload.event).toBe('incoming_message');
+    expect(requestsOf(alice)[0]?.headers['webhook-id']).toBe(payload.id);
+    expect(payload.message).toEqual({
+      id: expect.any(Number),
+      message_id: reply.message_id,
+      message: 'Sounds good, call me',
+      sent_by_lead: true,
+      channel: 'NETWORK',
+      sent_at: expect.any(String),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      campaign: null,
+      lead: {
+        id: aliceProspectId,
+        first_name: 'Reply',
+        last_name: 'Person',
+        profile_picture_url: 'https://example.com/reply.jpg',
+        network_profile_url: 'https://www.linkedin.com/in/reply-person',
+        network_public_id: 'reply-person',
+        job_title: 'Head of Sales',
+        industry: 'SaaS',
+        headline: 'Helping teams close more deals',
+        email: 'reply@example.com',
+        phone_number: '+1 555 0100',
+        location: 'Amsterdam, NL',
+        status: expect.any(String),
+        company: expect.objectContaining({ id: expect.any(Number), name: 'Acme Inc', website_url: 'https://acme.example' }),
+        custom_fields: { plan: 'pro' },
+      },
+    });
+  });
+
+  it('delivers a provider webhook posted twice once, with one message id', async () => {
+    const body = messageReceived(alice);
+    expect((await inbound(body)).body).toEqual({ success: true, handled: true });
+    expect((await inbound(body)).body).toEqual({ success: true, handled: true });
+    await drain();
+    expect(requestsOf(alice)).toHaveLength(1);
+    expect(payloadOf(alice).message).toMatchObject({ message_id: body.message_id, message: body.message, lead: { id: aliceProspectId } });
+
+    // The provider retrying later (after the delivery) does not deliver again either.
+    expect((await inbound(body)).body).toEqual({ success: true, handled: true });
+    await drain();
+    expect(requestsOf(alice)).toHaveLength(1);
+  });
+
+  it('ignores a reply from someone who is not a prospect of the workspace: 200 handled false, nothing queued', async () => {
+    expect((await inbound(messageReceived(alice, {}, 'a-stranger'))).body).toEqual({ success: true, handled: false });
+    expect(await stack.poller.pollOnce(queue())).toBe(0);
+
+    const viaSandbox = await stack.provider.control.reply({ account_id: alice.providerAccountId, from: 'another-stranger', text: 'Who is this?' });
+    expect(viaSandbox.deliveries.map((delivery) => delivery.status)).toEqual([200]);
+    expect(await stack.poller.pollOnce(queue())).toBe(0);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('ignores messages the account sent itself, and messages to accounts nobody registered', async () => {
+    expect((await inbound(messageReceived(alice, { is_sender: true }))).body).toEqual({ success: true, handled: false });
+    const own = messageReceived(alice);
+    const fromSelf = { ...own, sender: { ...own.sender, attendee_provider_id: alice.ownUserId } };
+    expect(alice.ownUserId).not.toBe('');
+    expect((await inbound(fromSelf)).body).toEqual({ success: true, handled: false });
+    expect((await inbound(messageReceived({ ...alice, providerAccountId: 'acc-nobody-registered' }))).body).toEqual({ success: true, handled: false });
+    // A message_received in a shape we do not expect is acknowledged, never retried into a loop.
+    expect((await inbound({ event: 'message_received', account_id: alice.providerAccountId }))).toMatchObject({ status: 200, body: { handled: false } });
+    expect(await stack.poller.pollOnce(queue())).toBe(0);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it("matches only the receiving account's workspace: the same URL in another workspace is another prospect", async () => {
+    const reply = await stack.provider.control.reply({ account_id: bob.providerAccountId, from: 'reply-person', text: 'Hi Bob' });
+    expect(reply.deliveries.map((delivery) => delivery.status)).toEqual([200]);
+    await drain();
+    expect(requestsOf(alice)).toHaveLength(0);
+    expect(requestsOf(bob)).toHaveLength(1);
+    expect(payloadOf(bob).message).toMatchObject({ message: 'Hi Bob', lead: { id: bobProspectId, first_name: 'Bob-side' }, campaign: null });
+  });
+});
