@@ -1,4 +1,4 @@
-import type { Company, Prospect } from '../leads/lead';
+import { type Company, type Prospect, toCompanyView } from '../leads/lead';
 import { canonicalPageUrl } from '../leads/normalize';
 import type { LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
@@ -86,19 +86,7 @@ export function incomingMessageData(message: InboundMessage, prospect: Prospect,
         phone_number: prospect.phoneNumber ?? '',
         location: prospect.location ?? '',
         status: prospect.status,
-        company: company
-          ? {
-              id: company.id,
-              name: company.name,
-              network_url: company.networkUrl ?? '',
-              logo_url: company.logoUrl ?? '',
-              website_url: company.websiteUrl ?? '',
-              location: company.location ?? '',
-              industry: company.industry ?? '',
-              revenue: company.revenue ?? '',
-              amount_of_employees: company.amountOfEmployees ?? '',
-            }
-          : null,
+        company: company ? toCompanyView(company) : null,
         custom_fields: prospect.customFields ?? {},
       },
     },

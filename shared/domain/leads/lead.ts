@@ -134,19 +134,6 @@ export function toLeadListView(list: LeadList) {
   };
 }
 
-/** A prospect's company as the list-leads response shows it. */
-export function toCompanySummary(company: Company) {
-  return {
-    id: company.id,
-    name: company.name,
-    website_url: company.websiteUrl ?? '',
-    industry: company.industry ?? '',
-    network_url: company.networkUrl ?? '',
-    location: company.location ?? '',
-    amount_of_employees: company.amountOfEmployees ?? '',
-  };
-}
-
 export function toCompanyView(company: Company) {
   return {
     id: company.id,
@@ -159,6 +146,12 @@ export function toCompanyView(company: Company) {
     amount_of_employees: company.amountOfEmployees ?? '',
     revenue: company.revenue ?? '',
   };
+}
+
+/** A prospect's company as the list-leads response shows it: the company view without logo and revenue. */
+export function toCompanySummary(company: Company) {
+  const { logo_url: _logo, revenue: _revenue, ...summary } = toCompanyView(company);
+  return summary;
 }
 
 export function toProspectView(prospect: Prospect, company: Company | undefined) {
