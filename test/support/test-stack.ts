@@ -21,6 +21,10 @@ export interface CallOptions {
 }
 
 export interface TestStack extends LocalStack {
+  /** A catalog queue of this stack; throws when the catalog has no such queue. */
+  queue(name: string): LocalStack['queues'][string];
+  /** Runs a queue's consumer until nothing is visible (at most `max` batches); the number of batches. */
+  drain(name: string, max?: number): Promise<number>;
   call<T = Record<string, unknown>>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
 }
 
@@ -38,8 +42,19 @@ export async function startTestStack(options: LocalStackOptions = {}): Promise<T
     background: false,
     ...options,
   });
+  const queue = (name: string) => {
+    const found = stack.queues[name];
+    if (!found) throw new Error(`no ${name} queue`);
+    return found;
+  };
   return {
     ...stack,
+    queue,
+    async drain(name, max = 20) {
+      let batches = 0;
+      while (batches < max && (await stack.poller.pollOnce(queue(name))) > 0) batches += 1;
+      return batches;
+    },
     async call(method, path, callOptions = {}) {
       const headers: Record<string, string> = { ...callOptions.headers };
       if (callOptions.apiKey !== undefined) headers['X-API-Key'] = callOptions.apiKey;

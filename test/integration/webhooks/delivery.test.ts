@@ -25,17 +25,8 @@ describe('webhook delivery worker', () => {
   let secret: string;
   let sourceCounter = 0;
 
-  const queue = () => {
-    const webhooks = stack.queues.webhooks;
-    if (!webhooks) throw new Error('no webhooks queue');
-    return webhooks;
-  };
-  /** Runs the consumer until the queue has nothing visible; returns the number of batches. */
-  const drain = async (max = 20) => {
-    let batches = 0;
-    while (batches < max && (await stack.poller.pollOnce(queue())) > 0) batches += 1;
-    return batches;
-  };
+  const queue = () => stack.queue('webhooks');
+  const drain = (max?: number) => stack.drain('webhooks', max);
   const dlqBodies = async () => {
     const received = await stack.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue().dlqUrl, MaxNumberOfMessages: 10 }));
     return (received.Messages ?? []).map((message) => message.Body ?? '');

@@ -28,17 +28,8 @@ describe('incoming_message from a provider reply', () => {
   let bob: Workspace;
   let counter = 0;
 
-  const queue = () => {
-    const webhooks = stack.queues.webhooks;
-    if (!webhooks) throw new Error('no webhooks queue');
-    return webhooks;
-  };
-  /** Runs the consumer until nothing is visible; the number of batches it took. */
-  const drain = async (max = 20) => {
-    let batches = 0;
-    while (batches < max && (await stack.poller.pollOnce(queue())) > 0) batches += 1;
-    return batches;
-  };
+  const queue = () => stack.queue('webhooks');
+  const drain = (max?: number) => stack.drain('webhooks', max);
   /** Posts a provider webhook to our endpoint the way the provider does (shared secret header). */
   const inbound = (body: unknown) =>
     stack.call<{ success: boolean; handled: boolean }>('POST', '/webhooks/provider', {
