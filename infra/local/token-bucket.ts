@@ -38,8 +38,4 @@ export class TokenBuckets {
     }
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / refillPerMs / 1000)) };
   }
-
-  forget(key: string): void {
-    this.buckets.delete(key);
-  }
 }

@@ -10,7 +10,6 @@ export type DomainErrorKind =
   | 'conflict'
   | 'payload_too_large'
   | 'quota_exceeded'
-  | 'rate_limited'
   | 'upstream';
 
 /**

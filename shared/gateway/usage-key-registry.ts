@@ -59,17 +59,14 @@ export class AwsUsageKeyRegistry implements UsageKeyRegistry {
 
 /**
  * Local stand-in: the local gateway keeps one token bucket per usage identifier, so a fresh
- * random value is all a key needs. Retiring drops the bucket.
+ * random value is all a key needs. Nothing to retire: the authorizer never returns a value
+ * whose credential is gone, so its bucket is simply never used again.
  */
 export class LocalUsageKeyRegistry implements UsageKeyRegistry {
-  constructor(private readonly onRetire: (value: string) => void = () => {}) {}
-
   async issue(): Promise<{ id: string; value: string }> {
     const value = newUsageKeyValue();
     return { id: `local-${value}`, value };
   }
 
-  async retire(id: string): Promise<void> {
-    this.onRetire(id.replace(/^local-/, ''));
-  }
+  async retire(): Promise<void> {}
 }

@@ -11,7 +11,6 @@ export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
-  rate_limited: 429,
   quota_exceeded: 429,
   upstream: 502,
 };
