@@ -1,3 +1,4 @@
+import { systemClock } from '../../shared/time/clock';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { SessionEnv, loadEnv } from '../../shared/config/env';
@@ -73,7 +74,7 @@ export const handler = makeAuthorizer(
     keys: new DynamoApiKeyRepository(db, tableName),
     sessions: new DynamoSessionRepository(db, tableName),
     tokens: new SessionTokens(env.SESSION_SECRET),
-    clock: () => new Date(),
+    clock: systemClock,
     sessionUsageKeys: env.SESSION_USAGE_KEYS.split(',').filter(Boolean),
   }),
 );

@@ -1,5 +1,4 @@
-/** Time, injected so rules and services are deterministic under test. */
-export type Clock = () => Date;
+export type { Clock } from '../time/clock';
 
 /** Allocates service-wide unique integer ids (see shared/db/id-allocator.ts). */
 export interface IdGenerator {

@@ -1,3 +1,4 @@
+import { systemClock } from '../time/clock';
 import { type ProviderSettings, type WebhookSettingsEnv, loopbackAllowed } from '../config/integrations';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
 import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository } from '../db/webhook-repository';
@@ -25,7 +26,7 @@ export function senderAccountServiceFrom(
     accounts: new DynamoSenderAccountRepository(db, tableName),
     provider: providerFrom(env),
     ids,
-    clock: () => new Date(),
+    clock: systemClock,
     connectState: createConnectStateSigner(env.PROVIDER_WEBHOOK_SECRET),
     connectNotifyUrl: env.PUBLIC_API_URL ? `${env.PUBLIC_API_URL.replace(/\/+$/, '')}/api/v1/webhooks/provider/hosted-auth` : undefined,
     connectLinkTtlMs: CONNECT_LINK_TTL_MS,

@@ -1,3 +1,4 @@
+import { systemClock } from '../time/clock';
 import { DynamoInboundMessageRepository } from '../db/inbound-message-repository';
 import { DynamoLeadRepository } from '../db/lead-repository';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
@@ -13,7 +14,7 @@ import type { TableAccess } from './table';
  * that never publish do not load the SQS client.
  */
 export function replyRouterFrom(env: { SQS_ENDPOINT?: string | undefined; WEBHOOKS_QUEUE_URL: string }, { db, tableName, ids }: TableAccess) {
-  const clock = () => new Date();
+  const clock = systemClock;
   return createReplyRouter({
     accounts: new DynamoSenderAccountRepository(db, tableName),
     leads: new DynamoLeadRepository(db, tableName),

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import * as v from 'valibot';
 import { BaseEnv, loadEnv } from '../../../shared/config/env';
 import { DynamoApiKeyRepository } from '../../../shared/db/api-key-repository';
@@ -26,7 +27,7 @@ const keys = createApiKeyService({
   keys: new DynamoApiKeyRepository(db, tableName),
   usageKeys,
   ids,
-  clock: () => new Date(),
+  clock: systemClock,
   maxActiveKeysPerUser: env.MAX_ACTIVE_KEYS_PER_USER,
   onRetireFailure: (usageKeyId, error) =>
     console.error(JSON.stringify({ level: 'ERROR', message: 'Usage key not retired', usageKeyId, error: String(error) })),

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import { SessionEnv, loadEnv } from '../../../shared/config/env';
 import { DynamoAccountRepository } from '../../../shared/db/account-repository';
 import { DynamoSessionRepository } from '../../../shared/db/session-repository';
@@ -15,7 +16,7 @@ const accounts = createAccountService({
   sessions: new DynamoSessionRepository(db, tableName),
   tokens: new SessionTokens(env.SESSION_SECRET),
   ids,
-  clock: () => new Date(),
+  clock: systemClock,
   sessionTtlDays: env.SESSION_TTL_DAYS,
 });
 

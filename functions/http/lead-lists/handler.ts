@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import * as v from 'valibot';
 import { BaseEnv, loadEnv } from '../../../shared/config/env';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
@@ -18,7 +19,7 @@ const env = loadEnv(
 
 const { db, tableName, ids } = tableAccess(env);
 const leads = new DynamoLeadRepository(db, tableName);
-const clock = () => new Date();
+const clock = systemClock;
 
 const lists = createLeadListService({
   lists: new DynamoLeadListRepository(db, tableName),

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import * as v from 'valibot';
 import { BaseEnv, loadEnv } from '../../../shared/config/env';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
@@ -25,7 +26,7 @@ const env = loadEnv(
 
 const { db, tableName, ids } = tableAccess(env);
 const leads = new DynamoLeadRepository(db, tableName);
-const clock = () => new Date();
+const clock = systemClock;
 
 const search = createProspectSearchService({
   directory: new HttpDirectoryProvider({ baseUrl: env.DIRECTORY_BASE_URL, apiKey: env.DIRECTORY_API_KEY }),

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { BaseEnv, loadEnv } from '../../../shared/config/env';
@@ -14,7 +15,7 @@ const env = loadEnv(v.object({ ...BaseEnv.entries, ...WebhookEnv }));
 const webhooks = createWebhookService({
   ...webhookAdaptersFrom(env, tableAccess(env)),
   signer: standardWebhooksSigner,
-  clock: () => new Date(),
+  clock: systemClock,
   newTestEventId: () => `evt_test_${randomBytes(12).toString('hex')}`,
   testTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
 });

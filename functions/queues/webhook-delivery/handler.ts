@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { BaseEnv, loadEnv } from '../../../shared/config/env';
@@ -16,7 +17,7 @@ const sqs = makeSqsClient({ endpoint: env.SQS_ENDPOINT });
 const deliveries = createDeliveryService({
   ...webhookAdaptersFrom(env, tableAccess(env)),
   signer: standardWebhooksSigner,
-  clock: () => new Date(),
+  clock: systemClock,
   random: Math.random,
   attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
   // Longer than an attempt can take, so a duplicate message never sends while one is in flight.

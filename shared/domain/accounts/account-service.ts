@@ -23,7 +23,7 @@ export interface SignedInSession {
 /** Sign-up, log-in, log-out and workspaces. */
 export function createAccountService(deps: AccountServiceDeps) {
   async function openSession(user: User, workspaceId: number): Promise<SignedInSession> {
-    const now = deps.clock();
+    const now = deps.clock.now();
     const expiresAt = new Date(now.getTime() + deps.sessionTtlDays * 86_400_000);
     const session: Session = {
       id: randomUUID(),
@@ -41,7 +41,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     async signUp(input: { email: string; password: string; workspaceName?: string | undefined }) {
       const email = normalizeEmail(input.email);
       if (await deps.accounts.findUserByEmail(email)) throw conflict('An account with this email already exists');
-      const now = deps.clock().toISOString();
+      const now = deps.clock.now().toISOString();
       const [userId, workspaceId] = [await deps.ids.next(), await deps.ids.next()];
       const user: User = { id: userId, email, passwordHash: await hashPassword(input.password), createdAt: now, updatedAt: now };
       const name = input.workspaceName?.trim() || defaultWorkspaceName(email);
@@ -77,7 +77,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     listWorkspaces: (userId: number) => deps.accounts.listMemberships(userId),
 
     async createWorkspace(userId: number, name: string): Promise<Membership> {
-      const now = deps.clock().toISOString();
+      const now = deps.clock.now().toISOString();
       const workspaceId = await deps.ids.next();
       const membership: Membership = { userId, workspaceId, workspaceName: name.trim(), role: 'OWNER', createdAt: now };
       await deps.accounts.createWorkspace(

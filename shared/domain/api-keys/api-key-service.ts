@@ -58,7 +58,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
         throw validationError(`API key limit reached: at most ${deps.maxActiveKeysPerUser} active keys per user`);
       }
       const id = await deps.ids.next();
-      const now = deps.clock().toISOString();
+      const now = deps.clock.now().toISOString();
       const material = generateKeyMaterial();
       const usageKey = await deps.usageKeys.issue(`key-${id}`);
       const key: ApiKey = {
@@ -88,7 +88,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       if (!previous.isActive) throw conflict('API key is revoked and cannot be rotated');
       const material = generateKeyMaterial();
       const usageKey = await deps.usageKeys.issue(`key-${keyId}`);
-      let updatedAt = deps.clock().toISOString();
+      let updatedAt = deps.clock.now().toISOString();
       // updated_at must visibly change even when the clock has not ticked since the last write.
       if (updatedAt <= previous.updatedAt) updatedAt = new Date(Date.parse(previous.updatedAt) + 1).toISOString();
       const next: ApiKey = { ...previous, prefix: material.prefix, updatedAt, usageKeyId: usageKey.id };
@@ -106,7 +106,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
     async revoke(userId: number, keyId: number): Promise<void> {
       const key = await ownedKey(userId, keyId);
       if (!key.isActive) return;
-      await deps.keys.revoke(key, deps.clock().toISOString());
+      await deps.keys.revoke(key, deps.clock.now().toISOString());
       await retireQuietly(key.usageKeyId);
     },
   };

@@ -57,7 +57,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (!parsed) return undefined;
     const credential = await deps.keys.getCredential(parsed.prefix);
     if (!credential || !secretMatches(parsed.secret, credential.secretHash)) return undefined;
-    const now = deps.clock();
+    const now = deps.clock.now();
     if (lastUsedIsStale(credential, now)) await deps.keys.recordUse(credential, now.toISOString());
     return {
       ok: true,
@@ -71,7 +71,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (!claims) return undefined;
     const session: Session | undefined = await deps.sessions.get(claims.sessionId);
     if (!session || session.userId !== claims.userId) return undefined;
-    if (Date.parse(session.expiresAt) <= deps.clock().getTime()) return undefined;
+    if (Date.parse(session.expiresAt) <= deps.clock.now().getTime()) return undefined;
     const pool = deps.sessionUsageKeys;
     return {
       ok: true,

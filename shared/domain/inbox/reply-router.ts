@@ -126,7 +126,7 @@ export function createReplyRouter(deps: ReplyRouterDeps) {
       if (!prospect || prospect.workspaceId !== account.workspaceId) return { handled: false, reason: 'unknown_sender' };
       const company = prospect.companyId === undefined ? undefined : (await deps.leads.getCompanies([prospect.companyId]))[0];
 
-      const now = deps.clock().toISOString();
+      const now = deps.clock.now().toISOString();
       const message = await deps.messages.recordOnce({
         id: await deps.ids.next(),
         workspaceId: account.workspaceId,

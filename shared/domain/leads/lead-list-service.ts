@@ -97,7 +97,7 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     get,
 
     async create(workspaceId: number, input: { name: string; searchType: SearchType }): Promise<LeadList> {
-      const now = deps.clock().toISOString();
+      const now = deps.clock.now().toISOString();
       const list: LeadList = {
         id: await deps.ids.next(),
         workspaceId,

@@ -78,7 +78,7 @@ function prospectContent(prospect: Prospect) {
 
 /** Writes leads: upserts from imports and searches, joining and leaving lists, refreshing list members. */
 export function createLeadWriter(deps: LeadWriterDeps) {
-  const now = () => deps.clock().toISOString();
+  const now = () => deps.clock.now().toISOString();
 
   /**
    * Plans a batch, writes it, and re-plans the leads whose write met a concurrent change, at most

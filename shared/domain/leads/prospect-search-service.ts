@@ -66,7 +66,7 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
   }
 
   async function searchDirectory(workspaceId: number, input: SearchInput, filters: ReturnType<typeof parseSearchFilters>): Promise<SearchResults> {
-    const now = deps.clock();
+    const now = deps.clock.now();
     const month = monthOf(now);
     if (!(await deps.usage.reserve(workspaceId, month, deps.monthlyQuota))) {
       throw new DomainError(

@@ -48,7 +48,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
       type,
       provider,
       name: input.name,
-      now: deps.clock().toISOString(),
+      now: deps.clock.now().toISOString(),
     });
     const outcome = await deps.accounts.create(account);
     if (outcome.created) return { account, created: true };
@@ -76,7 +76,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
     async applyProviderStatus(providerAccountId: string, status: string): Promise<SenderAccount | undefined> {
       const account = await deps.accounts.findByProviderAccountId(providerAccountId);
       if (!account) return undefined;
-      const updatedAt = deps.clock().toISOString();
+      const updatedAt = deps.clock.now().toISOString();
       if (!(await deps.accounts.updateStatus(account, status, updatedAt))) return undefined;
       return { ...account, status, updatedAt };
     },
@@ -96,7 +96,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
         reconnect = await deps.accounts.get(workspaceId, input.reconnectAccountId);
         if (!reconnect) throw notFound(ACCOUNT_NOT_FOUND);
       }
-      const expiresAt = new Date(deps.clock().getTime() + deps.connectLinkTtlMs);
+      const expiresAt = new Date(deps.clock.now().getTime() + deps.connectLinkTtlMs);
       try {
         const link = await deps.provider.createConnectLink({
           kind: reconnect?.type ?? input.type,
@@ -120,14 +120,14 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
      * undefined when the state does not verify.
      */
     async completeConnect(input: { state: string; providerAccountId: string }): Promise<SenderAccount | undefined> {
-      const workspaceId = deps.connectState.verify(input.state, deps.clock());
+      const workspaceId = deps.connectState.verify(input.state, deps.clock.now());
       if (workspaceId === undefined) return undefined;
       const existing = await deps.accounts.findByProviderAccountId(input.providerAccountId);
       if (existing) {
         if (existing.workspaceId !== workspaceId) return undefined;
         const provider = await fetchProviderAccount(input.providerAccountId);
         if (!provider) return existing;
-        const updatedAt = deps.clock().toISOString();
+        const updatedAt = deps.clock.now().toISOString();
         await deps.accounts.updateStatus(existing, provider.status, updatedAt);
         return { ...existing, status: provider.status, updatedAt };
       }

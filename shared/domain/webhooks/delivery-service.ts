@@ -33,7 +33,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
     maxAttempts,
 
     async deliver(message: DeliveryMessage): Promise<DeliveryDecision> {
-      const claimedAt = deps.clock();
+      const claimedAt = deps.clock.now();
       const claim = await deps.deliveries.claim({
         userId: message.user_id,
         eventId: message.event_id,
@@ -55,14 +55,14 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       }
 
       const type = deps.policy.webhookType(settings.url);
-      const now = deps.clock();
+      const now = deps.clock.now();
       const body = JSON.stringify(bodyFor(type, message));
       const headers =
         type === 'generic'
           ? { ...JSON_HEADERS, ...signedHeaders(deps.signer, signingSecrets(settings, now), message.event_id, now, body) }
           : { ...JSON_HEADERS };
       const outcome = await deps.sender.post(settings.url, body, headers, deps.attemptTimeoutMs);
-      const finished = deps.clock();
+      const finished = deps.clock.now();
       const described = describeOutcome(outcome);
       const delay = described.outcome === 'delivered' ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);
       const attempt: DeliveryAttempt = {

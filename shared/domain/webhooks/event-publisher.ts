@@ -18,7 +18,7 @@ export function createEventPublisher(deps: EventPublisherDeps) {
     async publish<T extends WebhookEventType>(workspaceId: number, type: T, sourceId: string, data: EventDataByType[T]): Promise<string> {
       const eventId = eventIdFor(type, workspaceId, sourceId);
       const userIds = await deps.members.listUserIds(workspaceId);
-      const createdAt = deps.clock().toISOString();
+      const createdAt = deps.clock.now().toISOString();
       await deps.queue.enqueue(userIds.map((userId) => ({ event_id: eventId, user_id: userId, type, created_at: createdAt, data })));
       return eventId;
     },

@@ -48,7 +48,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   async function update(userId: number, change: (current: WebhookSettings | undefined, now: Date) => WebhookSettings | undefined) {
     for (let i = 0; i < SAVE_TRIES; i += 1) {
       const current = await deps.settings.get(userId);
-      const next = change(current, deps.clock());
+      const next = change(current, deps.clock.now());
       if (!next) return { current, next: undefined };
       if (await deps.settings.save(next, current?.updatedAt ?? null)) return { current, next };
     }
@@ -127,14 +127,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const settings = await deps.settings.get(userId);
       if (!settings?.url) throw testFailure(WEBHOOK_TEST_ERRORS.notConfigured);
       const type = deps.policy.webhookType(settings.url);
-      const now = deps.clock();
+      const now = deps.clock.now();
       const sample = sampleIncomingMessage(userId, now, deps.newTestEventId());
       const body = JSON.stringify(bodyFor(type, sample, true));
       const headers =
         type === 'generic'
           ? { ...JSON_HEADERS, ...signedHeaders(deps.signer, signingSecrets(settings, now), sample.event_id, now, body) }
           : { ...JSON_HEADERS };
-      const started = deps.clock().getTime();
+      const started = deps.clock.now().getTime();
       const outcome = await deps.sender.post(settings.url, body, headers, deps.testTimeoutMs);
       const described = describeOutcome(outcome);
       const attempt: DeliveryAttempt = {
@@ -144,7 +144,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         attempt: 1,
         at: now.toISOString(),
         ...described,
-        durationMs: Math.max(0, deps.clock().getTime() - started),
+        durationMs: Math.max(0, deps.clock.now().getTime() - started),
         nextAttemptAt: null,
         test: true,
       };

@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -53,7 +54,7 @@ describe('webhook delivery worker', () => {
     publisher = createEventPublisher({
       members: new DynamoWorkspaceMembers(stack.db, stack.tableName),
       queue: new SqsDeliveryQueue(stack.sqs, queue().queueUrl),
-      clock: () => new Date(),
+      clock: systemClock,
     });
     alice = await signUp(stack);
     secret = String(await setUrl(alice, `${receiver.url}/alice`));

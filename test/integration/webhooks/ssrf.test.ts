@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
@@ -92,7 +93,7 @@ describe('SSRF guard with loopback disallowed (as deployed)', () => {
     const publisher = createEventPublisher({
       members: new DynamoWorkspaceMembers(stack.db, stack.tableName),
       queue: new SqsDeliveryQueue(stack.sqs, queue.queueUrl),
-      clock: () => new Date(),
+      clock: systemClock,
     });
     const eventId = await publisher.publish(user.workspaceId, 'incoming_message', 'ssrf-source', sampleIncomingMessage(0, new Date(), 'evt_x').data);
     expect(await stack.poller.pollOnce(queue)).toBe(1);

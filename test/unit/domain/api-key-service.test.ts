@@ -12,7 +12,7 @@ describe('API key service', () => {
     keys = new InMemoryApiKeyRepository();
     usageKeys = new RecordingUsageKeys();
     now = new Date('2026-11-21T12:00:00.000Z');
-    service = createApiKeyService({ keys, usageKeys, ids: sequentialIds(100), clock: () => now, maxActiveKeysPerUser: 2 });
+    service = createApiKeyService({ keys, usageKeys, ids: sequentialIds(100), clock: { now: () => now }, maxActiveKeysPerUser: 2 });
   });
 
   it('pairs each key with its own usage key', async () => {

@@ -24,7 +24,7 @@ describe('authenticator', () => {
       { prefix: material.prefix, keyId: 9, userId: 5, workspaceId: 50, secretHash: material.secretHash, usageKeyValue: 'gatewayvalue' },
     );
     sessions.sessions.set('s1', { id: 's1', userId: 5, workspaceId: 51, createdAt: '', expiresAt: '2026-11-28T12:00:00.000Z' });
-    authenticator = createAuthenticator({ keys, sessions, tokens, clock: () => now, sessionUsageKeys: ['pool0', 'pool1', 'pool2'] });
+    authenticator = createAuthenticator({ keys, sessions, tokens, clock: { now: () => now }, sessionUsageKeys: ['pool0', 'pool1', 'pool2'] });
   });
 
   it('accepts a valid key with the key’s user, workspace and usage key', async () => {

@@ -48,7 +48,7 @@ describe('delivery service', () => {
       },
       signer: { sign: (secrets) => secrets.map((secret) => `v1,${secret}`).join(' ') },
       policy: { webhookType: (url) => webhookTypeOf(url) },
-      clock: () => now,
+      clock: { now: () => now },
       random: () => 0.5,
       attemptTimeoutMs: 10_000,
       leaseMs: 40_000,
