@@ -12,7 +12,6 @@ import { REPO_ROOT, startLocalStack } from '../infra/local/local-stack';
 import { capacityMeter } from '../shared/db/capacity-meter';
 import type { BenchContext, BenchScenario, BenchSection } from './lib';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main() {
   const wanted = process.argv.slice(2);

@@ -1,9 +1,5 @@
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { lambdaContext } from '../../infra/local/lambda-context';
-import { REPO_ROOT } from '../../infra/local/local-stack';
-import { AUTHORIZER_ENTRY, FUNCTION_GROUPS } from '../../shared/http/route-table';
 import { type BenchScenario, fmt, percentile, table } from '../lib';
 
 const LOAD_REQUESTS = 3000;
@@ -45,10 +41,9 @@ export const scenario: BenchScenario = {
     const httpRcu = meter.readUnits / LOAD_REQUESTS;
     const httpWcu = meter.writeUnits / LOAD_REQUESTS;
 
-    const importHandler = async <T>(entry: string) =>
-      ((await import(pathToFileURL(resolve(REPO_ROOT, entry)).href)) as { handler: T }).handler;
-    const authorizer = await importHandler<(event: APIGatewayRequestAuthorizerEvent) => Promise<{ context?: Record<string, unknown>; principalId: string }>>(AUTHORIZER_ENTRY);
-    const authHandler = await importHandler<(event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number }>>(FUNCTION_GROUPS.auth);
+    // The stack's own functions, built by their builders as the Lambda entries build them.
+    const authorizer = stack.functions.authorizer;
+    const authHandler = stack.functions.http.auth;
     const authorizerEvent = {
       type: 'REQUEST',
       methodArn: 'arn:aws:execute-api:local:000000000000:local/local/GET/api/v1/auth/me',

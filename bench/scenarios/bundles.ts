@@ -3,34 +3,32 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { REPO_ROOT } from '../../infra/local/local-stack';
-import { AUTHORIZER_ENTRY, FUNCTION_GROUPS } from '../../shared/http/route-table';
+import { type AllSettings, SETTINGS, type SettingName, toEnvironment } from '../../shared/config/settings';
+import { AUTHORIZER, FUNCTION_GROUPS } from '../../shared/http/route-table';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
 import { type BenchScenario, fmt, median, table } from '../lib';
 
 const IMPORT_RUNS = 9;
 
 /**
- * The environment of a deployed function: this process's (which the local stack filled in) with
- * the local-only switches removed, so module-scope checks run as they would in AWS.
+ * The environment of a deployed function: every setting the local stack's functions got, written
+ * as the CDK stack writes them, with the local-only ones left out, so each entry's settings
+ * parsing and builder run at import as they would in AWS.
  */
-function deployedEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
+function deployedEnv(settings: Partial<AllSettings>): NodeJS.ProcessEnv {
+  const { dynamodbEndpoint: _db, sqsEndpoint: _sqs, trackCapacity: _track, webhookAllowLoopback: _loopback, ...deployed } = settings;
+  return {
     ...process.env,
-    RUNTIME: 'aws',
-    AWS_REGION: 'us-east-1',
-    SESSION_SECRET: 'x'.repeat(64),
-    USAGE_PLAN_ID: 'plan',
+    ...toEnvironment(Object.keys(SETTINGS) as SettingName[], { ...deployed, runtime: 'aws', usagePlanId: 'plan' }),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  for (const localOnly of ['WEBHOOK_ALLOW_LOOPBACK', 'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'DYNAMODB_TRACK_CAPACITY']) delete env[localOnly];
-  return env;
 }
 
 /** Every Lambda entry point, bundled as the CDK stack bundles it. */
 export function lambdaEntries(): { name: string; entry: string }[] {
   return [
-    ...Object.entries(FUNCTION_GROUPS).map(([name, entry]) => ({ name, entry })),
-    { name: 'authorizer', entry: AUTHORIZER_ENTRY },
+    ...Object.entries(FUNCTION_GROUPS).map(([name, group]) => ({ name, entry: group.entry })),
+    { name: 'authorizer', entry: AUTHORIZER.entry },
     ...QUEUES.map((queue) => ({ name: `queue-${queue.name}`, entry: queue.consumerEntry })),
     ...SCHEDULES.map((job) => ({ name: `schedule-${job.name}`, entry: job.entry })),
   ];
@@ -43,7 +41,7 @@ export function lambdaEntries(): { name: string; entry: string }[] {
  */
 export const scenario: BenchScenario = {
   name: 'bundles',
-  async run() {
+  async run({ stack }) {
     const outDir = join(REPO_ROOT, '.bench-tmp');
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
@@ -68,7 +66,7 @@ export const scenario: BenchScenario = {
           const output = execFileSync(
             process.execPath,
             ['-e', `const t = performance.now(); require(${JSON.stringify(outfile)}); console.log(performance.now() - t);`],
-            { env: deployedEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+            { env: deployedEnv(stack.settings), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
           );
           times.push(Number(output.trim().split('\n').pop()));
         } catch (error) {
@@ -87,7 +85,7 @@ export const scenario: BenchScenario = {
           execFileSync(
             process.execPath,
             ['-e', "const t = performance.now(); require('@aws-sdk/client-dynamodb'); require('@aws-sdk/lib-dynamodb'); console.log(performance.now() - t);"],
-            { env: deployedEnv(), encoding: 'utf8', cwd: REPO_ROOT },
+            { env: deployedEnv(stack.settings), encoding: 'utf8', cwd: REPO_ROOT },
           ).trim(),
         ),
       ),

@@ -1,14 +1,13 @@
-import { systemClock } from '../../shared/time/clock';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import * as v from 'valibot';
-import { SessionEnv, loadEnv } from '../../shared/config/env';
+import type { SettingsOf } from '../../shared/config/settings';
 import { DynamoApiKeyRepository } from '../../shared/db/api-key-repository';
 import { DynamoSessionRepository } from '../../shared/db/session-repository';
 import { type AcceptedCredentials, type Authenticator, createAuthenticator } from '../../shared/domain/auth/authenticator';
 import { toAuthorizerContext } from '../../shared/http/caller';
 import { cookie, header } from '../../shared/http/request';
-import { ROUTES, routeKey } from '../../shared/http/route-table';
+import { AUTHORIZER, ROUTES, routeKey } from '../../shared/http/route-table';
 import { SESSION_COOKIE } from '../../shared/http/session-cookie';
+import type { FunctionDeps } from '../../shared/runtime/function-deps';
 import { tableAccess } from '../../shared/runtime/table';
 import { SessionTokens } from '../../shared/security/session-tokens';
 
@@ -60,21 +59,16 @@ export function makeAuthorizer(authenticator: Authenticator) {
   };
 }
 
-const env = loadEnv(
-  v.object({
-    ...SessionEnv.entries,
-    /** Comma-separated usage identifiers for session callers (see docs/rate-limits.md). */
-    SESSION_USAGE_KEYS: v.optional(v.string(), ''),
-  }),
-);
-const { db, tableName } = tableAccess(env);
-
-export const handler = makeAuthorizer(
-  createAuthenticator({
-    keys: new DynamoApiKeyRepository(db, tableName),
-    sessions: new DynamoSessionRepository(db, tableName),
-    tokens: new SessionTokens(env.SESSION_SECRET),
-    clock: systemClock,
-    sessionUsageKeys: env.SESSION_USAGE_KEYS.split(',').filter(Boolean),
-  }),
-);
+/** The authorizer function: API keys and sessions over the table. */
+export function buildAuthorizer(config: SettingsOf<typeof AUTHORIZER.settings>, deps: FunctionDeps) {
+  const { db, tableName } = tableAccess(config);
+  return makeAuthorizer(
+    createAuthenticator({
+      keys: new DynamoApiKeyRepository(db, tableName),
+      sessions: new DynamoSessionRepository(db, tableName),
+      tokens: new SessionTokens(config.sessionSecret, deps.clock),
+      clock: deps.clock,
+      sessionUsageKeys: config.sessionUsageKeys,
+    }),
+  );
+}

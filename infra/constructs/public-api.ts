@@ -18,12 +18,24 @@ import {
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { type AuthMode, type FunctionGroup, type RouteDefinition, isRateLimited } from '../../shared/http/route-table';
+import { type AuthMode, type FunctionGroup, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
+import { ACCESS_DENIED, DEFAULT_4XX_TEMPLATE, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
 import type { ServiceFunction } from './service-function';
+
+/** Construct ids of the gateway responses, kept as they were first deployed. */
+const RESPONSE_IDS: Record<string, string> = {
+  UNAUTHORIZED: 'Unauthorized',
+  INVALID_API_KEY: 'InvalidApiKey',
+  THROTTLED: 'Throttled',
+  QUOTA_EXCEEDED: 'QuotaExceeded',
+  MISSING_AUTHENTICATION_TOKEN: 'MissingAuthenticationToken',
+  REQUEST_TOO_LARGE: 'RequestTooLarge',
+  DEFAULT_5XX: 'Default5xx',
+};
 
 export interface PublicApiProps {
   /** The route table (normally `ROUTES`): every route becomes one method. */
-  routes: readonly RouteDefinition[];
+  routes: readonly RegisteredRoute[];
   /** One function per endpoint group. Each needs a fixed name (see `integrationFor`). */
   handlers: Readonly<Record<FunctionGroup, ServiceFunction>>;
   /** The REQUEST authorizer function behind both authorizers. */
@@ -116,7 +128,6 @@ export class PublicApi extends Construct {
 
   /** Lets a function issue and retire customer gateway keys in the per-key plan, and nothing else. */
   grantUsageKeyManagement(fn: ServiceFunction): void {
-    fn.addEnvironment('USAGE_PLAN_ID', this.usagePlan.usagePlanId);
     const apiGateway = `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::`;
     fn.addToRolePolicy(
       new PolicyStatement({
@@ -253,28 +264,17 @@ export class PublicApi extends Construct {
         templates: { 'application/json': body },
       });
 
-    const missingKey = JSON.stringify({ error: 'Missing API key', message: 'Provide X-API-Key header' });
-    // Identity source missing (X-API-Key on ApiKeyAuthorizer routes).
-    respond('Unauthorized', ResponseType.UNAUTHORIZED, missingKey, '401');
-    // The usage identifier is not in a plan; the authorizer only returns known keys, so this means
-    // a key was retired between the check and the call.
-    respond('InvalidApiKey', ResponseType.INVALID_API_KEY, missingKey, '401');
-    // The authorizer's Deny carries the error and message it wants the caller to see.
-    respond(
-      'AccessDenied',
-      ResponseType.ACCESS_DENIED,
-      '{"error":"$context.authorizer.error","message":"$context.authorizer.message"}',
-      '401',
-    );
+    // Bodies written once in shared/http/gateway-responses.ts; the local gateway gives the same.
     const retryAfter = { 'Retry-After': literal(String(retryAfterSeconds(this.props.rateLimitPerMinute))) };
-    const rateLimited = JSON.stringify({ error: 'Rate limit exceeded' });
-    respond('Throttled', ResponseType.THROTTLED, rateLimited, '429', retryAfter);
-    respond('QuotaExceeded', ResponseType.QUOTA_EXCEEDED, rateLimited, '429', retryAfter);
-    // API Gateway's answer for a path or method no resource has.
-    respond('MissingAuthenticationToken', ResponseType.MISSING_AUTHENTICATION_TOKEN, JSON.stringify({ error: 'Not found' }), '404');
-    respond('RequestTooLarge', ResponseType.REQUEST_TOO_LARGE, JSON.stringify({ error: 'Request body too large' }), '413');
-    respond('Default5xx', ResponseType.DEFAULT_5XX, JSON.stringify({ error: 'Internal server error' }));
-    // messageString is already a quoted JSON string.
-    respond('Default4xx', ResponseType.DEFAULT_4XX, '{"error":$context.error.messageString}');
+    for (const gatewayAnswer of Object.values(GATEWAY_ANSWERS) as GatewayAnswer[]) {
+      const status = gatewayAnswer.keepsGatewayStatus ? undefined : String(gatewayAnswer.status);
+      const headers = gatewayAnswer.status === 429 ? retryAfter : {};
+      for (const type of gatewayAnswer.types) {
+        respond(RESPONSE_IDS[type] ?? type, ResponseType.of(type), JSON.stringify(gatewayAnswer.body), status, headers);
+      }
+    }
+    // The authorizer's Deny carries the error and message it wants the caller to see.
+    respond('AccessDenied', ResponseType.ACCESS_DENIED, ACCESS_DENIED.template, String(ACCESS_DENIED.status));
+    respond('Default4xx', ResponseType.DEFAULT_4XX, DEFAULT_4XX_TEMPLATE);
   }
 }

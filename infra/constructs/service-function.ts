@@ -61,12 +61,11 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Points the function at the table and grants exactly the access it needs, in one call, so the
-   * two can never drift apart. `read` covers the table and its indexes; `readWrite` adds writes,
-   * deletes and transactions.
+   * Grants exactly the table access the function needs (its TABLE_NAME comes with its declared
+   * settings). `read` covers the table and its indexes; `readWrite` adds writes, deletes and
+   * transactions.
    */
-  bindTable(table: ITable, access: TableAccessLevel): this {
-    this.addEnvironment('TABLE_NAME', table.tableName);
+  grantTable(table: ITable, access: TableAccessLevel): this {
     if (access === 'read') table.grantReadData(this);
     else table.grantReadWriteData(this);
     return this;

@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayRequestAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { ACCESS_DENIED, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
 import { header } from '../../shared/http/request';
-import { type FunctionGroup, ROUTES, type RouteDefinition, isRateLimited } from '../../shared/http/route-table';
+import { type FunctionGroup, ROUTES, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
+import type { Clock } from '../../shared/time/clock';
+import type { AuthorizerHandler, ProxyHandler } from './functions';
 import { lambdaContext } from './lambda-context';
 import type { TokenBuckets } from './token-bucket';
-
-export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 export interface LocalGatewayOptions {
   handlers: Record<FunctionGroup, ProxyHandler>;
   authorizer: AuthorizerHandler;
   limiter: TokenBuckets;
-  routes?: readonly RouteDefinition[];
+  /** Stamps `requestTimeEpoch` as the deployed gateway does, with the stack's clock. */
+  clock: Clock;
+  routes?: readonly RegisteredRoute[];
   /** The largest request body accepted: Lambda's 6 MB synchronous payload limit. */
   maxBodyBytes?: number;
   log?: (line: string) => void;
@@ -28,12 +24,12 @@ export interface LocalGatewayOptions {
 const STAGE = 'local';
 
 interface CompiledRoute {
-  route: RouteDefinition;
+  route: RegisteredRoute;
   pattern: RegExp;
   params: string[];
 }
 
-function compile(route: RouteDefinition): CompiledRoute {
+function compile(route: RegisteredRoute): CompiledRoute {
   const params: string[] = [];
   const source = route.path
     .split('/')
@@ -47,14 +43,8 @@ function compile(route: RouteDefinition): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), params };
 }
 
-/** The same JSON bodies the deployed gateway responses give (see infra/constructs/public-api.ts). */
-const GATEWAY_RESPONSES = {
-  notFound: { status: 404, body: { error: 'Not found' } },
-  unauthorized: { status: 401, body: { error: 'Missing API key', message: 'Provide X-API-Key header' } },
-  tooLarge: { status: 413, body: { error: 'Request body too large' } },
-  internal: { status: 500, body: { error: 'Internal server error' } },
-  badGateway: { status: 502, body: { error: 'Internal server error' } },
-} as const;
+/** A null-prototype record: request data names its keys, and `constructor` must not find Object's. */
+const record = <T>(): Record<string, T> => Object.create(null);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -77,9 +67,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
   });
 }
 
+const answer = (res: ServerResponse, gatewayAnswer: GatewayAnswer, headers: Record<string, string> = {}) =>
+  send(res, gatewayAnswer.status, gatewayAnswer.body, headers);
+
 function flattenHeaders(req: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers = record<string>();
+  const multiValueHeaders = record<string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
@@ -90,14 +83,28 @@ function flattenHeaders(req: IncomingMessage) {
 }
 
 function queryParameters(url: URL) {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single = record<string>();
+  const multi = record<string[]>();
   for (const [key, value] of url.searchParams) {
     single[key] = value;
     multi[key] = [...(multi[key] ?? []), value];
   }
   const any = Object.keys(single).length > 0;
+  // API Gateway hands the maps over as plain JSON objects; the copies keep own keys only.
   return { single: any ? single : null, multi: any ? multi : null };
+}
+
+/** Decoded path parameters, or 'malformed' when a value's percent-encoding does not decode. */
+function decodePathParameters(names: string[], values: string[]): Record<string, string> | 'malformed' {
+  const decoded = record<string>();
+  for (const [index, name] of names.entries()) {
+    try {
+      decoded[name] = decodeURIComponent(values[index] ?? '');
+    } catch {
+      return 'malformed';
+    }
+  }
+  return decoded;
 }
 
 /**
@@ -123,15 +130,14 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
         break;
       }
     }
-    if (!matched) return send(res, GATEWAY_RESPONSES.notFound.status, GATEWAY_RESPONSES.notFound.body);
+    if (!matched) return answer(res, GATEWAY_ANSWERS.notFound);
 
     const rawBody = await readBody(req, maxBodyBytes);
-    if (rawBody === 'too-large') return send(res, GATEWAY_RESPONSES.tooLarge.status, GATEWAY_RESPONSES.tooLarge.body);
+    if (rawBody === 'too-large') return answer(res, GATEWAY_ANSWERS.tooLarge);
 
     const { route, params } = matched.compiled;
-    const pathParameters = params.length
-      ? Object.fromEntries(params.map((name, i) => [name, decodeURIComponent(matched.values[i] ?? '')]))
-      : null;
+    const pathParameters = params.length ? decodePathParameters(params, matched.values) : null;
+    if (pathParameters === 'malformed') return answer(res, GATEWAY_ANSWERS.malformedPath);
     const { headers, multiValueHeaders } = flattenHeaders(req);
     const query = queryParameters(url);
     const requestId = randomUUID();
@@ -145,7 +151,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       httpMethod: method,
       path: `/${STAGE}${path}`,
       protocol: 'HTTP/1.1',
-      requestTimeEpoch: Date.now(),
+      requestTimeEpoch: options.clock.now().getTime(),
       identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: header(headers, 'user-agent') ?? null },
       authorizer: null as Record<string, unknown> | null,
     };
@@ -154,7 +160,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       // The deployed ApiKeyAuthorizer names X-API-Key as its identity source: without it the
       // gateway answers 401 itself and never invokes the authorizer.
       if (route.auth === 'apiKey' && !header(headers, 'x-api-key')) {
-        return send(res, GATEWAY_RESPONSES.unauthorized.status, GATEWAY_RESPONSES.unauthorized.body);
+        return answer(res, GATEWAY_ANSWERS.missingApiKey);
       }
       let result: APIGatewayAuthorizerResult;
       try {
@@ -174,20 +180,20 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
         });
       } catch (error) {
         options.log?.(`authorizer failed: ${String(error)}`);
-        return send(res, GATEWAY_RESPONSES.internal.status, GATEWAY_RESPONSES.internal.body);
+        return answer(res, GATEWAY_ANSWERS.internal);
       }
       const allowed = result.policyDocument.Statement.every((statement) => statement.Effect === 'Allow');
       if (!allowed) {
         // ACCESS_DENIED gateway response: 401 with the authorizer's error and message.
-        return send(res, 401, { error: result.context?.error ?? 'Access denied', message: result.context?.message ?? '' });
+        return send(res, ACCESS_DENIED.status, ACCESS_DENIED.body(result.context));
       }
       if (isRateLimited(route.auth)) {
         if (!result.usageIdentifierKey) {
-          return send(res, GATEWAY_RESPONSES.unauthorized.status, GATEWAY_RESPONSES.unauthorized.body);
+          return answer(res, GATEWAY_ANSWERS.missingApiKey);
         }
         const taken = options.limiter.take(result.usageIdentifierKey);
         if (!taken.allowed) {
-          return send(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': String(taken.retryAfterSeconds) });
+          return answer(res, GATEWAY_ANSWERS.rateLimited, { 'retry-after': String(taken.retryAfterSeconds) });
         }
       }
       // API Gateway hands authorizer context values to the integration as strings.
@@ -217,7 +223,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       response = await options.handlers[route.group](event, lambdaContext(route.group));
     } catch (error) {
       options.log?.(`handler ${route.group} failed: ${String(error)}`);
-      return send(res, GATEWAY_RESPONSES.badGateway.status, GATEWAY_RESPONSES.badGateway.body);
+      return answer(res, GATEWAY_ANSWERS.badGateway);
     }
     const outHeaders: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(response.headers ?? {})) outHeaders[name] = String(value);
@@ -230,7 +236,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   return createServer((req, res) => {
     handle(req, res).catch((error) => {
       options.log?.(`gateway error: ${String(error)}`);
-      if (!res.headersSent) send(res, 500, GATEWAY_RESPONSES.internal.body);
+      if (!res.headersSent) answer(res, GATEWAY_ANSWERS.internal);
       else res.end();
     });
   });

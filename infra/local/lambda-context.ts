@@ -3,7 +3,8 @@ import type { Context } from 'aws-lambda';
 
 /** A Lambda context for local invocations, with the deadline a real invocation would have. */
 export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
-  const deadline = Date.now() + timeoutMs;
+  // Monotonic time: a deadline measures elapsed time, which the service's (movable) clock does not.
+  const deadline = performance.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -13,7 +14,7 @@ export function lambdaContext(functionName: string, timeoutMs = 29_000): Context
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, deadline - performance.now()),
     done: () => {},
     fail: () => {},
     succeed: () => {},

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startFauxqs } from 'fauxqs';
+import type { AllSettings } from '../../shared/config/settings';
+import { settingDefault } from '../../shared/config/settings';
 import { makeDocClient } from '../../shared/db/client';
-import { AUTHORIZER_ENTRY, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/http/route-table';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
+import { type Clock, systemClock } from '../../shared/time/clock';
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
-import { type AuthorizerHandler, type ProxyHandler, createLocalGateway } from './gateway';
+import { type LocalFunctions, buildLocalFunctions } from './functions';
+import { createLocalGateway } from './gateway';
 import { startSandboxDirectory } from './sandbox-directory/server';
 import { type SandboxProvider, freePort, registerProviderWebhooks, startSandboxProvider } from './sandbox-provider';
-import { type PolledQueue, type SqsHandler, SqsPoller } from './sqs-poller';
+import { type PolledQueue, SqsPoller } from './sqs-poller';
 import { ensureTable } from './table';
 import { type ScheduledHandler, startTimer } from './timer';
 import { TokenBuckets } from './token-bucket';
@@ -37,18 +40,24 @@ export interface LocalStackOptions {
   rateLimitPerMinute?: number;
   /** Requests per minute per session usage key. */
   sessionRateLimitPerMinute?: number;
-  /** The rate limiter's clock (tests freeze it). */
-  now?: () => number;
+  /** The one clock of the stack: handlers, rate limiter and sandbox provider (tests move it). */
+  clock?: Clock;
   /** Run the SQS poller and the schedule timer (off in tests that drive consumers by hand). */
   background?: boolean;
   /** Report DynamoDB consumed capacity into the process-wide meter (benchmarks). */
   trackCapacity?: boolean;
+  /** Check every HTTP response against its route's schemas (tests: a mismatch becomes a 500). */
+  checkResponses?: boolean;
   /** Key material sealing webhook signing secrets; random when unset (`npm start` keeps one in .data/). */
   webhookSecretKey?: string;
   /** Delays of the sandbox provider's webhook retries (tests shorten them). */
   providerWebhookRetryDelaysMs?: readonly number[];
-  env?: Record<string, string>;
+  /** Settings of the functions beyond what the stack sets (limits, timeouts, ...). */
+  settings?: Partial<AllSettings>;
+  /** Lines of the local runtime (gateway, poller, sandbox provider). */
   log?: (line: string) => void;
+  /** The functions' log lines (readable form); discarded when unset. */
+  functionLog?: (line: string) => void;
 }
 
 export interface LocalStack {
@@ -62,17 +71,17 @@ export interface LocalStack {
   queues: Record<string, PolledQueue & { dlqUrl: string }>;
   poller: SqsPoller;
   limiter: TokenBuckets;
+  clock: Clock;
+  /** The settings the functions were built with (secrets included: tests act as the provider). */
+  settings: Partial<AllSettings>;
+  /** The built functions (benchmarks call them in process). */
+  functions: LocalFunctions;
   /** The sandbox network/email provider and its control API. */
   provider: SandboxProvider;
   stop(): Promise<void>;
 }
 
 const SESSION_POOL_SIZE = 8;
-
-async function importHandler<T>(entry: string): Promise<T> {
-  const module = (await import(pathToFileURL(resolve(REPO_ROOT, entry)).href)) as { handler: T };
-  return module.handler;
-}
 
 /**
  * Everything the deployed stack has, on one machine: DynamoDB Local, the SQS emulator, the local
@@ -81,6 +90,7 @@ async function importHandler<T>(entry: string): Promise<T> {
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log ?? (() => {});
+  const clock = options.clock ?? systemClock;
   const stops: (() => Promise<void> | void)[] = [];
 
   let dynamodbEndpoint = options.dynamodbEndpoint;
@@ -107,12 +117,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Sandbox network/email provider (the real adapter and the provider's SDK talk HTTP to it).
   const provider = await startSandboxProvider({
     accessToken: randomBytes(24).toString('hex'),
+    clock,
     log,
     ...(options.providerWebhookRetryDelaysMs ? { webhookRetryDelaysMs: options.providerWebhookRetryDelaysMs } : {}),
   });
   stops.push(() => provider.stop());
   const providerWebhookSecret = randomBytes(32).toString('hex');
-  // The gateway's port is known before the handlers load, as they read PUBLIC_API_URL at import.
+  // The gateway's port is known before the handlers are built: the provider is handed URLs of this API.
   const port = options.port || (await freePort(options.host ?? '127.0.0.1'));
   const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
 
@@ -120,35 +131,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const queuePrefix = options.queuePrefix ?? '';
   const sessionUsageKeys = Array.from({ length: SESSION_POOL_SIZE }, (_, i) => `localsessionpool${i}${'x'.repeat(24)}`);
 
-  // Handlers read their configuration from the environment at import, as in Lambda.
-  Object.assign(process.env, {
-    TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: dynamodbEndpoint,
-    RUNTIME: 'local',
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
-    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
-    SQS_ENDPOINT: sqsEndpoint,
-    SESSION_SECRET: options.sessionSecret ?? randomBytes(32).toString('hex'),
-    SESSION_USAGE_KEYS: sessionUsageKeys.join(','),
-    DIRECTORY_BASE_URL: directory.url,
-    DIRECTORY_API_KEY: directory.apiKey,
-    PROVIDER_BASE_URL: provider.url,
-    PROVIDER_ACCESS_TOKEN: provider.accessToken,
-    PROVIDER_WEBHOOK_SECRET: providerWebhookSecret,
-    PUBLIC_API_URL: baseUrl,
-    WEBHOOK_SECRET_KEY: options.webhookSecretKey ?? randomBytes(32).toString('hex'),
-    // Local development receives webhooks on this machine; a deployed stack never allows it.
-    WEBHOOK_ALLOW_LOOPBACK: '1',
-    ...(options.trackCapacity ? { DYNAMODB_TRACK_CAPACITY: '1' } : {}),
-    ...options.env,
-  });
-
   const db = makeDocClient({ endpoint: dynamodbEndpoint });
   await ensureTable(db, tableName);
 
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const queues: LocalStack['queues'] = {};
+  const created: Omit<LocalStack['queues'][string], 'handler'>[] = [];
+  const queueUrls: Partial<Record<string, string>> = {};
   for (const definition of QUEUES) {
     const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${queuePrefix}${definition.name}-dlq` }));
     const dlqArn = (
@@ -166,36 +154,59 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const queueArn = (
       await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))
     ).Attributes?.QueueArn;
-    process.env[definition.urlEnv] = queue.QueueUrl ?? '';
-    queues[definition.name] = {
+    queueUrls[definition.urlSetting] = queue.QueueUrl ?? '';
+    created.push({
       name: definition.name,
       queueUrl: queue.QueueUrl ?? '',
       queueArn: queueArn ?? '',
       dlqUrl: dlq.QueueUrl ?? '',
       batchSize: definition.batchSize,
-      handler: undefined as unknown as SqsHandler,
-    };
-  }
-  for (const definition of QUEUES) {
-    const queue = queues[definition.name];
-    if (queue) queue.handler = await importHandler<SqsHandler>(definition.consumerEntry);
+    });
   }
 
-  const handlers = {} as Record<FunctionGroup, ProxyHandler>;
-  for (const [group, entry] of Object.entries(FUNCTION_GROUPS) as [FunctionGroup, string][]) {
-    handlers[group] = await importHandler<ProxyHandler>(entry);
+  // What the Lambda entries read from their environment, as plain values: every function is built
+  // with the settings its registration declares, taken from here and the declared defaults.
+  const settings: Partial<AllSettings> = {
+    tableName,
+    dynamodbEndpoint,
+    runtime: 'local',
+    trackCapacity: options.trackCapacity ?? false,
+    sessionSecret: options.sessionSecret ?? randomBytes(32).toString('hex'),
+    sessionUsageKeys,
+    directoryBaseUrl: directory.url,
+    directoryApiKey: directory.apiKey,
+    providerBaseUrl: provider.url,
+    providerAccessToken: provider.accessToken,
+    providerWebhookSecret,
+    publicApiUrl: baseUrl,
+    webhookSecretKey: options.webhookSecretKey ?? randomBytes(32).toString('hex'),
+    // Local development receives webhooks on this machine; a deployed stack never allows it.
+    webhookAllowLoopback: true,
+    sqsEndpoint,
+    ...queueUrls,
+    ...options.settings,
+  };
+  const functions = buildLocalFunctions(settings, {
+    clock,
+    logging: { format: 'readable', sink: options.functionLog ?? (() => {}) },
+    checkResponses: options.checkResponses ?? false,
+  });
+  const queues: LocalStack['queues'] = {};
+  for (const queue of created) {
+    const handler = functions.consumers[queue.name];
+    if (!handler) throw new Error(`No consumer for queue ${queue.name}`);
+    queues[queue.name] = { ...queue, handler };
   }
-  const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_ENTRY);
 
-  const perKey = options.rateLimitPerMinute ?? 50;
+  const perKey = options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute');
   const perSession = options.sessionRateLimitPerMinute ?? 600;
   const sessionKeys = new Set(sessionUsageKeys);
   const limiter = new TokenBuckets(
     (key) => ({ capacity: sessionKeys.has(key) ? perSession : perKey, windowMs: 60_000 }),
-    options.now,
+    clock,
   );
 
-  const server = createLocalGateway({ handlers, authorizer, limiter, log });
+  const server = createLocalGateway({ handlers: functions.http, authorizer: functions.authorizer, limiter, clock, log });
   await new Promise<void>((resolveListen) => server.listen(port, options.host ?? '127.0.0.1', resolveListen));
   stops.unshift(
     () =>
@@ -212,13 +223,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     poller.start();
     stops.unshift(() => poller.stop());
     const timer = startTimer(
-      await Promise.all(
-        SCHEDULES.map(async (job) => ({
-          name: job.name,
-          everyMs: job.everyMinutes * 60_000,
-          handler: await importHandler<ScheduledHandler>(job.entry),
-        })),
-      ),
+      SCHEDULES.map((job) => ({ name: job.name, everyMs: job.everyMinutes * 60_000, handler: functions.schedules[job.name] as ScheduledHandler })),
+      clock,
       log,
     );
     stops.unshift(() => timer.stop());
@@ -235,6 +241,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queues,
     poller,
     limiter,
+    clock,
+    settings,
+    functions,
     provider,
     async stop() {
       for (const stop of stops) await stop();

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../shared/time/clock';
 /**
  * The sandbox network/email provider: a fake HTTP server speaking the provider's (Unipile API v1)
  * wire protocol for the calls this service makes, so the real adapter and the provider's own SDK
@@ -104,6 +105,8 @@ export interface SandboxProviderOptions {
   accessToken: string;
   /** Delays between webhook retries when a receiver does not answer 2xx (5 retries by default). */
   webhookRetryDelaysMs?: readonly number[];
+  /** The service's clock: the sandbox stamps what it records with the same time as the service. */
+  clock?: Clock;
   log?: (line: string) => void;
 }
 
@@ -192,7 +195,8 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   const timers = new Set<NodeJS.Timeout>();
   let baseUrl = '';
 
-  const now = () => new Date().toISOString();
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now().toISOString();
 
   function addAccount(input: { id?: string; name?: string; type?: string; status?: string }): SandboxAccount {
     const id = input.id ?? newId('sbx-acc-');

@@ -10,8 +10,6 @@ import { ensureDevCredentials } from './dev-credentials';
 import { ensureDevSenderAccounts } from './dev-sender-accounts';
 import { REPO_ROOT, startLocalStack } from './local-stack';
 
-// The AWS SDK warns about Node 20 on every client; Lambda runs Node 22 and local Node 20 is supported.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** Where local data lives: `.data/` in the repo unless DATA_DIR says otherwise. */
 const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));

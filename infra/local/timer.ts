@@ -1,4 +1,5 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { Clock } from '../../shared/time/clock';
 import { lambdaContext } from './lambda-context';
 
 export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
@@ -10,7 +11,7 @@ export interface TimedJob {
 }
 
 /** Calls scheduled handlers on an interval with an EventBridge-shaped event, never two runs of one job at once. */
-export function startTimer(jobs: readonly TimedJob[], log: (line: string) => void = () => {}): { stop(): void } {
+export function startTimer(jobs: readonly TimedJob[], clock: Clock, log: (line: string) => void = () => {}): { stop(): void } {
   const timers = jobs.map((job) => {
     let busy = false;
     return setInterval(async () => {
@@ -22,7 +23,7 @@ export function startTimer(jobs: readonly TimedJob[], log: (line: string) => voi
         'detail-type': 'Scheduled Event',
         source: 'aws.events',
         account: '000000000000',
-        time: new Date().toISOString(),
+        time: clock.now().toISOString(),
         region: 'us-east-1',
         resources: [`arn:aws:events:local:000000000000:rule/${job.name}`],
         detail: {},

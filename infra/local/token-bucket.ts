@@ -1,3 +1,5 @@
+import type { Clock } from '../../shared/time/clock';
+
 /**
  * The local gateway's rate limiter: one token bucket per usage identifier, like an API Gateway
  * usage plan. A bucket holds `capacity` tokens, starts full, and refills continuously at
@@ -21,13 +23,13 @@ export class TokenBuckets {
 
   constructor(
     private readonly settingsFor: (key: string) => BucketSettings,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   take(key: string): TakeResult {
     const { capacity, windowMs } = this.settingsFor(key);
     const refillPerMs = capacity / windowMs;
-    const now = this.now();
+    const now = this.clock.now().getTime();
     const bucket = this.buckets.get(key) ?? { tokens: capacity, updatedAt: now };
     bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.updatedAt) * refillPerMs);
     bucket.updatedAt = now;

@@ -3,7 +3,8 @@ import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_ENTRY, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RouteDefinition } from '../../shared/http/route-table';
+import { type SettingName, SETTINGS, toEnvironment } from '../../shared/config/settings';
+import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RegisteredRoute } from '../../shared/http/route-table';
 import { QUEUES, type QueueDefinition, SCHEDULES, type ScheduleDefinition } from '../../shared/runtime/catalog';
 import type { OutreachConfig } from '../config';
 import { PublicApi } from '../constructs/public-api';
@@ -15,54 +16,27 @@ import { SingleTable } from '../constructs/single-table';
 export interface OutreachStackProps extends StackProps {
   config: OutreachConfig;
   /** The route table; `ROUTES` unless a test passes its own. */
-  routes?: readonly RouteDefinition[];
+  routes?: readonly RegisteredRoute[];
   /** Queues and their consumers; `QUEUES` unless a test passes its own. */
   queues?: readonly QueueDefinition[];
   /** Scheduled jobs; `SCHEDULES` unless a test passes its own. */
   schedules?: readonly ScheduleDefinition[];
 }
 
-/** What a function needs beyond its code. */
-interface Needs {
-  table?: TableAccessLevel;
-  sessionSecret?: boolean;
-  /** PROVIDER_BASE_URL and PROVIDER_ACCESS_TOKEN: it calls the network/email provider. */
-  provider?: boolean;
-  /** PROVIDER_WEBHOOK_SECRET: it checks the provider's webhooks or signs hosted-connect state. */
-  providerWebhookSecret?: boolean;
-  /** WEBHOOK_SECRET_KEY: it reads or writes users' webhook signing secrets. */
-  webhookSecretKey?: boolean;
-  /** PUBLIC_API_URL: it hands the provider URLs of this API. */
-  publicApiUrl?: boolean;
-  /** DIRECTORY_BASE_URL, DIRECTORY_API_KEY and SEARCH_QUOTA_PER_MONTH: it searches the B2B directory. */
-  directory?: boolean;
-  /** MAX_LEADS_PER_LIST: it adds leads to lists. */
-  leadLists?: boolean;
-  /** Function timeout when the 10 s default is too short. */
-  timeoutSeconds?: number;
-}
-
-/** What each endpoint group needs beyond its code. Keyed by group, so a new group must decide. */
-const GROUP_NEEDS: Record<FunctionGroup, Needs> = {
-  // Liveness only: no table, no secret, no queues.
-  health: {},
-  auth: { table: 'readWrite', sessionSecret: true },
-  apiKeys: { table: 'readWrite', sessionSecret: true },
-  // Imports of up to 1000 rows: within API Gateway's 29 s integration timeout.
-  leadLists: { table: 'readWrite', leadLists: true, timeoutSeconds: 28 },
-  // The directory call is bounded at 10 s; saving up to 100 results follows it.
-  prospects: { table: 'readWrite', directory: true, leadLists: true, timeoutSeconds: 20 },
-  // Provider calls are bounded at 8 s (PROVIDER_TIMEOUT_MS); the rest is a few table reads and writes.
-  accounts: { table: 'readWrite', provider: true, providerWebhookSecret: true, publicApiUrl: true, timeoutSeconds: 12 },
-  connections: { table: 'read', provider: true, timeoutSeconds: 12 },
-  // The test send is bounded at 10 s (WEBHOOK_TIMEOUT_MS): its own timeout answer must come first.
-  userWebhook: { table: 'readWrite', webhookSecretKey: true, timeoutSeconds: 15 },
-  providerWebhooks: { table: 'readWrite', provider: true, providerWebhookSecret: true, timeoutSeconds: 12 },
-};
-
-/** What each queue's consumer needs beyond the table and the queue URLs, keyed by queue name. */
-const QUEUE_NEEDS: Record<string, Needs> = {
-  webhooks: { webhookSecretKey: true },
+/**
+ * Table access of each endpoint group's function (every group that reads table settings needs one).
+ * Keyed by group, so a new group must decide.
+ */
+const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = {
+  health: undefined,
+  auth: 'readWrite',
+  apiKeys: 'readWrite',
+  leadLists: 'readWrite',
+  prospects: 'readWrite',
+  accounts: 'readWrite',
+  connections: 'read',
+  userWebhook: 'readWrite',
+  providerWebhooks: 'readWrite',
 };
 
 const pascal = (name: string): string =>
@@ -122,20 +96,25 @@ export class OutreachStack extends Stack {
       description: 'API key of the B2B directory behind prospect search (DIRECTORY_API_KEY); replace the placeholder, then deploy',
       generateSecretString: { excludePunctuation: true, passwordLength: 32 },
     });
-    const applyNeeds = (fn: ServiceFunction, needs: Needs) => {
-      if (needs.directory) {
-        fn.addEnvironment('DIRECTORY_BASE_URL', config.directoryBaseUrl);
-        fn.addEnvironment('DIRECTORY_API_KEY', directoryApiKey.secretValue.unsafeUnwrap());
-        fn.addEnvironment('SEARCH_QUOTA_PER_MONTH', String(config.searchQuotaPerMonth));
-      }
-      if (needs.leadLists) fn.addEnvironment('MAX_LEADS_PER_LIST', String(config.maxLeadsPerList));
-      if (needs.sessionSecret) fn.addEnvironment('SESSION_SECRET', sessionSecretValue);
-      if (needs.provider) {
-        fn.addEnvironment('PROVIDER_BASE_URL', config.providerBaseUrl);
-        fn.addEnvironment('PROVIDER_ACCESS_TOKEN', providerAccessToken.secretValue.unsafeUnwrap());
-      }
-      if (needs.providerWebhookSecret) fn.addEnvironment('PROVIDER_WEBHOOK_SECRET', providerWebhookSecret.secretValue.unsafeUnwrap());
-      if (needs.webhookSecretKey) fn.addEnvironment('WEBHOOK_SECRET_KEY', webhookSecretKey.secretValue.unsafeUnwrap());
+    // Values of the settings the stack decides; every other setting takes its declared default.
+    // Each function gets exactly the settings its registration declares (see `configure`).
+    const settingValues: Partial<Record<SettingName, unknown>> = {
+      tableName: table.tableName,
+      runtime: 'aws',
+      sessionSecret: sessionSecretValue,
+      maxLeadsPerList: config.maxLeadsPerList,
+      searchQuotaPerMonth: config.searchQuotaPerMonth,
+      directoryBaseUrl: config.directoryBaseUrl,
+      directoryApiKey: directoryApiKey.secretValue.unsafeUnwrap(),
+      providerBaseUrl: config.providerBaseUrl,
+      providerAccessToken: providerAccessToken.secretValue.unsafeUnwrap(),
+      providerWebhookSecret: providerWebhookSecret.secretValue.unsafeUnwrap(),
+      webhookSecretKey: webhookSecretKey.secretValue.unsafeUnwrap(),
+    };
+    const configured: { fn: ServiceFunction; settings: readonly SettingName[] }[] = [];
+    const configure = (fn: ServiceFunction, settings: readonly SettingName[]) => {
+      configured.push({ fn, settings });
+      for (const [name, value] of Object.entries(toEnvironment(settings, settingValues))) fn.addEnvironment(name, value);
     };
 
     const common = {
@@ -147,56 +126,55 @@ export class OutreachStack extends Stack {
 
     // One function per endpoint group, straight from the route table.
     const functions = {} as Record<FunctionGroup, ServiceFunction>;
-    for (const [group, entry] of Object.entries(FUNCTION_GROUPS) as [FunctionGroup, string][]) {
-      const needs = GROUP_NEEDS[group];
+    for (const group of Object.keys(FUNCTION_GROUPS) as FunctionGroup[]) {
+      const definition: { entry: string; settings: readonly SettingName[]; timeoutSeconds?: number } = FUNCTION_GROUPS[group];
       const fn = new ServiceFunction(this, `${pascal(group)}Function`, {
         ...common,
-        entry,
+        entry: definition.entry,
         // Fixed so the API can address it without a reference (see PublicApi.integrationFor).
         functionName: `${this.stackName}-${kebab(group)}`,
         description: `HTTP endpoint group: ${group}`,
-        ...(needs.timeoutSeconds ? { timeout: Duration.seconds(needs.timeoutSeconds) } : {}),
+        ...(definition.timeoutSeconds ? { timeout: Duration.seconds(definition.timeoutSeconds) } : {}),
       });
-      if (needs.table) {
-        fn.bindTable(table, needs.table);
-        fn.addEnvironment('RUNTIME', 'aws');
+      const access = GROUP_TABLE_ACCESS[group];
+      if (access) {
+        fn.grantTable(table, access);
         workers.push(fn);
       }
-      applyNeeds(fn, needs);
+      configure(fn, definition.settings);
       functions[group] = fn;
     }
     this.functions = functions;
 
     this.authorizer = new ServiceFunction(this, 'AuthorizerFunction', {
       ...common,
-      entry: AUTHORIZER_ENTRY,
+      entry: AUTHORIZER.entry,
       description: 'Lambda REQUEST authorizer: API keys and sessions',
-      environment: { RUNTIME: 'aws', SESSION_SECRET: sessionSecretValue },
     });
     // readWrite: it records an API key's last use (at most once a minute per key).
-    this.authorizer.bindTable(table, 'readWrite');
+    this.authorizer.grantTable(table, 'readWrite');
+    configure(this.authorizer, AUTHORIZER.settings);
 
     // Queues and their consumers, from the runtime catalog (the local runtime reads the same list).
     const queueConsumers: Record<string, QueueConsumer> = {};
-    const queueUrlEnv: { urlEnv: string; consumer: QueueConsumer }[] = [];
+    const queueUrls: { urlSetting: SettingName; consumer: QueueConsumer }[] = [];
     for (const definition of props.queues ?? QUEUES) {
       const consumer = new QueueConsumer(this, `${pascal(definition.name)}Queue`, {
         function: {
           ...common,
           entry: definition.consumerEntry,
           description: `Consumer of the ${definition.name} queue`,
-          environment: { RUNTIME: 'aws' },
           // The queue's visibility timeout is 6x this, so at most the catalog's value.
           timeout: Duration.seconds(Math.max(1, Math.floor(definition.visibilityTimeoutSeconds / 6))),
         },
         batchSize: definition.batchSize,
         maxReceiveCount: definition.maxReceiveCount,
       });
-      consumer.function.bindTable(table, 'readWrite');
-      applyNeeds(consumer.function, QUEUE_NEEDS[definition.name] ?? {});
+      consumer.function.grantTable(table, 'readWrite');
+      configure(consumer.function, definition.settings);
       workers.push(consumer.function);
       queueConsumers[definition.name] = consumer;
-      queueUrlEnv.push({ urlEnv: definition.urlEnv, consumer });
+      queueUrls.push({ urlSetting: definition.urlSetting, consumer });
     }
     this.queueConsumers = queueConsumers;
 
@@ -209,23 +187,20 @@ export class OutreachStack extends Stack {
           ...common,
           entry: definition.entry,
           description: `Scheduled job ${definition.name}`,
-          environment: { RUNTIME: 'aws' },
           timeout: Duration.minutes(1),
         },
       });
-      job.function.bindTable(table, 'readWrite');
+      job.function.grantTable(table, 'readWrite');
+      configure(job.function, definition.settings);
       workers.push(job.function);
       scheduledJobs[definition.name] = job;
     }
     this.scheduledJobs = scheduledJobs;
 
-    // Producers: the catalog does not say who sends where, so every worker learns every queue's
-    // URL (as in the local runtime) and may send to it; sending is all it may do.
-    for (const { urlEnv, consumer } of queueUrlEnv) {
-      for (const fn of workers) {
-        fn.addEnvironment(urlEnv, consumer.queue.queueUrl);
-        consumer.queue.grantSendMessages(fn);
-      }
+    // Producers: a function that declares a queue's URL setting may send to that queue, and only send.
+    for (const { urlSetting, consumer } of queueUrls) {
+      settingValues[urlSetting] = consumer.queue.queueUrl;
+      for (const { fn, settings } of configured) if (settings.includes(urlSetting)) consumer.queue.grantSendMessages(fn);
     }
 
     this.api = new PublicApi(this, 'PublicApi', {
@@ -241,12 +216,20 @@ export class OutreachStack extends Stack {
       tracing: config.tracing,
     });
     this.api.grantUsageKeyManagement(functions.apiKeys);
-    this.authorizer.addEnvironment('SESSION_USAGE_KEYS', this.api.sessionUsageKeys.join(','));
+    settingValues.usagePlanId = this.api.usagePlan.usagePlanId;
+    settingValues.sessionUsageKeys = this.api.sessionUsageKeys;
     // Built from the API's id and the configured stage name (not api.url, which would make the
     // function depend on the stage, and the stage on the functions).
-    const publicApiUrl = `https://${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${config.stageName}`;
-    for (const [group, needs] of Object.entries(GROUP_NEEDS) as [FunctionGroup, Needs][]) {
-      if (needs.publicApiUrl) functions[group].addEnvironment('PUBLIC_API_URL', publicApiUrl);
+    settingValues.publicApiUrl = `https://${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${config.stageName}`;
+
+    // Settings known only now (queue URLs, the usage plan, the API's URL), then a check that every
+    // function has each required setting it declares: a gap fails `cdk synth`, not a cold start.
+    const late: readonly SettingName[] = ['usagePlanId', 'sessionUsageKeys', 'publicApiUrl', ...queueUrls.map((queue) => queue.urlSetting)];
+    for (const { fn, settings } of configured) {
+      const environment = toEnvironment(settings.filter((name) => late.includes(name)), settingValues);
+      for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
+      const missing = settings.filter((name) => SETTINGS[name].required === true && settingValues[name] === undefined);
+      if (missing.length > 0) throw new Error(`${fn.node.id} declares settings the stack does not provide: ${missing.join(', ')}`);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API (paths start with /api/v1)' });

@@ -15,7 +15,7 @@ export interface DocClientOptions {
  * credentials so that a developer's real AWS profile is never touched by tests.
  */
 export function makeDocClient(options: DocClientOptions = {}): DynamoDBDocumentClient {
-  const config: DynamoDBClientConfig = { region: options.region ?? process.env.AWS_REGION ?? 'us-east-1' };
+  const config: DynamoDBClientConfig = { region: options.region ?? 'us-east-1' };
   if (options.endpoint) {
     config.endpoint = options.endpoint;
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type DomainErrorKind, isDomainError } from '../domain/errors';
+import type { Logger } from '../logging/logger';
 import { json } from './responses';
 
 /** The one mapping from domain error kinds to HTTP statuses. */
@@ -15,12 +16,14 @@ export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   upstream: 502,
 };
 
-export type ErrorLogger = (message: string, details: Record<string, unknown>) => void;
+/** What the error mapping needs of a logger. */
+export type ErrorLogger = Pick<Logger, 'error'>;
 
-const defaultLogger: ErrorLogger = (message, details) => console.error(JSON.stringify({ level: 'ERROR', message, ...details }));
-
-/** Turns any error into a response. Only domain errors and body-parser errors say what went wrong; others are a bare 500. */
-export function toErrorResponse(error: unknown, log: ErrorLogger = defaultLogger): APIGatewayProxyResult {
+/**
+ * Turns any error into a response. Only domain errors and body-parser errors say what went wrong;
+ * anything else is a bare 500, logged with its stack (never echoed to the caller).
+ */
+export function toErrorResponse(error: unknown, logger: ErrorLogger): APIGatewayProxyResult {
   if (isDomainError(error)) {
     return json(STATUS_BY_KIND[error.kind], { error: error.message, ...error.extra });
   }
@@ -28,14 +31,15 @@ export function toErrorResponse(error: unknown, log: ErrorLogger = defaultLogger
   if (error instanceof Error && (error as { expose?: boolean }).expose && error.message.includes('JSON')) {
     return json(400, { error: 'Request body must be valid JSON' });
   }
-  log('Unhandled error', { error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+  if (error instanceof Error) logger.error('Unhandled error', error);
+  else logger.error('Unhandled error', { error: String(error) });
   return json(500, { error: 'Internal server error' });
 }
 
-export function errorMiddleware(log?: ErrorLogger): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+export function errorMiddleware(logger: ErrorLogger): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     onError: async (request) => {
-      request.response = toErrorResponse(request.error, log);
+      request.response = toErrorResponse(request.error, logger);
     },
   };
 }

@@ -1,50 +1,116 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import type { Caller } from '../domain/auth/authenticator';
 import { DomainError, notFound } from '../domain/errors';
+import type { Logger } from '../logging/logger';
+import { requireCaller, requireSession } from './caller';
 import { errorMiddleware } from './error-middleware';
-import { routeKey } from './route-table';
+import { parseBody, parsePath, parseWith } from './request';
+import { checkResponse } from './response-check';
+import { DEFAULT_MAX_BODY_BYTES, type RouteDefinition, routeKey } from './routes/define';
 
-export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type Infer<Schema> = Schema extends v.GenericSchema ? v.InferOutput<Schema> : never;
 
-/** Routes of one endpoint group, keyed by `"METHOD /resource"` exactly as in the route table. */
-export type RouteMap = Record<string, RouteHandler>;
-
-/** Bodies above this are refused before parsing (API Gateway itself allows up to 10 MB). */
-export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
-
-export interface HttpHandlerOptions {
-  maxBodyBytes?: number;
+/** What a route handler gets: the event, and its inputs parsed by the route's own schemas. */
+export interface RouteRequest<Route extends RouteDefinition> {
+  readonly event: APIGatewayProxyEvent;
+  readonly context: Context;
+  /** The caller the authorizer established (401 without one). */
+  caller(): Caller;
+  /** The caller, who must have come with a session (401 with an API key). */
+  session(): Caller & { sessionId: string };
+  /** The JSON body (a missing body is `{}`), checked by the route's body schema: 400 naming the first issue. */
+  body(): Infer<Route['request']['body']>;
+  /** The query string, checked by the route's query schema: 400 naming the first issue. */
+  query(): Infer<Route['request']['query']>;
+  /** The path parameters, checked by the route's path schema: a path that names nothing is a 404. */
+  path(): Infer<Route['request']['path']>;
 }
 
-function bodyLimit(maxBytes: number): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+export type RouteHandler<Route extends RouteDefinition> = (request: RouteRequest<Route>) => Promise<APIGatewayProxyResult>;
+
+/** A group's handler map: exactly one handler per route of the group, keyed by route name. */
+export type HandlersFor<Routes extends Readonly<Record<string, RouteDefinition>>> = {
+  readonly [Name in keyof Routes]: RouteHandler<Routes[Name]>;
+};
+
+export interface HttpHandlerDeps {
+  logger: Logger;
+  /**
+   * Check every response against its route's schemas (tests and the local runtime): a response
+   * that breaks its contract becomes a 500 naming the mismatch, so a test sees it.
+   */
+  checkResponses?: boolean;
+}
+
+function requestFor(route: RouteDefinition, event: APIGatewayProxyEvent, context: Context): RouteRequest<RouteDefinition> {
   return {
-    before: async (request) => {
-      const body = request.event.body;
-      if (typeof body !== 'string') return;
-      const bytes = request.event.isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
-      if (bytes > maxBytes) {
-        throw new DomainError('validation', `Request body too large: at most ${maxBytes} bytes`);
-      }
-    },
+    event,
+    context,
+    caller: () => requireCaller(event),
+    session: () => requireSession(event),
+    body: () => parseBody(route.request.body, event) as never,
+    query: () => parseWith(route.request.query, Object.assign(Object.create(null), event.queryStringParameters)) as never,
+    path: () => parsePath(route.request.path, event.pathParameters) as never,
   };
 }
 
 /**
- * The Lambda handler of an endpoint group: size check, JSON body parsing (whatever the
- * Content-Type says), dispatch on `${httpMethod} ${resource}`, and the one error mapping.
+ * The Lambda handler of an endpoint group, built from the group's registered routes and their
+ * handlers: Powertools log context (request id, cold start, workspace), the one error mapping,
+ * the route's body size limit, JSON body parsing (whatever the Content-Type says) and dispatch
+ * on `${httpMethod} ${resource}`.
  */
-export function httpHandler(routes: RouteMap, options: HttpHandlerOptions = {}) {
-  const dispatch: RouteHandler = async (event, context) => {
-    const route = routes[routeKey(event.httpMethod, event.resource)];
-    if (!route) throw notFound('Not found');
-    return route(event, context);
+export function httpHandler<Routes extends Readonly<Record<string, RouteDefinition>>>(
+  routes: Routes,
+  handlers: HandlersFor<Routes>,
+  deps: HttpHandlerDeps,
+) {
+  const byKey = new Map<string, { route: RouteDefinition; handle: RouteHandler<RouteDefinition> }>();
+  for (const [name, route] of Object.entries(routes)) {
+    byKey.set(routeKey(route.method, route.path), { route, handle: handlers[name] as RouteHandler<RouteDefinition> });
+  }
+  const find = (event: APIGatewayProxyEvent) => byKey.get(routeKey(event.httpMethod, event.resource));
+
+  const routeContext: middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> = {
+    before: async ({ event }) => {
+      const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+      deps.logger.appendKeys({
+        request_id: event.requestContext?.requestId,
+        route: routeKey(event.httpMethod, event.resource),
+        ...(authorizer?.workspaceId === undefined ? {} : { workspace_id: Number(authorizer.workspaceId) }),
+      });
+      const found = find(event);
+      if (!found) throw notFound('Not found');
+      const body = event.body;
+      if (typeof body !== 'string') return;
+      const maxBytes = found.route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+      const bytes = event.isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
+      if (bytes > maxBytes) throw new DomainError('validation', `Request body too large: at most ${maxBytes} bytes`);
+    },
   };
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(errorMiddleware())
-    .use(bodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES))
-    // Parse JSON whatever the Content-Type says (curl -d sends form encoding); the option exists
-    // in the package's code but not yet in its type declarations.
+
+  const dispatch = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    const found = find(event);
+    if (!found) throw notFound('Not found');
+    return found.handle(requestFor(found.route, event, context));
+  };
+
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(deps.logger, { resetKeys: true }))
+    .use(errorMiddleware(deps.logger))
+    .use(routeContext)
+    // The option exists in the package's code but not yet in its type declarations.
     .use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]))
     .handler(dispatch);
+
+  if (!deps.checkResponses) return chain;
+  return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    const response = await chain(event, context);
+    const found = find(event);
+    return found ? checkResponse(found.route, response, deps.logger) : response;
+  };
 }

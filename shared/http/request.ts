@@ -46,7 +46,10 @@ export function describeIssue(issue: v.BaseIssue<unknown>): string {
 }
 
 /** Validates a value against a schema; the first issue becomes a 400 with a clear `error`. */
-export function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema> {
+export function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema>;
+export function parseWith(schema: v.GenericSchema | undefined, input: unknown): unknown;
+export function parseWith(schema: v.GenericSchema | undefined, input: unknown): unknown {
+  if (!schema) return input;
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (!result.success) {
     const [first] = result.issues;
@@ -56,18 +59,22 @@ export function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, inpu
 }
 
 /** The JSON body (already parsed by the body parser), validated. A missing body is treated as `{}`. */
-export function parseBody<TSchema extends v.GenericSchema>(schema: TSchema, event: APIGatewayProxyEvent): v.InferOutput<TSchema> {
+export function parseBody<TSchema extends v.GenericSchema>(schema: TSchema | undefined, event: APIGatewayProxyEvent): v.InferOutput<TSchema> {
   const body: unknown = event.body ?? {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw validationError('Request body must be a JSON object');
-  return parseWith(schema, body);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw validationError('Request body must be a JSON object');
+  return parseWith(schema, body) as v.InferOutput<TSchema>;
 }
 
-/** A positive integer path parameter; anything else is a 404 with the given message. */
-export function pathId(event: APIGatewayProxyEvent, name: string, notFoundMessage: string): number {
-  const raw = event.pathParameters?.[name];
-  const id = raw !== undefined && /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(id) || id <= 0) throw notFound(notFoundMessage);
-  return id;
+/**
+ * Path parameters, validated. A parameter that fails its schema cannot name a resource of this
+ * route, so the answer is a 404 carrying the schema's message (e.g. "Lead list not found").
+ */
+export function parsePath(schema: v.GenericSchema | undefined, parameters: Record<string, string | undefined> | null): unknown {
+  const input = Object.assign(Object.create(null), parameters);
+  if (!schema) return input;
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (!result.success) throw notFound(result.issues[0]?.message ?? 'Not found');
+  return result.output;
 }
 
 /** A JSON object (valibot's record alone also takes arrays), then `schema`; not an object is `message`. */

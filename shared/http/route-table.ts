@@ -1,104 +1,108 @@
 /**
- * The one route table. The CDK stack builds API Gateway resources and methods from it and the
- * local gateway matches requests against it, so the deployed API and `npm start` serve the
- * same routes with the same authentication.
+ * The one route registration. Each route is declared once, in its group's file under routes/,
+ * with its method, path, authentication and schemas. From here:
+ * - the CDK stack builds API Gateway resources, methods and one function per group;
+ * - the authorizer learns which credentials each route accepts;
+ * - the local gateway matches requests and enforces each route's body limit;
+ * - each group's handler dispatches on its routes, its handler map type-checked against them;
+ * - `npm run openapi` writes docs/openapi.json, and tests check every response against it.
  *
  * Paths carry no trailing slash: API Gateway matches `/api-keys/` to the resource `/api-keys`,
  * and the local gateway strips the slash the same way.
  */
+import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
+import { accountRoutes } from './routes/accounts';
+import { apiKeyRoutes } from './routes/api-keys';
+import { authRoutes } from './routes/auth';
+import { connectionRoutes } from './routes/connections';
+import type { RouteDefinition } from './routes/define';
+import { healthRoutes } from './routes/health';
+import { leadListRoutes } from './routes/lead-lists';
+import { prospectRoutes } from './routes/prospects';
+import { providerWebhookRoutes } from './routes/provider-webhooks';
+import { userWebhookRoutes } from './routes/user-webhook';
 
-/**
- * How a route authenticates its caller.
- * - `none`: anonymous (health, signup, login).
- * - `apiKey`: `X-API-Key` only; counted against the key's rate limit.
- * - `session`: a session token (cookie or Bearer) only.
- * - `apiKeyOrSession`: either; API-key calls are counted against the key's rate limit.
- */
-export type AuthMode = 'none' | 'apiKey' | 'session' | 'apiKeyOrSession';
+export { API_PREFIX, type AuthMode, type HttpMethod, type RouteDefinition, isRateLimited, routeKey } from './routes/define';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** What one endpoint group's Lambda function is: its entry, its routes and the settings it reads. */
+export interface FunctionGroupDefinition {
+  /** The Lambda entry file, relative to the repo root; it only parses settings and calls the builder. */
+  readonly entry: string;
+  readonly routes: Readonly<Record<string, RouteDefinition>>;
+  readonly settings: readonly SettingName[];
+  /** Function timeout when the 10 s default is too short. */
+  readonly timeoutSeconds?: number;
+}
 
-/** Endpoint groups: one Lambda function each. The value is the entry file, relative to the repo root. */
+const group = <const Definition extends FunctionGroupDefinition>(definition: Definition) => definition;
+
+/** Endpoint groups: one Lambda function each. */
 export const FUNCTION_GROUPS = {
-  health: 'functions/http/health/handler.ts',
-  auth: 'functions/http/auth/handler.ts',
-  apiKeys: 'functions/http/api-keys/handler.ts',
-  accounts: 'functions/http/accounts/handler.ts',
-  connections: 'functions/http/connections/handler.ts',
-  userWebhook: 'functions/http/user-webhook/handler.ts',
-  providerWebhooks: 'functions/http/provider-webhooks/handler.ts',
-  leadLists: 'functions/http/lead-lists/handler.ts',
-  prospects: 'functions/http/prospects/handler.ts',
+  // Liveness only: no table, no secret, no queues.
+  health: group({ entry: 'functions/http/health/lambda.ts', routes: healthRoutes, settings: [] }),
+  auth: group({ entry: 'functions/http/auth/lambda.ts', routes: authRoutes, settings: [...TABLE_SETTINGS, 'sessionSecret', 'sessionTtlDays'] }),
+  apiKeys: group({
+    entry: 'functions/http/api-keys/lambda.ts',
+    routes: apiKeyRoutes,
+    settings: [...TABLE_SETTINGS, 'usagePlanId', 'maxActiveKeysPerUser'],
+  }),
+  // Provider calls are bounded at 8 s (providerTimeoutMs); the rest is a few table reads and writes.
+  accounts: group({
+    entry: 'functions/http/accounts/lambda.ts',
+    routes: accountRoutes,
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'providerWebhookSecret', 'publicApiUrl'],
+    timeoutSeconds: 12,
+  }),
+  connections: group({
+    entry: 'functions/http/connections/lambda.ts',
+    routes: connectionRoutes,
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS],
+    timeoutSeconds: 12,
+  }),
+  // The test send is bounded at 10 s (webhookTimeoutMs): its own timeout answer must come first.
+  userWebhook: group({
+    entry: 'functions/http/user-webhook/lambda.ts',
+    routes: userWebhookRoutes,
+    settings: [...TABLE_SETTINGS, ...WEBHOOK_SETTINGS],
+    timeoutSeconds: 15,
+  }),
+  providerWebhooks: group({
+    entry: 'functions/http/provider-webhooks/lambda.ts',
+    routes: providerWebhookRoutes,
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, ...QUEUE_SETTINGS, 'providerWebhookSecret', 'publicApiUrl'],
+    timeoutSeconds: 12,
+  }),
+  // Imports of up to 1000 rows: within API Gateway's 29 s integration timeout.
+  leadLists: group({
+    entry: 'functions/http/lead-lists/lambda.ts',
+    routes: leadListRoutes,
+    settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
+    timeoutSeconds: 28,
+  }),
+  // The directory call is bounded at 10 s; saving up to 100 results follows it.
+  prospects: group({
+    entry: 'functions/http/prospects/lambda.ts',
+    routes: prospectRoutes,
+    settings: [...TABLE_SETTINGS, 'directoryBaseUrl', 'directoryApiKey', 'searchQuotaPerMonth', 'maxLeadsPerList'],
+    timeoutSeconds: 20,
+  }),
 } as const;
 
 export type FunctionGroup = keyof typeof FUNCTION_GROUPS;
 
-/** Entry file of the Lambda REQUEST authorizer shared by every authenticated route. */
-export const AUTHORIZER_ENTRY = 'functions/authorizer/handler.ts';
+/** The config object a group's builder takes: the settings its group declares. */
+export type GroupConfig<G extends FunctionGroup> = import('../config/settings').SettingsOf<(typeof FUNCTION_GROUPS)[G]['settings']>;
 
-export interface RouteDefinition {
-  method: HttpMethod;
-  /** API Gateway resource path, e.g. `/api/v1/api-keys/{id}/rotate`. */
-  path: string;
-  group: FunctionGroup;
-  auth: AuthMode;
-}
+/** The Lambda REQUEST authorizer shared by every authenticated route. */
+export const AUTHORIZER = {
+  entry: 'functions/authorizer/lambda.ts',
+  settings: [...TABLE_SETTINGS, 'sessionSecret', 'sessionUsageKeys'],
+} as const;
 
-export const API_PREFIX = '/api/v1';
+/** A registered route: its group is one of the function groups. */
+export type RegisteredRoute = RouteDefinition<FunctionGroup>;
 
-const route = (method: HttpMethod, path: string, group: FunctionGroup, auth: AuthMode): RouteDefinition => ({
-  method,
-  path: `${API_PREFIX}${path}`,
-  group,
-  auth,
-});
-
-export const ROUTES: readonly RouteDefinition[] = [
-  route('GET', '/health', 'health', 'none'),
-
-  route('POST', '/auth/signup', 'auth', 'none'),
-  route('POST', '/auth/login', 'auth', 'none'),
-  route('POST', '/auth/logout', 'auth', 'session'),
-  route('GET', '/auth/me', 'auth', 'apiKeyOrSession'),
-  route('GET', '/workspaces', 'auth', 'apiKeyOrSession'),
-  route('POST', '/workspaces', 'auth', 'apiKeyOrSession'),
-  route('POST', '/workspaces/{id}/select', 'auth', 'session'),
-
-  route('GET', '/api-keys', 'apiKeys', 'apiKeyOrSession'),
-  route('POST', '/api-keys', 'apiKeys', 'apiKeyOrSession'),
-  route('POST', '/api-keys/{id}/rotate', 'apiKeys', 'apiKeyOrSession'),
-  route('POST', '/api-keys/{id}/revoke', 'apiKeys', 'apiKeyOrSession'),
-
-  route('GET', '/public/accounts', 'accounts', 'apiKey'),
-  route('POST', '/public/accounts', 'accounts', 'apiKey'),
-  route('POST', '/public/accounts/connect-link', 'accounts', 'apiKey'),
-  route('DELETE', '/public/accounts/{id}', 'accounts', 'apiKey'),
-
-  route('GET', '/public/prospects/{prospect_id}/connection-status', 'connections', 'apiKey'),
-  route('GET', '/prospects/{prospect_id}/connection-status', 'connections', 'session'),
-
-  route('GET', '/user/webhook', 'userWebhook', 'apiKeyOrSession'),
-  route('PUT', '/user/webhook', 'userWebhook', 'apiKeyOrSession'),
-  route('POST', '/user/webhook/test', 'userWebhook', 'session'),
-  route('POST', '/user/webhook/secret/rotate', 'userWebhook', 'apiKeyOrSession'),
-  route('GET', '/user/webhook/deliveries', 'userWebhook', 'apiKeyOrSession'),
-
-  // Called by the provider, never with an API key: each checks its own secret (see the handler).
-  route('POST', '/webhooks/provider', 'providerWebhooks', 'none'),
-  route('POST', '/webhooks/provider/hosted-auth', 'providerWebhooks', 'none'),
-
-  route('GET', '/public/lead-lists', 'leadLists', 'apiKey'),
-  route('POST', '/public/lead-lists', 'leadLists', 'apiKey'),
-  route('GET', '/public/lead-lists/{id}/leads', 'leadLists', 'apiKey'),
-  route('POST', '/public/lead-lists/{id}/add-leads', 'leadLists', 'apiKey'),
-  route('DELETE', '/public/lead-lists/{id}/delete-leads', 'leadLists', 'apiKey'),
-  route('POST', '/public/lead-lists/{id}/import', 'leadLists', 'apiKey'),
-
-  route('POST', '/public/prospects/search', 'prospects', 'apiKey'),
-];
-
-/** The key a handler dispatches on: API Gateway's `${httpMethod} ${resource}`. */
-export const routeKey = (method: string, path: string): string => `${method} ${path}`;
-
-/** Whether the usage plan (the per-key rate limit) applies: every route that accepts an API key. */
-export const isRateLimited = (auth: AuthMode): boolean => auth === 'apiKey' || auth === 'apiKeyOrSession';
+/** Every route, in registration order. */
+export const ROUTES: readonly RegisteredRoute[] = Object.values(FUNCTION_GROUPS).flatMap(
+  (definition) => Object.values(definition.routes as Readonly<Record<string, RegisteredRoute>>),
+);

@@ -1,8 +1,8 @@
 /** Name of the HttpOnly cookie that carries the session JWT. */
 export const SESSION_COOKIE = 'session';
 
-export function sessionCookie(token: string, expiresAt: Date, secure: boolean): string {
-  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+export function sessionCookie(token: string, expiresAt: Date, now: Date, secure: boolean): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
   return [`${SESSION_COOKIE}=${token}`, 'HttpOnly', 'SameSite=Lax', 'Path=/', `Max-Age=${maxAge}`, ...(secure ? ['Secure'] : [])].join('; ');
 }
 

@@ -16,7 +16,7 @@ export type SqsSender = Pick<SQSClient, 'send'>;
  * (SQS_ENDPOINT set by the local stack) it points at the emulator with dummy credentials.
  */
 export function makeSqsClient(options: { endpoint?: string | undefined; region?: string } = {}): SqsSender {
-  const config: SQSClientConfig = { region: options.region ?? process.env.AWS_REGION ?? 'us-east-1' };
+  const config: SQSClientConfig = { region: options.region ?? 'us-east-1' };
   if (options.endpoint) {
     config.endpoint = options.endpoint;
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

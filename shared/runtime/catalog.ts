@@ -1,3 +1,4 @@
+import { QUEUE_SETTINGS, type SettingName, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { RETRY_DELAYS_SECONDS, maxAttemptsFor } from '../domain/webhooks/delivery';
 
 /**
@@ -7,37 +8,43 @@ import { RETRY_DELAYS_SECONDS, maxAttemptsFor } from '../domain/webhooks/deliver
  */
 export interface QueueDefinition {
   /** Logical name; the local queue is named `<name>` and its dead-letter queue `<name>-dlq`. */
-  name: string;
+  readonly name: string;
   /** Entry file of the consumer Lambda, relative to the repo root. */
-  consumerEntry: string;
-  /** Env var through which producers learn the queue URL. */
-  urlEnv: string;
-  batchSize: number;
+  readonly consumerEntry: string;
+  /** The setting through which producers learn the queue URL. */
+  readonly urlSetting: SettingName;
+  /** The settings the consumer reads. */
+  readonly settings: readonly SettingName[];
+  readonly batchSize: number;
   /** Receives before a message moves to the dead-letter queue. */
-  maxReceiveCount: number;
-  visibilityTimeoutSeconds: number;
+  readonly maxReceiveCount: number;
+  readonly visibilityTimeoutSeconds: number;
 }
 
 export interface ScheduleDefinition {
-  name: string;
-  entry: string;
+  readonly name: string;
+  readonly entry: string;
+  readonly settings: readonly SettingName[];
   /** How often the job runs. */
-  everyMinutes: number;
+  readonly everyMinutes: number;
 }
 
-export const QUEUES: readonly QueueDefinition[] = [
-  {
-    // User webhook deliveries (functions/queues/webhook-delivery): the worker waits between
-    // attempts by setting a message's visibility, so the queue sees every attempt as a receive.
-    name: 'webhooks',
-    consumerEntry: 'functions/queues/webhook-delivery/handler.ts',
-    urlEnv: 'WEBHOOKS_QUEUE_URL',
-    batchSize: 10,
-    // Every attempt of the retry schedule, plus slack for a duplicate receive now and then.
-    maxReceiveCount: maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2,
-    // 6x the consumer's 30 s timeout (attempts of one batch run in parallel, 10 s each at most).
-    visibilityTimeoutSeconds: 180,
-  },
-];
+/**
+ * User webhook deliveries (functions/queues/webhook-delivery): the worker waits between attempts
+ * by setting a message's visibility, so the queue sees every attempt as a receive.
+ */
+export const WEBHOOK_DELIVERY = {
+  name: 'webhooks',
+  consumerEntry: 'functions/queues/webhook-delivery/lambda.ts',
+  urlSetting: 'webhooksQueueUrl',
+  settings: [...TABLE_SETTINGS, ...WEBHOOK_SETTINGS, ...QUEUE_SETTINGS],
+  batchSize: 10,
+  // Every attempt of the retry schedule, plus slack for a duplicate receive now and then.
+  maxReceiveCount: maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2,
+  // 6x the consumer's 30 s timeout (attempts of one batch run in parallel, 10 s each at most).
+  visibilityTimeoutSeconds: 180,
+} as const satisfies QueueDefinition;
+
+export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY];
 
 export const SCHEDULES: readonly ScheduleDefinition[] = [];

@@ -1,43 +1,58 @@
-import { systemClock } from '../time/clock';
-import { type ProviderSettings, type WebhookSettingsEnv, loopbackAllowed } from '../config/integrations';
+import type { PROVIDER_SETTINGS, SettingsOf, WEBHOOK_SETTINGS } from '../config/settings';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
 import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository } from '../db/webhook-repository';
 import { createSenderAccountService } from '../domain/sender-accounts/sender-account-service';
 import { UnipileProvider } from '../providers/unipile-provider';
 import { createConnectStateSigner } from '../security/connect-state';
 import { createSecretBox } from '../security/secret-box';
+import type { Clock } from '../time/clock';
 import { createDestinationPolicy } from '../webhooks/destination';
 import { createHttpSender } from '../webhooks/http-sender';
 import type { TableAccess } from './table';
 
+export type ProviderSettings = SettingsOf<typeof PROVIDER_SETTINGS>;
+export type WebhookSettings = SettingsOf<typeof WEBHOOK_SETTINGS> & { runtime: 'aws' | 'local' };
+
 /** The provider adapter a function builds once per container. */
-export const providerFrom = (env: ProviderSettings) =>
-  new UnipileProvider({ baseUrl: env.PROVIDER_BASE_URL, accessToken: env.PROVIDER_ACCESS_TOKEN, timeoutMs: env.PROVIDER_TIMEOUT_MS });
+export const providerFrom = (config: ProviderSettings) =>
+  new UnipileProvider({ baseUrl: config.providerBaseUrl, accessToken: config.providerAccessToken, timeoutMs: config.providerTimeoutMs });
 
 /** Hosted-connect links live this long. */
 const CONNECT_LINK_TTL_MS = 60 * 60 * 1000;
 
 /** The sender-account service over the table and the provider (accounts and provider-webhooks functions). */
 export function senderAccountServiceFrom(
-  env: ProviderSettings & { PROVIDER_WEBHOOK_SECRET: string; PUBLIC_API_URL?: string | undefined },
+  config: ProviderSettings & { providerWebhookSecret: string; publicApiUrl: string | undefined },
   { db, tableName, ids }: TableAccess,
+  clock: Clock,
 ) {
   return createSenderAccountService({
     accounts: new DynamoSenderAccountRepository(db, tableName),
-    provider: providerFrom(env),
+    provider: providerFrom(config),
     ids,
-    clock: systemClock,
-    connectState: createConnectStateSigner(env.PROVIDER_WEBHOOK_SECRET),
-    connectNotifyUrl: env.PUBLIC_API_URL ? `${env.PUBLIC_API_URL.replace(/\/+$/, '')}/api/v1/webhooks/provider/hosted-auth` : undefined,
+    clock,
+    connectState: createConnectStateSigner(config.providerWebhookSecret),
+    connectNotifyUrl: config.publicApiUrl ? `${config.publicApiUrl.replace(/\/+$/, '')}/api/v1/webhooks/provider/hosted-auth` : undefined,
     connectLinkTtlMs: CONNECT_LINK_TTL_MS,
   });
 }
 
+/**
+ * Whether webhooks may point at loopback: only in the local runtime. A deployed stack that asks
+ * for it fails at start instead of running with the door open.
+ */
+export function loopbackAllowed(config: { runtime: 'aws' | 'local'; webhookAllowLoopback: boolean }): boolean {
+  if (config.webhookAllowLoopback && config.runtime !== 'local') {
+    throw new Error('Invalid environment: WEBHOOK_ALLOW_LOOPBACK=1 is only allowed with RUNTIME=local');
+  }
+  return config.webhookAllowLoopback;
+}
+
 /** What both the user-webhook function and the delivery worker need to reach users' webhooks. */
-export function webhookAdaptersFrom(env: WebhookSettingsEnv, { db, tableName }: TableAccess) {
-  const allowLoopback = loopbackAllowed(env);
+export function webhookAdaptersFrom(config: WebhookSettings, { db, tableName }: TableAccess) {
+  const allowLoopback = loopbackAllowed(config);
   return {
-    settings: new DynamoWebhookSettingsRepository(db, tableName, createSecretBox(env.WEBHOOK_SECRET_KEY)),
+    settings: new DynamoWebhookSettingsRepository(db, tableName, createSecretBox(config.webhookSecretKey)),
     deliveries: new DynamoWebhookDeliveryRepository(db, tableName),
     sender: createHttpSender({ allowLoopback }),
     policy: createDestinationPolicy({ allowLoopback }),

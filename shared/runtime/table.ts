@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SettingsOf, TABLE_SETTINGS } from '../config/settings';
 import { makeDocClient } from '../db/client';
 import { DynamoIdAllocator } from '../db/id-allocator';
 
@@ -8,8 +9,10 @@ export interface TableAccess {
   ids: DynamoIdAllocator;
 }
 
-/** The document client and id allocator a function builds once per container from its env. */
-export function tableAccess(env: { TABLE_NAME: string; DYNAMODB_ENDPOINT?: string | undefined }): TableAccess {
-  const db = makeDocClient({ endpoint: env.DYNAMODB_ENDPOINT, trackCapacity: process.env.DYNAMODB_TRACK_CAPACITY === '1' });
-  return { db, tableName: env.TABLE_NAME, ids: new DynamoIdAllocator(db, env.TABLE_NAME) };
+export type TableSettings = SettingsOf<typeof TABLE_SETTINGS>;
+
+/** The document client and id allocator a function builds once per container from its settings. */
+export function tableAccess(config: TableSettings): TableAccess {
+  const db = makeDocClient({ endpoint: config.dynamodbEndpoint, region: config.awsRegion, trackCapacity: config.trackCapacity });
+  return { db, tableName: config.tableName, ids: new DynamoIdAllocator(db, config.tableName) };
 }

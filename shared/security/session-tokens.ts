@@ -1,3 +1,4 @@
+import type { Clock } from '../time/clock';
 import { SignJWT, jwtVerify } from 'jose';
 
 export interface SessionClaims {
@@ -12,7 +13,11 @@ const AUDIENCE = 'outreach-session';
 export class SessionTokens {
   private readonly key: Uint8Array;
 
-  constructor(secret: string) {
+  /** The clock decides issue and expiry times, so tokens follow a moved clock like sessions do. */
+  constructor(
+    secret: string,
+    private readonly clock: Clock,
+  ) {
     this.key = new TextEncoder().encode(secret);
   }
 
@@ -22,7 +27,7 @@ export class SessionTokens {
       .setSubject(String(claims.userId))
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
-      .setIssuedAt()
+      .setIssuedAt(this.clock.now())
       .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
       .sign(this.key);
   }
@@ -30,7 +35,7 @@ export class SessionTokens {
   /** The claims of a valid, unexpired token; undefined for anything else. */
   async verify(token: string): Promise<SessionClaims | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], currentDate: this.clock.now() });
       const userId = Number(payload.sub);
       if (!Number.isSafeInteger(userId) || typeof payload.sid !== 'string') return undefined;
       return { userId, sessionId: payload.sid };

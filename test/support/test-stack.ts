@@ -21,6 +21,8 @@ export interface CallOptions {
 }
 
 export interface TestStack extends LocalStack {
+  /** Every line the stack's functions logged (readable form), oldest first. */
+  logs: string[];
   /** A catalog queue of this stack; throws when the catalog has no such queue. */
   queue(name: string): LocalStack['queues'][string];
   /** Runs a queue's consumer until nothing is visible (at most `max` batches); the number of batches. */
@@ -34,12 +36,16 @@ export interface TestStack extends LocalStack {
  */
 export async function startTestStack(options: LocalStackOptions = {}): Promise<TestStack> {
   const namespace = `t${randomBytes(5).toString('hex')}`;
+  const logs: string[] = [];
   const stack = await startLocalStack({
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     sqsEndpoint: inject('sqsEndpoint'),
     tableName: namespace,
     queuePrefix: `${namespace}-`,
     background: false,
+    // Every response is checked against its route's registered schemas: a mismatch is a 500.
+    checkResponses: true,
+    functionLog: (line) => logs.push(line),
     ...options,
   });
   const queue = (name: string) => {
@@ -49,6 +55,7 @@ export async function startTestStack(options: LocalStackOptions = {}): Promise<T
   };
   return {
     ...stack,
+    logs,
     queue,
     async drain(name, max = 20) {
       let batches = 0;

@@ -1,19 +1,13 @@
-import * as v from 'valibot';
-import { BaseEnv, loadEnv } from '../../../shared/config/env';
-import { ProviderEnv, ProviderWebhookEnv } from '../../../shared/config/integrations';
 import { httpHandler } from '../../../shared/http/http-handler';
+import type { GroupConfig } from '../../../shared/http/route-table';
+import { accountRoutes } from '../../../shared/http/routes/accounts';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { senderAccountServiceFrom } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
-import { accountRoutes } from './routes';
+import { accountHandlers } from './routes';
 
-const env = loadEnv(
-  v.object({
-    ...BaseEnv.entries,
-    ...ProviderEnv,
-    ...ProviderWebhookEnv,
-    /** This API's public base URL; the hosted-connect page notifies us there. Unset: no notification. */
-    PUBLIC_API_URL: v.optional(v.pipe(v.string(), v.url())),
-  }),
-);
-
-export const handler = httpHandler(accountRoutes(senderAccountServiceFrom(env, tableAccess(env))));
+/** The accounts function: sender accounts over the table and the provider. */
+export function buildAccountsHandler(config: GroupConfig<'accounts'>, deps: FunctionDeps) {
+  const accounts = senderAccountServiceFrom(config, tableAccess(config), deps.clock);
+  return httpHandler(accountRoutes, accountHandlers(accounts), { logger: loggerFor('accounts', deps), checkResponses: deps.checkResponses });
+}

@@ -1,39 +1,34 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
 import { toSenderAccountView } from '../../../shared/domain/sender-accounts/sender-account';
-import { requireCaller } from '../../../shared/http/caller';
-import { parseBody, pathId } from '../../../shared/http/request';
+import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
+import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';
-import { ConnectLinkBody, RegisterAccountBody } from './schemas';
-
-const ACCOUNT_NOT_FOUND = 'Account not found';
+import type { accountRoutes } from '../../../shared/http/routes/accounts';
 
 /** Sender accounts of the caller's workspace (network accounts and mailboxes at the provider). */
-export function accountRoutes(accounts: SenderAccountService) {
+export function accountHandlers(accounts: SenderAccountService) {
   return {
-    'GET /api/v1/public/accounts': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const list = await accounts.list(caller.workspaceId);
+    listAccounts: async (request) => {
+      const list = await accounts.list(request.caller().workspaceId);
       return json(200, { success: true, accounts: list.map(toSenderAccountView) });
     },
 
     /** 201 for a new registration, 200 when the workspace already had this provider account. */
-    'POST /api/v1/public/accounts': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const body = parseBody(RegisterAccountBody, event);
+    registerAccount: async (request) => {
+      const caller = request.caller();
+      const body = request.body();
       const { account, created } = await accounts.register(caller.workspaceId, { providerAccountId: body.provider_account_id, name: body.name });
       return json(created ? 201 : 200, { success: true, account: toSenderAccountView(account) });
     },
 
-    'DELETE /api/v1/public/accounts/{id}': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      await accounts.remove(caller.workspaceId, pathId(event, 'id', ACCOUNT_NOT_FOUND));
+    deleteAccount: async (request) => {
+      const caller = request.caller();
+      await accounts.remove(caller.workspaceId, request.path().id);
       return json(200, { success: true });
     },
 
-    'POST /api/v1/public/accounts/connect-link': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const body = parseBody(ConnectLinkBody, event);
+    createConnectLink: async (request) => {
+      const caller = request.caller();
+      const body = request.body();
       const link = await accounts.createConnectLink(caller.workspaceId, {
         type: body.type,
         successRedirectUrl: body.success_redirect_url,
@@ -42,5 +37,5 @@ export function accountRoutes(accounts: SenderAccountService) {
       });
       return json(201, { success: true, url: link.url, expires_at: link.expiresAt });
     },
-  };
+  } satisfies HandlersFor<typeof accountRoutes>;
 }

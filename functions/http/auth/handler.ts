@@ -1,23 +1,27 @@
-import { systemClock } from '../../../shared/time/clock';
-import { SessionEnv, loadEnv } from '../../../shared/config/env';
 import { DynamoAccountRepository } from '../../../shared/db/account-repository';
 import { DynamoSessionRepository } from '../../../shared/db/session-repository';
 import { createAccountService } from '../../../shared/domain/accounts/account-service';
 import { httpHandler } from '../../../shared/http/http-handler';
+import type { GroupConfig } from '../../../shared/http/route-table';
+import { authRoutes } from '../../../shared/http/routes/auth';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { tableAccess } from '../../../shared/runtime/table';
 import { SessionTokens } from '../../../shared/security/session-tokens';
-import { authRoutes } from './routes';
+import { authHandlers } from './routes';
 
-const env = loadEnv(SessionEnv);
-const { db, tableName, ids } = tableAccess(env);
-
-const accounts = createAccountService({
-  accounts: new DynamoAccountRepository(db, tableName),
-  sessions: new DynamoSessionRepository(db, tableName),
-  tokens: new SessionTokens(env.SESSION_SECRET),
-  ids,
-  clock: systemClock,
-  sessionTtlDays: env.SESSION_TTL_DAYS,
-});
-
-export const handler = httpHandler(authRoutes({ accounts, secureCookies: env.RUNTIME === 'aws' }));
+/** The auth function: sign-up, log-in and out, the caller, workspaces. */
+export function buildAuthHandler(config: GroupConfig<'auth'>, deps: FunctionDeps) {
+  const { db, tableName, ids } = tableAccess(config);
+  const accounts = createAccountService({
+    accounts: new DynamoAccountRepository(db, tableName),
+    sessions: new DynamoSessionRepository(db, tableName),
+    tokens: new SessionTokens(config.sessionSecret, deps.clock),
+    ids,
+    clock: deps.clock,
+    sessionTtlDays: config.sessionTtlDays,
+  });
+  return httpHandler(authRoutes, authHandlers({ accounts, secureCookies: config.runtime === 'aws', clock: deps.clock }), {
+    logger: loggerFor('auth', deps),
+    checkResponses: deps.checkResponses,
+  });
+}

@@ -1,13 +1,12 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { toCompanyView, toLeadListView, toProspectView } from '../../../shared/domain/leads/lead';
-import { LIST_NOT_FOUND, type LeadListService, type IdsResult } from '../../../shared/domain/leads/lead-list-service';
-import { requireCaller } from '../../../shared/http/caller';
-import { parseBody, pathId } from '../../../shared/http/request';
+import type { IdsResult, LeadListService } from '../../../shared/domain/leads/lead-list-service';
+import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';
-import { CreateLeadListBody, ImportBody, LeadIdsBody, idList, queryParams } from './schemas';
+import type { leadListRoutes } from '../../../shared/http/routes/lead-lists';
+import { idList, queryParams } from './schemas';
 
-function leadIds(event: APIGatewayProxyEvent) {
-  const body = parseBody(LeadIdsBody, event);
+function leadIds(body: { prospect_ids?: unknown; company_ids?: unknown }) {
   const prospectIds = idList(body.prospect_ids, 'prospect_ids');
   const companyIds = idList(body.company_ids, 'company_ids');
   return { ...(prospectIds ? { prospectIds } : {}), ...(companyIds ? { companyIds } : {}) };
@@ -22,27 +21,29 @@ const membership = (result: IdsResult, doneName: string) => ({
   total_prospects: result.list.totalProspects,
 });
 
+/** The last value of a repeated query parameter. */
+const lastParam = (event: APIGatewayProxyEvent, name: string) => queryParams(event)[name]?.at(-1);
+
 /** Spec: Lead lists (API key). */
-export function leadListRoutes(lists: LeadListService) {
+export function leadListHandlers(lists: LeadListService) {
   return {
-    'GET /api/v1/public/lead-lists': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const params = queryParams(event);
-      const query = params.q?.at(-1) ?? params.search?.at(-1);
+    listLeadLists: async (request) => {
+      const caller = request.caller();
+      const query = lastParam(request.event, 'q') ?? lastParam(request.event, 'search');
       const found = await lists.list(caller.workspaceId, query);
       return json(200, { success: true, searches: found.map(toLeadListView) });
     },
 
-    'POST /api/v1/public/lead-lists': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const body = parseBody(CreateLeadListBody, event);
+    createLeadList: async (request) => {
+      const caller = request.caller();
+      const body = request.body();
       const list = await lists.create(caller.workspaceId, { name: body.name, searchType: body.search_type });
       return json(201, { success: true, lead_list: toLeadListView(list) });
     },
 
-    'GET /api/v1/public/lead-lists/{id}/leads': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const { query, page } = await lists.leads(caller.workspaceId, pathId(event, 'id', LIST_NOT_FOUND), queryParams(event));
+    listLeads: async (request) => {
+      const caller = request.caller();
+      const { query, page } = await lists.leads(caller.workspaceId, request.path().id, queryParams(request.event));
       const envelope = { success: true, search_type: page.searchType, total_count: page.total, page: query.page, page_size: query.pageSize };
       return json(
         200,
@@ -52,24 +53,24 @@ export function leadListRoutes(lists: LeadListService) {
       );
     },
 
-    'POST /api/v1/public/lead-lists/{id}/add-leads': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const listId = pathId(event, 'id', LIST_NOT_FOUND);
-      const result = await lists.addLeads(caller.workspaceId, listId, leadIds(event));
+    addLeads: async (request) => {
+      const caller = request.caller();
+      const listId = request.path().id;
+      const result = await lists.addLeads(caller.workspaceId, listId, leadIds(request.body()));
       return json(200, membership(result, 'added'));
     },
 
-    'DELETE /api/v1/public/lead-lists/{id}/delete-leads': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const listId = pathId(event, 'id', LIST_NOT_FOUND);
-      const result = await lists.deleteLeads(caller.workspaceId, listId, leadIds(event));
+    deleteLeads: async (request) => {
+      const caller = request.caller();
+      const listId = request.path().id;
+      const result = await lists.deleteLeads(caller.workspaceId, listId, leadIds(request.body()));
       return json(200, membership(result, result.list.searchType === 'PEOPLE' ? 'archived' : 'removed'));
     },
 
-    'POST /api/v1/public/lead-lists/{id}/import': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const listId = pathId(event, 'id', LIST_NOT_FOUND);
-      const body = parseBody(ImportBody, event);
+    importLeads: async (request) => {
+      const caller = request.caller();
+      const listId = request.path().id;
+      const body = request.body();
       const result = await lists.importLeads(caller.workspaceId, listId, body);
       return json(200, {
         success: true,
@@ -83,5 +84,5 @@ export function leadListRoutes(lists: LeadListService) {
         total_prospects: result.list.totalProspects,
       });
     },
-  };
+  } satisfies HandlersFor<typeof leadListRoutes>;
 }

@@ -1,29 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import * as v from 'valibot';
 import { validationError } from '../../../shared/domain/errors';
-import { LIMITS, SEARCH_TYPES } from '../../../shared/domain/leads/lead';
-import { plainObject } from '../../../shared/http/request';
-
-export const CreateLeadListBody = v.object({
-  name: v.pipe(
-    v.string(),
-    v.trim(),
-    v.nonEmpty('name is required'),
-    v.maxLength(LIMITS.maxListNameLength, `name must be at most ${LIMITS.maxListNameLength} characters`),
-  ),
-  search_type: v.optional(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
-});
-
-export const LeadIdsBody = v.object({
-  prospect_ids: v.optional(v.unknown()),
-  company_ids: v.optional(v.unknown()),
-});
-
-export const ImportBody = v.object({
-  leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
-  csv: v.optional(v.string('csv must be a string holding the CSV text')),
-  mapping: v.optional(plainObject(v.record(v.string(), v.nullable(v.string())), 'mapping must be an object of column name -> field name')),
-});
 
 /**
  * An id list: a JSON array of positive integers. Numeric strings and a comma-separated string
@@ -42,7 +18,10 @@ export function idList(value: unknown, field: string): number[] | undefined {
 
 /** Query parameters with every value of repeated ones. */
 export function queryParams(event: APIGatewayProxyEvent): Record<string, string[]> {
+  // Null prototype: parameter names are the caller's, and `constructor` must not find Object's.
+  const params: Record<string, string[]> = Object.create(null);
   const multi = event.multiValueQueryStringParameters;
-  if (multi) return Object.fromEntries(Object.entries(multi).map(([key, values]) => [key, values ?? []]));
-  return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([key, value]) => [key, value === undefined ? [] : [value]]));
+  if (multi) for (const [key, values] of Object.entries(multi)) params[key] = values ?? [];
+  else for (const [key, value] of Object.entries(event.queryStringParameters ?? {})) params[key] = value === undefined ? [] : [value];
+  return params;
 }

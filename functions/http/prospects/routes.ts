@@ -1,17 +1,15 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { toCompanyView, toProspectView } from '../../../shared/domain/leads/lead';
 import type { ProspectSearchService } from '../../../shared/domain/leads/prospect-search-service';
-import { requireCaller } from '../../../shared/http/caller';
-import { parseBody } from '../../../shared/http/request';
+import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';
-import { SearchBody } from './schemas';
+import type { prospectRoutes } from '../../../shared/http/routes/prospects';
 
 /** Spec: POST /public/prospects/search/ (API key). */
-export function prospectRoutes(search: ProspectSearchService) {
+export function prospectHandlers(search: ProspectSearchService) {
   return {
-    'POST /api/v1/public/prospects/search': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const body = parseBody(SearchBody, event);
+    searchProspects: async (request) => {
+      const caller = request.caller();
+      const body = request.body();
       const found = await search.search(caller.workspaceId, {
         searchType: body.search_type,
         source: body.source,
@@ -32,5 +30,5 @@ export function prospectRoutes(search: ProspectSearchService) {
             : found.companies.map(toCompanyView),
       });
     },
-  };
+  } satisfies HandlersFor<typeof prospectRoutes>;
 }

@@ -1,20 +1,21 @@
-import * as v from 'valibot';
-import { BaseEnv, loadEnv } from '../../../shared/config/env';
-import { ProviderEnv, ProviderWebhookEnv, WebhookQueueEnv } from '../../../shared/config/integrations';
 import { httpHandler } from '../../../shared/http/http-handler';
+import type { GroupConfig } from '../../../shared/http/route-table';
+import { providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { senderAccountServiceFrom } from '../../../shared/runtime/integrations';
 import { replyRouterFrom } from '../../../shared/runtime/replies';
 import { tableAccess } from '../../../shared/runtime/table';
-import { providerWebhookRoutes } from './routes';
+import { providerWebhookHandlers } from './routes';
 
-const env = loadEnv(v.object({ ...BaseEnv.entries, ...ProviderEnv, ...ProviderWebhookEnv, ...WebhookQueueEnv }));
-const table = tableAccess(env);
-
-export const handler = httpHandler(
-  providerWebhookRoutes({
-    accounts: senderAccountServiceFrom(env, table),
-    replies: replyRouterFrom(env, table),
-    secret: env.PROVIDER_WEBHOOK_SECRET,
-    log: (entry) => console.log(JSON.stringify({ level: 'INFO', ...entry })),
-  }),
-);
+/** The provider-webhooks function: account status, hosted-connect completion and replies. */
+export function buildProviderWebhooksHandler(config: GroupConfig<'providerWebhooks'>, deps: FunctionDeps) {
+  const logger = loggerFor('provider-webhooks', deps);
+  const table = tableAccess(config);
+  const handlers = providerWebhookHandlers({
+    accounts: senderAccountServiceFrom(config, table, deps.clock),
+    replies: replyRouterFrom(config, table, deps.clock),
+    secret: config.providerWebhookSecret,
+    logger,
+  });
+  return httpHandler(providerWebhookRoutes, handlers, { logger, checkResponses: deps.checkResponses });
+}

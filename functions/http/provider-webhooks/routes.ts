@@ -1,12 +1,13 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import type { ProviderMessage, ReplyRouter } from '../../../shared/domain/inbox/reply-router';
 import { forbidden, unauthenticated } from '../../../shared/domain/errors';
 import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
-import { header, parseBody, parseWith } from '../../../shared/http/request';
+import type { HandlersFor } from '../../../shared/http/http-handler';
+import { header, parseWith } from '../../../shared/http/request';
 import { json } from '../../../shared/http/responses';
 import { safeEqual } from '../../../shared/security/secret-box';
-import { AccountStatusPayload, AnyPayload, HostedAuthPayload, MessageReceivedPayload } from './schemas';
+import { AccountStatusPayload, MessageReceivedPayload, type providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
+import type { Logger } from '../../../shared/logging/logger';
 
 /** The header our provider webhook registrations carry (the provider documents no signature for v1). */
 export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
@@ -19,16 +20,16 @@ export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
  * acknowledged and left to the capabilities that will route them (accepted invitations, email).
  * Nothing the provider posts in a known shape is refused: a 4xx/5xx only makes it retry.
  */
-export function providerWebhookRoutes(deps: {
+export function providerWebhookHandlers(deps: {
   accounts: SenderAccountService;
   replies: Pick<ReplyRouter, 'route'>;
   secret: string;
-  log: (entry: Record<string, unknown>) => void;
+  logger: Pick<Logger, 'info'>;
 }) {
   return {
-    'POST /api/v1/webhooks/provider': async (event: APIGatewayProxyEvent) => {
-      if (!safeEqual(header(event.headers, PROVIDER_SECRET_HEADER) ?? '', deps.secret)) throw unauthenticated('Invalid webhook secret');
-      const body = parseBody(AnyPayload, event);
+    providerEvent: async (request) => {
+      if (!safeEqual(header(request.event.headers, PROVIDER_SECRET_HEADER) ?? '', deps.secret)) throw unauthenticated('Invalid webhook secret');
+      const body = request.body();
       if (body.AccountStatus !== undefined) {
         const { AccountStatus } = parseWith(AccountStatusPayload, body);
         const account = await deps.accounts.applyProviderStatus(AccountStatus.account_id, AccountStatus.message);
@@ -37,25 +38,25 @@ export function providerWebhookRoutes(deps: {
       if (body.event === 'message_received') {
         const parsed = v.safeParse(MessageReceivedPayload, body);
         if (!parsed.success) {
-          deps.log({ message: 'Provider message webhook in an unexpected shape, ignored', issues: parsed.issues.map((issue) => issue.message) });
+          deps.logger.info('Provider message webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
           return json(200, { success: true, handled: false });
         }
         const outcome = await deps.replies.route(toProviderMessage(parsed.output));
-        if (!outcome.handled) deps.log({ message: 'Provider message not routed', reason: outcome.reason, message_id: parsed.output.message_id });
+        if (!outcome.handled) deps.logger.info('Provider message not routed', { reason: outcome.reason, message_id: parsed.output.message_id });
         return json(200, { success: true, handled: outcome.handled });
       }
-      deps.log({ message: 'Provider webhook acknowledged, not routed yet', event: typeof body.event === 'string' ? body.event : 'unknown' });
+      deps.logger.info('Provider webhook acknowledged, not routed yet', { event: typeof body.event === 'string' ? body.event : 'unknown' });
       return json(200, { success: true, handled: false });
     },
 
-    'POST /api/v1/webhooks/provider/hosted-auth': async (event: APIGatewayProxyEvent) => {
-      const body = parseBody(HostedAuthPayload, event);
+    hostedAuthEvent: async (request) => {
+      const body = request.body();
       if (body.status !== 'CREATION_SUCCESS' && body.status !== 'RECONNECTED') return json(200, { success: true, handled: false });
       const account = await deps.accounts.completeConnect({ state: body.name ?? '', providerAccountId: body.account_id });
       if (!account) throw forbidden('Invalid connect state');
       return json(200, { success: true, handled: true });
     },
-  };
+  } satisfies HandlersFor<typeof providerWebhookRoutes>;
 }
 
 /** The webhook's fields as the reply router reads them. */

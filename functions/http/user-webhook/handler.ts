@@ -1,23 +1,25 @@
-import { systemClock } from '../../../shared/time/clock';
 import { randomBytes } from 'node:crypto';
-import * as v from 'valibot';
-import { BaseEnv, loadEnv } from '../../../shared/config/env';
-import { WebhookEnv } from '../../../shared/config/integrations';
 import { createWebhookService } from '../../../shared/domain/webhooks/webhook-service';
 import { httpHandler } from '../../../shared/http/http-handler';
+import type { GroupConfig } from '../../../shared/http/route-table';
+import { userWebhookRoutes } from '../../../shared/http/routes/user-webhook';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { webhookAdaptersFrom } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
 import { standardWebhooksSigner } from '../../../shared/webhooks/signer';
-import { userWebhookRoutes } from './routes';
+import { userWebhookHandlers } from './routes';
 
-const env = loadEnv(v.object({ ...BaseEnv.entries, ...WebhookEnv }));
-
-const webhooks = createWebhookService({
-  ...webhookAdaptersFrom(env, tableAccess(env)),
-  signer: standardWebhooksSigner,
-  clock: systemClock,
-  newTestEventId: () => `evt_test_${randomBytes(12).toString('hex')}`,
-  testTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
-});
-
-export const handler = httpHandler(userWebhookRoutes(webhooks));
+/** The user-webhook function: settings, signing secret, test send and delivery log. */
+export function buildUserWebhookHandler(config: GroupConfig<'userWebhook'>, deps: FunctionDeps) {
+  const webhooks = createWebhookService({
+    ...webhookAdaptersFrom(config, tableAccess(config)),
+    signer: standardWebhooksSigner,
+    clock: deps.clock,
+    newTestEventId: () => `evt_test_${randomBytes(12).toString('hex')}`,
+    testTimeoutMs: config.webhookTimeoutMs,
+  });
+  return httpHandler(userWebhookRoutes, userWebhookHandlers(webhooks, deps.clock), {
+    logger: loggerFor('user-webhook', deps),
+    checkResponses: deps.checkResponses,
+  });
+}

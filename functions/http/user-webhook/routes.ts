@@ -1,24 +1,22 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { toWebhookSettingsView } from '../../../shared/domain/webhooks/webhook';
 import type { WebhookService } from '../../../shared/domain/webhooks/webhook-service';
-import { requireCaller, requireSession } from '../../../shared/http/caller';
-import { parseBody, parseWith } from '../../../shared/http/request';
+import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';
-import { DeliveriesQuery, PutWebhookBody } from './schemas';
+import type { userWebhookRoutes } from '../../../shared/http/routes/user-webhook';
+import type { Clock } from '../../../shared/time/clock';
 
 /** The user's incoming-message webhook: settings, signing secret, test send and delivery log. */
-export function userWebhookRoutes(webhooks: WebhookService) {
+export function userWebhookHandlers(webhooks: WebhookService, clock: Clock) {
   return {
-    'GET /api/v1/user/webhook': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const { settings, type } = await webhooks.get(caller.userId);
-      return json(200, toWebhookSettingsView(settings, type, new Date()));
+    getWebhook: async (request) => {
+      const { settings, type } = await webhooks.get(request.caller().userId);
+      return json(200, toWebhookSettingsView(settings, type, clock.now()));
     },
 
     /** Spec (real product): `{success: true, message: "Webhook URL updated successfully"}`; the new secret once. */
-    'PUT /api/v1/user/webhook': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const body = parseBody(PutWebhookBody, event);
+    putWebhook: async (request) => {
+      const caller = request.caller();
+      const body = request.body();
       const url = body.webhook_url === null || body.webhook_url === '' ? null : body.webhook_url;
       const result = await webhooks.setUrl(caller.userId, url);
       return json(200, {
@@ -30,8 +28,8 @@ export function userWebhookRoutes(webhooks: WebhookService) {
     },
 
     /** Spec: Webhook test (session authentication). */
-    'POST /api/v1/user/webhook/test': async (event: APIGatewayProxyEvent) => {
-      const caller = requireSession(event);
+    testWebhook: async (request) => {
+      const caller = request.session();
       const result = await webhooks.sendTest(caller.userId);
       return json(200, {
         success: true,
@@ -41,8 +39,8 @@ export function userWebhookRoutes(webhooks: WebhookService) {
       });
     },
 
-    'POST /api/v1/user/webhook/secret/rotate': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
+    rotateWebhookSecret: async (request) => {
+      const caller = request.caller();
       const rotated = await webhooks.rotateSecret(caller.userId);
       return json(200, {
         success: true,
@@ -51,11 +49,11 @@ export function userWebhookRoutes(webhooks: WebhookService) {
       });
     },
 
-    'GET /api/v1/user/webhook/deliveries': async (event: APIGatewayProxyEvent) => {
-      const caller = requireCaller(event);
-      const query = parseWith(DeliveriesQuery, event.queryStringParameters ?? {});
+    listWebhookDeliveries: async (request) => {
+      const caller = request.caller();
+      const query = request.query();
       const page = await webhooks.listDeliveries(caller.userId, { limit: query.limit, after: query.cursor });
       return json(200, { success: true, ...page });
     },
-  };
+  } satisfies HandlersFor<typeof userWebhookRoutes>;
 }

@@ -1,29 +1,16 @@
-import { systemClock } from '../../../shared/time/clock';
-import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { BaseEnv, loadEnv } from '../../../shared/config/env';
-import { WebhookEnv, WebhookQueueEnv } from '../../../shared/config/integrations';
+import type { SettingsOf } from '../../../shared/config/settings';
 import type { DeliveryDecision } from '../../../shared/domain/webhooks/delivery';
 import { type DeliveryService, createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
 import type { DeliveryMessage } from '../../../shared/domain/webhooks/events';
+import type { Logger } from '../../../shared/logging/logger';
 import { delayRedelivery, makeSqsClient } from '../../../shared/messaging/sqs';
+import { WEBHOOK_DELIVERY } from '../../../shared/runtime/catalog';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { webhookAdaptersFrom } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
 import { standardWebhooksSigner } from '../../../shared/webhooks/signer';
-
-const env = loadEnv(v.object({ ...BaseEnv.entries, ...WebhookEnv, ...WebhookQueueEnv }));
-const sqs = makeSqsClient({ endpoint: env.SQS_ENDPOINT });
-
-const deliveries = createDeliveryService({
-  ...webhookAdaptersFrom(env, tableAccess(env)),
-  signer: standardWebhooksSigner,
-  clock: systemClock,
-  random: Math.random,
-  attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
-  // Longer than an attempt can take, so a duplicate message never sends while one is in flight.
-  leaseMs: env.WEBHOOK_TIMEOUT_MS + 30_000,
-  schedule: env.WEBHOOK_RETRY_SCHEDULE,
-});
 
 /** The queue message: one event for one user (see shared/domain/webhooks/events.ts). */
 const DeliveryMessageSchema = v.object({
@@ -33,9 +20,6 @@ const DeliveryMessageSchema = v.object({
   created_at: v.pipe(v.string(), v.isoTimestamp()),
   data: v.record(v.string(), v.unknown()),
 });
-
-const log = (level: 'INFO' | 'WARN' | 'ERROR', message: string, details: Record<string, unknown>) =>
-  console.log(JSON.stringify({ level, message, ...details }));
 
 /** undefined for a message that can never be processed (a poison message). */
 export function parseMessage(body: string): DeliveryMessage | undefined {
@@ -50,16 +34,16 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
 }
 
 /** What to do with one record; unexpected errors (DynamoDB down, say) retry on the queue's own timeout. */
-export async function decide(record: SQSRecord, service: DeliveryService): Promise<DeliveryDecision | 'error'> {
+export async function decide(record: SQSRecord, service: DeliveryService, logger: Logger): Promise<DeliveryDecision | 'error'> {
   const message = parseMessage(record.body);
   if (!message) {
-    log('WARN', 'Poison webhook message', { messageId: record.messageId });
+    logger.warn('Poison webhook message', { messageId: record.messageId });
     return { action: 'dead-letter' };
   }
   try {
     return await service.deliver(message);
   } catch (error) {
-    log('ERROR', 'Webhook delivery failed unexpectedly', { messageId: record.messageId, eventId: message.event_id, error: String(error) });
+    logger.error('Webhook delivery failed unexpectedly', { messageId: record.messageId, eventId: message.event_id, error: String(error) });
     return 'error';
   }
 }
@@ -70,22 +54,38 @@ export async function decide(record: SQSRecord, service: DeliveryService): Promi
  * its visibility set to the wait (0 to give up at once: the redrive policy then moves it to the
  * dead-letter queue on its next receive, since it has used up its receives).
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const failures = await Promise.all(
-    event.Records.map(async (record): Promise<SQSBatchItemFailure | undefined> => {
-      const decision = await decide(record, deliveries);
-      if (decision !== 'error' && decision.action === 'ack') return undefined;
-      if (decision !== 'error') {
-        const seconds = decision.action === 'retry' ? decision.delaySeconds : 0;
-        try {
-          await delayRedelivery(sqs, env.WEBHOOKS_QUEUE_URL, record.receiptHandle, seconds);
-        } catch (error) {
-          // The queue's own visibility timeout applies instead: a sooner retry, never a lost one.
-          log('WARN', 'Could not set the retry delay', { messageId: record.messageId, error: String(error) });
+export function buildWebhookDeliveryHandler(config: SettingsOf<typeof WEBHOOK_DELIVERY.settings>, deps: FunctionDeps) {
+  const logger = loggerFor('webhook-delivery', deps);
+  const sqs = makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion });
+  const deliveries = createDeliveryService({
+    ...webhookAdaptersFrom(config, tableAccess(config)),
+    signer: standardWebhooksSigner,
+    clock: deps.clock,
+    random: Math.random,
+    attemptTimeoutMs: config.webhookTimeoutMs,
+    // Longer than an attempt can take, so a duplicate message never sends while one is in flight.
+    leaseMs: config.webhookTimeoutMs + 30_000,
+    schedule: config.webhookRetrySchedule,
+  });
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    if (context) logger.addContext(context);
+    const failures = await Promise.all(
+      event.Records.map(async (record): Promise<SQSBatchItemFailure | undefined> => {
+        const decision = await decide(record, deliveries, logger);
+        if (decision !== 'error' && decision.action === 'ack') return undefined;
+        if (decision !== 'error') {
+          const seconds = decision.action === 'retry' ? decision.delaySeconds : 0;
+          try {
+            await delayRedelivery(sqs, config.webhooksQueueUrl, record.receiptHandle, seconds);
+          } catch (error) {
+            // The queue's own visibility timeout applies instead: a sooner retry, never a lost one.
+            logger.warn('Could not set the retry delay', { messageId: record.messageId, error: String(error) });
+          }
         }
-      }
-      return { itemIdentifier: record.messageId };
-    }),
-  );
-  return { batchItemFailures: failures.filter((failure): failure is SQSBatchItemFailure => failure !== undefined) };
-};
+        return { itemIdentifier: record.messageId };
+      }),
+    );
+    return { batchItemFailures: failures.filter((failure): failure is SQSBatchItemFailure => failure !== undefined) };
+
+  };
+}

@@ -18,7 +18,7 @@ describe('sender accounts and the inbound provider webhook', () => {
     stack.call('POST', '/webhooks/provider/', { body, ...(secret === undefined ? {} : { headers: { 'X-Webhook-Secret': secret } }) });
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { PROVIDER_TIMEOUT_MS: '500' } });
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { providerTimeoutMs: 500 } });
     alice = await signUp(stack);
     aliceKey = (await createKey(stack, alice)).key;
     bobKey = (await createKey(stack, await signUp(stack))).key;

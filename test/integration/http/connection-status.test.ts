@@ -44,7 +44,7 @@ describe('connection status against the sandbox provider', () => {
     seedProspect(stack, { workspaceId: workspace.user.workspaceId, networkProfileUrl: `https://www.linkedin.com/in/${slug}/` });
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { PROVIDER_TIMEOUT_MS: '500' } });
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { providerTimeoutMs: 500 } });
     alice = await newWorkspace();
     bob = await newWorkspace();
     aliceNetwork = await register(alice, 'sbx-network-dev');

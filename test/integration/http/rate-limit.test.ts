@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 describe('per-key rate limit (50 requests per minute)', () => {
   let stack: TestStack;
-  let now = Date.parse('2026-11-21T12:00:00Z');
+  const clock = new ManualClock('2026-11-21T12:00:00Z');
   let alice: SignedUpUser;
   let bob: SignedUpUser;
 
   beforeAll(async () => {
     // The limiter's clock is frozen so that "within a minute" does not depend on machine speed.
-    stack = await startTestStack({ now: () => now });
+    stack = await startTestStack({ clock });
     alice = await signUp(stack);
     bob = await signUp(stack);
   });
@@ -26,7 +27,7 @@ describe('per-key rate limit (50 requests per minute)', () => {
     expect(refused.body).toEqual({ error: 'Rate limit exceeded' });
     expect(refused.headers.get('retry-after')).toBe('2');
 
-    now += 1_200; // one token comes back every 1.2 s
+    clock.advance(1_200); // one token comes back every 1.2 s
     expect((await stack.call('GET', '/api-keys/', { apiKey: key })).status).toBe(200);
     expect((await stack.call('GET', '/api-keys/', { apiKey: key })).status).toBe(429);
   });

@@ -24,7 +24,7 @@ describe('user webhook settings, test send and delivery log', () => {
   const sendTest = (user: SignedUpUser = alice) => stack.call('POST', '/user/webhook/test/', { token: user.token });
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { WEBHOOK_TIMEOUT_MS: '700' } });
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookTimeoutMs: 700 } });
     receiver = await startReceiver();
     alice = await signUp(stack);
     aliceKey = (await createKey(stack, alice)).key;

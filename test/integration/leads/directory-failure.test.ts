@@ -3,18 +3,17 @@ import type { TestStack } from '../../support/test-stack';
 import { type Workspace, leadsStack } from './helpers';
 
 // The sandbox directory refuses this key, as a real provider refuses a revoked one.
-const FAILURE_ENV = { DIRECTORY_API_KEY: 'revoked-key', SEARCH_QUOTA_PER_MONTH: '1' };
+const FAILURE_SETTINGS = { directoryApiKey: 'revoked-key', searchQuotaPerMonth: 1 };
 
 describe('directory failures', () => {
   let stack: TestStack;
   let alice: Workspace;
 
   beforeAll(async () => {
-    ({ stack, alice } = await leadsStack({ env: FAILURE_ENV }));
+    ({ stack, alice } = await leadsStack({ settings: FAILURE_SETTINGS }));
   });
   afterAll(async () => {
     await stack?.stop();
-    for (const name of Object.keys(FAILURE_ENV)) delete process.env[name];
   });
 
   it('answers 502 with the reason, saves nothing and gives the search back to the quota', async () => {

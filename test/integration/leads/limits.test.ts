@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, getList, importLeads, leadsStack, person } from './helpers';
 
-const LIMIT_ENV = { SEARCH_QUOTA_PER_MONTH: '3', MAX_LEADS_PER_LIST: '3' };
+const LIMITS = { searchQuotaPerMonth: 3, maxLeadsPerList: 3 };
 
 describe('limits: monthly search quota and list size', () => {
   let stack: TestStack;
@@ -10,11 +10,10 @@ describe('limits: monthly search quota and list size', () => {
   let bob: Workspace;
 
   beforeAll(async () => {
-    ({ stack, alice, bob } = await leadsStack({ env: LIMIT_ENV }));
+    ({ stack, alice, bob } = await leadsStack({ settings: LIMITS }));
   });
   afterAll(async () => {
     await stack?.stop();
-    for (const name of Object.keys(LIMIT_ENV)) delete process.env[name];
   });
 
   it('counts directory searches per workspace per month and answers 429 when the quota is used up', async () => {

@@ -49,7 +49,7 @@ describe('webhook delivery worker', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: '700' } });
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 700 } });
     receiver = await startReceiver();
     publisher = createEventPublisher({
       members: new DynamoWorkspaceMembers(stack.db, stack.tableName),

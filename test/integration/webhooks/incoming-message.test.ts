@@ -34,7 +34,7 @@ describe('incoming_message from a provider reply', () => {
   const inbound = (body: unknown) =>
     stack.call<{ success: boolean; handled: boolean }>('POST', '/webhooks/provider', {
       body,
-      headers: { 'X-Webhook-Secret': String(process.env.PROVIDER_WEBHOOK_SECRET) },
+      headers: { 'X-Webhook-Secret': String(stack.settings.providerWebhookSecret) },
     });
   /** A message_received payload in the provider's shape (providers.md §1.8). */
   const messageReceived = (workspace: Workspace, overrides: Record<string, unknown> = {}, senderSlug = 'reply-person') => {
@@ -95,7 +95,7 @@ describe('incoming_message from a provider reply', () => {
   let bobProspectId: number;
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: '700' } });
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 700 } });
     receiver = await startReceiver();
     alice = await workspace('sbx-network-dev');
     bob = await workspace((await stack.provider.control.createAccount({ type: 'LINKEDIN' })).id);

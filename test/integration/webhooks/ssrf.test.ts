@@ -52,7 +52,7 @@ describe('SSRF guard with loopback disallowed (as deployed)', () => {
   const put = (url: string) => stack.call('PUT', '/user/webhook/', { token: user.token, body: { webhook_url: url } });
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, env: { WEBHOOK_ALLOW_LOOPBACK: '0', WEBHOOK_TIMEOUT_MS: '1000' } });
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookAllowLoopback: false, webhookTimeoutMs: 1000 } });
     receiver = await startReceiver();
     user = await signUp(stack);
   });

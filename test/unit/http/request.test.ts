@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { cookie, header, parseBody, pathId } from '../../../shared/http/request';
+import { cookie, header, parseBody, parsePath } from '../../../shared/http/request';
+import { idParam } from '../../../shared/http/routes/define';
 
 const event = (body: unknown, pathParameters: Record<string, string> | null = null) =>
   ({ body, pathParameters }) as unknown as APIGatewayProxyEvent;
@@ -27,10 +28,18 @@ describe('request helpers', () => {
     expect(parseBody(schema, event({ name: 'a', tag: 'ab' }))).toEqual({ name: 'a', tag: 'ab' });
   });
 
-  it('accepts only positive integer path ids', () => {
-    expect(pathId(event(null, { id: '12' }), 'id', 'nope')).toBe(12);
-    for (const id of ['0', '-1', 'abc', '1e3', '99999999999999999', '']) {
-      expect(() => pathId(event(null, { id }), 'id', 'Thing not found'), id).toThrow('Thing not found');
+  it('accepts only positive integer path ids; anything else is a 404 with the route message', () => {
+    const path = v.object({ id: idParam('Thing not found') });
+    expect(parsePath(path, { id: '12' })).toEqual({ id: 12 });
+    for (const id of ['0', '-1', 'abc', '1e3', '99999999999999999', '', '9007199254740993']) {
+      expect(() => parsePath(path, { id }), id).toThrow(expect.objectContaining({ kind: 'not_found', message: 'Thing not found' }));
     }
+    expect(() => parsePath(path, null)).toThrow(expect.objectContaining({ kind: 'not_found', message: 'Thing not found' }));
+  });
+
+  it('never finds Object.prototype members in request maps', () => {
+    expect(header({ constructor: 'x' }, 'toString')).toBeUndefined();
+    expect(parsePath(v.object({ id: v.string() }), { id: 'constructor' })).toEqual({ id: 'constructor' });
+    expect(() => parsePath(v.object({ constructor: idParam('Gone') }), {})).toThrow('Gone');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loopbackAllowed } from '../../../shared/config/integrations';
+import { loopbackAllowed } from '../../../shared/runtime/integrations';
 import { MAX_DELAY_SECONDS, RETRY_DELAYS_SECONDS, maxAttemptsFor, parseSchedule, retryDelaySeconds } from '../../../shared/domain/webhooks/delivery';
 import { eventIdFor } from '../../../shared/domain/webhooks/events';
 import { signingSecrets, webhookTypeOf } from '../../../shared/domain/webhooks/webhook';
@@ -76,9 +76,9 @@ describe('webhook receivers', () => {
   });
 
   it('never allows loopback outside the local runtime', () => {
-    expect(loopbackAllowed({ RUNTIME: 'local', WEBHOOK_ALLOW_LOOPBACK: '1' })).toBe(true);
-    expect(loopbackAllowed({ RUNTIME: 'local', WEBHOOK_ALLOW_LOOPBACK: '0' })).toBe(false);
-    expect(loopbackAllowed({ RUNTIME: 'aws', WEBHOOK_ALLOW_LOOPBACK: '0' })).toBe(false);
-    expect(() => loopbackAllowed({ RUNTIME: 'aws', WEBHOOK_ALLOW_LOOPBACK: '1' })).toThrow(/only allowed with RUNTIME=local/);
+    expect(loopbackAllowed({ runtime: 'local', webhookAllowLoopback: true })).toBe(true);
+    expect(loopbackAllowed({ runtime: 'local', webhookAllowLoopback: false })).toBe(false);
+    expect(loopbackAllowed({ runtime: 'aws', webhookAllowLoopback: false })).toBe(false);
+    expect(() => loopbackAllowed({ runtime: 'aws', webhookAllowLoopback: true })).toThrow(/only allowed with RUNTIME=local/);
   });
 });

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { defineRoute } from './define';
+
 
 /** Any JSON object: the provider posts several shapes to one URL. */
 export const AnyPayload = v.record(v.string(), v.unknown());
@@ -42,3 +44,30 @@ export const MessageReceivedPayload = v.object({
     ),
   ),
 });
+
+const Handled = v.strictObject({ success: v.literal(true), handled: v.boolean() });
+
+/**
+ * Called by the provider, never with an API key: each checks its own secret (the shared secret in
+ * X-Webhook-Secret, or the signed connect state). Known shapes are never refused: a 4xx/5xx only
+ * makes the provider retry.
+ */
+export const providerWebhookRoutes = {
+  providerEvent: defineRoute('providerWebhooks', {
+    method: 'POST',
+    path: '/webhooks/provider',
+    auth: 'none',
+    summary: "The provider's account-status and message webhooks.",
+    request: { body: AnyPayload },
+    responses: { 200: Handled },
+  }),
+  hostedAuthEvent: defineRoute('providerWebhooks', {
+    method: 'POST',
+    path: '/webhooks/provider/hosted-auth',
+    auth: 'none',
+    summary: "The provider's notification that a hosted-connect link connected an account.",
+    request: { body: HostedAuthPayload },
+    responses: { 200: Handled },
+    errors: [403],
+  }),
+};

@@ -1,0 +1,78 @@
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { buildAuthorizer } from '../../functions/authorizer/handler';
+import { buildAccountsHandler } from '../../functions/http/accounts/handler';
+import { buildApiKeysHandler } from '../../functions/http/api-keys/handler';
+import { buildAuthHandler } from '../../functions/http/auth/handler';
+import { buildConnectionsHandler } from '../../functions/http/connections/handler';
+import { buildHealthHandler } from '../../functions/http/health/handler';
+import { buildLeadListsHandler } from '../../functions/http/lead-lists/handler';
+import { buildProspectsHandler } from '../../functions/http/prospects/handler';
+import { buildProviderWebhooksHandler } from '../../functions/http/provider-webhooks/handler';
+import { buildUserWebhookHandler } from '../../functions/http/user-webhook/handler';
+import { buildWebhookDeliveryHandler } from '../../functions/queues/webhook-delivery/handler';
+import { type AllSettings, settingsFrom } from '../../shared/config/settings';
+import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, type GroupConfig } from '../../shared/http/route-table';
+import { QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import type { FunctionDeps } from '../../shared/runtime/function-deps';
+import type { ScheduledHandler } from './timer';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/**
+ * The builder of every endpoint group's function, as its Lambda entry calls it. Keyed by group and
+ * type-checked against the route table, so a new group cannot be left out of the local runtime.
+ */
+const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: FunctionDeps) => ProxyHandler } = {
+  health: buildHealthHandler,
+  auth: buildAuthHandler,
+  apiKeys: buildApiKeysHandler,
+  accounts: buildAccountsHandler,
+  connections: buildConnectionsHandler,
+  userWebhook: buildUserWebhookHandler,
+  providerWebhooks: buildProviderWebhooksHandler,
+  leadLists: buildLeadListsHandler,
+  prospects: buildProspectsHandler,
+};
+
+/** Queue consumers by queue name (the catalog's). */
+const QUEUE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: FunctionDeps) => SqsHandler> = {
+  [WEBHOOK_DELIVERY.name]: (settings, deps) => buildWebhookDeliveryHandler(settingsFrom(WEBHOOK_DELIVERY.settings, settings), deps),
+};
+
+/** Scheduled jobs by name (the catalog's); the outreach scheduler will be the first. */
+const SCHEDULE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: FunctionDeps) => ScheduledHandler> = {};
+
+export interface LocalFunctions {
+  http: Record<FunctionGroup, ProxyHandler>;
+  authorizer: AuthorizerHandler;
+  consumers: Record<string, SqsHandler>;
+  schedules: Record<string, ScheduledHandler>;
+}
+
+/**
+ * Builds every function of the stack with plain config objects, as the Lambda entries do from
+ * their environment: each gets exactly the settings its registration declares, so a function that
+ * reads a setting it did not declare fails here just as it would in AWS.
+ */
+export function buildLocalFunctions(settings: Partial<AllSettings>, deps: FunctionDeps): LocalFunctions {
+  const http = {} as Record<FunctionGroup, ProxyHandler>;
+  for (const group of Object.keys(FUNCTION_GROUPS) as FunctionGroup[]) {
+    const build = HTTP_BUILDERS[group] as (config: unknown, deps: FunctionDeps) => ProxyHandler;
+    http[group] = build(settingsFrom(FUNCTION_GROUPS[group].settings, settings), deps);
+  }
+  const consumers: Record<string, SqsHandler> = {};
+  for (const queue of QUEUES) {
+    const build = QUEUE_BUILDERS[queue.name];
+    if (!build) throw new Error(`No local consumer for queue ${queue.name}`);
+    consumers[queue.name] = build(settings, deps);
+  }
+  const schedules: Record<string, ScheduledHandler> = {};
+  for (const job of SCHEDULES) {
+    const build = SCHEDULE_BUILDERS[job.name];
+    if (!build) throw new Error(`No local handler for scheduled job ${job.name}`);
+    schedules[job.name] = build(settings, deps);
+  }
+  return { http, authorizer: buildAuthorizer(settingsFrom(AUTHORIZER.settings, settings), deps), consumers, schedules };
+}

@@ -1,0 +1,104 @@
+import * as v from 'valibot';
+
+/**
+ * How a route authenticates its caller.
+ * - `none`: anonymous (health, signup, login, the provider's webhooks).
+ * - `apiKey`: `X-API-Key` only; counted against the key's rate limit.
+ * - `session`: a session token (cookie or Bearer) only.
+ * - `apiKeyOrSession`: either; API-key calls are counted against the key's rate limit.
+ */
+export type AuthMode = 'none' | 'apiKey' | 'session' | 'apiKeyOrSession';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export const API_PREFIX = '/api/v1';
+
+/** Bodies above this are refused before parsing unless a route says otherwise (API Gateway allows 10 MB). */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+/** Schemas of what a route reads: path parameters, query string and JSON body. */
+export interface RequestSchemas {
+  readonly path?: v.GenericSchema;
+  readonly query?: v.GenericSchema;
+  readonly body?: v.GenericSchema;
+}
+
+/**
+ * One route: everything the CDK stack, the authorizer, the local gateway, the handler's dispatch
+ * and the OpenAPI document need to know about it. Registered once, in its group's file.
+ */
+export interface RouteDefinition<Group extends string = string, Request extends RequestSchemas = RequestSchemas> {
+  readonly method: HttpMethod;
+  /** API Gateway resource path, e.g. `/api/v1/api-keys/{id}/rotate` (no trailing slash). */
+  readonly path: string;
+  readonly group: Group;
+  readonly auth: AuthMode;
+  readonly summary: string;
+  readonly request: Request;
+  /** The body schema of each success status the route answers with. */
+  readonly responses: Readonly<Record<number, v.GenericSchema>>;
+  /** Error statuses the route answers with besides the ones every route may give (COMMON_ERRORS). */
+  readonly errors: readonly number[];
+  /** The largest body the handler accepts; DEFAULT_MAX_BODY_BYTES unless given. */
+  readonly maxBodyBytes?: number;
+}
+
+/** Error statuses any route may answer with: bad input or body, auth, size, rate limit, failure. */
+export const COMMON_ERRORS: readonly number[] = [400, 401, 413, 429, 500];
+
+/** Every error body: `{error}` plus, where the spec says, `message`, `details` or `success: false`. */
+export const ErrorBody = v.strictObject({
+  error: v.string(),
+  message: v.optional(v.string()),
+  details: v.optional(v.string()),
+  success: v.optional(v.literal(false)),
+});
+
+/**
+ * A route of a group, written relative to `/api/v1`. `const` type parameters keep the literal
+ * request schemas, so a handler's `body()`, `query()` and `path()` are typed from the route.
+ */
+export function defineRoute<const Group extends string, const Request extends RequestSchemas>(
+  group: Group,
+  route: Omit<RouteDefinition<Group, Request>, 'group' | 'path' | 'errors' | 'request'> & {
+    path: string;
+    request?: Request;
+    errors?: readonly number[];
+  },
+): RouteDefinition<Group, Request> {
+  return {
+    ...route,
+    group,
+    path: `${API_PREFIX}${route.path}`,
+    request: route.request ?? ({} as Request),
+    errors: route.errors ?? [],
+  };
+}
+
+/** The key a handler dispatches on: API Gateway's `${httpMethod} ${resource}`. */
+export const routeKey = (method: string, path: string): string => `${method} ${path}`;
+
+/** Whether the usage plan (the per-key rate limit) applies: every route that accepts an API key. */
+export const isRateLimited = (auth: AuthMode): boolean => auth === 'apiKey' || auth === 'apiKeyOrSession';
+
+// ---- Schemas many routes share ----
+
+/**
+ * A positive integer id in the path. Anything else cannot name a resource, so it is a 404 with the
+ * route's own message (the handler's `path()` answers path issues with 404).
+ */
+export const idParam = (notFoundMessage: string) =>
+  v.pipe(
+    // Absent reads as empty, so even a path without the parameter gets the route's own 404.
+    v.optional(v.string(notFoundMessage), ''),
+    v.regex(/^[0-9]{1,16}$/, notFoundMessage),
+    v.transform(Number),
+    v.safeInteger(notFoundMessage),
+    v.minValue(1, notFoundMessage),
+  );
+
+export const Success = v.strictObject({ success: v.literal(true) });
+
+/** ISO 8601 timestamps as the service writes them. */
+export const Timestamp = v.pipe(v.string(), v.isoTimestamp());
+export const Id = v.pipe(v.number(), v.safeInteger(), v.minValue(1));

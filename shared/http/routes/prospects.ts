@@ -1,0 +1,48 @@
+import * as v from 'valibot';
+import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
+import { SEARCH_SOURCES } from '../../domain/leads/prospect-search-service';
+import { plainObject } from '../request';
+import { defineRoute } from './define';
+import { CompanyView, ProspectView } from './lead-views';
+
+const PAGE_SIZE_MESSAGE = `page_size must be an integer between 1 and ${LIMITS.maxPageSize}`;
+
+export const SearchBody = v.object({
+  search_type: v.optional(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
+  source: v.optional(v.picklist(SEARCH_SOURCES, "source must be either 'DIRECTORY' or 'WORKSPACE'"), 'DIRECTORY'),
+  page: v.optional(
+    v.pipe(v.number('page must be a positive integer'), v.integer('page must be a positive integer'), v.minValue(1, 'page must be a positive integer')),
+    1,
+  ),
+  page_size: v.optional(
+    v.pipe(v.number(PAGE_SIZE_MESSAGE), v.integer(PAGE_SIZE_MESSAGE), v.minValue(1, PAGE_SIZE_MESSAGE), v.maxValue(LIMITS.maxPageSize, PAGE_SIZE_MESSAGE)),
+    LIMITS.defaultPageSize,
+  ),
+  filters: v.optional(plainObject(v.record(v.string(), v.unknown()), 'filters must be an object'), {}),
+});
+
+const envelope = {
+  success: v.literal(true),
+  source: v.picklist(SEARCH_SOURCES),
+  page: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  page_size: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  total_count: v.pipe(v.number(), v.integer(), v.minValue(0)),
+};
+
+/** Spec: POST /public/prospects/search/ (API key). */
+export const prospectRoutes = {
+  searchProspects: defineRoute('prospects', {
+    method: 'POST',
+    path: '/public/prospects/search',
+    auth: 'apiKey',
+    summary: 'Searches the B2B directory (saving what it finds to the workspace) or the workspace itself.',
+    request: { body: SearchBody },
+    responses: {
+      200: v.union([
+        v.strictObject({ ...envelope, search_type: v.literal('PEOPLE'), results: v.array(ProspectView) }),
+        v.strictObject({ ...envelope, search_type: v.literal('COMPANY'), results: v.array(CompanyView) }),
+      ]),
+    },
+    errors: [429, 502],
+  }),
+};

@@ -1,0 +1,103 @@
+import * as v from 'valibot';
+import { Timestamp, defineRoute } from './define';
+
+/** `null` or an empty string clears the webhook (the real product's UI sends an empty string). */
+export const PutWebhookBody = v.object({
+  webhook_url: v.nullable(v.pipe(v.string('webhook_url must be a URL string or null'), v.trim())),
+});
+
+const LIMIT_MESSAGE = 'limit must be an integer from 1 to 100';
+
+export const DeliveriesQuery = v.object({
+  limit: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, LIMIT_MESSAGE), v.transform(Number), v.minValue(1, LIMIT_MESSAGE), v.maxValue(100, LIMIT_MESSAGE)),
+    '50',
+  ),
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(300, 'cursor is not valid'))),
+});
+
+const WebhookType = v.picklist(['slack', 'discord', 'teams', 'generic']);
+
+const SettingsView = v.strictObject({
+  success: v.literal(true),
+  webhook_url: v.nullable(v.string()),
+  webhook_type: v.nullable(WebhookType),
+  has_signing_secret: v.boolean(),
+  signing_secret_created_at: v.nullable(Timestamp),
+  previous_secret_valid_until: v.nullable(Timestamp),
+  updated_at: v.nullable(Timestamp),
+});
+
+const DeliveryAttemptView = v.strictObject({
+  event_id: v.string(),
+  event_type: v.string(),
+  attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  outcome: v.picklist(['delivered', 'http_error', 'timeout', 'blocked', 'network_error']),
+  status_code: v.nullable(v.number()),
+  error: v.nullable(v.string()),
+  duration_ms: v.number(),
+  attempted_at: Timestamp,
+  next_attempt_at: v.nullable(Timestamp),
+  test: v.boolean(),
+});
+
+/** The user's incoming-message webhook: settings, signing secret, test send and delivery log. */
+export const userWebhookRoutes = {
+  getWebhook: defineRoute('userWebhook', {
+    method: 'GET',
+    path: '/user/webhook',
+    auth: 'apiKeyOrSession',
+    summary: "The user's webhook settings (never the secret itself).",
+    responses: { 200: SettingsView },
+  }),
+  putWebhook: defineRoute('userWebhook', {
+    method: 'PUT',
+    path: '/user/webhook',
+    auth: 'apiKeyOrSession',
+    summary: 'Sets or clears the webhook URL; the signing secret is shown once, when first created.',
+    request: { body: PutWebhookBody },
+    responses: {
+      200: v.strictObject({
+        success: v.literal(true),
+        message: v.literal('Webhook URL updated successfully'),
+        webhook_url: v.nullable(v.string()),
+        signing_secret: v.optional(v.string()),
+      }),
+    },
+    errors: [409],
+  }),
+  testWebhook: defineRoute('userWebhook', {
+    method: 'POST',
+    path: '/user/webhook/test',
+    auth: 'session',
+    summary: 'Sends a test notification now, formatted for Slack, Discord, Teams or generic receivers.',
+    responses: {
+      200: v.strictObject({
+        success: v.literal(true),
+        message: v.literal('Test notification sent successfully'),
+        webhook_type: WebhookType,
+        status_code: v.number(),
+      }),
+    },
+  }),
+  rotateWebhookSecret: defineRoute('userWebhook', {
+    method: 'POST',
+    path: '/user/webhook/secret/rotate',
+    auth: 'apiKeyOrSession',
+    summary: 'A new signing secret, shown once; the previous one keeps signing for a grace period.',
+    responses: {
+      200: v.strictObject({ success: v.literal(true), signing_secret: v.string(), previous_secret_valid_until: v.nullable(Timestamp) }),
+    },
+    errors: [404, 409],
+  }),
+  listWebhookDeliveries: defineRoute('userWebhook', {
+    method: 'GET',
+    path: '/user/webhook/deliveries',
+    auth: 'apiKeyOrSession',
+    summary: 'The delivery log, newest first, with a cursor.',
+    request: { query: DeliveriesQuery },
+    responses: {
+      200: v.strictObject({ success: v.literal(true), deliveries: v.array(DeliveryAttemptView), next_cursor: v.nullable(v.string()) }),
+    },
+  }),
+};

@@ -1,0 +1,17 @@
+import { type LogFormat, type Logger, createLogger } from '../logging/logger';
+import type { Clock } from '../time/clock';
+
+/**
+ * What every function builder takes besides its settings: the clock (the only source of time) and
+ * how to log. A Lambda entry passes the system clock and JSON logs; the local runtime passes its
+ * movable clock, readable lines and response checking.
+ */
+export interface FunctionDeps {
+  clock: Clock;
+  logging?: { format?: LogFormat; sink?: (line: string) => void };
+  /** Check every HTTP response against its route's schemas (tests, local runtime). */
+  checkResponses?: boolean;
+}
+
+/** The function's logger, named after it. */
+export const loggerFor = (service: string, deps: FunctionDeps): Logger => createLogger({ service, ...deps.logging });
