@@ -5,7 +5,7 @@ import { DynamoSessionRepository } from '../../shared/db/session-repository';
 import { type AcceptedCredentials, type Authenticator, createAuthenticator } from '../../shared/domain/auth/authenticator';
 import { toAuthorizerContext } from '../../shared/http/caller';
 import { cookie, header } from '../../shared/http/request';
-import { AUTHORIZER, ROUTES, routeKey } from '../../shared/http/route-table';
+import { type AUTHORIZER, ROUTES, routeKey } from '../../shared/http/route-table';
 import { SESSION_COOKIE } from '../../shared/http/session-cookie';
 import type { FunctionDeps } from '../../shared/runtime/function-deps';
 import { tableAccess } from '../../shared/runtime/table';

@@ -39,7 +39,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
 
   it('creates the webhooks queue from the catalog, with its dead-letter queue after every attempt', () => {
     const definition = QUEUES.find((queue) => queue.name === 'webhooks');
-    expect(definition).toMatchObject({ urlEnv: 'WEBHOOKS_QUEUE_URL', maxReceiveCount: maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2 });
+    expect(definition).toMatchObject({ urlSetting: 'webhooksQueueUrl', maxReceiveCount: maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2 });
     const queue = resources[logicalId(stack, webhooks().queue)];
     expect(queue?.Properties).toMatchObject({
       VisibilityTimeout: 180,
@@ -107,13 +107,17 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     }
   });
 
-  it('lets the endpoint functions publish to the webhooks queue', () => {
+  it('lets only the function that publishes replies send to the webhooks queue', () => {
     const queueArn = `\${${logicalId(stack, webhooks().queue)}.Arn}`;
-    for (const group of ['accounts', 'providerWebhooks', 'userWebhook'] as const) {
-      const roleId = logicalId(stack, stack.functions[group].role as never);
-      const send = policyStatements(template, roleId).filter((statement) => resourcesOf(statement).includes(queueArn));
-      expect(send.flatMap(actionsOf), group).toContain('sqs:SendMessage');
-      expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toEqual({ Ref: logicalId(stack, webhooks().queue) });
+    const sends = (group: keyof typeof stack.functions) =>
+      policyStatements(template, logicalId(stack, stack.functions[group].role as never))
+        .filter((statement) => resourcesOf(statement).includes(queueArn))
+        .flatMap(actionsOf);
+    expect(sends('providerWebhooks')).toContain('sqs:SendMessage');
+    expect(fnEnv('providerWebhooks').WEBHOOKS_QUEUE_URL).toEqual({ Ref: logicalId(stack, webhooks().queue) });
+    for (const group of ['accounts', 'userWebhook', 'auth', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health'] as const) {
+      expect(sends(group), group).toEqual([]);
+      expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toBeUndefined();
     }
   });
 

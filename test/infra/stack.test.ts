@@ -10,7 +10,9 @@ import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { ScheduledJob } from '../../infra/constructs/scheduled-job';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
-import { type AuthMode, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RouteDefinition, isRateLimited } from '../../shared/http/route-table';
+import { TABLE_SETTINGS } from '../../shared/config/settings';
+import { type AuthMode, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
+import { defineRoute } from '../../shared/http/routes/define';
 import {
   type CfnResource,
   actionsOf,
@@ -46,7 +48,7 @@ function resourcePaths(template: Template): Map<string, string> {
 }
 
 /** The Method resource for a route, found by path and HTTP method. */
-function methodFor(template: Template, route: RouteDefinition): CfnResource {
+function methodFor(template: Template, route: RegisteredRoute): CfnResource {
   const paths = resourcePaths(template);
   const matches = resourcesOfType(template, 'AWS::ApiGateway::Method').filter(
     ([, method]) => method.Properties?.HttpMethod === route.method && paths.get(method.Properties?.ResourceId.Ref) === route.path,
@@ -60,7 +62,7 @@ function authorizerNames(template: Template): Map<string, CfnResource> {
 }
 
 /** Every route has exactly its method, authorizer, API-key requirement and integration. */
-function expectRoutes(template: Template, routes: readonly RouteDefinition[], stackName: string): void {
+function expectRoutes(template: Template, routes: readonly RegisteredRoute[], stackName: string): void {
   const authorizers = authorizerNames(template);
   for (const route of routes) {
     const method = methodFor(template, route).Properties ?? {};
@@ -323,9 +325,10 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       const secretReference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', secret, ':SecretString:::}}']] };
 
       expect(envOf(fnId('health'))).toEqual({ NODE_OPTIONS: '--enable-source-maps' });
-      for (const group of ['auth', 'apiKeys'] as const) {
-        expect(envOf(fnId(group)), group).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', SESSION_SECRET: secretReference });
-      }
+      expect(envOf(fnId('auth'))).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', SESSION_SECRET: secretReference });
+      // Each function gets the settings it declares and no other: api-keys never sees sessions.
+      expect(envOf(fnId('apiKeys'))).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws' });
+      expect(envOf(fnId('apiKeys')).SESSION_SECRET).toBeUndefined();
       expect(envOf(logicalId(stack, stack.authorizer))).toMatchObject({
         TABLE_NAME: tableRef,
         RUNTIME: 'aws',
@@ -374,7 +377,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
 });
 
 describe('OutreachStack with an API-key-only route, a queue and a schedule (no bundling)', () => {
-  const probe: RouteDefinition = { method: 'GET', path: '/api/v1/probe/{id}', group: 'health', auth: 'apiKey' };
+  const probe = defineRoute('health', { method: 'GET', path: '/probe/{id}', auth: 'apiKey', summary: 'probe', responses: {} });
   const routes = [...ROUTES, probe];
   let stack: OutreachStack;
   let template: Template;
@@ -388,14 +391,18 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
       queues: [
         {
           name: 'enrichment',
-          consumerEntry: FUNCTION_GROUPS.health,
-          urlEnv: 'ENRICHMENT_QUEUE_URL',
+          consumerEntry: FUNCTION_GROUPS.health.entry,
+          // A throwaway queue borrows a real URL setting: whoever declares it may send to the queue.
+          urlSetting: 'webhooksQueueUrl',
+          settings: [...TABLE_SETTINGS],
           batchSize: 5,
           maxReceiveCount: 4,
           visibilityTimeoutSeconds: 180,
         },
       ],
-      schedules: [{ name: 'outreach-scheduler', entry: FUNCTION_GROUPS.health, everyMinutes: 1 }],
+      schedules: [
+        { name: 'outreach-scheduler', entry: FUNCTION_GROUPS.health.entry, settings: [...TABLE_SETTINGS, 'webhooksQueueUrl'], everyMinutes: 1 },
+      ],
     });
     template = Template.fromStack(stack);
   });
@@ -423,7 +430,7 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
     expect(uris[0]).toContain(`\${${logicalId(stack, stack.authorizer)}.Arn}`);
   });
 
-  it('creates the catalog queue with its consumer, and lets every worker send to it', () => {
+  it('creates the catalog queue with its consumer, and lets exactly the functions that declare its URL setting send to it', () => {
     const consumer = stack.queueConsumers.enrichment;
     if (!consumer) throw new Error('no consumer');
     const queueId = logicalId(stack, consumer.queue);
@@ -436,14 +443,22 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
     });
-    const workers = [stack.functions.auth, stack.functions.apiKeys, consumer.function, stack.scheduledJobs['outreach-scheduler']?.function];
-    for (const fn of workers) {
-      const id = logicalId(stack, fn as QueueConsumer['function']);
-      expect(template.toJSON().Resources[id].Properties.Environment.Variables.ENRICHMENT_QUEUE_URL, id).toEqual({ Ref: queueId });
+    const queueArn = `\${${queueId}.Arn}`;
+    const sendsTo = (fn: QueueConsumer['function']) =>
+      policyStatements(template, logicalId(stack, fn.role as never))
+        .filter((statement) => resourcesOf(statement).includes(queueArn))
+        .flatMap(actionsOf)
+        .includes('sqs:SendMessage');
+    const envOf = (fn: QueueConsumer['function']) => template.toJSON().Resources[logicalId(stack, fn)].Properties.Environment.Variables;
+    const producers = [stack.functions.providerWebhooks, stack.scheduledJobs['outreach-scheduler']?.function as QueueConsumer['function']];
+    for (const fn of producers) {
+      expect(envOf(fn).WEBHOOKS_QUEUE_URL, fn.node.id).toEqual({ Ref: queueId });
+      expect(sendsTo(fn), fn.node.id).toBe(true);
     }
-    for (const fn of [stack.functions.health, stack.authorizer]) {
-      const id = logicalId(stack, fn);
-      expect(template.toJSON().Resources[id].Properties.Environment.Variables.ENRICHMENT_QUEUE_URL, id).toBeUndefined();
+    const others = [stack.functions.health, stack.functions.auth, stack.functions.apiKeys, stack.functions.accounts, stack.authorizer, consumer.function];
+    for (const fn of others) {
+      expect(envOf(fn).WEBHOOKS_QUEUE_URL, fn.node.id).toBeUndefined();
+      expect(sendsTo(fn), fn.node.id).toBe(false);
     }
   });
 
@@ -466,12 +481,12 @@ describe('QueueConsumer (throwaway stack)', () => {
   beforeAll(() => {
     stack = new Stack(testApp({ bundle: false }), 'QueueConsumerTest');
     consumer = new QueueConsumer(stack, 'Sender', {
-      function: { entry: FUNCTION_GROUPS.health, timeout: Duration.seconds(20) },
+      function: { entry: FUNCTION_GROUPS.health.entry, timeout: Duration.seconds(20) },
       maxReceiveCount: 3,
       batchSize: 5,
       maxBatchingWindow: Duration.seconds(2),
     });
-    defaults = new QueueConsumer(stack, 'Defaults', { function: { entry: FUNCTION_GROUPS.health } });
+    defaults = new QueueConsumer(stack, 'Defaults', { function: { entry: FUNCTION_GROUPS.health.entry } });
     template = Template.fromStack(stack);
   });
 
@@ -516,7 +531,7 @@ describe('ScheduledJob (throwaway stack)', () => {
     stack = new Stack(testApp({ bundle: false }), 'ScheduledJobTest');
     job = new ScheduledJob(stack, 'Sweeper', {
       schedule: ScheduleExpression.rate(Duration.minutes(5)),
-      function: { entry: FUNCTION_GROUPS.health },
+      function: { entry: FUNCTION_GROUPS.health.entry },
       retryAttempts: 3,
     });
     template = Template.fromStack(stack);

@@ -6,7 +6,7 @@ import { type DeliveryService, createDeliveryService } from '../../../shared/dom
 import type { DeliveryMessage } from '../../../shared/domain/webhooks/events';
 import type { Logger } from '../../../shared/logging/logger';
 import { delayRedelivery, makeSqsClient } from '../../../shared/messaging/sqs';
-import { WEBHOOK_DELIVERY } from '../../../shared/runtime/catalog';
+import type { WEBHOOK_DELIVERY } from '../../../shared/runtime/catalog';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { webhookAdaptersFrom } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
