@@ -2,7 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import * as v from 'valibot';
 import type { Logger } from '../logging/logger';
 import { json } from './responses';
-import { COMMON_ERRORS, ErrorBody, type RouteDefinition } from './routes/define';
+import { ErrorBody, type RouteDefinition, documentedErrors } from './routes/define';
 
 /**
  * Why a response breaks its route's contract, or undefined when it keeps it: a success status must
@@ -18,7 +18,7 @@ export function responseViolation(route: RouteDefinition, response: APIGatewayPr
     return `status ${status}: the body is not JSON`;
   }
   const isError = status >= 400;
-  if (isError && !COMMON_ERRORS.includes(status) && !route.errors.includes(status)) return `status ${status} is not documented`;
+  if (isError && !documentedErrors(route).includes(status)) return `status ${status} is not documented`;
   const schema = isError ? ErrorBody : route.responses[status];
   if (!schema) return `status ${status} is not documented`;
   const result = v.safeParse(schema, body);

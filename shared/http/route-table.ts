@@ -102,7 +102,10 @@ export const AUTHORIZER = {
 /** A registered route: its group is one of the function groups. */
 export type RegisteredRoute = RouteDefinition<FunctionGroup>;
 
-/** Every route, in registration order. */
-export const ROUTES: readonly RegisteredRoute[] = Object.values(FUNCTION_GROUPS).flatMap(
-  (definition) => Object.values(definition.routes as Readonly<Record<string, RegisteredRoute>>),
+/** Every route with its name (the key in its group's registration), in registration order. */
+export const NAMED_ROUTES: readonly (readonly [name: string, route: RegisteredRoute])[] = Object.values(FUNCTION_GROUPS).flatMap(
+  (definition) => Object.entries(definition.routes as Readonly<Record<string, RegisteredRoute>>),
 );
+
+/** Every route, in registration order. */
+export const ROUTES: readonly RegisteredRoute[] = NAMED_ROUTES.map(([, route]) => route);

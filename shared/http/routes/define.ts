@@ -43,8 +43,8 @@ export interface RouteDefinition<Group extends string = string, Request extends 
   readonly maxBodyBytes?: number;
 }
 
-/** Error statuses any route may answer with: bad input or body, auth, size, rate limit, failure. */
-export const COMMON_ERRORS: readonly number[] = [400, 401, 413, 429, 500];
+/** Error statuses any route may answer with: bad input or body, body too large, failure. */
+export const COMMON_ERRORS: readonly number[] = [400, 413, 500];
 
 /** Every error body: `{error}` plus, where the spec says, `message`, `details` or `success: false`. */
 export const ErrorBody = v.strictObject({
@@ -80,6 +80,18 @@ export const routeKey = (method: string, path: string): string => `${method} ${p
 
 /** Whether the usage plan (the per-key rate limit) applies: every route that accepts an API key. */
 export const isRateLimited = (auth: AuthMode): boolean => auth === 'apiKey' || auth === 'apiKeyOrSession';
+
+/**
+ * Every error status a route may answer with: the common ones, 401 where credentials are checked,
+ * 429 where the per-key rate limit applies, and the route's own. The OpenAPI document lists these
+ * and, in tests, any other error status fails the response check.
+ */
+export function documentedErrors(route: Pick<RouteDefinition, 'auth' | 'errors'>): number[] {
+  const statuses = new Set([...COMMON_ERRORS, ...route.errors]);
+  if (route.auth !== 'none') statuses.add(401);
+  if (isRateLimited(route.auth)) statuses.add(429);
+  return [...statuses].sort((a, b) => a - b);
+}
 
 // ---- Schemas many routes share ----
 

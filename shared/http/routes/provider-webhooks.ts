@@ -60,6 +60,8 @@ export const providerWebhookRoutes = {
     summary: "The provider's account-status and message webhooks.",
     request: { body: AnyPayload },
     responses: { 200: Handled },
+    // A wrong X-Webhook-Secret.
+    errors: [401],
   }),
   hostedAuthEvent: defineRoute('providerWebhooks', {
     method: 'POST',
