@@ -51,13 +51,14 @@ export async function startDynamoDbLocal(options: { port?: number; dbPath?: stri
   );
   exited.catch(() => {});
   const client = makeDocClient({ endpoint });
-  const deadline = Date.now() + 30_000;
+  // Monotonic: a start-up deadline measures elapsed time, not the service clock.
+  const deadline = performance.now() + 30_000;
   for (;;) {
     try {
       await Promise.race([client.send(new ListTablesCommand({})), exited]);
       break;
     } catch (error) {
-      if (child.exitCode !== null || Date.now() > deadline) {
+      if (child.exitCode !== null || performance.now() > deadline) {
         child.kill();
         throw error instanceof Error ? error : new Error(String(error));
       }

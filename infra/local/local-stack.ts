@@ -218,7 +218,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The provider posts account-status and message events to our inbound endpoint, with our secret.
   await registerProviderWebhooks(provider, `${baseUrl}/api/v1/webhooks/provider`, providerWebhookSecret);
 
-  const poller = new SqsPoller(sqs, Object.values(queues), log);
+  const poller = new SqsPoller(sqs, Object.values(queues), clock, log);
   if (options.background !== false) {
     poller.start();
     stops.unshift(() => poller.stop());

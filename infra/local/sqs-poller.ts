@@ -1,3 +1,4 @@
+import type { Clock } from '../../shared/time/clock';
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
@@ -17,7 +18,7 @@ export interface PolledQueue {
   handler: SqsHandler;
 }
 
-function toRecord(message: Message, queue: PolledQueue): SQSRecord {
+function toRecord(message: Message, queue: PolledQueue, now: Date): SQSRecord {
   const attributes = message.Attributes ?? {};
   return {
     messageId: message.MessageId ?? '',
@@ -25,9 +26,9 @@ function toRecord(message: Message, queue: PolledQueue): SQSRecord {
     body: message.Body ?? '',
     attributes: {
       ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SentTimestamp: attributes.SentTimestamp ?? String(now.getTime()),
       SenderId: attributes.SenderId ?? 'local',
-      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(now.getTime()),
     },
     messageAttributes: Object.fromEntries(
       Object.entries(message.MessageAttributes ?? {}).map(([key, value]) => [
@@ -55,6 +56,7 @@ export class SqsPoller {
   constructor(
     private readonly sqs: SQSClient,
     private readonly queues: readonly PolledQueue[],
+    private readonly clock: Clock,
     private readonly log: (line: string) => void = () => {},
   ) {}
 
@@ -81,7 +83,7 @@ export class SqsPoller {
     );
     const messages = received.Messages ?? [];
     if (messages.length === 0) return 0;
-    const records = messages.map((message) => toRecord(message, queue));
+    const records = messages.map((message) => toRecord(message, queue, this.clock.now()));
     let failed: Set<string>;
     try {
       const response = await queue.handler({ Records: records }, lambdaContext(queue.name, 60_000));

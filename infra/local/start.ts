@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readSettings } from '../../shared/config/settings';
 import { JavaMissingError, assertJavaAvailable } from './dynamodb-local';
 import { ensureDevCredentials } from './dev-credentials';
 import { ensureDevSenderAccounts } from './dev-sender-accounts';
@@ -45,8 +46,10 @@ async function main() {
     ...(process.env.DYNAMODB_PORT ? { dynamodbPort: Number(process.env.DYNAMODB_PORT) } : {}),
     sessionSecret: persistentSecret('session-secret'),
     webhookSecretKey: persistentSecret('webhook-secret-key'),
-    rateLimitPerMinute: Number(process.env.RATE_LIMIT_PER_MINUTE ?? 50),
+    // Parsed through the setting's one declaration, as a Lambda entry parses its settings.
+    rateLimitPerMinute: readSettings(['rateLimitPerMinute'], process.env).rateLimitPerMinute,
     log: (line) => console.error(line),
+    functionLog: (line) => console.error(line),
   });
   const credentialsFile = join(dataDir, 'dev-credentials.json');
   const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile);

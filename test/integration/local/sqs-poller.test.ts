@@ -1,3 +1,4 @@
+import { systemClock } from '../../../shared/time/clock';
 import { randomBytes } from 'node:crypto';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
@@ -44,7 +45,7 @@ describe('local SQS poller against the SQS emulator', () => {
         return { batchItemFailures: failures };
       },
     };
-    poller = new SqsPoller(sqs, [queue]);
+    poller = new SqsPoller(sqs, [queue], systemClock);
   });
   afterAll(() => sqs.destroy());
 
