@@ -1,8 +1,10 @@
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { Membership, User, Workspace } from '../domain/accounts/account';
 import type { AccountRepository } from '../domain/accounts/ports';
 import { conflict } from '../domain/errors';
 import { isTransactionConditionFailed, queryAll } from './client';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { MEMBERSHIP_PREFIX, membershipByWorkspace, membershipKey, userEmailKey, userKey, workspaceKey } from './keys';
 
 const userItem = (user: User) => ({
@@ -24,21 +26,24 @@ const membershipItem = (membership: Membership) => ({
   ...membership,
 });
 
-const toUser = (item: Record<string, unknown>): User => ({
-  id: Number(item.id),
-  email: String(item.email),
-  passwordHash: String(item.passwordHash),
-  createdAt: String(item.createdAt),
-  updatedAt: String(item.updatedAt),
-});
+export const UserItem = itemSchema(
+  'User',
+  v.object({ id: intAttribute, email: v.string(), passwordHash: v.string(), createdAt: v.string(), updatedAt: v.string() }),
+);
 
-const toMembership = (item: Record<string, unknown>): Membership => ({
-  userId: Number(item.userId),
-  workspaceId: Number(item.workspaceId),
-  workspaceName: String(item.workspaceName),
-  role: item.role === 'MEMBER' ? 'MEMBER' : 'OWNER',
-  createdAt: String(item.createdAt),
-});
+/** The email guard: which user holds the address. */
+export const UserEmailItem = itemSchema('UserEmail', v.object({ userId: intAttribute }));
+
+export const MembershipItem = itemSchema(
+  'Membership',
+  v.object({
+    userId: intAttribute,
+    workspaceId: intAttribute,
+    workspaceName: v.string(),
+    role: v.picklist(['OWNER', 'MEMBER']),
+    createdAt: v.string(),
+  }),
+);
 
 export class DynamoAccountRepository implements AccountRepository {
   constructor(
@@ -75,12 +80,12 @@ export class DynamoAccountRepository implements AccountRepository {
   async findUserByEmail(normalizedEmail: string): Promise<User | undefined> {
     const guard = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userEmailKey(normalizedEmail) }));
     if (!guard.Item) return undefined;
-    return this.getUser(Number(guard.Item.userId));
+    return this.getUser(parseItem(UserEmailItem, guard.Item).userId);
   }
 
   async getUser(userId: number): Promise<User | undefined> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(userId) }));
-    return Item ? toUser(Item) : undefined;
+    return Item ? parseItem(UserItem, Item) : undefined;
   }
 
   async createWorkspace(workspace: Workspace, membership: Membership): Promise<void> {
@@ -100,13 +105,13 @@ export class DynamoAccountRepository implements AccountRepository {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': membershipKey(userId, 0).pk, ':prefix': MEMBERSHIP_PREFIX },
     });
-    return items.map(toMembership);
+    return items.map((item) => parseItem(MembershipItem, item));
   }
 
   async getMembership(userId: number, workspaceId: number): Promise<Membership | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: membershipKey(userId, workspaceId) }),
     );
-    return Item ? toMembership(Item) : undefined;
+    return Item ? parseItem(MembershipItem, Item) : undefined;
   }
 }

@@ -1,9 +1,11 @@
-import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { ApiKey, ApiKeyCredential } from '../domain/api-keys/api-key';
-import type { ApiKeyRepository } from '../domain/api-keys/ports';
+import type { ApiKeyRepository, CreateOutcome } from '../domain/api-keys/ports';
 import { conflict } from '../domain/errors';
-import { isTransactionConditionFailed, queryAll } from './client';
-import { API_KEY_RECORD_PREFIX, apiKeyCredentialKey, apiKeyRecordKey } from './keys';
+import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
+import { intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
+import { API_KEY_RECORD_PREFIX, apiKeyCounterKey, apiKeyCredentialKey, apiKeyRecordKey } from './keys';
 
 const recordItem = (key: ApiKey) => ({ ...apiKeyRecordKey(key.userId, key.id), entityType: 'ApiKey', ...key });
 
@@ -13,28 +15,44 @@ const credentialItem = (credential: ApiKeyCredential) => ({
   ...credential,
 });
 
-const toApiKey = (item: Record<string, unknown>): ApiKey => ({
-  id: Number(item.id),
-  userId: Number(item.userId),
-  workspaceId: Number(item.workspaceId),
-  name: String(item.name),
-  prefix: String(item.prefix),
-  isActive: item.isActive === true,
-  lastUsed: typeof item.lastUsed === 'string' ? item.lastUsed : null,
-  createdAt: String(item.createdAt),
-  updatedAt: String(item.updatedAt),
-  usageKeyId: String(item.usageKeyId),
-});
+export const ApiKeyItem = itemSchema(
+  'ApiKey',
+  v.object({
+    id: intAttribute,
+    userId: intAttribute,
+    workspaceId: intAttribute,
+    name: v.string(),
+    prefix: v.string(),
+    isActive: v.boolean(),
+    lastUsed: nullableString,
+    createdAt: v.string(),
+    updatedAt: v.string(),
+    usageKeyId: v.string(),
+  }),
+);
 
-const toCredential = (item: Record<string, unknown>): ApiKeyCredential => ({
-  prefix: String(item.prefix),
-  keyId: Number(item.keyId),
-  userId: Number(item.userId),
-  workspaceId: Number(item.workspaceId),
-  secretHash: String(item.secretHash),
-  usageKeyValue: String(item.usageKeyValue),
-  ...(typeof item.lastUsedWrittenAt === 'string' ? { lastUsedWrittenAt: item.lastUsedWrittenAt } : {}),
-});
+export const ApiKeyCredentialItem = itemSchema(
+  'ApiKeyCredential',
+  v.object({
+    prefix: v.string(),
+    keyId: intAttribute,
+    userId: intAttribute,
+    workspaceId: intAttribute,
+    secretHash: v.string(),
+    usageKeyValue: v.string(),
+    lastUsedWrittenAt: v.optional(v.string()),
+  }),
+);
+
+export const ApiKeyCounterItem = itemSchema('ApiKeyCounter', v.object({ activeKeys: intAttribute }));
+
+/** Attempts of a transaction cancelled only because another one held the counter at the same moment. */
+const MAX_ATTEMPTS = 12;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Full jitter, so concurrent requests of one user do not collide on the counter again in step. */
+const backOff = (attempt: number) => sleep(Math.random() * Math.min(500, 10 * 2 ** attempt));
+const conditionFailed = (reason: { Code?: string } | undefined) => reason?.Code === 'ConditionalCheckFailed';
 
 export class DynamoApiKeyRepository implements ApiKeyRepository {
   constructor(
@@ -48,35 +66,115 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': apiKeyRecordKey(userId, 0).pk, ':prefix': API_KEY_RECORD_PREFIX },
     });
-    return items.map(toApiKey);
+    return items.map((item) => parseItem(ApiKeyItem, item));
   }
 
   async get(userId: number, keyId: number): Promise<ApiKey | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: apiKeyRecordKey(userId, keyId), ConsistentRead: true }),
     );
-    return Item ? toApiKey(Item) : undefined;
+    return Item ? parseItem(ApiKeyItem, Item) : undefined;
   }
 
-  async create(key: ApiKey, credential: ApiKeyCredential): Promise<void> {
-    try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: this.tableName, Item: recordItem(key), ConditionExpression: 'attribute_not_exists(pk)' } },
-            {
-              Put: { TableName: this.tableName, Item: credentialItem(credential), ConditionExpression: 'attribute_not_exists(pk)' },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (isTransactionConditionFailed(error)) throw conflict('API key could not be created, please retry');
-      throw error;
+  async activeKeyCount(userId: number): Promise<number> {
+    // Strongly consistent: a key revoked a moment ago has already freed its slot.
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: apiKeyCounterKey(userId), ConsistentRead: true }),
+    );
+    return Item ? parseItem(ApiKeyCounterItem, Item).activeKeys : this.initialiseCounter(userId);
+  }
+
+  /**
+   * Migration for users whose keys predate the counter (or whose counter was deleted to rebuild
+   * it): the counter starts at a count of their active keys. Safe under concurrency because every
+   * write that changes the set of active keys is a transaction conditional on the counter
+   * existing, so that set cannot change while it is absent; of two concurrent initialisations
+   * one writes and the other finds the counter there.
+   */
+  private async initialiseCounter(userId: number): Promise<number> {
+    for (let attempt = 0; ; attempt += 1) {
+      const activeKeys = await this.countActiveRecords(userId);
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...apiKeyCounterKey(userId), entityType: 'ApiKeyCounter', userId, activeKeys },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return activeKeys;
+      } catch (error) {
+        if (isConditionFailed(error)) return this.activeKeyCount(userId);
+        // A transaction holding the (absent) counter item at this moment: it fails, we try again.
+        if (!(error instanceof Error && error.name === 'TransactionConflictException') || attempt + 1 >= MAX_ATTEMPTS) throw error;
+        await backOff(attempt);
+      }
     }
   }
 
+  private async countActiveRecords(userId: number): Promise<number> {
+    let count = 0;
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: 'isActive = :true',
+          ExpressionAttributeValues: { ':pk': apiKeyRecordKey(userId, 0).pk, ':prefix': API_KEY_RECORD_PREFIX, ':true': true },
+          Select: 'COUNT',
+          ConsistentRead: true,
+          ExclusiveStartKey,
+        }),
+      );
+      count += page.Count ?? 0;
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return count;
+  }
+
+  async create(key: ApiKey, credential: ApiKeyCredential, maxActiveKeys: number): Promise<CreateOutcome> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      try {
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                // The slot: concurrent creates of one user serialise here, so the limit holds exactly.
+                Update: {
+                  TableName: this.tableName,
+                  Key: apiKeyCounterKey(key.userId),
+                  UpdateExpression: 'ADD activeKeys :one',
+                  ConditionExpression: 'activeKeys < :max',
+                  ExpressionAttributeValues: { ':one': 1, ':max': maxActiveKeys },
+                },
+              },
+              { Put: { TableName: this.tableName, Item: recordItem(key), ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: { TableName: this.tableName, Item: credentialItem(credential), ConditionExpression: 'attribute_not_exists(pk)' },
+              },
+            ],
+          }),
+        );
+        return 'created';
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        const [counter, ...keyItems] = reasons;
+        if (conditionFailed(counter)) {
+          // Full, or no counter yet (then this initialises it); a slot freed meanwhile is taken on the next attempt.
+          if ((await this.activeKeyCount(key.userId)) >= maxActiveKeys) return 'limit_reached';
+          continue;
+        }
+        if (keyItems.some(conditionFailed)) throw conflict('API key could not be created, please retry');
+        await backOff(attempt);
+      }
+    }
+    throw conflict('API key could not be created, please retry');
+  }
+
   async rotate(previous: ApiKey, next: ApiKey, credential: ApiKeyCredential): Promise<void> {
+    // The key stays active, so its slot in the counter stays taken.
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -109,22 +207,51 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     }
   }
 
-  async revoke(key: ApiKey, updatedAt: string): Promise<void> {
-    await this.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: this.tableName,
-              Key: apiKeyRecordKey(key.userId, key.id),
-              UpdateExpression: 'SET isActive = :false, updatedAt = :updatedAt',
-              ExpressionAttributeValues: { ':false': false, ':updatedAt': updatedAt },
-            },
-          },
-          { Delete: { TableName: this.tableName, Key: apiKeyCredentialKey(key.prefix) } },
-        ],
-      }),
-    );
+  async revoke(key: ApiKey, updatedAt: string): Promise<boolean> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      try {
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                // Only the key as read: a concurrent revoke must not free its slot twice, and a
+                // concurrent rotation's new credential must not outlive the revocation.
+                Update: {
+                  TableName: this.tableName,
+                  Key: apiKeyRecordKey(key.userId, key.id),
+                  UpdateExpression: 'SET isActive = :false, updatedAt = :updatedAt',
+                  ConditionExpression: 'isActive = :true AND prefix = :prefix',
+                  ExpressionAttributeValues: { ':false': false, ':true': true, ':updatedAt': updatedAt, ':prefix': key.prefix },
+                },
+              },
+              { Delete: { TableName: this.tableName, Key: apiKeyCredentialKey(key.prefix) } },
+              {
+                Update: {
+                  TableName: this.tableName,
+                  Key: apiKeyCounterKey(key.userId),
+                  UpdateExpression: 'ADD activeKeys :minusOne',
+                  ConditionExpression: 'attribute_exists(activeKeys)',
+                  ExpressionAttributeValues: { ':minusOne': -1 },
+                },
+              },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        const [record, , counter] = reasons;
+        if (conditionFailed(record)) return false;
+        if (conditionFailed(counter)) {
+          // No counter yet: count the keys (this one still active) and revoke again.
+          await this.activeKeyCount(key.userId);
+          continue;
+        }
+        await backOff(attempt);
+      }
+    }
+    throw conflict('API key changed while revoking, please retry');
   }
 
   async getCredential(prefix: string): Promise<ApiKeyCredential | undefined> {
@@ -132,7 +259,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: apiKeyCredentialKey(prefix), ConsistentRead: true }),
     );
-    return Item ? toCredential(Item) : undefined;
+    return Item ? parseItem(ApiKeyCredentialItem, Item) : undefined;
   }
 
   async recordUse(credential: ApiKeyCredential, usedAt: string): Promise<void> {

@@ -41,6 +41,16 @@ export const isTransactionConditionFailed = (error: unknown): boolean =>
     (reason) => reason.Code === 'ConditionalCheckFailed',
   );
 
+/**
+ * The per-action reasons of a cancelled transaction, in the order of its TransactItems (`None`
+ * for actions that were fine); undefined for any other error.
+ */
+export function cancellationReasons(error: unknown): { Code?: string }[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return Array.isArray(reasons) ? reasons : [];
+}
+
 /** Every item a Query matches, following LastEvaluatedKey page by page (for small, bounded sets). */
 export async function queryAll(db: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];

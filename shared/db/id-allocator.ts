@@ -1,6 +1,11 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { IdGenerator } from '../domain/ports';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { idShardKey } from './keys';
+
+/** What the block reservation returns of a shard: its counter after the ADD. */
+export const IdShardItem = itemSchema('IdShard', v.object({ next: intAttribute }));
 
 /** Number of counter shards; ids interleave across them so no single item is hot. */
 export const ID_SHARDS = 64;
@@ -58,7 +63,7 @@ export class DynamoIdAllocator implements IdGenerator {
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    const end = Number(result.Attributes?.next);
+    const end = parseItem(IdShardItem, result.Attributes ?? {}, idShardKey(this.shard)).next;
     // Value 0 is never handed out so that no id is 0..63.
     this.nextValue = Math.max(end - this.blockSize, 1);
     this.endValue = end;

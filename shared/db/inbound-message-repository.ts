@@ -1,18 +1,23 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { InboundMessage, InboundMessageRepository } from '../domain/inbox/reply-router';
 import { isConditionFailed } from './client';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { inboundMessageKey } from './keys';
 
-const toMessage = (item: Record<string, unknown>): InboundMessage => ({
-  id: Number(item.id),
-  workspaceId: Number(item.workspaceId),
-  providerMessageId: String(item.providerMessageId),
-  senderAccountId: Number(item.senderAccountId),
-  prospectId: Number(item.prospectId),
-  text: String(item.text),
-  sentAt: String(item.sentAt),
-  createdAt: String(item.createdAt),
-});
+export const InboundMessageItem = itemSchema(
+  'InboundMessage',
+  v.object({
+    id: intAttribute,
+    workspaceId: intAttribute,
+    providerMessageId: v.string(),
+    senderAccountId: intAttribute,
+    prospectId: intAttribute,
+    text: v.string(),
+    sentAt: v.string(),
+    createdAt: v.string(),
+  }),
+);
 
 /** Prospects' replies received through the provider, one item per provider message id and workspace. */
 export class DynamoInboundMessageRepository implements InboundMessageRepository {
@@ -37,6 +42,6 @@ export class DynamoInboundMessageRepository implements InboundMessageRepository 
     }
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
     if (!Item) throw new Error('Inbound message vanished after a conditional write failed');
-    return toMessage(Item);
+    return parseItem(InboundMessageItem, Item);
   }
 }

@@ -33,6 +33,12 @@ export const apiKeyRecordKey = (userId: number, keyId: number) => ({
 export const API_KEY_RECORD_PREFIX = 'APIKEY#';
 
 /**
+ * How many active keys a user holds: the slot every key creation claims with a conditional write.
+ * Its sort key does not begin with API_KEY_RECORD_PREFIX, so listing a user's keys never sees it.
+ */
+export const apiKeyCounterKey = (userId: number) => ({ pk: `USER#${padId(userId)}`, sk: 'APIKEY_COUNTER' });
+
+/**
  * An API key's credential, addressed by its public prefix: what the authorizer reads, in one
  * GetItem, to check a presented key. Deleted when the key is rotated or revoked.
  */

@@ -1,5 +1,7 @@
-import type { Company, LeadList, Prospect, SearchType } from '../domain/leads/lead';
+import * as v from 'valibot';
+import { type Company, type LeadList, type Prospect, SEARCH_TYPES, type SearchType } from '../domain/leads/lead';
 import type { MemberProjection } from '../domain/leads/list-query';
+import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
 import {
   companiesByWorkspace,
   companyKey,
@@ -56,24 +58,43 @@ export function memberItem(searchType: SearchType, listId: number, lead: { id: n
 }
 
 const numberSet = (ids: number[]) => (ids.length > 0 ? new Set(ids) : undefined);
-const numbers = (value: unknown): number[] => (value instanceof Set ? [...value].map(Number).sort((a, b) => a - b) : []);
-const optional = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 export function leadListItem(list: LeadList) {
   return { ...leadListKey(list.workspaceId, list.id), entityType: 'LeadList', ...list };
 }
 
-export function toLeadList(item: Record<string, unknown>): LeadList {
-  return {
-    id: Number(item.id),
-    workspaceId: Number(item.workspaceId),
-    name: String(item.name),
-    searchType: item.searchType === 'COMPANY' ? 'COMPANY' : 'PEOPLE',
-    status: item.status === 'ACTIVE' ? 'ACTIVE' : 'DRAFT',
-    totalProspects: Number(item.totalProspects ?? 0),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-  };
+export const LeadListItem = itemSchema(
+  'LeadList',
+  v.object({
+    id: intAttribute,
+    workspaceId: intAttribute,
+    name: v.string(),
+    searchType: v.picklist(SEARCH_TYPES),
+    status: v.picklist(['DRAFT', 'ACTIVE']),
+    totalProspects: intAttribute,
+    createdAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
+
+export const toLeadList = (item: Record<string, unknown>): LeadList => parseItem(LeadListItem, item);
+
+/** What a page query reads of a list member (with its keys, so a malformed one can be named). */
+export const ListMemberItem = itemSchema('ListMember', v.object({ leadId: intAttribute }));
+
+/**
+ * An optional text field of a lead. Writers leave unknown fields out, but an empty string has
+ * always meant "not known" too, so it reads as absent.
+ */
+const optionalText = v.optional(v.string());
+
+const textFields = <K extends string>(names: readonly K[]) =>
+  Object.fromEntries(names.map((name) => [name, optionalText])) as Record<K, typeof optionalText>;
+
+/** Copies the non-empty text fields onto a lead. */
+function withText<T extends object>(lead: T, text: Record<string, string | undefined>): T {
+  for (const [name, value] of Object.entries(text)) if (value) Object.assign(lead, { [name]: value });
+  return lead;
 }
 
 export function prospectItem(prospect: Prospect) {
@@ -87,37 +108,47 @@ export function prospectItem(prospect: Prospect) {
   };
 }
 
-export function toProspect(item: Record<string, unknown>): Prospect {
-  const prospect: Prospect = {
-    id: Number(item.id),
-    workspaceId: Number(item.workspaceId),
-    firstName: String(item.firstName ?? ''),
-    lastName: String(item.lastName ?? ''),
-    status: String(item.status ?? 'NEW'),
-    listIds: numbers(item.listIds),
-    version: Number(item.version ?? 0),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-  };
-  for (const field of [
-    'email',
-    'phoneNumber',
-    'networkProfileUrl',
-    'jobTitle',
-    'location',
-    'headline',
-    'industry',
-    'profilePictureUrl',
-    'seniority',
-    'department',
-  ] as const) {
-    const value = optional(item[field]);
-    if (value !== undefined) prospect[field] = value;
-  }
-  if (typeof item.companyId === 'number') prospect.companyId = item.companyId;
-  if (item.customFields && typeof item.customFields === 'object') prospect.customFields = item.customFields as Record<string, unknown>;
-  return prospect;
-}
+const PROSPECT_TEXT_FIELDS = [
+  'email',
+  'phoneNumber',
+  'networkProfileUrl',
+  'jobTitle',
+  'location',
+  'headline',
+  'industry',
+  'profilePictureUrl',
+  'seniority',
+  'department',
+] as const satisfies readonly (keyof Prospect)[];
+
+export const ProspectItem = itemSchema(
+  'Prospect',
+  v.pipe(
+    v.object({
+      id: intAttribute,
+      workspaceId: intAttribute,
+      companyId: v.optional(intAttribute),
+      firstName: v.string(),
+      lastName: v.string(),
+      status: v.string(),
+      listIds: idSet,
+      version: intAttribute,
+      createdAt: v.string(),
+      updatedAt: v.string(),
+      customFields: v.optional(v.record(v.string(), v.unknown())),
+      ...textFields(PROSPECT_TEXT_FIELDS),
+    }),
+    v.transform((item): Prospect => {
+      const { id, workspaceId, companyId, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } = item;
+      const prospect = withText<Prospect>({ id, workspaceId, firstName, lastName, status, listIds, version, createdAt, updatedAt }, text);
+      if (companyId !== undefined) prospect.companyId = companyId;
+      if (customFields !== undefined) prospect.customFields = customFields;
+      return prospect;
+    }),
+  ),
+);
+
+export const toProspect = (item: Record<string, unknown>): Prospect => parseItem(ProspectItem, item);
 
 export function companyItem(company: Company) {
   return {
@@ -129,20 +160,39 @@ export function companyItem(company: Company) {
   };
 }
 
-export function toCompany(item: Record<string, unknown>): Company {
-  const company: Company = {
-    id: Number(item.id),
-    workspaceId: Number(item.workspaceId),
-    name: String(item.name ?? ''),
-    listIds: numbers(item.listIds),
-    version: Number(item.version ?? 0),
-    membersSyncedVersion: Number(item.membersSyncedVersion ?? 0),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-  };
-  for (const field of ['websiteUrl', 'networkUrl', 'logoUrl', 'industry', 'location', 'amountOfEmployees', 'revenue', 'domain'] as const) {
-    const value = optional(item[field]);
-    if (value !== undefined) company[field] = value;
-  }
-  return company;
-}
+const COMPANY_TEXT_FIELDS = [
+  'websiteUrl',
+  'networkUrl',
+  'logoUrl',
+  'industry',
+  'location',
+  'amountOfEmployees',
+  'revenue',
+  'domain',
+] as const satisfies readonly (keyof Company)[];
+
+export const CompanyItem = itemSchema(
+  'Company',
+  v.pipe(
+    v.object({
+      id: intAttribute,
+      workspaceId: intAttribute,
+      name: v.string(),
+      listIds: idSet,
+      version: intAttribute,
+      membersSyncedVersion: intAttribute,
+      createdAt: v.string(),
+      updatedAt: v.string(),
+      ...textFields(COMPANY_TEXT_FIELDS),
+    }),
+    v.transform((item): Company => {
+      const { id, workspaceId, name, listIds, version, membersSyncedVersion, createdAt, updatedAt, ...text } = item;
+      return withText({ id, workspaceId, name, listIds, version, membersSyncedVersion, createdAt, updatedAt }, text);
+    }),
+  ),
+);
+
+export const toCompany = (item: Record<string, unknown>): Company => parseItem(CompanyItem, item);
+
+/** A lead identity guard: which lead holds the identity in its workspace. */
+export const LeadIdentityItem = itemSchema('LeadIdentity', v.object({ identity: v.string(), leadId: intAttribute }));

@@ -3,7 +3,8 @@ import { conflict } from '../domain/errors';
 import type { LeadList } from '../domain/leads/lead';
 import type { LeadListRepository, MemberPage, MemberPageQuery } from '../domain/leads/ports';
 import { isConditionFailed, queryAll } from './client';
-import { SORT_INDEX, filterAttribute, leadListItem, toLeadList } from './lead-items';
+import { parseItem } from './item-schema';
+import { ListMemberItem, SORT_INDEX, filterAttribute, leadListItem, toLeadList } from './lead-items';
 import { LEAD_LIST_PREFIX, LIST_MEMBER_PREFIX, leadListKey, listMemberKey } from './keys';
 
 /** Lead lists and the queries over their members. */
@@ -49,11 +50,10 @@ export class DynamoLeadListRepository implements LeadListRepository {
    */
   async queryMembers(list: LeadList, query: MemberPageQuery): Promise<MemberPage> {
     const slot = query.sortField === 'id' ? undefined : SORT_INDEX[list.searchType][query.sortField];
-    const names: Record<string, string> = { '#pk': 'pk', '#lead': 'leadId' };
+    const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#lead': 'leadId' };
     const values: Record<string, unknown> = { ':pk': listMemberKey(list.id, 0).pk };
     let keyCondition = '#pk = :pk';
     if (!slot) {
-      names['#sk'] = 'sk';
       values[':prefix'] = LIST_MEMBER_PREFIX;
       keyCondition += ' AND begins_with(#sk, :prefix)';
     }
@@ -80,7 +80,8 @@ export class DynamoLeadListRepository implements LeadListRepository {
           ...(filtered ? { FilterExpression: clauses.join(' AND ') } : {}),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
-          ProjectionExpression: '#lead',
+          // The keys too, so that a malformed member can be named.
+          ProjectionExpression: '#pk, #sk, #lead',
           ScanIndexForward: query.direction === 'asc',
           // Members written a moment ago must be listed: LSIs, unlike GSIs, can be read consistently.
           ConsistentRead: true,
@@ -88,7 +89,7 @@ export class DynamoLeadListRepository implements LeadListRepository {
           ExclusiveStartKey,
         }),
       );
-      ids.push(...(page.Items ?? []).map((item) => Number(item.leadId)));
+      ids.push(...(page.Items ?? []).map((item) => parseItem(ListMemberItem, item).leadId));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey && (filtered || ids.length < wanted));
 

@@ -7,7 +7,8 @@ import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import type { ChangeOutcome, LeadChange, LeadRepository } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
 import { isConditionFailed, queryAll } from './client';
-import { companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
+import { parseItem } from './item-schema';
+import { LeadIdentityItem, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
 import {
   companiesByWorkspace,
   companyKey,
@@ -18,6 +19,7 @@ import {
   prospectsByCompany,
   prospectsByWorkspace,
 } from './keys';
+import { type Clock, systemClock } from '../time/clock';
 import { TABLE } from './table-schema';
 
 /** DynamoDB's limit of actions in one transaction. */
@@ -43,6 +45,8 @@ export class DynamoLeadRepository implements LeadRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Stamps a list's updatedAt when its count moves. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async getProspects(ids: number[]): Promise<Prospect[]> {
@@ -62,7 +66,12 @@ export class DynamoLeadRepository implements LeadRepository {
       identities.map((identity) => leadIdentityKey(workspaceId, kind, identity)),
       { consistent: true },
     );
-    return new Map(items.map((item) => [String(item.identity), Number(item.leadId)]));
+    return new Map(
+      items.map((item) => {
+        const guard = parseItem(LeadIdentityItem, item);
+        return [guard.identity, guard.leadId];
+      }),
+    );
   }
 
   async workspaceProspects(workspaceId: number): Promise<Prospect[]> {
@@ -205,7 +214,7 @@ export class DynamoLeadRepository implements LeadRepository {
         totals.set(listId, total);
       }
     }
-    const now = new Date().toISOString();
+    const now = this.clock.now().toISOString();
     for (const [listId, { workspaceId, delta }] of totals) {
       if (delta === 0) continue;
       const growing = delta > 0;

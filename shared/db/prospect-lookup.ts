@@ -1,6 +1,17 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { ProspectLookup, ProspectRef } from '../domain/connections/ports';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { prospectKey } from './keys';
+
+/** The attributes of a prospect item this lookup projects; no profile URL (absent or empty) is null. */
+export const ProspectRefItem = itemSchema(
+  'Prospect',
+  v.pipe(
+    v.object({ id: intAttribute, workspaceId: intAttribute, networkProfileUrl: v.optional(v.string()) }),
+    v.transform(({ id, workspaceId, networkProfileUrl }): ProspectRef => ({ id, workspaceId, networkProfileUrl: networkProfileUrl || null })),
+  ),
+);
 
 /**
  * The connection check's view of a prospect: one strongly consistent GetItem on the prospect's own
@@ -22,11 +33,6 @@ export class DynamoProspectLookup implements ProspectLookup {
         ProjectionExpression: 'id, workspaceId, networkProfileUrl',
       }),
     );
-    if (!Item) return undefined;
-    return {
-      id: Number(Item.id ?? prospectId),
-      workspaceId: Number(Item.workspaceId),
-      networkProfileUrl: typeof Item.networkProfileUrl === 'string' && Item.networkProfileUrl ? Item.networkProfileUrl : null,
-    };
+    return Item ? parseItem(ProspectRefItem, Item, prospectKey(prospectId)) : undefined;
   }
 }

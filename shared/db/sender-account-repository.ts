@@ -1,7 +1,9 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { SenderAccountRepository } from '../domain/sender-accounts/ports';
 import type { SenderAccount } from '../domain/sender-accounts/sender-account';
 import { isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
+import { intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
 import { SENDER_ACCOUNT_PREFIX, providerAccountKey, senderAccountKey } from './keys';
 
 const accountItem = (account: SenderAccount) => ({
@@ -10,18 +12,24 @@ const accountItem = (account: SenderAccount) => ({
   ...account,
 });
 
-const toAccount = (item: Record<string, unknown>): SenderAccount => ({
-  id: Number(item.id),
-  workspaceId: Number(item.workspaceId),
-  name: String(item.name),
-  type: item.type === 'EMAIL' ? 'EMAIL' : 'NETWORK',
-  status: String(item.status),
-  providerAccountId: String(item.providerAccountId),
-  providerType: String(item.providerType),
-  ownProviderUserId: typeof item.ownProviderUserId === 'string' ? item.ownProviderUserId : null,
-  createdAt: String(item.createdAt),
-  updatedAt: String(item.updatedAt),
-});
+export const SenderAccountItem = itemSchema(
+  'SenderAccount',
+  v.object({
+    id: intAttribute,
+    workspaceId: intAttribute,
+    name: v.string(),
+    type: v.picklist(['NETWORK', 'EMAIL']),
+    status: v.string(),
+    providerAccountId: v.string(),
+    providerType: v.string(),
+    ownProviderUserId: nullableString,
+    createdAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
+
+/** The provider account guard: which workspace's account the provider account is. */
+export const ProviderAccountItem = itemSchema('ProviderAccount', v.object({ workspaceId: intAttribute, accountId: intAttribute }));
 
 export class DynamoSenderAccountRepository implements SenderAccountRepository {
   constructor(
@@ -36,14 +44,14 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
       ExpressionAttributeValues: { ':pk': senderAccountKey(workspaceId, 0).pk, ':prefix': SENDER_ACCOUNT_PREFIX },
       ConsistentRead: true,
     });
-    return items.map(toAccount);
+    return items.map((item) => parseItem(SenderAccountItem, item));
   }
 
   async get(workspaceId: number, accountId: number): Promise<SenderAccount | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: senderAccountKey(workspaceId, accountId), ConsistentRead: true }),
     );
-    return Item ? toAccount(Item) : undefined;
+    return Item ? parseItem(SenderAccountItem, Item) : undefined;
   }
 
   async create(account: SenderAccount) {
@@ -68,10 +76,8 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
     } catch (error) {
       if (!isTransactionConditionFailed(error)) throw error;
       const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: guard, ConsistentRead: true }));
-      return {
-        created: false as const,
-        existing: { workspaceId: Number(Item?.workspaceId ?? 0), accountId: Number(Item?.accountId ?? 0) },
-      };
+      // No guard any more: its account was removed in between; 0 names no workspace.
+      return { created: false as const, existing: Item ? parseItem(ProviderAccountItem, Item) : { workspaceId: 0, accountId: 0 } };
     }
   }
 
@@ -99,7 +105,8 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
       new GetCommand({ TableName: this.tableName, Key: providerAccountKey(providerAccountId), ConsistentRead: true }),
     );
     if (!guard) return undefined;
-    return this.get(Number(guard.workspaceId), Number(guard.accountId));
+    const owner = parseItem(ProviderAccountItem, guard);
+    return this.get(owner.workspaceId, owner.accountId);
   }
 
   async updateStatus(account: SenderAccount, status: string, updatedAt: string): Promise<boolean> {

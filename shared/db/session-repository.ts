@@ -1,7 +1,14 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { Session } from '../domain/accounts/account';
 import type { SessionRepository } from '../domain/accounts/ports';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { sessionKey } from './keys';
+
+export const SessionItem = itemSchema(
+  'Session',
+  v.object({ id: v.string(), userId: intAttribute, workspaceId: intAttribute, createdAt: v.string(), expiresAt: v.string() }),
+);
 
 export class DynamoSessionRepository implements SessionRepository {
   constructor(
@@ -28,14 +35,7 @@ export class DynamoSessionRepository implements SessionRepository {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: sessionKey(sessionId), ConsistentRead: true }),
     );
-    if (!Item) return undefined;
-    return {
-      id: String(Item.id),
-      userId: Number(Item.userId),
-      workspaceId: Number(Item.workspaceId),
-      createdAt: String(Item.createdAt),
-      expiresAt: String(Item.expiresAt),
-    };
+    return Item ? parseItem(SessionItem, Item) : undefined;
   }
 
   async delete(sessionId: string): Promise<void> {

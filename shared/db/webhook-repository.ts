@@ -6,12 +6,14 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryStatus } from '../domain/webhooks/delivery';
 import type { DeliveryClaim, WebhookDeliveryRepository, WebhookSettingsRepository, WorkspaceMembers } from '../domain/webhooks/ports';
 import type { WebhookSettings } from '../domain/webhooks/webhook';
 import { validationError } from '../domain/errors';
 import type { SecretBox } from '../security/secret-box';
 import { isConditionFailed, queryAll } from './client';
+import { intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
 import { WEBHOOK_ATTEMPT_PREFIX, membershipByWorkspace, webhookAttemptKey, webhookDeliveryKey, webhookSettingsKey } from './keys';
 import { TABLE } from './table-schema';
 
@@ -21,6 +23,20 @@ const DELIVERY_TTL_SECONDS = 7 * 86_400;
 const ATTEMPT_TTL_SECONDS = 30 * 86_400;
 
 const ttlFrom = (iso: string, seconds: number) => Math.floor(Date.parse(iso) / 1000) + seconds;
+
+/** A settings item as stored: the secrets still sealed. No URL and no previous secret are null or absent. */
+export const WebhookSettingsItem = itemSchema(
+  'WebhookSettings',
+  v.object({
+    url: nullableString,
+    sealedSecret: v.string(),
+    secretCreatedAt: v.string(),
+    sealedPreviousSecret: nullableString,
+    previousSecretValidUntil: nullableString,
+    createdAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
 
 /** Webhook settings; the signing secrets are stored sealed (see shared/security/secret-box.ts). */
 export class DynamoWebhookSettingsRepository implements WebhookSettingsRepository {
@@ -35,15 +51,16 @@ export class DynamoWebhookSettingsRepository implements WebhookSettingsRepositor
       new GetCommand({ TableName: this.tableName, Key: webhookSettingsKey(userId), ConsistentRead: true }),
     );
     if (!Item) return undefined;
+    const item = parseItem(WebhookSettingsItem, Item);
     return {
       userId,
-      url: typeof Item.url === 'string' ? Item.url : null,
-      secret: this.box.open(String(Item.sealedSecret)),
-      secretCreatedAt: String(Item.secretCreatedAt),
-      previousSecret: typeof Item.sealedPreviousSecret === 'string' ? this.box.open(Item.sealedPreviousSecret) : null,
-      previousSecretValidUntil: typeof Item.previousSecretValidUntil === 'string' ? Item.previousSecretValidUntil : null,
-      createdAt: String(Item.createdAt),
-      updatedAt: String(Item.updatedAt),
+      url: item.url,
+      secret: this.box.open(item.sealedSecret),
+      secretCreatedAt: item.secretCreatedAt,
+      previousSecret: item.sealedPreviousSecret === null ? null : this.box.open(item.sealedPreviousSecret),
+      previousSecretValidUntil: item.previousSecretValidUntil,
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
     };
   }
 
@@ -84,19 +101,48 @@ const attemptItem = (attempt: DeliveryAttempt) => ({
   ttl: ttlFrom(attempt.at, ATTEMPT_TTL_SECONDS),
 });
 
-const toAttempt = (item: Record<string, unknown>): DeliveryAttempt => ({
-  userId: Number(item.userId),
-  eventId: String(item.eventId),
-  eventType: String(item.eventType),
-  attempt: Number(item.attempt),
-  at: String(item.at),
-  outcome: String(item.outcome) as AttemptOutcome,
-  statusCode: typeof item.statusCode === 'number' ? item.statusCode : null,
-  error: typeof item.error === 'string' ? item.error : null,
-  durationMs: Number(item.durationMs ?? 0),
-  nextAttemptAt: typeof item.nextAttemptAt === 'string' ? item.nextAttemptAt : null,
-  test: item.test === true,
-});
+// Every value of the domain's unions: the Records make the compiler ask for a value added there.
+const ATTEMPT_OUTCOMES = Object.keys({
+  delivered: 0,
+  http_error: 0,
+  timeout: 0,
+  blocked: 0,
+  network_error: 0,
+} satisfies Record<AttemptOutcome, 0>) as AttemptOutcome[];
+const DELIVERY_STATUSES = Object.keys({ PENDING: 0, DELIVERED: 0, FAILED: 0, SKIPPED: 0 } satisfies Record<DeliveryStatus, 0>) as DeliveryStatus[];
+
+export const WebhookAttemptItem = itemSchema(
+  'WebhookAttempt',
+  v.object({
+    userId: intAttribute,
+    eventId: v.string(),
+    eventType: v.string(),
+    attempt: intAttribute,
+    at: v.string(),
+    outcome: v.picklist(ATTEMPT_OUTCOMES),
+    statusCode: v.optional(v.nullable(intAttribute), null),
+    error: nullableString,
+    durationMs: v.number(),
+    nextAttemptAt: nullableString,
+    test: v.boolean(),
+  }),
+);
+
+/**
+ * A delivery record as the worker reads it after losing a claim. `attempts` may be missing: a
+ * completion that lands after the record expired writes the status alone.
+ */
+export const WebhookDeliveryItem = itemSchema(
+  'WebhookDelivery',
+  v.object({
+    status: v.picklist(DELIVERY_STATUSES),
+    attempts: v.optional(intAttribute, 0),
+    leaseUntil: v.optional(v.string()),
+  }),
+);
+
+/** What a claim returns of the record: its attempt count after the increment. */
+const ClaimedDeliveryItem = itemSchema('WebhookDelivery', v.object({ attempts: intAttribute }));
 
 /** The cursor is the last sort key of a page within the caller's own partition, base64url-encoded. */
 const CURSOR_PATTERN = /^WEBHOOK_ATTEMPT#[0-9T:.Z-]{20,30}#[A-Za-z0-9_]{1,64}#\d{2}$/;
@@ -143,15 +189,17 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return { kind: 'claimed', attempt: Number(result.Attributes?.attempts) };
+      const claimed = parseItem(ClaimedDeliveryItem, result.Attributes ?? {}, webhookDeliveryKey(input.userId, input.eventId));
+      return { kind: 'claimed', attempt: claimed.attempts };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
       const current = await this.read(input.userId, input.eventId);
-      const status = String(current?.status ?? 'PENDING') as DeliveryStatus;
+      // Gone (expired) between the claim and this read: as if still pending with a live lease.
+      const status = current?.status ?? 'PENDING';
       if (status !== 'PENDING') return { kind: 'finished', status };
       // Pending but out of attempts: a crash between the last attempt and its outcome; give up.
-      if (Number(current?.attempts ?? 0) >= input.maxAttempts) return { kind: 'finished', status: 'FAILED' };
-      return { kind: 'busy', leaseUntil: String(current?.leaseUntil ?? input.leaseUntil) };
+      if ((current?.attempts ?? 0) >= input.maxAttempts) return { kind: 'finished', status: 'FAILED' };
+      return { kind: 'busy', leaseUntil: current?.leaseUntil ?? input.leaseUntil };
     }
   }
 
@@ -159,7 +207,7 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: webhookDeliveryKey(userId, eventId), ConsistentRead: true }),
     );
-    return Item;
+    return Item ? parseItem(WebhookDeliveryItem, Item) : undefined;
   }
 
   async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }): Promise<void> {
@@ -200,11 +248,14 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
         ...(startSk ? { ExclusiveStartKey: { pk: prefixKey.pk, sk: startSk } } : {}),
       }),
     );
-    const items = (result.Items ?? []).map(toAttempt);
+    const items = (result.Items ?? []).map((item) => parseItem(WebhookAttemptItem, item));
     const last = result.LastEvaluatedKey?.sk;
     return typeof last === 'string' ? { items, next: encodeAttemptCursor(last) } : { items };
   }
 }
+
+/** What the fan-out reads of a membership. */
+export const WorkspaceMemberItem = itemSchema('Membership', v.object({ userId: intAttribute }));
 
 /** The users of a workspace, by the membership index (GSI1). */
 export class DynamoWorkspaceMembers implements WorkspaceMembers {
@@ -220,8 +271,9 @@ export class DynamoWorkspaceMembers implements WorkspaceMembers {
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
       ExpressionAttributeValues: { ':pk': membershipByWorkspace(workspaceId, 0).gsi1pk },
-      ProjectionExpression: 'userId',
+      // The keys too, so that a malformed membership can be named.
+      ProjectionExpression: 'pk, sk, userId',
     });
-    return items.map((item) => Number(item.userId));
+    return items.map((item) => parseItem(WorkspaceMemberItem, item).userId);
   }
 }

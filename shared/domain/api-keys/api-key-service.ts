@@ -1,7 +1,7 @@
 import { conflict, notFound, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type ApiKey, type ApiKeyCredential, formatKey, generateKeyMaterial } from './api-key';
-import type { ApiKeyRepository, UsageKeyRegistry } from './ports';
+import type { ApiKeyRepository, CreateOutcome, UsageKeyRegistry } from './ports';
 
 export interface ApiKeyServiceDeps {
   keys: ApiKeyRepository;
@@ -20,9 +20,14 @@ export interface IssuedKey {
 }
 
 const KEY_NOT_FOUND = 'API key not found';
+/** Reads of a key that keeps changing under a revoke (rotations in a loop) before giving up. */
+const MAX_REVOKE_ATTEMPTS = 3;
 
 /** Create, list, rotate and revoke a user's API keys. */
 export function createApiKeyService(deps: ApiKeyServiceDeps) {
+  const limitReached = () =>
+    validationError(`API key limit reached: at most ${deps.maxActiveKeysPerUser} active keys per user`);
+
   async function ownedKey(userId: number, keyId: number): Promise<ApiKey> {
     const key = await deps.keys.get(userId, keyId);
     if (!key) throw notFound(KEY_NOT_FOUND);
@@ -53,10 +58,9 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
     list: (userId: number) => deps.keys.listForUser(userId),
 
     async create(input: { userId: number; workspaceId: number; name: string }): Promise<IssuedKey> {
-      const existing = await deps.keys.listForUser(input.userId);
-      if (existing.filter((key) => key.isActive).length >= deps.maxActiveKeysPerUser) {
-        throw validationError(`API key limit reached: at most ${deps.maxActiveKeysPerUser} active keys per user`);
-      }
+      // An early answer at the limit, before a gateway key is made for nothing; the conditional
+      // write in keys.create is what holds the limit when requests race.
+      if ((await deps.keys.activeKeyCount(input.userId)) >= deps.maxActiveKeysPerUser) throw limitReached();
       const id = await deps.ids.next();
       const now = deps.clock.now().toISOString();
       const material = generateKeyMaterial();
@@ -73,11 +77,16 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
         updatedAt: now,
         usageKeyId: usageKey.id,
       };
+      let outcome: CreateOutcome;
       try {
-        await deps.keys.create(key, credentialFor(key, material.secretHash, usageKey.value));
+        outcome = await deps.keys.create(key, credentialFor(key, material.secretHash, usageKey.value), deps.maxActiveKeysPerUser);
       } catch (error) {
         await retireQuietly(usageKey.id);
         throw error;
+      }
+      if (outcome === 'limit_reached') {
+        await retireQuietly(usageKey.id);
+        throw limitReached();
       }
       return { key, fullKey: formatKey(material.prefix, material.secret) };
     },
@@ -104,10 +113,16 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
 
     /** Idempotent: revoking a revoked key succeeds and changes nothing. */
     async revoke(userId: number, keyId: number): Promise<void> {
-      const key = await ownedKey(userId, keyId);
-      if (!key.isActive) return;
-      await deps.keys.revoke(key, deps.clock.now().toISOString());
-      await retireQuietly(key.usageKeyId);
+      // A concurrent rotation changes the key between our read and our write: read it again.
+      for (let attempt = 0; attempt < MAX_REVOKE_ATTEMPTS; attempt += 1) {
+        const key = await ownedKey(userId, keyId);
+        if (!key.isActive) return;
+        if (await deps.keys.revoke(key, deps.clock.now().toISOString())) {
+          await retireQuietly(key.usageKeyId);
+          return;
+        }
+      }
+      throw conflict('API key changed while revoking, please retry');
     },
   };
 }

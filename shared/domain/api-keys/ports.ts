@@ -1,17 +1,32 @@
 import type { ApiKey, ApiKeyCredential } from './api-key';
 
+export type CreateOutcome = 'created' | 'limit_reached';
+
 export interface ApiKeyRepository {
   listForUser(userId: number): Promise<ApiKey[]>;
   get(userId: number, keyId: number): Promise<ApiKey | undefined>;
-  /** Writes record and credential together; ConflictError if the prefix is taken. */
-  create(key: ApiKey, credential: ApiKeyCredential): Promise<void>;
+  /**
+   * How many active keys the user holds, as the limit counts them (what `create` checks against).
+   * Reading it ahead of `create` only saves work at the limit; `create` is what enforces it.
+   */
+  activeKeyCount(userId: number): Promise<number>;
+  /**
+   * Writes record and credential together, claiming one of the user's `maxActiveKeys` slots in
+   * the same atomic write, so concurrent creates never go past the limit: `limit_reached` when
+   * every slot is taken (nothing written). ConflictError if the prefix is taken.
+   */
+  create(key: ApiKey, credential: ApiKeyCredential, maxActiveKeys: number): Promise<CreateOutcome>;
   /**
    * Swaps the credential under a new prefix and updates the record, atomically and only if the
    * record still has `previous.prefix` and is active (a concurrent rotate or revoke wins).
    */
   rotate(previous: ApiKey, next: ApiKey, credential: ApiKeyCredential): Promise<void>;
-  /** Deletes the credential and marks the record inactive, atomically. */
-  revoke(key: ApiKey, updatedAt: string): Promise<void>;
+  /**
+   * Deletes the credential, marks the record inactive and frees its slot, atomically and only if
+   * the record is still active with `key.prefix`; false (nothing written) when a concurrent
+   * rotate or revoke changed it first.
+   */
+  revoke(key: ApiKey, updatedAt: string): Promise<boolean>;
   getCredential(prefix: string): Promise<ApiKeyCredential | undefined>;
   /** Records a use; callers bound how often (see LAST_USED_WRITE_INTERVAL_MS). */
   recordUse(credential: ApiKeyCredential, usedAt: string): Promise<void>;

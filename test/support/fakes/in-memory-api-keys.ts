@@ -25,11 +25,17 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
   async get(userId: number, keyId: number) {
     return this.records.get(this.id(userId, keyId));
   }
-  async create(key: ApiKey, credential: ApiKeyCredential) {
+  async activeKeyCount(userId: number) {
+    return (await this.listForUser(userId)).filter((key) => key.isActive).length;
+  }
+  /** Without a limit for tests that only need a stored key. */
+  async create(key: ApiKey, credential: ApiKeyCredential, maxActiveKeys = Number.POSITIVE_INFINITY) {
     this.maybeFail();
+    if ((await this.activeKeyCount(key.userId)) >= maxActiveKeys) return 'limit_reached' as const;
     if (this.credentials.has(credential.prefix)) throw conflict('prefix taken');
     this.records.set(this.id(key.userId, key.id), { ...key });
     this.credentials.set(credential.prefix, { ...credential });
+    return 'created' as const;
   }
   async rotate(previous: ApiKey, next: ApiKey, credential: ApiKeyCredential) {
     this.maybeFail();
@@ -41,8 +47,11 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
   }
   async revoke(key: ApiKey, updatedAt: string) {
     this.maybeFail();
+    const current = this.records.get(this.id(key.userId, key.id));
+    if (!current || current.prefix !== key.prefix || !current.isActive) return false;
     this.credentials.delete(key.prefix);
     this.records.set(this.id(key.userId, key.id), { ...key, isActive: false, updatedAt });
+    return true;
   }
   async getCredential(prefix: string) {
     const credential = this.credentials.get(prefix);

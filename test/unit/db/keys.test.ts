@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import * as keys from '../../../shared/db/keys';
+import { SORT_INDEX, filterAttribute, memberItem } from '../../../shared/db/lead-items';
+import { decodeAttemptCursor, encodeAttemptCursor } from '../../../shared/db/webhook-repository';
 import {
   apiKeyCredentialKey,
   apiKeyRecordKey,
@@ -33,5 +36,155 @@ describe('key builders', () => {
     expect(apiKeyRecordKey(7, 9)).toEqual({ pk: 'USER#0000000000000007', sk: 'APIKEY#0000000000000009' });
     expect(apiKeyCredentialKey('0a1b2c3d4e5f')).toEqual({ pk: 'APIKEY_PREFIX#0a1b2c3d4e5f', sk: 'CREDENTIAL' });
     expect(idShardKey(3)).toEqual({ pk: 'IDSHARD#003', sk: 'IDSHARD' });
+  });
+});
+
+const USER = 'USER#0000000000000007';
+const WORKSPACE = 'WORKSPACE#0000000000000008';
+
+/**
+ * One exact expectation per export of keys.ts. The mapped type makes the compiler ask for an
+ * entry when an export is added; the test below does the same at run time.
+ */
+const EXACT: { [name in keyof typeof keys]: () => void } = {
+  padId: () => {
+    expect(keys.padId(0)).toBe('0000000000000000');
+    expect(keys.padId(1234567)).toBe('0000000001234567');
+  },
+  userKey: () => expect(keys.userKey(7)).toEqual({ pk: USER, sk: 'USER' }),
+  userEmailKey: () => expect(keys.userEmailKey('ada@example.com')).toEqual({ pk: 'EMAIL#ada@example.com', sk: 'EMAIL' }),
+  workspaceKey: () => expect(keys.workspaceKey(8)).toEqual({ pk: WORKSPACE, sk: 'WORKSPACE' }),
+  membershipKey: () => expect(keys.membershipKey(7, 8)).toEqual({ pk: USER, sk: 'MEMBERSHIP#0000000000000008' }),
+  MEMBERSHIP_PREFIX: () => expect(keys.MEMBERSHIP_PREFIX).toBe('MEMBERSHIP#'),
+  membershipByWorkspace: () =>
+    expect(keys.membershipByWorkspace(8, 7)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#MEMBERS', gsi1sk: USER }),
+  apiKeyRecordKey: () => expect(keys.apiKeyRecordKey(7, 9)).toEqual({ pk: USER, sk: 'APIKEY#0000000000000009' }),
+  API_KEY_RECORD_PREFIX: () => expect(keys.API_KEY_RECORD_PREFIX).toBe('APIKEY#'),
+  apiKeyCounterKey: () => {
+    expect(keys.apiKeyCounterKey(7)).toEqual({ pk: USER, sk: 'APIKEY_COUNTER' });
+    // Listing a user's keys (begins_with APIKEY#) must never return the counter.
+    expect(keys.apiKeyCounterKey(7).sk.startsWith(keys.API_KEY_RECORD_PREFIX)).toBe(false);
+  },
+  apiKeyCredentialKey: () => expect(keys.apiKeyCredentialKey('0a1b2c3d4e5f')).toEqual({ pk: 'APIKEY_PREFIX#0a1b2c3d4e5f', sk: 'CREDENTIAL' }),
+  sessionKey: () =>
+    expect(keys.sessionKey('5f0c8e8e-7d1a-4c1e-9a55-0b6f3d2c1a00')).toEqual({ pk: 'SESSION#5f0c8e8e-7d1a-4c1e-9a55-0b6f3d2c1a00', sk: 'SESSION' }),
+  idShardKey: () => {
+    expect(keys.idShardKey(0)).toEqual({ pk: 'IDSHARD#000', sk: 'IDSHARD' });
+    expect(keys.idShardKey(63)).toEqual({ pk: 'IDSHARD#063', sk: 'IDSHARD' });
+  },
+  leadListKey: () => expect(keys.leadListKey(8, 123)).toEqual({ pk: WORKSPACE, sk: 'LEADLIST#0000000000000123' }),
+  LEAD_LIST_PREFIX: () => expect(keys.LEAD_LIST_PREFIX).toBe('LEADLIST#'),
+  listMemberKey: () => expect(keys.listMemberKey(123, 45)).toEqual({ pk: 'LEADLIST#0000000000000123#MEMBERS', sk: 'LEAD#0000000000000045' }),
+  LIST_MEMBER_PREFIX: () => expect(keys.LIST_MEMBER_PREFIX).toBe('LEAD#'),
+  prospectKey: () => expect(keys.prospectKey(45)).toEqual({ pk: 'PROSPECT#0000000000000045', sk: 'PROSPECT' }),
+  prospectsByWorkspace: () =>
+    expect(keys.prospectsByWorkspace(8, 45)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#PROSPECTS', gsi1sk: 'PROSPECT#0000000000000045' }),
+  prospectsByCompany: () =>
+    expect(keys.prospectsByCompany(66, 45)).toEqual({ gsi2pk: 'COMPANY#0000000000000066#PROSPECTS', gsi2sk: 'PROSPECT#0000000000000045' }),
+  companyKey: () => expect(keys.companyKey(66)).toEqual({ pk: 'COMPANY#0000000000000066', sk: 'COMPANY' }),
+  companiesByWorkspace: () =>
+    expect(keys.companiesByWorkspace(8, 66)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#COMPANIES', gsi1sk: 'COMPANY#0000000000000066' }),
+  leadIdentityKey: () => {
+    expect(keys.leadIdentityKey(8, 'PROSPECT', 'email:ada@example.com')).toEqual({
+      pk: 'LEADIDENTITY#0000000000000008#PROSPECT#email:ada@example.com',
+      sk: 'LEADIDENTITY',
+    });
+    expect(keys.leadIdentityKey(8, 'COMPANY', 'domain:acme.test')).toEqual({
+      pk: 'LEADIDENTITY#0000000000000008#COMPANY#domain:acme.test',
+      sk: 'LEADIDENTITY',
+    });
+  },
+  searchUsageKey: () => expect(keys.searchUsageKey(8, '2026-11')).toEqual({ pk: WORKSPACE, sk: 'SEARCHUSAGE#2026-11' }),
+  senderAccountKey: () => expect(keys.senderAccountKey(8, 20)).toEqual({ pk: WORKSPACE, sk: 'SENDER_ACCOUNT#0000000000000020' }),
+  SENDER_ACCOUNT_PREFIX: () => expect(keys.SENDER_ACCOUNT_PREFIX).toBe('SENDER_ACCOUNT#'),
+  providerAccountKey: () => expect(keys.providerAccountKey('acc_9Xy')).toEqual({ pk: 'PROVIDER_ACCOUNT#acc_9Xy', sk: 'PROVIDER_ACCOUNT' }),
+  webhookSettingsKey: () => expect(keys.webhookSettingsKey(7)).toEqual({ pk: USER, sk: 'WEBHOOK' }),
+  webhookDeliveryKey: () => expect(keys.webhookDeliveryKey(7, 'evt_1')).toEqual({ pk: USER, sk: 'WEBHOOK_DELIVERY#evt_1' }),
+  webhookAttemptKey: () => {
+    expect(keys.webhookAttemptKey(7, '2026-11-21T12:00:00.000Z', 'evt_1', 2)).toEqual({
+      pk: USER,
+      sk: 'WEBHOOK_ATTEMPT#2026-11-21T12:00:00.000Z#evt_1#02',
+    });
+    expect(keys.webhookAttemptKey(7, '2026-11-21T12:00:00.000Z', 'evt_1', 12).sk).toBe('WEBHOOK_ATTEMPT#2026-11-21T12:00:00.000Z#evt_1#12');
+  },
+  WEBHOOK_ATTEMPT_PREFIX: () => expect(keys.WEBHOOK_ATTEMPT_PREFIX).toBe('WEBHOOK_ATTEMPT#'),
+  inboundMessageKey: () =>
+    expect(keys.inboundMessageKey(8, 'msg-Ab1')).toEqual({ pk: 'INBOUND_MESSAGE#0000000000000008#msg-Ab1', sk: 'INBOUND_MESSAGE' }),
+};
+
+describe('every key builder, exactly', () => {
+  it('has an expectation for each export of keys.ts, and none for a name it does not export', async () => {
+    const exported = Object.keys(await import('../../../shared/db/keys')).sort();
+    expect(exported).toEqual(Object.keys(EXACT).sort());
+  });
+
+  it.each(Object.entries(EXACT))('%s', (_name, check) => check());
+});
+
+// Key-shaped values built outside keys.ts: the list members' LSI sort keys and filter attributes
+// (persisted), and the delivery-log cursor (an encoded sort key that clients hold on to).
+describe('list member index keys and the delivery-log cursor, exactly', () => {
+  it('maps each list type’s sort fields to fixed LSIs and names filter attributes f_<key>', () => {
+    expect(SORT_INDEX).toEqual({
+      PEOPLE: {
+        first_name: { index: 'lsi1', attribute: 'lsi1sk' },
+        last_name: { index: 'lsi2', attribute: 'lsi2sk' },
+        job_title: { index: 'lsi3', attribute: 'lsi3sk' },
+        location: { index: 'lsi4', attribute: 'lsi4sk' },
+        created_at: { index: 'lsi5', attribute: 'lsi5sk' },
+      },
+      COMPANY: {
+        name: { index: 'lsi1', attribute: 'lsi1sk' },
+        industry: { index: 'lsi2', attribute: 'lsi2sk' },
+        revenue: { index: 'lsi3', attribute: 'lsi3sk' },
+        location: { index: 'lsi4', attribute: 'lsi4sk' },
+        amount_of_employees: { index: 'lsi5', attribute: 'lsi5sk' },
+      },
+    });
+    expect(filterAttribute('job_title')).toBe('f_job_title');
+  });
+
+  it('builds a member item: keys, sort value + \\u0001 + padded lead id per LSI, folded filter values', () => {
+    const projection = {
+      sort: { first_name: 'ada', last_name: 'lovelace', job_title: '\uffff', created_at: '2026-11-21T12:00:00.000Z' },
+      filter: { job_title: 'cto', location: 'london' },
+    };
+    expect(memberItem('PEOPLE', 123, { id: 45, workspaceId: 8 }, projection)).toEqual({
+      pk: 'LEADLIST#0000000000000123#MEMBERS',
+      sk: 'LEAD#0000000000000045',
+      entityType: 'ListMember',
+      workspaceId: 8,
+      listId: 123,
+      leadId: 45,
+      lsi1sk: 'ada\u00010000000000000045',
+      lsi2sk: 'lovelace\u00010000000000000045',
+      lsi3sk: '\uffff\u00010000000000000045',
+      lsi4sk: '\u00010000000000000045',
+      lsi5sk: '2026-11-21T12:00:00.000Z\u00010000000000000045',
+      f_job_title: 'cto',
+      f_location: 'london',
+    });
+    const company = { sort: { name: 'acme', industry: 'software', revenue: '0000010000000', location: 'berlin', amount_of_employees: '0000051' }, filter: {} };
+    expect(memberItem('COMPANY', 124, { id: 66, workspaceId: 8 }, company)).toEqual({
+      pk: 'LEADLIST#0000000000000124#MEMBERS',
+      sk: 'LEAD#0000000000000066',
+      entityType: 'ListMember',
+      workspaceId: 8,
+      listId: 124,
+      leadId: 66,
+      lsi1sk: 'acme\u00010000000000000066',
+      lsi2sk: 'software\u00010000000000000066',
+      lsi3sk: '0000010000000\u00010000000000000066',
+      lsi4sk: 'berlin\u00010000000000000066',
+      lsi5sk: '0000051\u00010000000000000066',
+    });
+  });
+
+  it('encodes a delivery-log cursor as the base64url of the sort key and accepts only such cursors back', () => {
+    const sk = 'WEBHOOK_ATTEMPT#2026-11-21T12:00:00.000Z#evt_1#02';
+    expect(encodeAttemptCursor(sk)).toBe('V0VCSE9PS19BVFRFTVBUIzIwMjYtMTEtMjFUMTI6MDA6MDAuMDAwWiNldnRfMSMwMg');
+    expect(decodeAttemptCursor('V0VCSE9PS19BVFRFTVBUIzIwMjYtMTEtMjFUMTI6MDA6MDAuMDAwWiNldnRfMSMwMg')).toBe(sk);
+    expect(decodeAttemptCursor(encodeAttemptCursor('WEBHOOK#x'))).toBeUndefined();
+    expect(decodeAttemptCursor('not a cursor!')).toBeUndefined();
   });
 });
