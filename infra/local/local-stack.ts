@@ -7,6 +7,7 @@ import { startFauxqs } from 'fauxqs';
 import type { AllSettings } from '../../shared/config/settings';
 import { settingDefault } from '../../shared/config/settings';
 import { makeDocClient } from '../../shared/db/client';
+import type { LogFormat } from '../../shared/logging/logger';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
 import { type Clock, systemClock } from '../../shared/time/clock';
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
@@ -56,8 +57,10 @@ export interface LocalStackOptions {
   settings?: Partial<AllSettings>;
   /** Lines of the local runtime (gateway, poller, sandbox provider). */
   log?: (line: string) => void;
-  /** The functions' log lines (readable form); discarded when unset. */
+  /** The functions' log lines; discarded when unset. */
   functionLog?: (line: string) => void;
+  /** `readable` (default) for people, `json` as in Lambda (tests read the entries). */
+  functionLogFormat?: LogFormat;
 }
 
 export interface LocalStack {
@@ -188,7 +191,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
   const functions = buildLocalFunctions(settings, {
     clock,
-    logging: { format: 'readable', sink: options.functionLog ?? (() => {}) },
+    logging: { format: options.functionLogFormat ?? 'readable', sink: options.functionLog ?? (() => {}) },
     checkResponses: options.checkResponses ?? false,
   });
   const queues: LocalStack['queues'] = {};

@@ -19,7 +19,7 @@ import {
   prospectsByCompany,
   prospectsByWorkspace,
 } from './keys';
-import { type Clock, systemClock } from '../time/clock';
+import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
 
 /** DynamoDB's limit of actions in one transaction. */
@@ -46,7 +46,7 @@ export class DynamoLeadRepository implements LeadRepository {
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     /** Stamps a list's updatedAt when its count moves. */
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   async getProspects(ids: number[]): Promise<Prospect[]> {

@@ -21,7 +21,7 @@ export function replyRouterFrom(
 ) {
   return createReplyRouter({
     accounts: new DynamoSenderAccountRepository(db, tableName),
-    leads: new DynamoLeadRepository(db, tableName),
+    leads: new DynamoLeadRepository(db, tableName, clock),
     messages: new DynamoInboundMessageRepository(db, tableName),
     publisher: createEventPublisher({
       members: new DynamoWorkspaceMembers(db, tableName),

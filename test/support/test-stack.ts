@@ -21,7 +21,7 @@ export interface CallOptions {
 }
 
 export interface TestStack extends LocalStack {
-  /** Every line the stack's functions logged (readable form), oldest first. */
+  /** Every line the stack's functions logged (JSON, as in Lambda), oldest first. */
   logs: string[];
   /** A catalog queue of this stack; throws when the catalog has no such queue. */
   queue(name: string): LocalStack['queues'][string];
@@ -46,6 +46,7 @@ export async function startTestStack(options: LocalStackOptions = {}): Promise<T
     // Every response is checked against its route's registered schemas: a mismatch is a 500.
     checkResponses: true,
     functionLog: (line) => logs.push(line),
+    functionLogFormat: 'json',
     ...options,
   });
   const queue = (name: string) => {
@@ -56,6 +57,12 @@ export async function startTestStack(options: LocalStackOptions = {}): Promise<T
   return {
     ...stack,
     logs,
+    /** Stops the stack; fails the file if any response broke its route's registered contract. */
+    async stop() {
+      await stack.stop();
+      const broken = logs.filter((line) => line.includes('Response does not match'));
+      if (broken.length > 0) throw new Error(`Responses broke their route contracts:\n${broken.join('\n')}`);
+    },
     queue,
     async drain(name, max = 20) {
       let batches = 0;

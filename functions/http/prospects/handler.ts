@@ -13,7 +13,7 @@ import { prospectHandlers } from './routes';
 /** The prospects function: directory and workspace search, saving what the directory finds. */
 export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: FunctionDeps) {
   const { db, tableName, ids } = tableAccess(config);
-  const leads = new DynamoLeadRepository(db, tableName);
+  const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const search = createProspectSearchService({
     directory: new HttpDirectoryProvider({ baseUrl: config.directoryBaseUrl, apiKey: config.directoryApiKey }),
     usage: new DynamoSearchUsageRepository(db, tableName),

@@ -71,7 +71,8 @@ export const authRoutes = {
     summary: 'Signs in (session cookie and token).',
     request: { body: LoginBody },
     responses: { 200: SignedIn },
-    errors: [403],
+    // 401: wrong email or password (one answer for both); 403: an account without a workspace.
+    errors: [401, 403],
   }),
   logOut: defineRoute('auth', {
     method: 'POST',

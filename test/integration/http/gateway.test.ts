@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../../shared/http/route-table';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 describe('local gateway behaviour', () => {
@@ -55,5 +56,68 @@ describe('local gateway behaviour', () => {
     const response = await stack.call('POST', '/api-keys/', { apiKey: key, rawBody: 'x'.repeat(6 * 1024 * 1024 + 1) });
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ error: 'Request body too large' });
+  });
+
+  it('treats headers and query parameters named like Object.prototype members as any other name', async () => {
+    const created = await stack.call<{ lead_list: { id: number } }>('POST', '/public/lead-lists/', { apiKey: key, body: { name: 'probe' } });
+    const listId = created.body.lead_list.id;
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const headers = { [name]: 'x' };
+      // An unknown header is ignored: the request succeeds as without it.
+      const listed = await stack.call<{ api_keys: unknown[] }>('GET', '/api-keys/', { apiKey: key, headers });
+      expect(listed.status, `header ${name}`).toBe(200);
+      expect(listed.body.api_keys, `header ${name}`).toHaveLength(1);
+      const viaQuery = await stack.call<{ api_keys: unknown[] }>('GET', `/api-keys/?${name}=1`, { apiKey: key });
+      expect(viaQuery.status, `query ${name}`).toBe(200);
+      expect(viaQuery.body.api_keys, `query ${name}`).toHaveLength(1);
+      // Without credentials the same names still get the usual 401, never a 500.
+      const anonymous = await stack.call('GET', `/api-keys/?${name}=1`, { headers });
+      expect(anonymous.status, `anonymous ${name}`).toBe(401);
+      // A route whose unknown query parameters are filters answers its usual 400.
+      const leads = await stack.call('GET', `/public/lead-lists/${listId}/leads/?${name}=1`, { apiKey: key, headers });
+      expect(leads.status, `leads ${name}`).toBe(400);
+      expect(leads.body, `leads ${name}`).toEqual({
+        error: `Unknown filter '${name}'. Filters of PEOPLE lists: first_name, last_name, email, phone_number, network_profile_url, job_title, location, headline, industry, company_name, company_industry, company_location, company_size, company_website_url`,
+      });
+    }
+  });
+
+  it('answers a path whose percent-encoding does not decode with 400 Malformed request path, on every route with a parameter', async () => {
+    const withParameters = ROUTES.filter((route) => route.path.includes('{'));
+    expect(withParameters).toHaveLength(10);
+    for (const route of withParameters) {
+      const path = route.path.replace('/api/v1', '').replace(/\{[^}]+\}/g, '%ZZ');
+      const response = await stack.call(route.method, path, { apiKey: key, token: user.token, ...(route.method === 'GET' ? {} : { body: {} }) });
+      expect(response.status, `${route.method} ${path}`).toBe(400);
+      expect(response.body, `${route.method} ${path}`).toEqual({ error: 'Malformed request path' });
+    }
+    const trailing = await stack.call('POST', '/api-keys/%E0%A4%A/rotate/', { apiKey: key });
+    expect(trailing.status).toBe(400);
+    expect(trailing.body).toEqual({ error: 'Malformed request path' });
+  });
+
+  it("applies each route's registered body limit: 256 KB by default, 4 MB for imports", async () => {
+    const created = await stack.call<{ lead_list: { id: number } }>('POST', '/public/lead-lists/', { apiKey: key, body: { name: 'limits' } });
+    const listId = created.body.lead_list.id;
+    const big = JSON.stringify({ name: 'x', prospect_ids: [1], padding: 'x'.repeat(3.9 * 1024 * 1024) });
+    for (const [method, path] of [
+      ['POST', '/public/lead-lists/'],
+      ['POST', `/public/lead-lists/${listId}/add-leads/`],
+      ['DELETE', `/public/lead-lists/${listId}/delete-leads/`],
+    ] as const) {
+      const response = await stack.call(method, path, { apiKey: key, rawBody: big, headers: { 'Content-Type': 'application/json' } });
+      expect(response.status, path).toBe(400);
+      expect(response.body, path).toEqual({ error: 'Request body too large: at most 262144 bytes' });
+    }
+    const lists = await stack.call<{ searches: unknown[] }>('GET', '/public/lead-lists/', { apiKey: key });
+    expect(lists.body.searches).toHaveLength(2);
+    // The import route takes the same body: past the size check, it is judged on its content.
+    const imported = await stack.call('POST', `/public/lead-lists/${listId}/import/`, { apiKey: key, rawBody: big, headers: { 'Content-Type': 'application/json' } });
+    expect(imported.status).toBe(400);
+    expect(imported.body).toEqual({ error: 'leads or csv is required' });
+    const tooBigForImport = JSON.stringify({ csv: 'x'.repeat(4 * 1024 * 1024) });
+    const refused = await stack.call('POST', `/public/lead-lists/${listId}/import/`, { apiKey: key, rawBody: tooBigForImport, headers: { 'Content-Type': 'application/json' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: 'Request body too large: at most 4194304 bytes' });
   });
 });

@@ -1,0 +1,61 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../infra/paths';
+
+/** Every TypeScript file under the given folders, relative to the repo root. */
+function sources(...folders: string[]): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.ts')) found.push(relative(REPO_ROOT, path));
+    }
+  };
+  for (const folder of folders) walk(join(REPO_ROOT, folder));
+  return found.sort();
+}
+
+/** Lines of runtime code that match, as `file:line: text`, comments left out. */
+function offending(files: string[], pattern: RegExp): string[] {
+  return files.flatMap((file) =>
+    readFileSync(join(REPO_ROOT, file), 'utf8')
+      .split('\n')
+      .flatMap((line, index) => (pattern.test(line) && !/^\s*(\/\/|\*|\/\*)/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+  );
+}
+
+/** The Lambda entries: the only code that may read the environment or build the system clock. */
+const isLambdaEntry = (file: string) => /^functions\/.+\/lambda\.ts$/.test(file);
+
+describe('project rules', () => {
+  const runtime = sources('shared', 'functions', 'infra');
+
+  it('reads the time only through the injected clock', () => {
+    const clockModule = 'shared/time/clock.ts';
+    expect(offending(runtime.filter((file) => file !== clockModule), /new Date\(\)|Date\.now\(\)/)).toEqual([]);
+  });
+
+  it('reads process.env only in the Lambda entries and the entries of the local runtime and the CDK app', () => {
+    const entries = new Set(['infra/local/start.ts', 'infra/app.ts']);
+    expect(offending(runtime.filter((file) => !isLambdaEntry(file) && !entries.has(file)), /process\.env/)).toEqual([]);
+  });
+
+  it('never writes process.env', () => {
+    expect(offending(runtime, /process\.env(\.\w+|\[[^\]]+\])\s*(\?\?|\|\||&&)?=[^=]|Object\.assign\(process\.env/)).toEqual([]);
+  });
+
+  it('keeps every Lambda entry thin: settings from the environment, the system clock, one builder call', () => {
+    const entries = runtime.filter(isLambdaEntry);
+    expect(entries).toHaveLength(11);
+    for (const entry of entries) {
+      const code = readFileSync(join(REPO_ROOT, entry), 'utf8');
+      expect(code, entry).toMatch(/export const handler = build\w+\(readSettings\([\w.]+\.settings, process\.env\), \{ clock: systemClock \}\);/);
+    }
+  });
+
+  it('serves requests from keys and indexes: no Scan in runtime code', () => {
+    expect(offending(sources('shared', 'functions'), /ScanCommand|\.scan\(/)).toEqual([]);
+  });
+});
