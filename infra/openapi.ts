@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { NAMED_ROUTES, type RegisteredRoute } from '../shared/http/route-table';
 import { ErrorBody, documentedErrors } from '../shared/http/routes/define';
 

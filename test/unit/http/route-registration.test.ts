@@ -73,7 +73,13 @@ describe('the route registration', () => {
     for (const [group, definition] of Object.entries(FUNCTION_GROUPS) as [FunctionGroup, (typeof FUNCTION_GROUPS)[FunctionGroup]][]) {
       const reached: string[] = [];
       const spies = Object.fromEntries(
-        Object.keys(definition.routes).map((name) => [name, async () => (reached.push(name), json(200, {}))]),
+        Object.keys(definition.routes).map((name) => [
+          name,
+          async () => {
+            reached.push(name);
+            return json(200, {});
+          },
+        ]),
       );
       const handler = httpHandler(definition.routes, spies as never, { logger });
       for (const [name, route] of Object.entries(definition.routes)) {
