@@ -1,4 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import * as v from 'valibot';
+import { SETTINGS, settingDefault } from '../shared/config/settings';
 
 /**
  * Deployment settings, read from CDK context (`cdk.json`, or `-c key=value` on the command line).
@@ -42,7 +44,7 @@ export interface OutreachConfig {
 export const DEFAULT_CONFIG: OutreachConfig = {
   stackName: 'OutreachService',
   stageName: 'v1',
-  rateLimitPerMinute: 50,
+  rateLimitPerMinute: settingDefault('rateLimitPerMinute'),
   sessionUsageKeyCount: 8,
   sessionRateLimitPerSecond: 10,
   sessionBurstLimit: 100,
@@ -50,8 +52,8 @@ export const DEFAULT_CONFIG: OutreachConfig = {
   tracing: true,
   providerBaseUrl: 'https://api1.unipile.com:13111',
   directoryBaseUrl: 'https://directory.invalid',
-  searchQuotaPerMonth: 1000,
-  maxLeadsPerList: 100_000,
+  searchQuotaPerMonth: settingDefault('searchQuotaPerMonth'),
+  maxLeadsPerList: settingDefault('maxLeadsPerList'),
 };
 
 /** Anything with CDK's `tryGetContext` (an App's or a Stack's `node`). */
@@ -70,6 +72,17 @@ function positiveNumber(key: string, raw: unknown, fallback: number, { integer }
     throw new Error(`Invalid CDK context ${key}: expected a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+/**
+ * A context value that is also a function setting: checked by the setting's own declaration
+ * (shared/config/settings.ts), so the stack and the functions agree on what is valid.
+ */
+function declared(key: 'rateLimitPerMinute' | 'searchQuotaPerMonth' | 'maxLeadsPerList', raw: unknown): number {
+  if (raw === undefined || raw === null || raw === '') return settingDefault(key);
+  const parsed = v.safeParse(SETTINGS[key].schema, typeof raw === 'number' ? String(raw) : raw);
+  if (!parsed.success) throw new Error(`Invalid CDK context ${key}: ${JSON.stringify(raw)} ${parsed.issues[0]?.message ?? 'is invalid'}`);
+  return parsed.output;
 }
 
 function text(key: string, raw: unknown, fallback: string, pattern: RegExp): string {
@@ -105,9 +118,7 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     // CloudFormation stack names: letters, digits and hyphens, starting with a letter.
     stackName: text('stackName', get('stackName'), DEFAULT_CONFIG.stackName, /^[A-Za-z][A-Za-z0-9-]{0,39}$/),
     stageName: text('stageName', get('stageName'), DEFAULT_CONFIG.stageName, /^[A-Za-z0-9_]{1,64}$/),
-    rateLimitPerMinute: positiveNumber('rateLimitPerMinute', get('rateLimitPerMinute'), DEFAULT_CONFIG.rateLimitPerMinute, {
-      integer: true,
-    }),
+    rateLimitPerMinute: declared('rateLimitPerMinute', get('rateLimitPerMinute')),
     sessionUsageKeyCount,
     sessionRateLimitPerSecond: positiveNumber(
       'sessionRateLimitPerSecond',
@@ -120,7 +131,7 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     tracing: flag('tracing', get('tracing'), DEFAULT_CONFIG.tracing),
     providerBaseUrl: text('providerBaseUrl', get('providerBaseUrl'), DEFAULT_CONFIG.providerBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/?$/),
     directoryBaseUrl: text('directoryBaseUrl', get('directoryBaseUrl'), DEFAULT_CONFIG.directoryBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~/-]*)?$/),
-    searchQuotaPerMonth: positiveNumber('searchQuotaPerMonth', get('searchQuotaPerMonth'), DEFAULT_CONFIG.searchQuotaPerMonth, { integer: true }),
-    maxLeadsPerList: positiveNumber('maxLeadsPerList', get('maxLeadsPerList'), DEFAULT_CONFIG.maxLeadsPerList, { integer: true }),
+    searchQuotaPerMonth: declared('searchQuotaPerMonth', get('searchQuotaPerMonth')),
+    maxLeadsPerList: declared('maxLeadsPerList', get('maxLeadsPerList')),
   };
 }
