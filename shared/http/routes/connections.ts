@@ -21,27 +21,20 @@ export const ConnectionStatusQuery = v.object({
   ),
 });
 
-const request = { path: v.object({ prospect_id: idParam('Prospect not found') }), query: ConnectionStatusQuery };
-const summary = 'Whether the prospect is a first-degree connection of a network account, asked live of the provider.';
+/** The same check under the API-key path and the session (in-app) path. */
+const connectionStatusRoute = (path: string, auth: 'apiKey' | 'session') =>
+  defineRoute('connections', {
+    method: 'GET',
+    path,
+    auth,
+    summary: 'Whether the prospect is a first-degree connection of a network account, asked live of the provider.',
+    request: { path: v.object({ prospect_id: idParam('Prospect not found') }), query: ConnectionStatusQuery },
+    responses: { 200: ConnectionStatusView },
+    errors: [403, 404, 502],
+  });
 
-/** Spec: Connection status. The same check under the API-key path and the session (in-app) path. */
+/** Spec: Connection status. */
 export const connectionRoutes = {
-  connectionStatus: defineRoute('connections', {
-    method: 'GET',
-    path: '/public/prospects/{prospect_id}/connection-status',
-    auth: 'apiKey',
-    summary,
-    request,
-    responses: { 200: ConnectionStatusView },
-    errors: [403, 404, 502],
-  }),
-  connectionStatusInApp: defineRoute('connections', {
-    method: 'GET',
-    path: '/prospects/{prospect_id}/connection-status',
-    auth: 'session',
-    summary,
-    request,
-    responses: { 200: ConnectionStatusView },
-    errors: [403, 404, 502],
-  }),
+  connectionStatus: connectionStatusRoute('/public/prospects/{prospect_id}/connection-status', 'apiKey'),
+  connectionStatusInApp: connectionStatusRoute('/prospects/{prospect_id}/connection-status', 'session'),
 };

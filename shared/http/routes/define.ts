@@ -114,3 +114,7 @@ export const Success = v.strictObject({ success: v.literal(true) });
 /** ISO 8601 timestamps as the service writes them. */
 export const Timestamp = v.pipe(v.string(), v.isoTimestamp());
 export const Id = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
+/** A count of things (totals, rows): an integer from 0. */
+export const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** Page numbers and sizes as answered: integers from 1. */
+export const PageNumber = v.pipe(v.number(), v.integer(), v.minValue(1));

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
 import { plainObject } from '../request';
-import { Id, defineRoute, idParam } from './define';
+import { Count, Id, PageNumber, defineRoute, idParam } from './define';
 import { CompanyView, LeadListView, ProspectView } from './lead-views';
 
 export const CreateLeadListBody = v.object({
@@ -43,7 +43,6 @@ export const ListLeadsQuery = v.looseObject({
 });
 
 const listPath = v.object({ id: idParam('Lead list not found') });
-const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const SkippedId = v.strictObject({
   id: v.number(),
   reason: v.picklist(['not_found', 'already_in_list', 'not_in_list', 'too_many_lists', 'list_full', 'concurrent_change']),
@@ -52,18 +51,13 @@ const membershipAnswer = (done: 'added' | 'archived' | 'removed') =>
   v.strictObject({
     success: v.literal(true),
     search_type: v.picklist(SEARCH_TYPES),
-    [done]: count,
+    [done]: Count,
     [`${done}_ids`]: v.array(Id),
     skipped: v.array(SkippedId),
-    total_prospects: count,
+    total_prospects: Count,
   });
 
-const pageEnvelope = {
-  success: v.literal(true),
-  total_count: count,
-  page: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  page_size: v.pipe(v.number(), v.integer(), v.minValue(1)),
-};
+const pageEnvelope = { success: v.literal(true), total_count: Count, page: PageNumber, page_size: PageNumber };
 
 /** Spec: Lead lists (API key). */
 export const leadListRoutes = {
@@ -125,13 +119,13 @@ export const leadListRoutes = {
       200: v.strictObject({
         success: v.literal(true),
         search_type: v.picklist(SEARCH_TYPES),
-        total_rows: count,
-        created: count,
-        updated: count,
-        skipped: count,
+        total_rows: Count,
+        created: Count,
+        updated: Count,
+        skipped: Count,
         skipped_rows: v.array(v.strictObject({ row: v.number(), reason: v.string() })),
         leads: v.array(v.strictObject({ row: v.number(), id: Id, status: v.picklist(['created', 'updated']) })),
-        total_prospects: count,
+        total_prospects: Count,
       }),
     },
     errors: [404],

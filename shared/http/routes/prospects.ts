@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
 import { SEARCH_SOURCES } from '../../domain/leads/prospect-search-service';
 import { plainObject } from '../request';
-import { defineRoute } from './define';
+import { Count, PageNumber, defineRoute } from './define';
 import { CompanyView, ProspectView } from './lead-views';
 
 const PAGE_SIZE_MESSAGE = `page_size must be an integer between 1 and ${LIMITS.maxPageSize}`;
@@ -21,13 +21,7 @@ export const SearchBody = v.object({
   filters: v.optional(plainObject(v.record(v.string(), v.unknown()), 'filters must be an object'), {}),
 });
 
-const envelope = {
-  success: v.literal(true),
-  source: v.picklist(SEARCH_SOURCES),
-  page: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  page_size: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  total_count: v.pipe(v.number(), v.integer(), v.minValue(0)),
-};
+const envelope = { success: v.literal(true), source: v.picklist(SEARCH_SOURCES), page: PageNumber, page_size: PageNumber, total_count: Count };
 
 /** Spec: POST /public/prospects/search/ (API key). */
 export const prospectRoutes = {
