@@ -7,7 +7,24 @@ const from = (context: Record<string, unknown>) => loadConfig({ tryGetContext: (
 
 describe('loadConfig', () => {
   it('uses the defaults when nothing is set', () => {
-    expect(from({})).toEqual(DEFAULT_CONFIG);
+    // The defaults documented in docs/infrastructure.md.
+    const documented = {
+      stackName: 'OutreachService',
+      stageName: 'v1',
+      rateLimitPerMinute: 50,
+      sessionUsageKeyCount: 8,
+      sessionRateLimitPerSecond: 10,
+      sessionBurstLimit: 100,
+      logRetention: RetentionDays.ONE_MONTH,
+      tracing: true,
+      providerBaseUrl: 'https://api1.unipile.com:13111',
+      directoryBaseUrl: 'https://directory.invalid',
+      searchQuotaPerMonth: 1000,
+      maxLeadsPerList: 100_000,
+    };
+    expect(from({})).toEqual(documented);
+    expect(DEFAULT_CONFIG).toEqual(documented);
+    expect(RetentionDays.ONE_MONTH).toBe(30);
   });
 
   it('reads cdk.json', () => {
@@ -30,31 +47,44 @@ describe('loadConfig', () => {
   it('parses the strings `-c key=value` gives', () => {
     expect(
       from({ rateLimitPerMinute: '120', sessionRateLimitPerSecond: '2.5', logRetentionDays: '7', tracing: 'false', stackName: 'Outreach-dev' }),
-    ).toMatchObject({
+    ).toEqual({
+      stackName: 'Outreach-dev',
+      stageName: 'v1',
       rateLimitPerMinute: 120,
+      sessionUsageKeyCount: 8,
       sessionRateLimitPerSecond: 2.5,
+      sessionBurstLimit: 100,
       logRetention: RetentionDays.ONE_WEEK,
       tracing: false,
-      stackName: 'Outreach-dev',
+      providerBaseUrl: 'https://api1.unipile.com:13111',
+      directoryBaseUrl: 'https://directory.invalid',
+      searchQuotaPerMonth: 1000,
+      maxLeadsPerList: 100_000,
     });
   });
 
   it.each([
-    [{ rateLimitPerMinute: 0 }, /rateLimitPerMinute/],
-    [{ rateLimitPerMinute: 'fifty' }, /rateLimitPerMinute/],
-    [{ rateLimitPerMinute: 1.5 }, /rateLimitPerMinute/],
-    [{ sessionUsageKeyCount: 500 }, /sessionUsageKeyCount/],
-    [{ logRetentionDays: 31 }, /logRetentionDays/],
-    [{ stackName: '1stack' }, /stackName/],
-    [{ stackName: 'x'.repeat(41) }, /stackName/],
-    [{ stageName: 'v 1' }, /stageName/],
-    [{ providerBaseUrl: 'http://api.example.com' }, /providerBaseUrl/],
-    [{ providerBaseUrl: 'https://api.example.com/path?x=1' }, /providerBaseUrl/],
-    [{ tracing: 'yes' }, /tracing/],
-    [{ directoryBaseUrl: 'http://directory.example.com' }, /directoryBaseUrl/],
-    [{ searchQuotaPerMonth: 0 }, /searchQuotaPerMonth/],
-    [{ maxLeadsPerList: 'many' }, /maxLeadsPerList/],
+    [{ rateLimitPerMinute: 0 }, 'Invalid CDK context rateLimitPerMinute: 0 must be at least 1'],
+    [{ rateLimitPerMinute: 'fifty' }, 'Invalid CDK context rateLimitPerMinute: "fifty" must be an integer'],
+    [{ rateLimitPerMinute: 1.5 }, 'Invalid CDK context rateLimitPerMinute: 1.5 must be an integer'],
+    [{ sessionUsageKeyCount: 500 }, 'Invalid CDK context sessionUsageKeyCount: 500 is more than 100'],
+    [{ logRetentionDays: 31 }, 'Invalid CDK context logRetentionDays: 31 is not a CloudWatch Logs retention period'],
+    [{ stackName: '1stack' }, 'Invalid CDK context stackName: "1stack" does not match /^[A-Za-z][A-Za-z0-9-]{0,39}$/'],
+    [{ stackName: 'x'.repeat(41) }, `Invalid CDK context stackName: "${'x'.repeat(41)}" does not match /^[A-Za-z][A-Za-z0-9-]{0,39}$/`],
+    [{ stageName: 'v 1' }, 'Invalid CDK context stageName: "v 1" does not match /^[A-Za-z0-9_]{1,64}$/'],
+    [{ providerBaseUrl: 'http://api.example.com' }, 'Invalid CDK context providerBaseUrl: "http://api.example.com" does not match /^https:\\/\\/[A-Za-z0-9.-]+(:\\d{1,5})?\\/?$/'],
+    [
+      { providerBaseUrl: 'https://api.example.com/path?x=1' },
+      'Invalid CDK context providerBaseUrl: "https://api.example.com/path?x=1" does not match /^https:\\/\\/[A-Za-z0-9.-]+(:\\d{1,5})?\\/?$/',
+    ],
+    [{ tracing: 'yes' }, 'Invalid CDK context tracing: expected true or false, got "yes"'],
+    [
+      { directoryBaseUrl: 'http://directory.example.com' },
+      'Invalid CDK context directoryBaseUrl: "http://directory.example.com" does not match /^https:\\/\\/[A-Za-z0-9.-]+(:\\d{1,5})?(\\/[A-Za-z0-9._~/-]*)?$/',
+    ],
+    [{ searchQuotaPerMonth: 0 }, 'Invalid CDK context searchQuotaPerMonth: 0 must be at least 1'],
+    [{ maxLeadsPerList: 'many' }, 'Invalid CDK context maxLeadsPerList: "many" must be an integer'],
   ])('rejects %j', (context, message) => {
-    expect(() => from(context)).toThrow(message);
+    expect(() => from(context)).toThrow(expect.objectContaining({ message }));
   });
 });

@@ -39,39 +39,85 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
 
   it('creates the webhooks queue from the catalog, with its dead-letter queue after every attempt', () => {
     const definition = QUEUES.find((queue) => queue.name === 'webhooks');
-    expect(definition).toMatchObject({ urlSetting: 'webhooksQueueUrl', maxReceiveCount: maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2 });
+    // Every one of the 8 attempts, plus 2 duplicate receives.
+    expect(maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2).toBe(10);
+    expect(definition).toEqual({
+      name: 'webhooks',
+      consumerEntry: 'functions/queues/webhook-delivery/lambda.ts',
+      urlSetting: 'webhooksQueueUrl',
+      settings: [
+        'tableName',
+        'dynamodbEndpoint',
+        'trackCapacity',
+        'runtime',
+        'awsRegion',
+        'webhookSecretKey',
+        'webhookAllowLoopback',
+        'webhookTimeoutMs',
+        'webhookRetrySchedule',
+        'sqsEndpoint',
+        'webhooksQueueUrl',
+      ],
+      batchSize: 10,
+      maxReceiveCount: 10,
+      visibilityTimeoutSeconds: 180,
+    });
     const queue = resources[logicalId(stack, webhooks().queue)];
-    expect(queue?.Properties).toMatchObject({
+    expect(queue?.Properties).toEqual({
       VisibilityTimeout: 180,
+      MessageRetentionPeriod: 4 * 86_400,
       RedrivePolicy: { maxReceiveCount: 10, deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, webhooks().deadLetterQueue), 'Arn'] } },
       SqsManagedSseEnabled: true,
     });
     // Queue retention (4 days) outlasts the retry window (about 30 h, at most 35.5 h with jitter).
     const windowSeconds = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + Math.min(43_200, delay * 1.2), 0);
-    expect(queue?.Properties.MessageRetentionPeriod).toBeGreaterThan(windowSeconds);
-    expect(resources[logicalId(stack, webhooks().deadLetterQueue)]?.Properties.MessageRetentionPeriod).toBe(14 * 86_400);
+    expect(windowSeconds).toBe(119_232); // 33.1 h, against a retention of 96 h
+    expect(queue?.Properties.MessageRetentionPeriod).toBe(345_600);
+    expect(resources[logicalId(stack, webhooks().deadLetterQueue)]?.Properties).toEqual({ MessageRetentionPeriod: 14 * 86_400, SqsManagedSseEnabled: true });
   });
 
   it('consumes it with partial batch responses and may change message visibility (the backoff)', () => {
     const consumerId = logicalId(stack, webhooks().function);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: consumerId },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, webhooks().queue), 'Arn'] },
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+    expect(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties)).toEqual([
+      {
+        FunctionName: { Ref: consumerId },
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, webhooks().queue), 'Arn'] },
+        BatchSize: 10,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      },
+    ]);
     expect(resources[consumerId]?.Properties.Timeout).toBe(30);
     const roleId = logicalId(stack, webhooks().function.role as never);
     const queueArn = `\${${logicalId(stack, webhooks().queue)}.Arn}`;
     const onQueue = policyStatements(template, roleId).filter((statement) => resourcesOf(statement).includes(queueArn));
-    expect(onQueue.flatMap(actionsOf)).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage']));
-    expect(envOf(consumerId)).toMatchObject({ RUNTIME: 'aws', WEBHOOKS_QUEUE_URL: { Ref: logicalId(stack, webhooks().queue) } });
+    expect(onQueue.flatMap(actionsOf)).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+    ]);
+    expect(envOf(consumerId)).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      RUNTIME: 'aws',
+      TABLE_NAME: { Ref: logicalId(stack, stack.table.table) },
+      WEBHOOK_SECRET_KEY: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId('WEBHOOK_SECRET_KEY') }, ':SecretString:::}}']] },
+      WEBHOOKS_QUEUE_URL: { Ref: logicalId(stack, webhooks().queue) },
+    });
     expect(flatten(envOf(consumerId).WEBHOOK_SECRET_KEY)).toBe(secretReference(secretId('WEBHOOK_SECRET_KEY')));
   });
 
   it('gives the provider settings to the functions that call the provider, from Secrets Manager', () => {
     for (const group of ['accounts', 'connections', 'providerWebhooks'] as const) {
       const env = fnEnv(group);
-      expect(env.PROVIDER_BASE_URL, group).toBe(config.providerBaseUrl);
+      expect(env.PROVIDER_BASE_URL, group).toBe('https://api1.unipile.com:13111');
       expect(flatten(env.PROVIDER_ACCESS_TOKEN), group).toBe(secretReference(secretId('PROVIDER_ACCESS_TOKEN')));
     }
     for (const group of ['accounts', 'providerWebhooks'] as const) {
@@ -80,7 +126,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     expect(flatten(fnEnv('userWebhook').WEBHOOK_SECRET_KEY)).toBe(secretReference(secretId('WEBHOOK_SECRET_KEY')));
     // The hosted-connect page notifies this API: its URL is built from the API id and the stage.
     expect(flatten(fnEnv('accounts').PUBLIC_API_URL)).toBe(
-      `https://\${${logicalId(stack, stack.api.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/${config.stageName}`,
+      `https://\${${logicalId(stack, stack.api.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/v1`,
     );
   });
 
@@ -101,8 +147,17 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     expect(holders('PROVIDER_WEBHOOK_SECRET')).toEqual(ids(['accounts', 'providerWebhooks']).sort());
     expect(holders('WEBHOOK_SECRET_KEY')).toEqual([...ids(['userWebhook']), logicalId(stack, webhooks().function)].sort());
     // The values are dynamic references, resolved at deploy time: never in the template.
+    const generated = (length: number) => ({ ExcludePunctuation: true, PasswordLength: length });
+    expect(
+      Object.fromEntries(resourcesOfType(template, 'AWS::SecretsManager::Secret').map(([id, secret]) => [id, secret.Properties.GenerateSecretString])),
+    ).toEqual({
+      [secretId('SESSION_SECRET')]: generated(64),
+      [secretId('PROVIDER_ACCESS_TOKEN')]: generated(32),
+      [secretId('PROVIDER_WEBHOOK_SECRET')]: generated(64),
+      [secretId('WEBHOOK_SECRET_KEY')]: generated(64),
+      [secretId('DIRECTORY_API_KEY')]: generated(32),
+    });
     for (const secret of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
-      expect(secret[1].Properties.GenerateSecretString, secret[0]).toBeDefined();
       expect(secret[1].Properties.SecretString, secret[0]).toBeUndefined();
     }
   });
@@ -113,7 +168,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       policyStatements(template, logicalId(stack, stack.functions[group].role as never))
         .filter((statement) => resourcesOf(statement).includes(queueArn))
         .flatMap(actionsOf);
-    expect(sends('providerWebhooks')).toContain('sqs:SendMessage');
+    expect(sends('providerWebhooks')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
     expect(fnEnv('providerWebhooks').WEBHOOKS_QUEUE_URL).toEqual({ Ref: logicalId(stack, webhooks().queue) });
     for (const group of ['accounts', 'userWebhook', 'auth', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health'] as const) {
       expect(sends(group), group).toEqual([]);
@@ -123,11 +178,38 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
 
   it('routes the provider webhooks without an authorizer or API key, and the rest with theirs', () => {
     const ours = ROUTES.filter((route) => ['accounts', 'connections', 'userWebhook', 'providerWebhooks'].includes(route.group));
-    expect(ours.length).toBe(13);
-    expect(Object.keys(FUNCTION_GROUPS)).toEqual(expect.arrayContaining(['accounts', 'connections', 'userWebhook', 'providerWebhooks']));
+    expect(ours.map((route) => `${route.method} ${route.path} ${route.auth}`)).toEqual([
+      'GET /api/v1/public/accounts apiKey',
+      'POST /api/v1/public/accounts apiKey',
+      'POST /api/v1/public/accounts/connect-link apiKey',
+      'DELETE /api/v1/public/accounts/{id} apiKey',
+      'GET /api/v1/public/prospects/{prospect_id}/connection-status apiKey',
+      'GET /api/v1/prospects/{prospect_id}/connection-status session',
+      'GET /api/v1/user/webhook apiKeyOrSession',
+      'PUT /api/v1/user/webhook apiKeyOrSession',
+      'POST /api/v1/user/webhook/test session',
+      'POST /api/v1/user/webhook/secret/rotate apiKeyOrSession',
+      'GET /api/v1/user/webhook/deliveries apiKeyOrSession',
+      'POST /api/v1/webhooks/provider none',
+      'POST /api/v1/webhooks/provider/hosted-auth none',
+    ]);
+    expect(Object.keys(FUNCTION_GROUPS).sort()).toEqual([
+      'accounts',
+      'apiKeys',
+      'auth',
+      'connections',
+      'health',
+      'leadLists',
+      'prospects',
+      'providerWebhooks',
+      'userWebhook',
+    ]);
     const methods = resourcesOfType(template, 'AWS::ApiGateway::Method');
     const inbound = methods.filter(([, method]) => flatten(method.Properties.Integration?.Uri).includes(`function:${stack.stackName}-provider-webhooks/`));
-    expect(inbound).toHaveLength(2);
+    expect(inbound.map(([, method]) => `${method.Properties.HttpMethod} ${resources[method.Properties.ResourceId.Ref]?.Properties.PathPart}`)).toEqual([
+      'POST provider',
+      'POST hosted-auth',
+    ]);
     for (const [, method] of inbound) expect(method.Properties).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
     const connections = methods.filter(([, method]) => flatten(method.Properties.Integration?.Uri).includes(`function:${stack.stackName}-connections/`));
     expect(connections.map(([, method]) => method.Properties.ApiKeyRequired).sort()).toEqual([false, true]);

@@ -25,8 +25,22 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
 
   it('gives both functions the table, their limits and timeouts that fit the gateway’s 29 s', () => {
     const tableRef = { Ref: logicalId(stack, stack.table.table) };
-    expect(envOf('leadLists')).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', MAX_LEADS_PER_LIST: '100000' });
-    expect(envOf('prospects')).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', MAX_LEADS_PER_LIST: '100000' });
+    // Exactly their declared settings: neither publishes to a queue, so neither gets a queue URL.
+    expect(envOf('leadLists')).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: tableRef,
+      RUNTIME: 'aws',
+      MAX_LEADS_PER_LIST: '100000',
+    });
+    expect(envOf('prospects')).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: tableRef,
+      RUNTIME: 'aws',
+      DIRECTORY_BASE_URL: 'https://directory.example.com/api',
+      DIRECTORY_API_KEY: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: expect.stringMatching(/^DirectoryApiKey[0-9A-F]{8}$/) }, ':SecretString:::}}']] },
+      SEARCH_QUOTA_PER_MONTH: '250',
+      MAX_LEADS_PER_LIST: '100000',
+    });
     expect(fnOf('leadLists')?.Properties.Timeout).toBe(28);
     expect(fnOf('prospects')?.Properties.Timeout).toBe(20);
   });
@@ -39,7 +53,10 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
       resourcesOfType(template, 'AWS::SecretsManager::Secret').find(([, secret]) =>
         String(secret.Properties.Description).includes('DIRECTORY_API_KEY'),
       ) ?? [];
-    expect(secretId).toBeDefined();
+    expect(resources[secretId as string]?.Properties).toEqual({
+      Description: 'API key of the B2B directory behind prospect search (DIRECTORY_API_KEY); replace the placeholder, then deploy',
+      GenerateSecretString: { ExcludePunctuation: true, PasswordLength: 32 },
+    });
     expect(flatten(env.DIRECTORY_API_KEY)).toBe(`{{resolve:secretsmanager:\${${secretId}}:SecretString:::}}`);
     for (const name of ['DIRECTORY_BASE_URL', 'DIRECTORY_API_KEY', 'SEARCH_QUOTA_PER_MONTH']) {
       expect(envOf('leadLists')[name], name).toBeUndefined();
@@ -52,10 +69,21 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
       const role = logicalId(stack, stack.functions[group].role as never);
       const statements = policyStatements(template, role).filter((statement) => resourcesOf(statement).includes(tableArn));
       const actions = statements.flatMap((statement) => [statement.Action].flat());
-      expect(actions, group).toEqual(
-        expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']),
-      );
-      expect(statements.flatMap(resourcesOf), group).toContain(`${tableArn}/index/*`);
+      expect(actions, group).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:DescribeTable',
+        'dynamodb:GetItem',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:Scan',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(statements.flatMap(resourcesOf), group).toEqual([tableArn, `${tableArn}/index/*`]);
     }
   });
 
@@ -65,7 +93,7 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
     expect(indexes.map((index) => [index.IndexName, index.KeySchema[1]?.AttributeName])).toEqual(
       LOCAL_INDEXES.map((index) => [index.name, index.sortKey]),
     );
-    expect(LOCAL_INDEXES).toHaveLength(5);
+    expect(LOCAL_INDEXES).toEqual([1, 2, 3, 4, 5].map((n) => ({ name: `lsi${n}`, sortKey: `lsi${n}sk` })));
   });
 
   it('serves every lead-list and search route with an API key only, through its own function', () => {
@@ -83,8 +111,17 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
     const methods = resourcesOfType(template, 'AWS::ApiGateway::Method').map(([, method]) => method.Properties);
     const integrationsOf = (group: 'leadLists' | 'prospects') =>
       methods.filter((method) => JSON.stringify(method.Integration ?? {}).includes(`${stack.stackName}-${group === 'leadLists' ? 'lead-lists' : 'prospects'}`));
-    expect(integrationsOf('leadLists')).toHaveLength(6);
-    expect(integrationsOf('prospects')).toHaveLength(1);
+    const served = (group: 'leadLists' | 'prospects') =>
+      integrationsOf(group).map((method) => `${method.HttpMethod} ${method.AuthorizationType} apiKeyRequired=${method.ApiKeyRequired}`).sort();
+    expect(served('leadLists')).toEqual([
+      'DELETE CUSTOM apiKeyRequired=true',
+      'GET CUSTOM apiKeyRequired=true',
+      'GET CUSTOM apiKeyRequired=true',
+      'POST CUSTOM apiKeyRequired=true',
+      'POST CUSTOM apiKeyRequired=true',
+      'POST CUSTOM apiKeyRequired=true',
+    ]);
+    expect(served('prospects')).toEqual(['POST CUSTOM apiKeyRequired=true']);
     expect(integrationsOf('leadLists').map((method) => method.HttpMethod).sort()).toEqual(['DELETE', 'GET', 'GET', 'POST', 'POST', 'POST']);
   });
 });

@@ -106,7 +106,20 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
   const envOf = (id: string): Record<string, unknown> => template.toJSON().Resources[id].Properties.Environment.Variables;
 
   it('reads the settings the brief asks for from cdk.json', () => {
-    expect(config).toMatchObject({ rateLimitPerMinute: 50, sessionUsageKeyCount: 8, stageName: 'v1' });
+    expect(config).toEqual({
+      stackName: 'OutreachService',
+      stageName: 'v1',
+      rateLimitPerMinute: 50,
+      sessionUsageKeyCount: 8,
+      sessionRateLimitPerSecond: 10,
+      sessionBurstLimit: 100,
+      logRetention: 30,
+      tracing: true,
+      providerBaseUrl: 'https://api1.unipile.com:13111',
+      directoryBaseUrl: 'https://directory.invalid',
+      searchQuotaPerMonth: 1000,
+      maxLeadsPerList: 100_000,
+    });
   });
 
   describe('API', () => {
@@ -121,7 +134,9 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
 
     it('turns {id} segments into path-parameter resources', () => {
       const paths = [...resourcePaths(template).values()];
-      for (const route of ROUTES) expect(paths).toContain(route.path);
+      // Exactly the routes' paths and their parents, each once.
+      const prefixes = ROUTES.flatMap((route) => route.path.split('/').slice(1).map((_, i, parts) => `/${parts.slice(0, i + 1).join('/')}`));
+      expect([...paths].sort()).toEqual([...new Set(prefixes)].sort());
       const idPrefixes = ROUTES.flatMap((route) =>
         route.path.split('/').flatMap((segment, i, segments) => (segment === '{id}' ? [segments.slice(0, i + 1).join('/')] : [])),
       );
@@ -181,7 +196,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       const values = keys.map(([, key]) => key.Properties?.Value as string);
       expect(values).toEqual(sessionUsageKeyValues(config.stackName, 8));
       expect(new Set(values).size).toBe(8);
-      for (const value of values) expect(value).toMatch(/^[A-Za-z0-9]{40}$/);
+      for (const value of values) expect(value).toMatch(/^[0-9a-f]{40}$/);
       for (const [, key] of keys) expect(key.Properties?.Enabled).toBe(true);
 
       const planKeys = resourcesOfType(template, 'AWS::ApiGateway::UsagePlanKey');
@@ -195,8 +210,17 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
     });
 
     it('seeds the session keys with the stack name', () => {
-      expect(sessionUsageKeyValues('A', 3)).toEqual(sessionUsageKeyValues('A', 3));
-      expect(sessionUsageKeyValues('A', 3)).not.toEqual(sessionUsageKeyValues('B', 3));
+      // The first 40 hex digits of SHA-256("<stack name>:session-usage-key:<index>").
+      expect(sessionUsageKeyValues('A', 3)).toEqual([
+        'e9b06cbcbf3a7cad6fe63cbc4b9bb61eb2218579',
+        '1bebe006428ab3168c97bcb44c0718239d69f6b4',
+        '6f5dfa37ef64f54f8703f937611fad37b67f2fac',
+      ]);
+      expect(sessionUsageKeyValues('B', 3)).toEqual([
+        'dca902c9cf4ad2817043df94f2c3e91ea198586f',
+        'b9bdf19f1fb40475fb94470efbf6a3dca8ecaf6c',
+        '33ab3c0d219d5d71df6c55a8b362e8e6c13f501d',
+      ]);
     });
   });
 
@@ -271,7 +295,16 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
           Projection: { ProjectionType: 'ALL' },
         })),
       );
-      expect(properties.LocalSecondaryIndexes ?? []).toHaveLength(LOCAL_INDEXES.length);
+      expect(properties.LocalSecondaryIndexes).toEqual(
+        LOCAL_INDEXES.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      );
       const attributes = [
         TABLE.partitionKey,
         TABLE.sortKey,
@@ -325,14 +358,27 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       const secretReference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', secret, ':SecretString:::}}']] };
 
       expect(envOf(fnId('health'))).toEqual({ NODE_OPTIONS: '--enable-source-maps' });
-      expect(envOf(fnId('auth'))).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws', SESSION_SECRET: secretReference });
-      // Each function gets the settings it declares and no other: api-keys never sees sessions.
-      expect(envOf(fnId('apiKeys'))).toMatchObject({ TABLE_NAME: tableRef, RUNTIME: 'aws' });
-      expect(envOf(fnId('apiKeys')).SESSION_SECRET).toBeUndefined();
-      expect(envOf(logicalId(stack, stack.authorizer))).toMatchObject({
+      const usagePlanRef = { Ref: logicalId(stack, stack.api.usagePlan) };
+      // Each function gets exactly the settings it declares: api-keys never sees sessions, and
+      // neither needs the webhooks queue.
+      expect(envOf(fnId('auth'))).toEqual({
+        NODE_OPTIONS: '--enable-source-maps',
         TABLE_NAME: tableRef,
         RUNTIME: 'aws',
         SESSION_SECRET: secretReference,
+      });
+      expect(envOf(fnId('apiKeys'))).toEqual({
+        NODE_OPTIONS: '--enable-source-maps',
+        TABLE_NAME: tableRef,
+        RUNTIME: 'aws',
+        USAGE_PLAN_ID: usagePlanRef,
+      });
+      expect(envOf(logicalId(stack, stack.authorizer))).toEqual({
+        NODE_OPTIONS: '--enable-source-maps',
+        TABLE_NAME: tableRef,
+        RUNTIME: 'aws',
+        SESSION_SECRET: secretReference,
+        SESSION_USAGE_KEYS: sessionUsageKeyValues('OutreachService', 8).join(','),
       });
       expect(envOf(fnId('apiKeys')).USAGE_PLAN_ID).toEqual({ Ref: logicalId(stack, stack.api.usagePlan) });
       template.hasResourceProperties('AWS::SecretsManager::Secret', {
@@ -347,7 +393,20 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
           .filter((action) => action.startsWith('dynamodb:'));
       expect(dynamoActions(roleId(stack.functions.health))).toEqual([]);
       for (const fn of [stack.functions.auth, stack.functions.apiKeys, stack.authorizer]) {
-        expect(dynamoActions(roleId(fn))).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+        expect(dynamoActions(roleId(fn))).toEqual([
+          'dynamodb:BatchGetItem',
+          'dynamodb:BatchWriteItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:DescribeTable',
+          'dynamodb:GetItem',
+          'dynamodb:GetRecords',
+          'dynamodb:GetShardIterator',
+          'dynamodb:PutItem',
+          'dynamodb:Query',
+          'dynamodb:Scan',
+          'dynamodb:UpdateItem',
+        ]);
       }
     });
 
@@ -369,10 +428,13 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
 
   it('outputs the API URL, table name and usage plan id', () => {
     const outputs = template.toJSON().Outputs;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'UsagePlanId']));
+    // CDK's own endpoint output of the RestApi, and ours.
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', expect.stringMatching(/^PublicApiEndpoint[0-9A-F]{8}$/), 'SessionsUsagePlanId', 'TableName', 'UsagePlanId']);
     expect(outputs.TableName.Value).toEqual({ Ref: logicalId(stack, stack.table.table) });
     expect(outputs.UsagePlanId.Value).toEqual({ Ref: logicalId(stack, stack.api.usagePlan) });
-    expect(flatten(outputs.ApiUrl.Value)).toContain('.execute-api.');
+    expect(flatten(outputs.ApiUrl.Value)).toBe(
+      `https://\${${logicalId(stack, stack.api.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/\${${logicalId(stack, stack.api.api.deploymentStage)}}/`,
+    );
   });
 });
 
@@ -427,7 +489,11 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
     // Both are the one authorizer function.
     const uris = resourcesOfType(template, 'AWS::ApiGateway::Authorizer').map(([, authorizer]) => flatten(authorizer.Properties?.AuthorizerUri));
     expect(new Set(uris).size).toBe(1);
-    expect(uris[0]).toContain(`\${${logicalId(stack, stack.authorizer)}.Arn}`);
+    const functionArn = { 'Fn::GetAtt': [logicalId(stack, stack.authorizer), 'Arn'] };
+    const arnPart = (index: number) => ({ 'Fn::Select': [index, { 'Fn::Split': [':', functionArn] }] });
+    expect(resourcesOfType(template, 'AWS::ApiGateway::Authorizer').map(([, authorizer]) => authorizer.Properties?.AuthorizerUri)).toEqual(
+      Array(2).fill({ 'Fn::Join': ['', ['arn:', arnPart(1), ':apigateway:', arnPart(3), ':lambda:path/2015-03-31/functions/', functionArn, '/invocations']] }),
+    );
   });
 
   it('creates the catalog queue with its consumer, and lets exactly the functions that declare its URL setting send to it', () => {
@@ -554,6 +620,6 @@ describe('ScheduledJob (throwaway stack)', () => {
     const invoke = resourcesOfType(template, 'AWS::IAM::Policy')
       .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement)
       .filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
-    expect(invoke.flatMap(resourcesOf)).toContain(`\${${logicalId(stack, job.function)}.Arn}`);
+    expect(invoke.flatMap(resourcesOf)).toEqual([`\${${logicalId(stack, job.function)}.Arn}`, `\${${logicalId(stack, job.function)}.Arn}:*`]);
   });
 });

@@ -1,4 +1,4 @@
-import type { SendOutcome } from './ports';
+import type { SendOutcome } from './send-outcome';
 
 /**
  * Delivery rules for user webhooks (see docs/integrations.md, "Retries").

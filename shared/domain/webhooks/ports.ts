@@ -1,6 +1,10 @@
 import type { DeliveryAttempt, DeliveryStatus } from './delivery';
 import type { DeliveryMessage } from './events';
+import type { SendOutcome } from './send-outcome';
 import type { WebhookSettings, WebhookType } from './webhook';
+
+/** Part of the WebhookSender port, so its adapters find it here too. */
+export type { SendOutcome };
 
 export interface WebhookSettingsRepository {
   get(userId: number): Promise<WebhookSettings | undefined>;
@@ -31,13 +35,6 @@ export interface WebhookDeliveryRepository {
   /** The user's log, newest first. `after` is the cursor of the previous page. */
   listAttempts(userId: number, page: { limit: number; after?: string | undefined }): Promise<{ items: DeliveryAttempt[]; next?: string }>;
 }
-
-export type SendOutcome =
-  | { kind: 'response'; status: number; reason: string }
-  | { kind: 'timeout' }
-  /** The destination is not a public address (SSRF guard); nothing was sent. */
-  | { kind: 'blocked'; reason: string }
-  | { kind: 'network'; reason: string };
 
 /** Posts to a user's URL: bounded in time, no redirects, public addresses only. */
 export interface WebhookSender {

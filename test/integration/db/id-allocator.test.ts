@@ -19,8 +19,23 @@ describe('DynamoIdAllocator against DynamoDB Local', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) {
       expect(Number.isSafeInteger(id)).toBe(true);
-      expect(id).toBeGreaterThanOrEqual(ID_SHARDS);
     }
+    // id = counter value * 64 + shard; counter value 0 is never handed out.
+    expect(ID_SHARDS).toBe(64);
+    const valuesOf = (shard: number) =>
+      ids
+        .filter((id) => id % 64 === shard)
+        .map((id) => (id - shard) / 64)
+        .sort((a, b) => a - b);
+    const oneToForty = Array.from({ length: 40 }, (_, i) => i + 1);
+    expect(valuesOf(17)).toEqual(oneToForty);
+    expect(valuesOf(63)).toEqual(oneToForty);
+    // The shared shard: 12 blocks of 7 reserved (values 1..83) between two allocators that use 40 each;
+    // which 3 values stay unused depends on how the two interleave.
+    const shared = valuesOf(3);
+    expect(shared).toHaveLength(80);
+    expect(shared[0]).toBeGreaterThanOrEqual(1);
+    expect(shared[79]).toBeLessThanOrEqual(83);
   });
 
   it('gives increasing ids within one process', async () => {
@@ -28,6 +43,6 @@ describe('DynamoIdAllocator against DynamoDB Local', () => {
     const ids: number[] = [];
     for (let i = 0; i < 10; i += 1) ids.push(await allocator.next());
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
-    expect(ids.every((id) => id % ID_SHARDS === 5)).toBe(true);
+    expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((value) => value * 64 + 5));
   });
 });

@@ -1,9 +1,20 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerAccountKey } from '../../../shared/db/keys';
+import { ISO_TIMESTAMP, aTimestamp, anId } from '../../support/formats';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
-type AccountView = { id: number; name: string; type: string; status: string; is_active: boolean; provider_account_id: string };
+type AccountView = {
+  id: number;
+  name: string;
+  type: string;
+  status: string;
+  is_active: boolean;
+  provider_account_id: string;
+  provider_type: string;
+  created_at: string;
+  updated_at: string;
+};
 
 describe('sender accounts and the inbound provider webhook', () => {
   let stack: TestStack;
@@ -32,27 +43,37 @@ describe('sender accounts and the inbound provider webhook', () => {
     expect(network.body).toEqual({
       success: true,
       account: {
-        id: expect.any(Number),
+        id: anId(),
         name: 'Sandbox network account',
         type: 'NETWORK',
         status: 'OK',
         is_active: true,
         provider_account_id: 'sbx-network-dev',
         provider_type: 'LINKEDIN',
-        created_at: expect.any(String),
-        updated_at: expect.any(String),
+        created_at: aTimestamp(),
+        updated_at: network.body.account.created_at,
       },
     });
     const mailbox = await register(aliceKey, { provider_account_id: 'sbx-mailbox-dev', name: '  Sales inbox ' });
-    expect(mailbox.body.account).toMatchObject({ type: 'EMAIL', name: 'Sales inbox', provider_type: 'MAIL', is_active: true });
+    expect(mailbox.body.account).toEqual({
+      id: anId(),
+      name: 'Sales inbox',
+      type: 'EMAIL',
+      status: 'OK',
+      is_active: true,
+      provider_account_id: 'sbx-mailbox-dev',
+      provider_type: 'MAIL',
+      created_at: aTimestamp(),
+      updated_at: mailbox.body.account.created_at,
+    });
     const listed = await list(aliceKey);
-    expect(listed.accounts.map((account) => account.provider_account_id)).toEqual(['sbx-network-dev', 'sbx-mailbox-dev']);
+    expect(listed.accounts).toEqual([network.body.account, mailbox.body.account]);
 
     // Registering again is harmless: the same account comes back with 200.
     const again = await register(aliceKey, { provider_account_id: 'sbx-network-dev' });
     expect(again.status).toBe(200);
-    expect(again.body.account.id).toBe(network.body.account.id);
-    expect((await list(aliceKey)).accounts).toHaveLength(2);
+    expect(again.body).toEqual(network.body);
+    expect((await list(aliceKey)).accounts).toEqual([network.body.account, mailbox.body.account]);
   });
 
   it('keeps accounts to their workspace: another workspace can neither take, see nor delete them', async () => {
@@ -64,7 +85,7 @@ describe('sender accounts and the inbound provider webhook', () => {
     const deleted = await stack.call('DELETE', `/public/accounts/${alicesAccount?.id}/`, { apiKey: bobKey });
     expect(deleted.status).toBe(404);
     expect(deleted.body).toEqual({ error: 'Account not found' });
-    expect((await list(aliceKey)).accounts).toHaveLength(2);
+    expect((await list(aliceKey)).accounts.map((account) => account.provider_account_id)).toEqual(['sbx-network-dev', 'sbx-mailbox-dev']);
   });
 
   it('refuses unknown, unsupported and malformed provider accounts with a clear 400', async () => {
@@ -113,14 +134,25 @@ describe('sender accounts and the inbound provider webhook', () => {
     const posted = await stack.provider.control.setAccountStatus(account.id, 'CREDENTIALS');
     expect(posted.deliveries).toEqual([{ url: `${stack.baseUrl}/api/v1/webhooks/provider`, status: 200 }]);
     const mine = () => list(aliceKey).then((body) => body.accounts.find((a) => a.provider_account_id === account.id));
-    expect(await mine()).toMatchObject({ status: 'CREDENTIALS', is_active: false });
+    const view = (status: string, isActive: boolean) => ({
+      id: anId(),
+      name: account.name,
+      type: 'NETWORK',
+      status,
+      is_active: isActive,
+      provider_account_id: account.id,
+      provider_type: 'LINKEDIN',
+      created_at: aTimestamp(),
+      updated_at: aTimestamp(),
+    });
+    expect(await mine()).toEqual(view('CREDENTIALS', false));
     for (const status of ['RECONNECTED', 'SYNC_SUCCESS', 'CREATION_SUCCESS', 'OK']) {
       await stack.provider.control.setAccountStatus(account.id, status);
-      expect(await mine(), status).toMatchObject({ status, is_active: true });
+      expect(await mine(), status).toEqual(view(status, true));
     }
     for (const status of ['ERROR', 'STOPPED', 'CONNECTING']) {
       await stack.provider.control.setAccountStatus(account.id, status);
-      expect(await mine(), status).toMatchObject({ status, is_active: false });
+      expect(await mine(), status).toEqual(view(status, false));
     }
   });
 
@@ -151,7 +183,8 @@ describe('sender accounts and the inbound provider webhook', () => {
       body: { type: 'EMAIL', success_redirect_url: 'https://app.example.com/connected' },
     });
     expect(link.status).toBe(201);
-    expect(link.body.url).toMatch(new RegExp(`^${stack.provider.url}/hosted/hl_`));
+    expect(link.body.url).toMatch(new RegExp(`^${stack.provider.url}/hosted/hl_[0-9a-f]{16}$`));
+    expect(link.body.expires_at).toMatch(ISO_TIMESTAMP);
     const minutes = (Date.parse(link.body.expires_at) - Date.now()) / 60_000;
     expect(minutes).toBeGreaterThan(55);
     expect(minutes).toBeLessThanOrEqual(60);
@@ -162,7 +195,17 @@ describe('sender accounts and the inbound provider webhook', () => {
     const accounts = (await list(bobKey)).accounts;
     // Registered by the notification, then updated by the account-status webhook that follows it.
     expect(accounts).toEqual([
-      expect.objectContaining({ provider_account_id: completed.account.id, type: 'EMAIL', status: 'CREATION_SUCCESS', is_active: true }),
+      {
+        id: anId(),
+        name: completed.account.name,
+        type: 'EMAIL',
+        status: 'CREATION_SUCCESS',
+        is_active: true,
+        provider_account_id: completed.account.id,
+        provider_type: 'MAIL',
+        created_at: aTimestamp(),
+        updated_at: aTimestamp(),
+      },
     ]);
 
     const bad = await stack.call('POST', '/public/accounts/connect-link/', { apiKey: bobKey, body: { type: 'FAX' } });

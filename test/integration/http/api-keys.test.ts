@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyCredentialKey, apiKeyRecordKey } from '../../../shared/db/keys';
+import { aTimestamp, anId } from '../../support/formats';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 const MISSING_KEY = { error: 'Missing API key', message: 'Provide X-API-Key header or a session token' };
@@ -23,16 +24,25 @@ describe('API keys over HTTP', () => {
     expect(Object.keys(created.body).sort()).toEqual(
       ['created_at', 'id', 'is_active', 'key', 'last_used', 'name', 'prefix', 'updated_at'].sort(),
     );
-    expect(created.body).toMatchObject({ name: 'Server key', is_active: true, last_used: null });
+    expect(created.body).toEqual({
+      id: anId(),
+      name: 'Server key',
+      prefix: expect.stringMatching(/^[0-9a-f]{12}$/),
+      key: expect.stringMatching(new RegExp(`^${created.body.prefix}\\.[A-Za-z0-9_-]{43}$`)),
+      is_active: true,
+      last_used: null,
+      created_at: aTimestamp(),
+      updated_at: created.body.created_at,
+    });
     const key = String(created.body.key);
     expect(key.startsWith(`${created.body.prefix}.`)).toBe(true);
-    expect(key.split('.')[1]).toHaveLength(43);
+    expect(key.split('.')[1]).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(created.body.created_at).toBe(created.body.updated_at);
 
     const listed = await stack.call<{ api_keys: Record<string, unknown>[] }>('GET', '/api-keys/', { token: alice.token });
     expect(listed.status).toBe(200);
     const item = listed.body.api_keys.find((k) => k.id === created.body.id);
-    expect(item).toBeDefined();
+    expect(item).toEqual({ ...created.body, key: undefined });
     expect(Object.keys(item ?? {}).sort()).toEqual(['created_at', 'id', 'is_active', 'last_used', 'name', 'prefix', 'updated_at'].sort());
     expect(listed.text).not.toContain(key.split('.')[1]);
   });
@@ -55,10 +65,11 @@ describe('API keys over HTTP', () => {
       const response = await stack.call('GET', '/api-keys/', { headers: { [name]: key } });
       expect(response.status).toBe(200);
     }
-    const listed = await stack.call<{ api_keys: { id: number; last_used: string | null }[] }>('GET', '/api-keys/', { token: alice.token });
+    const listed = await stack.call<{ api_keys: { id: number; last_used: string | null; created_at: string }[] }>('GET', '/api-keys/', { token: alice.token });
     const used = listed.body.api_keys.find((k) => k.id === id);
-    expect(used?.last_used).not.toBeNull();
-    expect(Date.parse(used?.last_used ?? '')).toBeGreaterThan(Date.now() - 60_000);
+    expect(used?.last_used).toEqual(aTimestamp());
+    // Written by the first use, which came after the key was created.
+    expect(Date.parse(used?.last_used ?? '')).toBeGreaterThanOrEqual(Date.parse(used?.created_at ?? ''));
   });
 
   it('lets an API key manage its own user’s keys', async () => {
@@ -66,7 +77,7 @@ describe('API keys over HTTP', () => {
     const created = await stack.call('POST', '/api-keys/', { apiKey: key, body: { name: 'made by a key' } });
     expect(created.status).toBe(201);
     const listed = await stack.call<{ api_keys: { name: string }[] }>('GET', '/api-keys/', { apiKey: key });
-    expect(listed.body.api_keys.map((k) => k.name)).toContain('made by a key');
+    expect(listed.body.api_keys).toContainEqual({ ...created.body, key: undefined });
   });
 
   it('rotates: new prefix and secret, updated_at changes, the old key fails at once and the new one works', async () => {
@@ -76,8 +87,16 @@ describe('API keys over HTTP', () => {
 
     const rotated = await stack.call('POST', `/api-keys/${original.body.id}/rotate/`, { token: alice.token });
     expect(rotated.status).toBe(200);
-    expect(rotated.body.id).toBe(original.body.id);
-    expect(rotated.body.name).toBe('to rotate');
+    expect(rotated.body).toEqual({
+      id: original.body.id,
+      name: 'to rotate',
+      prefix: expect.stringMatching(/^[0-9a-f]{12}$/),
+      key: expect.stringMatching(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/),
+      is_active: true,
+      last_used: aTimestamp(),
+      created_at: original.body.created_at,
+      updated_at: aTimestamp(),
+    });
     expect(rotated.body.prefix).not.toBe(original.body.prefix);
     expect(rotated.body.key).not.toBe(oldKey);
     expect(String(rotated.body.key).startsWith(`${rotated.body.prefix}.`)).toBe(true);
@@ -99,7 +118,15 @@ describe('API keys over HTTP', () => {
     expect(after.status).toBe(401);
     expect(after.body).toEqual(MISSING_KEY);
     const listed = await stack.call<{ api_keys: { id: number; is_active: boolean }[] }>('GET', '/api-keys/', { token: alice.token });
-    expect(listed.body.api_keys.find((k) => k.id === id)?.is_active).toBe(false);
+    expect(listed.body.api_keys.find((k) => k.id === id)).toEqual({
+      id,
+      name: 'to revoke',
+      prefix: key.split('.')[0],
+      is_active: false,
+      last_used: null,
+      created_at: aTimestamp(),
+      updated_at: aTimestamp(),
+    });
     expect((await stack.call('POST', `/api-keys/${id}/revoke/`, { token: alice.token })).body).toEqual({ success: true });
     const rotate = await stack.call('POST', `/api-keys/${id}/rotate/`, { token: alice.token });
     expect(rotate.status).toBe(409);

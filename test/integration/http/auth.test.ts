@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aTimestamp, anId } from '../../support/formats';
 import { type TestStack, signUp, startTestStack } from '../../support/test-stack';
+
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 describe('accounts and sessions over HTTP', () => {
   let stack: TestStack;
@@ -14,18 +17,27 @@ describe('accounts and sessions over HTTP', () => {
       body: { email: '  Ada@Example.com ', password: 'a long password', workspace_name: 'Acme' },
     });
     expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({ success: true, user: { email: 'ada@example.com' } });
-    expect(typeof response.body.token).toBe('string');
+    expect(response.body).toEqual({
+      success: true,
+      token: expect.stringMatching(JWT),
+      user: { id: anId(), email: 'ada@example.com', created_at: aTimestamp() },
+      workspace_id: anId(),
+      expires_at: aTimestamp(),
+    });
     expect(JSON.stringify(response.body)).not.toContain('password');
     const cookie = response.headers.get('set-cookie') ?? '';
-    expect(cookie).toContain(`session=${response.body.token}`);
-    expect(cookie).toContain('HttpOnly');
-    expect(cookie).toContain('SameSite=Lax');
+    // Max-Age counts the 7-day session's remaining seconds at the time of the answer.
+    const maxAge = Number(cookie.match(/; Max-Age=(\d+)$/)?.[1]);
+    expect(cookie).toBe(`session=${response.body.token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAge}`);
+    expect(maxAge).toBeGreaterThan(7 * 86_400 - 60);
+    expect(maxAge).toBeLessThanOrEqual(7 * 86_400);
 
     const workspaces = await stack.call<{ workspaces: { id: number; name: string; is_current: boolean }[] }>('GET', '/workspaces/', {
       token: String(response.body.token),
     });
-    expect(workspaces.body.workspaces).toEqual([expect.objectContaining({ id: response.body.workspace_id, name: 'Acme', is_current: true })]);
+    expect(workspaces.body.workspaces).toEqual([
+      { id: response.body.workspace_id, name: 'Acme', role: 'OWNER', created_at: (response.body.user as { created_at: string }).created_at, is_current: true },
+    ]);
   });
 
   it('refuses a second account with the same email, whatever its case', async () => {
@@ -39,7 +51,14 @@ describe('accounts and sessions over HTTP', () => {
     const user = await signUp(stack);
     const ok = await stack.call('POST', '/auth/login/', { body: { email: user.email.toUpperCase(), password: user.password } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ success: true, user: { id: user.userId, email: user.email }, workspace_id: user.workspaceId });
+    expect(ok.body).toEqual({
+      success: true,
+      token: expect.stringMatching(JWT),
+      user: { id: user.userId, email: user.email, created_at: aTimestamp() },
+      workspace_id: user.workspaceId,
+      expires_at: aTimestamp(),
+    });
+    expect(ok.body.token).not.toBe(user.token);
 
     const wrong = await stack.call('POST', '/auth/login/', { body: { email: user.email, password: 'not the password' } });
     const unknown = await stack.call('POST', '/auth/login/', { body: { email: 'nobody@example.com', password: 'whatever it is' } });
@@ -54,21 +73,30 @@ describe('accounts and sessions over HTTP', () => {
     expect((await stack.call('GET', '/auth/me/', { token: user.token })).status).toBe(200);
     const viaCookie = await stack.call('GET', '/auth/me/', { headers: { Cookie: `other=1; session=${user.token}` } });
     expect(viaCookie.status).toBe(200);
-    expect(viaCookie.body).toMatchObject({ user: { id: user.userId }, auth: 'session' });
+    expect(viaCookie.body).toEqual({
+      success: true,
+      user: { id: user.userId, email: user.email, created_at: aTimestamp() },
+      workspace_id: user.workspaceId,
+      auth: 'session',
+    });
 
     const logout = await stack.call('POST', '/auth/logout/', { token: user.token });
     expect(logout.status).toBe(200);
-    expect(logout.headers.get('set-cookie')).toContain('Max-Age=0');
+    expect(logout.headers.get('set-cookie')).toBe('session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0');
     const after = await stack.call('GET', '/auth/me/', { token: user.token });
     expect(after.status).toBe(401);
+    expect(after.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header or a session token' });
   });
 
   it('rejects forged and tampered session tokens', async () => {
     const user = await signUp(stack);
     const [header, payload] = user.token.split('.');
     const forged = `${header}.${payload}.AAAA`;
-    expect((await stack.call('GET', '/auth/me/', { token: forged })).status).toBe(401);
-    expect((await stack.call('GET', '/auth/me/', { token: 'not-a-jwt' })).status).toBe(401);
+    for (const token of [forged, 'not-a-jwt']) {
+      const response = await stack.call('GET', '/auth/me/', { token });
+      expect(response.status, token).toBe(401);
+      expect(response.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header or a session token' });
+    }
   });
 
   it('session-only routes refuse API keys and missing sessions with a clear 401', async () => {
@@ -90,7 +118,7 @@ describe('accounts and sessions over HTTP', () => {
       body: { name: 'Second' },
     });
     expect(created.status).toBe(201);
-    expect(created.body.workspace.name).toBe('Second');
+    expect(created.body).toEqual({ success: true, workspace: { id: anId(), name: 'Second', role: 'OWNER', created_at: aTimestamp(), is_current: false } });
 
     const selected = await stack.call('POST', `/workspaces/${created.body.workspace.id}/select/`, { token: user.token });
     expect(selected.status).toBe(200);
@@ -100,13 +128,18 @@ describe('accounts and sessions over HTTP', () => {
     // A key created now belongs to the selected workspace.
     const key = await stack.call('POST', '/api-keys/', { token: user.token, body: { name: 'in second' } });
     const viaKey = await stack.call('GET', '/auth/me/', { apiKey: String(key.body.key) });
-    expect(viaKey.body).toMatchObject({ workspace_id: created.body.workspace.id, auth: 'apiKey' });
+    expect(viaKey.body).toEqual({
+      success: true,
+      user: { id: user.userId, email: user.email, created_at: aTimestamp() },
+      workspace_id: created.body.workspace.id,
+      auth: 'apiKey',
+    });
 
     const denied = await stack.call('POST', `/workspaces/${other.workspaceId}/select/`, { token: user.token });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ error: 'Access denied' });
     const listed = await stack.call<{ workspaces: { id: number }[] }>('GET', '/workspaces/', { token: user.token });
-    expect(listed.body.workspaces.map((w) => w.id)).not.toContain(other.workspaceId);
+    expect(listed.body.workspaces.map((w) => w.id).sort()).toEqual([user.workspaceId, created.body.workspace.id].sort());
   });
 
   it('validates sign-up and login bodies with clear 400s', async () => {

@@ -79,12 +79,26 @@ describe('connection status against the sandbox provider', () => {
     await stack.provider.control.setProfile('live-check', { network_distance: 'SECOND_DEGREE' });
     const prospect = await prospectWith(alice, 'live-check');
     await stack.provider.control.clearRequests();
-    expect((await check(alice, prospect)).body.network_distance).toBe('SECOND_DEGREE');
+    expect((await check(alice, prospect)).body).toEqual({
+      success: true,
+      is_connected: false,
+      connection_level: 2,
+      network_distance: 'SECOND_DEGREE',
+      checked_with_account_id: aliceNetwork,
+    });
     await stack.provider.control.setProfile('live-check', { network_distance: 'FIRST_DEGREE' });
-    expect((await check(alice, prospect)).body).toMatchObject({ is_connected: true, network_distance: 'FIRST_DEGREE' });
+    expect((await check(alice, prospect)).body).toEqual({
+      success: true,
+      is_connected: true,
+      connection_level: 1,
+      network_distance: 'FIRST_DEGREE',
+      checked_with_account_id: aliceNetwork,
+    });
     const calls = (await stack.provider.control.requests()).filter((r) => r.path === '/api/v1/users/live-check');
-    expect(calls).toHaveLength(2);
-    expect(calls.every((call) => call.query.account_id === 'sbx-network-dev')).toBe(true);
+    expect(calls.map((call) => [call.method, call.query])).toEqual([
+      ['GET', { account_id: 'sbx-network-dev' }],
+      ['GET', { account_id: 'sbx-network-dev' }],
+    ]);
   });
 
   it('does not count a pending invitation as connected, and does once it is accepted', async () => {
@@ -95,10 +109,22 @@ describe('connection status against the sandbox provider', () => {
     const prospect = await prospectWith(alice, 'invited-person');
 
     const pending = await check(alice, prospect);
-    expect(pending.body).toMatchObject({ is_connected: false, connection_level: 2, network_distance: 'SECOND_DEGREE' });
+    expect(pending.body).toEqual({
+      success: true,
+      is_connected: false,
+      connection_level: 2,
+      network_distance: 'SECOND_DEGREE',
+      checked_with_account_id: aliceNetwork,
+    });
 
     await stack.provider.control.acceptInvitation(invitationId);
-    expect((await check(alice, prospect)).body).toMatchObject({ is_connected: true, connection_level: 1 });
+    expect((await check(alice, prospect)).body).toEqual({
+      success: true,
+      is_connected: true,
+      connection_level: 1,
+      network_distance: 'FIRST_DEGREE',
+      checked_with_account_id: aliceNetwork,
+    });
   });
 
   it('uses the account given in account_id, else the first active network account', async () => {
@@ -108,9 +134,18 @@ describe('connection status against the sandbox provider', () => {
     await stack.provider.control.setProfile('per-account', { network_distance: 'FIRST_DEGREE', account_id: second.id });
     const prospect = await prospectWith(alice, 'per-account');
 
-    expect((await check(alice, prospect)).body).toMatchObject({ connection_level: 3, checked_with_account_id: aliceNetwork });
-    expect((await check(alice, prospect, `?account_id=${secondId}`)).body).toMatchObject({
+    expect((await check(alice, prospect)).body).toEqual({
+      success: true,
+      is_connected: false,
+      connection_level: 3,
+      network_distance: 'THIRD_DEGREE',
+      checked_with_account_id: aliceNetwork,
+    });
+    expect((await check(alice, prospect, `?account_id=${secondId}`)).body).toEqual({
+      success: true,
       is_connected: true,
+      connection_level: 1,
+      network_distance: 'FIRST_DEGREE',
       checked_with_account_id: secondId,
     });
   });
@@ -120,9 +155,20 @@ describe('connection status against the sandbox provider', () => {
     const prospect = await prospectWith(alice, 'in-app');
     const inApp = await stack.call('GET', `/prospects/${prospect}/connection-status/`, { token: alice.user.token });
     expect(inApp.status).toBe(200);
-    expect(inApp.body).toMatchObject({ success: true, is_connected: true, checked_with_account_id: aliceNetwork });
+    expect(inApp.body).toEqual({
+      success: true,
+      is_connected: true,
+      connection_level: 1,
+      network_distance: 'FIRST_DEGREE',
+      checked_with_account_id: aliceNetwork,
+    });
 
-    expect((await stack.call('GET', `/prospects/${prospect}/connection-status/`, { apiKey: alice.key })).status).toBe(401);
+    const inAppWithKey = await stack.call('GET', `/prospects/${prospect}/connection-status/`, { apiKey: alice.key });
+    expect(inAppWithKey.status).toBe(401);
+    expect(inAppWithKey.body).toEqual({
+      error: 'Authentication required',
+      message: 'Log in and send the session cookie or an Authorization: Bearer <token> header',
+    });
     const publicWithSession = await stack.call('GET', `/public/prospects/${prospect}/connection-status/`, { token: alice.user.token });
     expect(publicWithSession.status).toBe(401);
     expect(publicWithSession.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header' });
@@ -208,7 +254,7 @@ describe('connection status against the sandbox provider', () => {
     await stack.provider.control.addFault({ kind: 'status', status: 401, path: '/api/v1/users/', times: 1 });
     const response = await check(alice, prospect, `?account_id=${id}`);
     expect(response.status).toBe(502);
-    expect(response.body).toMatchObject({ error: PROVIDER_FAILED });
+    expect(response.body).toEqual({ error: PROVIDER_FAILED, details: 'The provider answered HTTP 401 (errors/invalid_request)' });
   });
 
   it('reads prospects imported through the lead-list API', async () => {
@@ -226,6 +272,12 @@ describe('connection status against the sandbox provider', () => {
     await stack.provider.control.setProfile('imported-lead', { network_distance: 'FIRST_DEGREE' });
     const response = await check(alice, lead?.id ?? 0);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ is_connected: true });
+    expect(response.body).toEqual({
+      success: true,
+      is_connected: true,
+      connection_level: 1,
+      network_distance: 'FIRST_DEGREE',
+      checked_with_account_id: aliceNetwork,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../shared/http/route-table';
+import { aTimestamp, anId } from '../../support/formats';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 describe('local gateway behaviour', () => {
@@ -49,7 +50,18 @@ describe('local gateway behaviour', () => {
       expect(response.body, label).toEqual({ error });
     }
     const listed = await stack.call<{ api_keys: unknown[] }>('GET', '/api-keys/', { apiKey: key });
-    expect(listed.body.api_keys).toHaveLength(1);
+    // Only the key made in beforeAll: no bad body created one.
+    expect(listed.body.api_keys).toEqual([
+      {
+        id: anId(),
+        name: 'test key',
+        prefix: key.split('.')[0],
+        is_active: true,
+        last_used: aTimestamp(),
+        created_at: aTimestamp(),
+        updated_at: aTimestamp(),
+      },
+    ]);
   });
 
   it('refuses bodies over the Lambda payload limit at the gateway with 413', async () => {

@@ -2,12 +2,42 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookSettingsKey } from '../../../shared/db/keys';
+import { ISO_TIMESTAMP, aTimestamp } from '../../support/formats';
 import { type Receiver, startReceiver } from '../../support/receiver';
+import { SAMPLE_LEAD } from '../../support/sample-message';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 const UPDATED = { success: true, message: 'Webhook URL updated successfully' };
 const NOT_CONFIGURED = { success: false, error: 'No webhook URL configured. Please configure a webhook first.' };
 const TIMED_OUT = { success: false, error: 'Webhook request timed out. Please check your webhook URL.' };
+const TEST_EVENT_ID = /^evt_test_[0-9a-f]{24}$/;
+
+/** The signed body of a test send: the documented sample reply, stamped with the time of the send. */
+const samplePayload = (id: string, at: string) => ({
+  id,
+  event: 'incoming_message',
+  created_at: at,
+  test: true,
+  message: {
+    id: 0,
+    message_id: 'sample-message',
+    message: 'Hello there! Thanks for reaching out, happy to talk next week.',
+    sent_by_lead: true,
+    channel: 'NETWORK',
+    sent_at: at,
+    created_at: at,
+    updated_at: at,
+    campaign: { id: 0, name: 'Sample campaign', status: 'ACTIVE' },
+    lead: SAMPLE_LEAD,
+  },
+});
+
+/** What a chat receiver gets for a test send. */
+const CHAT = {
+  title: 'Test notification: Alex Doe (Head of Sales at Acme Inc) replied in campaign "Sample campaign"',
+  text: 'Hello there! Thanks for reaching out, happy to talk next week.',
+  footer: 'Test notification from Outreach: your webhook is connected.',
+};
 
 const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
   Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
@@ -39,7 +69,15 @@ describe('user webhook settings, test send and delivery log', () => {
     const fresh = await signUp(stack);
     const shown = await stack.call('GET', '/user/webhook/', { token: fresh.token });
     expect(shown.status).toBe(200);
-    expect(shown.body).toMatchObject({ success: true, webhook_url: null, webhook_type: null, has_signing_secret: false });
+    expect(shown.body).toEqual({
+      success: true,
+      webhook_url: null,
+      webhook_type: null,
+      has_signing_secret: false,
+      signing_secret_created_at: null,
+      previous_secret_valid_until: null,
+      updated_at: null,
+    });
     const test = await sendTest(fresh);
     expect(test.status).toBe(400);
     expect(test.body).toEqual(NOT_CONFIGURED);
@@ -48,19 +86,35 @@ describe('user webhook settings, test send and delivery log', () => {
   it('sets the URL, shows the signing secret once, and keeps it across later changes', async () => {
     const first = await put(`${receiver.url}/hooks/a`);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ ...UPDATED, webhook_url: `${receiver.url}/hooks/a` });
+    expect(first.body).toEqual({ ...UPDATED, webhook_url: `${receiver.url}/hooks/a`, signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
     secret = String(first.body.signing_secret);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const shown = await stack.call('GET', '/user/webhook/', { apiKey: aliceKey });
-    expect(shown.body).toMatchObject({ success: true, webhook_url: `${receiver.url}/hooks/a`, webhook_type: 'generic', has_signing_secret: true });
+    expect(shown.body).toEqual({
+      success: true,
+      webhook_url: `${receiver.url}/hooks/a`,
+      webhook_type: 'generic',
+      has_signing_secret: true,
+      signing_secret_created_at: aTimestamp(),
+      previous_secret_valid_until: null,
+      updated_at: shown.body.signing_secret_created_at,
+    });
     expect(shown.text).not.toContain(secret.slice(6));
 
     const changed = await put(`${receiver.url}/hooks/b`, { token: alice.token });
     expect(changed.body).toEqual({ ...UPDATED, webhook_url: `${receiver.url}/hooks/b` });
     const cleared = await put(null);
     expect(cleared.body).toEqual({ ...UPDATED, webhook_url: null });
-    expect((await stack.call('GET', '/user/webhook/', { apiKey: aliceKey })).body).toMatchObject({ webhook_url: null, has_signing_secret: true });
+    expect((await stack.call('GET', '/user/webhook/', { apiKey: aliceKey })).body).toEqual({
+      success: true,
+      webhook_url: null,
+      webhook_type: null,
+      has_signing_secret: true,
+      signing_secret_created_at: shown.body.signing_secret_created_at,
+      previous_secret_valid_until: null,
+      updated_at: aTimestamp(),
+    });
     expect((await put('')).body).toEqual({ ...UPDATED, webhook_url: null });
     const again = await put(`${receiver.url}/hooks/generic`);
     expect(again.body).toEqual({ ...UPDATED, webhook_url: `${receiver.url}/hooks/generic` });
@@ -68,7 +122,8 @@ describe('user webhook settings, test send and delivery log', () => {
     // Still the first secret: the test send verifies with it.
     expect((await sendTest()).status).toBe(200);
     const [request] = receiver.requests;
-    expect(() => new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).not.toThrow();
+    const sent = JSON.parse(request?.body ?? '{}') as { id: string; created_at: string };
+    expect(new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).toEqual(samplePayload(sent.id, sent.created_at));
   });
 
   it('stores the signing secret sealed, never as plain text', async () => {
@@ -102,27 +157,54 @@ describe('user webhook settings, test send and delivery log', () => {
     const response = await sendTest();
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, message: 'Test notification sent successfully', webhook_type: 'generic', status_code: 202 });
-    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /hooks/generic']);
     const [request] = receiver.requests;
     expect(request?.method).toBe('POST');
     expect(request?.headers['content-type']).toBe('application/json');
     const payload = new Webhook(secret).verify(request?.body ?? '', headersOf(request as never)) as Record<string, unknown>;
-    expect(payload).toMatchObject({ event: 'incoming_message', test: true, id: request?.headers['webhook-id'] });
-    expect(payload.message).toMatchObject({ message_id: 'sample-message', sent_by_lead: true, lead: { first_name: 'Alex' } });
+    expect(request?.headers['webhook-id']).toMatch(TEST_EVENT_ID);
+    expect(payload.created_at).toMatch(ISO_TIMESTAMP);
+    expect(payload).toEqual(samplePayload(String(request?.headers['webhook-id']), String(payload.created_at)));
   });
 
   it.each([
     ['slack', '/services/T0001/B0001/abcdefghijklmnopqrstuvwx', 200, (body: Record<string, unknown>) => {
-      expect(typeof body.text).toBe('string');
-      expect(body.blocks).toBeInstanceOf(Array);
+      expect(body).toEqual({
+        text: `${CHAT.title}\n${CHAT.text}`,
+        blocks: [
+          { type: 'section', text: { type: 'mrkdwn', text: `*${CHAT.title}*\n> ${CHAT.text}` } },
+          { type: 'context', elements: [{ type: 'mrkdwn', text: CHAT.footer }] },
+        ],
+      });
     }],
     ['discord', '/api/webhooks/123456789012345678/abcDEF_ghi-123', 204, (body: Record<string, unknown>) => {
-      expect(body.content).toContain('replied');
-      expect(body.embeds).toBeInstanceOf(Array);
+      expect(body).toEqual({
+        content: CHAT.title,
+        embeds: [{ description: CHAT.text, footer: { text: CHAT.footer } }],
+        allowed_mentions: { parse: [] },
+      });
     }],
     ['teams', '/webhookb2/aaaa@bbbb/IncomingWebhook/cccc/dddd', 200, (body: Record<string, unknown>) => {
-      expect(body.type).toBe('message');
-      expect((body.attachments as { contentType: string }[])[0]?.contentType).toBe('application/vnd.microsoft.card.adaptive');
+      expect(body).toEqual({
+        type: 'message',
+        text: `${CHAT.title}\n${CHAT.text}`,
+        summary: CHAT.title,
+        attachments: [
+          {
+            contentType: 'application/vnd.microsoft.card.adaptive',
+            content: {
+              type: 'AdaptiveCard',
+              $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+              version: '1.4',
+              body: [
+                { type: 'TextBlock', text: CHAT.title, weight: 'Bolder', wrap: true },
+                { type: 'TextBlock', text: CHAT.text, wrap: true },
+                { type: 'TextBlock', text: CHAT.footer, isSubtle: true, size: 'Small', wrap: true },
+              ],
+            },
+          },
+        ],
+      });
     }],
   ] as const)('sends a formatted chat message to a %s-style URL', async (type, path, status, checkBody) => {
     await put(`${receiver.url}${path}`);
@@ -151,7 +233,7 @@ describe('user webhook settings, test send and delivery log', () => {
     receiver.plan({ status: 302, headers: { location: `${receiver.url}/hooks/elsewhere` } });
     const response = await sendTest();
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ success: false, error: 'Webhook delivery failed with HTTP 302' });
+    expect(response.body).toEqual({ success: false, error: 'Webhook delivery failed with HTTP 302', details: 'Found' });
     expect(receiver.requests.map((r) => r.path)).toEqual(['/hooks/moved']);
   });
 
@@ -187,7 +269,8 @@ describe('user webhook settings, test send and delivery log', () => {
     const rotated = await stack.call('POST', '/user/webhook/secret/rotate/', { apiKey: aliceKey });
     expect(rotated.status).toBe(200);
     const next = String(rotated.body.signing_secret);
-    expect(next).toMatch(/^whsec_/);
+    expect(next).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rotated.body).toEqual({ success: true, signing_secret: next, previous_secret_valid_until: aTimestamp() });
     expect(next).not.toBe(secret);
     const overlapHours = (Date.parse(String(rotated.body.previous_secret_valid_until)) - Date.now()) / 3_600_000;
     expect(overlapHours).toBeGreaterThan(23);
@@ -195,11 +278,18 @@ describe('user webhook settings, test send and delivery log', () => {
 
     await sendTest();
     const [request] = receiver.requests;
-    expect(String(request?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    const signedAt = new Date(Number(request?.headers['webhook-timestamp']) * 1000);
+    // The reference implementation's signatures of this request, new secret first.
+    expect(String(request?.headers['webhook-signature']).split(' ')).toEqual([
+      new Webhook(next).sign(String(request?.headers['webhook-id']), signedAt, request?.body ?? ''),
+      new Webhook(secret).sign(String(request?.headers['webhook-id']), signedAt, request?.body ?? ''),
+    ]);
     for (const key of [next, secret]) {
-      expect(() => new Webhook(key).verify(request?.body ?? '', headersOf(request as never))).not.toThrow();
+      expect(new Webhook(key).verify(request?.body ?? '', headersOf(request as never))).toEqual(JSON.parse(request?.body ?? ''));
     }
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request?.body ?? '', headersOf(request as never))).toThrow();
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request?.body ?? '', headersOf(request as never))).toThrow(
+      /^No matching signature found$/,
+    );
     secret = next;
 
     const stranger = await signUp(stack);
@@ -219,21 +309,40 @@ describe('user webhook settings, test send and delivery log', () => {
       { apiKey: aliceKey },
     );
     expect(page.status).toBe(200);
-    expect(page.body.deliveries).toHaveLength(2);
+    // Newest first: the third send, then the second; each logged under the event id and time it was sent with.
+    const sentAs = (index: number) => {
+      const request = receiver.requests[index];
+      return { event_id: String(request?.headers['webhook-id']), attempted_at: String(JSON.parse(request?.body ?? '{}').created_at) };
+    };
+    const duration = expect.toSatisfy((value: unknown) => Number.isInteger(value) && (value as number) >= 0, 'a duration in ms');
+    expect(page.body.deliveries).toEqual([
+      { ...sentAs(2), event_type: 'incoming_message', attempt: 1, outcome: 'delivered', status_code: 200, error: null, duration_ms: duration, next_attempt_at: null, test: true },
+      { ...sentAs(1), event_type: 'incoming_message', attempt: 1, outcome: 'http_error', status_code: 500, error: 'HTTP 500', duration_ms: duration, next_attempt_at: null, test: true },
+    ]);
     expect(page.body.deliveries.map((d) => d.status_code)).toEqual([200, 500]);
-    expect(page.body.deliveries[1]).toMatchObject({ event_type: 'incoming_message', attempt: 1, outcome: 'http_error', test: true });
     expect(Object.keys(page.body.deliveries[0] ?? {}).sort()).toEqual(
       ['attempt', 'attempted_at', 'duration_ms', 'error', 'event_id', 'event_type', 'next_attempt_at', 'outcome', 'status_code', 'test'].sort(),
     );
     expect(page.text).not.toContain('secret_body_text');
-    expect(page.body.next_cursor).toEqual(expect.any(String));
+    // The sort key of the page's last item.
+    expect(page.body.next_cursor).toBe(Buffer.from(`WEBHOOK_ATTEMPT#${sentAs(1).attempted_at}#${sentAs(1).event_id}#01`).toString('base64url'));
 
     const next = await stack.call<{ deliveries: Record<string, unknown>[] }>(
       'GET',
       `/user/webhook/deliveries/?limit=2&cursor=${page.body.next_cursor}`,
       { token: alice.token },
     );
-    expect(next.body.deliveries[0]?.status_code).toBe(200);
+    expect(next.body.deliveries[0]).toEqual({
+      ...sentAs(0),
+      event_type: 'incoming_message',
+      attempt: 1,
+      outcome: 'delivered',
+      status_code: 200,
+      error: null,
+      duration_ms: duration,
+      next_attempt_at: null,
+      test: true,
+    });
 
     for (const query of ['?limit=0', '?limit=101', '?limit=x']) {
       const bad = await stack.call('GET', `/user/webhook/deliveries/${query}`, { apiKey: aliceKey });

@@ -75,9 +75,11 @@ describe('add-leads and delete-leads', () => {
   it('never duplicates: adding again skips with already_in_list, repeated ids count once', async () => {
     const list = await createList(stack, alice, 'Twice');
     const first = await add(alice, list.id, { prospect_ids: [prospects[2], prospects[2], prospects[3]] });
-    expect(first.body).toMatchObject({ added: 2, added_ids: [prospects[2], prospects[3]], skipped: [], total_prospects: 2 });
+    expect(first.body).toEqual({ success: true, search_type: 'PEOPLE', added: 2, added_ids: [prospects[2], prospects[3]], skipped: [], total_prospects: 2 });
     const again = await add(alice, list.id, { prospect_ids: [prospects[3], prospects[4]] });
-    expect(again.body).toMatchObject({
+    expect(again.body).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
       added: 1,
       added_ids: [prospects[4]],
       skipped: [{ id: prospects[3], reason: 'already_in_list' }],
@@ -94,15 +96,15 @@ describe('add-leads and delete-leads', () => {
     const addedIds = responses.flatMap((r) => r.body.added_ids ?? []);
     expect([...addedIds].sort()).toEqual([...prospects].sort());
     expect((await getList(stack, alice, list.id))?.total_prospects).toBe(8);
-    expect((await leadsOf(stack, alice, list.id)).prospects).toHaveLength(8);
+    expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.id)).toEqual([...prospects].sort((a, b) => a - b));
   });
 
   it('accepts ids as numeric strings or a comma-separated string', async () => {
     const list = await createList(stack, alice, 'Loose ids');
     const strings = await add(alice, list.id, { prospect_ids: [String(prospects[0])] });
-    expect(strings.body.added_ids).toEqual([prospects[0]]);
+    expect(strings.body).toEqual({ success: true, search_type: 'PEOPLE', added: 1, added_ids: [prospects[0]], skipped: [], total_prospects: 1 });
     const csv = await add(alice, list.id, { prospect_ids: `${prospects[1]}, ${prospects[2]}` });
-    expect(csv.body.added_ids).toEqual([prospects[1], prospects[2]]);
+    expect(csv.body).toEqual({ success: true, search_type: 'PEOPLE', added: 2, added_ids: [prospects[1], prospects[2]], skipped: [], total_prospects: 3 });
   });
 
   it.each([
@@ -196,9 +198,16 @@ describe('add-leads and delete-leads', () => {
     await add(alice, list.id, { prospect_ids: [prospects[6]] });
     await remove(alice, list.id, { prospect_ids: [prospects[6]] });
     const again = await remove(alice, list.id, { prospect_ids: [prospects[6]] });
-    expect(again.body).toMatchObject({ archived: 0, archived_ids: [], skipped: [{ id: prospects[6], reason: 'not_in_list' }], total_prospects: 0 });
+    expect(again.body).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
+      archived: 0,
+      archived_ids: [],
+      skipped: [{ id: prospects[6], reason: 'not_in_list' }],
+      total_prospects: 0,
+    });
     const back = await add(alice, list.id, { prospect_ids: [prospects[6]] });
-    expect(back.body).toMatchObject({ added: 1, total_prospects: 1 });
+    expect(back.body).toEqual({ success: true, search_type: 'PEOPLE', added: 1, added_ids: [prospects[6]], skipped: [], total_prospects: 1 });
     const page = await leadsOf(stack, alice, list.id);
     expect(page.prospects?.map((p) => [p.id, p.status])).toEqual([[prospects[6], 'NEW']]);
   });
@@ -223,13 +232,20 @@ describe('add-leads and delete-leads', () => {
     expect((await leadsOf(stack, alice, one.id)).companies?.map((c) => c.id)).toEqual([companies[2]]);
     expect((await leadsOf(stack, alice, two.id)).companies?.map((c) => c.id)).toEqual([companies[0]]);
     const readd = await add(alice, one.id, { company_ids: [companies[0]] });
-    expect(readd.body).toMatchObject({ added: 1, total_prospects: 2 });
+    expect(readd.body).toEqual({ success: true, search_type: 'COMPANY', added: 1, added_ids: [companies[0]], skipped: [], total_prospects: 2 });
   });
 
   it('a workspace cannot archive another workspace’s prospect through its own list', async () => {
     const list = await createList(stack, alice, 'Not yours');
     const response = await remove(alice, list.id, { prospect_ids: [bobsProspect] });
-    expect(response.body).toMatchObject({ archived: 0, skipped: [{ id: bobsProspect, reason: 'not_found' }] });
+    expect(response.body).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
+      archived: 0,
+      archived_ids: [],
+      skipped: [{ id: bobsProspect, reason: 'not_found' }],
+      total_prospects: 0,
+    });
     expect((await prospectItem(bobsProspect))?.status).toBe('NEW');
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { LocalStackOptions } from '../../../infra/local/local-stack';
+import { aTimestamp, anId } from '../../support/formats';
 import { type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 export interface LeadListView {
@@ -109,4 +110,45 @@ export function person(n: number, overrides: Record<string, unknown> = {}): Reco
     network_profile_url: `https://www.linkedin.com/in/person-${n}`,
     ...overrides,
   };
+}
+
+/**
+ * A prospect exactly as list-leads and search answer it: every field the spec lists, missing
+ * text as "", no company, a generated id and ISO timestamps unless given.
+ */
+export function expectedProspect(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: anId(),
+    first_name: '',
+    last_name: '',
+    email: '',
+    phone_number: '',
+    network_profile_url: '',
+    job_title: '',
+    location: '',
+    headline: '',
+    industry: '',
+    profile_picture_url: '',
+    custom_fields: {},
+    status: 'NEW',
+    company: null,
+    created_at: aTimestamp(),
+    updated_at: aTimestamp(),
+    ...fields,
+  };
+}
+
+/** The company summary a prospect carries. */
+export function expectedCompanySummary(fields: Record<string, unknown>): Record<string, unknown> {
+  return { id: anId(), name: '', website_url: '', network_url: '', industry: '', location: '', amount_of_employees: '', ...fields };
+}
+
+/** A company as a COMPANY list and company search answer it. */
+export function expectedCompany(fields: Record<string, unknown>): Record<string, unknown> {
+  return { ...expectedCompanySummary({}), logo_url: '', revenue: '', ...fields };
+}
+
+/** An import answer with its defaults (PEOPLE, nothing skipped). */
+export function expectedImport(fields: Record<string, unknown>): Record<string, unknown> {
+  return { success: true, search_type: 'PEOPLE', updated: 0, skipped: 0, skipped_rows: [], ...fields };
 }

@@ -2,7 +2,21 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prospectKey } from '../../../shared/db/keys';
 import type { TestStack } from '../../support/test-stack';
-import { type ProspectView, type Workspace, createList, getList, importLeads, leadsOf, leadsStack, person } from './helpers';
+import { anId } from '../../support/formats';
+import {
+  type ProspectView,
+  type Workspace,
+  createList,
+  expectedCompany,
+  expectedCompanySummary,
+  expectedImport,
+  expectedProspect,
+  getList,
+  importLeads,
+  leadsOf,
+  leadsStack,
+  person,
+} from './helpers';
 
 describe('import into a lead list', () => {
   let stack: TestStack;
@@ -56,13 +70,13 @@ describe('import into a lead list', () => {
       skipped: 0,
       skipped_rows: [],
       leads: [
-        { row: 1, id: expect.any(Number), status: 'created' },
-        { row: 2, id: expect.any(Number), status: 'created' },
+        { row: 1, id: anId(), status: 'created' },
+        { row: 2, id: anId(), status: 'created' },
       ],
       total_prospects: 2,
     });
     const [alex, sam] = await prospectsOf(alice, list.id);
-    expect(alex).toMatchObject({
+    expect(alex).toEqual({
       id: result.leads[0]?.id,
       first_name: 'Alex',
       last_name: 'Doe',
@@ -77,6 +91,7 @@ describe('import into a lead list', () => {
       custom_fields: { plan: 'pro' },
       status: 'NEW',
       company: {
+        id: anId(),
         name: 'Acme Inc',
         website_url: 'https://acme.example',
         network_url: 'https://www.linkedin.com/company/acme',
@@ -84,8 +99,25 @@ describe('import into a lead list', () => {
         location: 'Amsterdam, NL',
         amount_of_employees: '',
       },
+      created_at: alex?.created_at,
+      updated_at: alex?.created_at,
     });
-    expect(sam?.company).toMatchObject({ name: 'Beta', website_url: 'beta.example', industry: 'Retail', location: 'Berlin' });
+    expect(alex?.created_at).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
+    expect(sam).toEqual(
+      expectedProspect({
+        id: result.leads[1]?.id,
+        first_name: 'Sam',
+        last_name: 'Roe',
+        email: 'sam@beta.example',
+        company: expectedCompanySummary({
+          name: 'Beta',
+          website_url: 'beta.example',
+          network_url: 'https://www.linkedin.com/company/beta',
+          industry: 'Retail',
+          location: 'Berlin',
+        }),
+      }),
+    );
   });
 
   it('normalises before matching: one person however the profile URL or email is spelled', async () => {
@@ -96,7 +128,17 @@ describe('import into a lead list', () => {
         { first_name: 'Kim', last_name: 'Lee', email: '  Kim.Lee@Example.COM ' },
       ],
     });
-    expect(first.created).toBe(2);
+    expect(first).toEqual(
+      expectedImport({
+        total_rows: 2,
+        created: 2,
+        leads: [
+          { row: 1, id: anId(), status: 'created' },
+          { row: 2, id: anId(), status: 'created' },
+        ],
+        total_prospects: 2,
+      }),
+    );
     const [jane, kim] = await prospectsOf(alice, list.id);
     expect(jane?.network_profile_url).toBe('https://www.linkedin.com/in/jane-roe');
     expect(kim?.email).toBe('kim.lee@example.com');
@@ -108,7 +150,20 @@ describe('import into a lead list', () => {
         { first_name: 'Kim', last_name: 'Lee', email: 'kim.lee@example.com', location: 'Seoul' },
       ],
     });
-    expect(again).toMatchObject({ created: 0, updated: 2, skipped: 1, total_prospects: 2 });
+    expect(again).toEqual(
+      expectedImport({
+        total_rows: 3,
+        created: 0,
+        updated: 2,
+        skipped: 1,
+        skipped_rows: [{ row: 2, reason: 'duplicate of row 1 (same network_profile_url or email)' }],
+        leads: [
+          { row: 1, id: jane?.id, status: 'updated' },
+          { row: 3, id: kim?.id, status: 'updated' },
+        ],
+        total_prospects: 2,
+      }),
+    );
     expect(again.skipped_rows).toEqual([{ row: 2, reason: 'duplicate of row 1 (same network_profile_url or email)' }]);
     expect(again.leads.map((l) => l.id)).toEqual([jane?.id, kim?.id]);
     const after = await prospectsOf(alice, list.id);
@@ -126,9 +181,20 @@ describe('import into a lead list', () => {
     const updated = await importLeads(stack, alice, list.id, {
       leads: [person(1, { first_name: 'Renamed', job_title: 'CEO', custom_fields: { b: 2 } })],
     });
-    expect(updated).toMatchObject({ created: 0, updated: 1, total_prospects: 1 });
+    expect(updated).toEqual(expectedImport({ total_rows: 1, created: 0, updated: 1, leads: [{ row: 1, id: anId(), status: 'updated' }], total_prospects: 1 }));
     const [p] = await prospectsOf(alice, list.id);
-    expect(p).toMatchObject({ first_name: 'Renamed', job_title: 'CEO', location: 'Oslo', email: 'p1@example.com', custom_fields: { a: 1, b: 2 } });
+    expect(p).toEqual(
+      expectedProspect({
+        id: updated.leads[0]?.id,
+        first_name: 'Renamed',
+        last_name: 'Last1',
+        network_profile_url: 'https://www.linkedin.com/in/person-1',
+        job_title: 'CEO',
+        location: 'Oslo',
+        email: 'p1@example.com',
+        custom_fields: { a: 1, b: 2 },
+      }),
+    );
     // The list's sort and filter values follow the update.
     expect((await leadsOf(stack, alice, list.id, 'job_title=ceo')).total_count).toBe(1);
     expect((await leadsOf(stack, alice, list.id, 'job_title=cto')).total_count).toBe(0);
@@ -139,7 +205,9 @@ describe('import into a lead list', () => {
     const two = await createList(stack, alice, 'Second home');
     const created = await importLeads(stack, alice, one.id, { leads: [person(2), person(3)] });
     const second = await importLeads(stack, alice, two.id, { leads: [person(2, { job_title: 'VP' })] });
-    expect(second).toMatchObject({ created: 0, updated: 1, total_prospects: 1 });
+    expect(second).toEqual(
+      expectedImport({ total_rows: 1, created: 0, updated: 1, leads: [{ row: 1, id: created.leads[0]?.id, status: 'updated' }], total_prospects: 1 }),
+    );
     expect(second.leads[0]?.id).toBe(created.leads[0]?.id);
     expect((await getList(stack, alice, one.id))?.total_prospects).toBe(2);
     expect((await prospectsOf(alice, one.id, 'job_title=vp')).map((p) => p.id)).toEqual([created.leads[0]?.id]);
@@ -162,7 +230,20 @@ describe('import into a lead list', () => {
         person(11),
       ],
     });
-    expect(result).toMatchObject({ total_rows: 11, created: 2, updated: 0, skipped: 9, total_prospects: 2 });
+    expect(result).toEqual(
+      expectedImport({
+        total_rows: 11,
+        created: 2,
+        updated: 0,
+        skipped: 9,
+        skipped_rows: result.skipped_rows,
+        leads: [
+          { row: 1, id: anId(), status: 'created' },
+          { row: 11, id: anId(), status: 'created' },
+        ],
+        total_prospects: 2,
+      }),
+    );
     expect(result.skipped_rows).toEqual([
       { row: 2, reason: 'first_name is required' },
       { row: 3, reason: 'last_name is required' },
@@ -181,7 +262,17 @@ describe('import into a lead list', () => {
     const list = await createList(stack, alice, 'Two owners');
     await importLeads(stack, alice, list.id, { leads: [person(20), { first_name: 'E', last_name: 'Mail', email: 'owner@example.com' }] });
     const result = await importLeads(stack, alice, list.id, { leads: [person(20, { email: 'owner@example.com' })] });
-    expect(result).toMatchObject({ created: 0, updated: 0, skipped: 1, total_prospects: 2 });
+    expect(result).toEqual(
+      expectedImport({
+        total_rows: 1,
+        created: 0,
+        updated: 0,
+        skipped: 1,
+        skipped_rows: [{ row: 1, reason: 'network_profile_url and email belong to two different prospects' }],
+        leads: [],
+        total_prospects: 2,
+      }),
+    );
     expect(result.skipped_rows).toEqual([{ row: 1, reason: 'network_profile_url and email belong to two different prospects' }]);
   });
 
@@ -196,10 +287,15 @@ describe('import into a lead list', () => {
         person(34, { company_name: 'solo  name' }),
       ],
     });
-    expect(result.created).toBe(5);
+    expect(result).toEqual(
+      expectedImport({ total_rows: 5, created: 5, leads: [1, 2, 3, 4, 5].map((row) => ({ row, id: anId(), status: 'created' })), total_prospects: 5 }),
+    );
     const byRow = new Map((await prospectsOf(alice, list.id)).map((p) => [p.first_name, p.company]));
     expect(byRow.get('First31')?.id).toBe(byRow.get('First30')?.id);
-    expect(byRow.get('First31')).toMatchObject({ name: 'Gamma', industry: 'Energy' });
+    expect(byRow.get('First30')).toEqual(expectedCompanySummary({ name: 'Gamma', website_url: 'https://www.gamma.example/', industry: 'Energy' }));
+    // Linked, not changed: the second row's name and industry are not taken.
+    expect(byRow.get('First31')).toEqual(byRow.get('First30'));
+    expect(byRow.get('First33')).toEqual(expectedCompanySummary({ name: 'Solo Name' }));
     expect(byRow.get('First32')?.id).toBe(byRow.get('First30')?.id);
     expect(byRow.get('First34')?.id).toBe(byRow.get('First33')?.id);
     expect(byRow.get('First33')?.id).not.toBe(byRow.get('First30')?.id);
@@ -210,7 +306,7 @@ describe('import into a lead list', () => {
     const theirs = await createList(stack, bob, 'Theirs');
     const a = await importLeads(stack, alice, mine.id, { leads: [person(40, { job_title: 'Alice says CTO' })] });
     const b = await importLeads(stack, bob, theirs.id, { leads: [person(40, { job_title: 'Bob says CEO' })] });
-    expect(b.created).toBe(1);
+    expect(b).toEqual(expectedImport({ total_rows: 1, created: 1, leads: [{ row: 1, id: anId(), status: 'created' }], total_prospects: 1 }));
     expect(b.leads[0]?.id).not.toBe(a.leads[0]?.id);
     expect((await prospectsOf(alice, mine.id))[0]?.job_title).toBe('Alice says CTO');
   });
@@ -223,7 +319,7 @@ describe('import into a lead list', () => {
     const archived = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: prospectKey(id), ConsistentRead: true }));
     expect(archived.Item?.status).toBe('ARCHIVED');
     const again = await importLeads(stack, alice, list.id, { leads: [person(50)] });
-    expect(again).toMatchObject({ created: 0, updated: 1, total_prospects: 1 });
+    expect(again).toEqual(expectedImport({ total_rows: 1, created: 0, updated: 1, leads: [{ row: 1, id, status: 'updated' }], total_prospects: 1 }));
     expect((await prospectsOf(alice, list.id)).map((p) => [p.id, p.status])).toEqual([[id, 'NEW']]);
   });
 
@@ -236,17 +332,35 @@ describe('import into a lead list', () => {
       ',Nobody,,nobody@example.com,,,,',
     ].join('\r\n');
     const result = await importLeads(stack, alice, list.id, { csv });
-    expect(result).toMatchObject({ total_rows: 3, created: 2, skipped: 1, skipped_rows: [{ row: 3, reason: 'first_name is required' }] });
+    expect(result).toEqual(
+      expectedImport({
+        total_rows: 3,
+        created: 2,
+        skipped: 1,
+        skipped_rows: [{ row: 3, reason: 'first_name is required' }],
+        leads: [
+          { row: 1, id: anId(), status: 'created' },
+          { row: 2, id: anId(), status: 'created' },
+        ],
+        total_prospects: 2,
+      }),
+    );
     const [ada, alan] = await prospectsOf(alice, list.id);
-    expect(ada).toMatchObject({
-      first_name: 'Ada',
-      email: 'ada@example.com',
-      network_profile_url: 'https://www.linkedin.com/in/ada-l',
-      job_title: 'Analyst, Engines',
-      custom_fields: { Plan: 'gold' },
-      company: { name: 'Engines Ltd', website_url: 'engines.example' },
-    });
-    expect(alan).toMatchObject({ first_name: 'Alan', email: 'alan@example.com', company: null, custom_fields: {} });
+    expect(ada).toEqual(
+      expectedProspect({
+        id: result.leads[0]?.id,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: 'ada@example.com',
+        network_profile_url: 'https://www.linkedin.com/in/ada-l',
+        job_title: 'Analyst, Engines',
+        custom_fields: { Plan: 'gold' },
+        company: expectedCompanySummary({ name: 'Engines Ltd', website_url: 'engines.example' }),
+      }),
+    );
+    expect(alan).toEqual(
+      expectedProspect({ id: result.leads[1]?.id, first_name: 'Alan', last_name: 'Turing', email: 'alan@example.com', company: null, custom_fields: {} }),
+    );
   });
 
   it('imports CSV through a column mapping; a null mapping ignores a column', async () => {
@@ -256,14 +370,18 @@ describe('import into a lead list', () => {
       csv,
       mapping: { Given: 'first_name', Family: 'last_name', profile: 'network_profile_url', Mail: 'email', Secret: null, Tier: 'custom_fields.tier' },
     });
-    expect(result.created).toBe(1);
+    expect(result).toEqual(expectedImport({ total_rows: 1, created: 1, leads: [{ row: 1, id: anId(), status: 'created' }], total_prospects: 1 }));
     const [grace] = await prospectsOf(alice, list.id);
-    expect(grace).toMatchObject({
-      first_name: 'Grace',
-      last_name: 'Hopper',
-      network_profile_url: 'https://www.linkedin.com/in/grace-h',
-      custom_fields: { tier: '1' },
-    });
+    expect(grace).toEqual(
+      expectedProspect({
+        id: result.leads[0]?.id,
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email: 'grace@example.com',
+        network_profile_url: 'https://www.linkedin.com/in/grace-h',
+        custom_fields: { tier: '1' },
+      }),
+    );
     expect(JSON.stringify(grace)).not.toContain('xyz');
   });
 
@@ -273,8 +391,11 @@ describe('import into a lead list', () => {
     [{ leads: 'nope' }, 'leads must be an array of lead objects'],
     [{ csv: 5 }, 'csv must be a string holding the CSV text'],
     [{ csv: '' }, 'csv must have a header row'],
-    [{ csv: 'first_name,last_name\n"unclosed,x' }, expect.stringMatching(/^csv could not be parsed: /)],
-    [{ csv: 'a,b\n1,2', mapping: { a: 'shoe_size' } }, expect.stringMatching(/^mapping: unknown field 'shoe_size' for column 'a'\. Fields: first_name, /)],
+    [{ csv: 'first_name,last_name\n"unclosed,x' }, 'csv could not be parsed: Quote Not Closed: the parsing is finished with an opening quote at line 2'],
+    [
+      { csv: 'a,b\n1,2', mapping: { a: 'shoe_size' } },
+      "mapping: unknown field 'shoe_size' for column 'a'. Fields: first_name, last_name, network_profile_url, email, phone_number, job_title, location, headline, industry, profile_picture_url, custom_fields, company_name, company_website_url, company_network_url, company_logo_url, company_industry, company_location, company_amount_of_employees, company_revenue",
+    ],
     [{ csv: 'a,b\n1,2', mapping: { c: 'first_name' } }, "mapping: column 'c' is not in the CSV header"],
     [{ csv: 'a,b\n1,2', mapping: ['first_name'] }, 'mapping must be an object of column name -> field name'],
   ])('refuses %j with 400', async (body, error) => {
@@ -294,6 +415,7 @@ describe('import into a lead list', () => {
     const csv = ['first_name,last_name,email', ...leads.map((_, i) => `A,B,a${i}@example.com`)].join('\n');
     const csvResponse = await stack.call('POST', `/public/lead-lists/${list.id}/import/`, { apiKey: alice.key, body: { csv } });
     expect(csvResponse.status).toBe(413);
+    expect(csvResponse.body).toEqual({ error: 'Too many leads: 1001 rows; at most 1000 rows per import request' });
     expect((await getList(stack, alice, list.id))?.total_prospects).toBe(0);
   });
 
@@ -327,7 +449,21 @@ describe('import into a COMPANY list', () => {
         { name: 'Acme again', website_url: 'acme.example' },
       ],
     });
-    expect(first).toMatchObject({ search_type: 'COMPANY', created: 2, updated: 0, skipped: 2, total_prospects: 2 });
+    expect(first).toEqual(
+      expectedImport({
+        search_type: 'COMPANY',
+        total_rows: 4,
+        created: 2,
+        updated: 0,
+        skipped: 2,
+        skipped_rows: first.skipped_rows,
+        leads: [
+          { row: 1, id: anId(), status: 'created' },
+          { row: 2, id: anId(), status: 'created' },
+        ],
+        total_prospects: 2,
+      }),
+    );
     expect(first.skipped_rows).toEqual([
       { row: 3, reason: 'name is required' },
       { row: 4, reason: 'duplicate of row 1 (same domain, network_url or name)' },
@@ -335,21 +471,31 @@ describe('import into a COMPANY list', () => {
     const updated = await importLeads(stack, alice, list.id, {
       csv: 'name,website_url,industry,location\nAcme Corp,http://acme.example/about,Fintech,Paris',
     });
-    expect(updated).toMatchObject({ created: 0, updated: 1, total_prospects: 2 });
+    expect(updated).toEqual(
+      expectedImport({ search_type: 'COMPANY', total_rows: 1, created: 0, updated: 1, leads: [{ row: 1, id: first.leads[0]?.id, status: 'updated' }], total_prospects: 2 }),
+    );
     expect(updated.leads[0]?.id).toBe(first.leads[0]?.id);
     const page = await leadsOf(stack, alice, list.id);
-    expect(page.companies?.find((c) => c.id === first.leads[0]?.id)).toMatchObject({
-      name: 'Acme Corp',
-      industry: 'Fintech',
-      location: 'Paris',
-      amount_of_employees: '51-200',
-      revenue: '$1M-$10M',
-    });
-    expect(page.companies?.find((c) => c.id === first.leads[1]?.id)).toMatchObject({
-      name: 'Beta',
-      network_url: 'https://www.linkedin.com/company/beta',
-      location: 'Berlin',
-    });
+    expect(page.companies?.find((c) => c.id === first.leads[0]?.id)).toEqual(
+      expectedCompany({
+        id: first.leads[0]?.id,
+        name: 'Acme Corp',
+        // The row's non-empty values replace the stored ones.
+        website_url: 'http://acme.example/about',
+        industry: 'Fintech',
+        location: 'Paris',
+        amount_of_employees: '51-200',
+        revenue: '$1M-$10M',
+      }),
+    );
+    expect(page.companies?.find((c) => c.id === first.leads[1]?.id)).toEqual(
+      expectedCompany({
+        id: first.leads[1]?.id,
+        name: 'Beta',
+        network_url: 'https://www.linkedin.com/company/beta',
+        location: 'Berlin',
+      }),
+    );
     expect((await leadsOf(stack, alice, list.id, 'industry=fintech')).total_count).toBe(1);
   });
 
@@ -364,6 +510,6 @@ describe('import into a COMPANY list', () => {
     expect((await leadsOf(stack, alice, people.id, 'company_industry=mining')).total_count).toBe(0);
     const robotics = await leadsOf(stack, alice, people.id, 'company_industry=robotics');
     expect(robotics.prospects?.map((p) => p.first_name)).toEqual(['First1']);
-    expect(robotics.prospects?.[0]?.company).toMatchObject({ name: 'Zeta', industry: 'Robotics' });
+    expect(robotics.prospects?.[0]?.company).toEqual(expectedCompanySummary({ name: 'Zeta', website_url: 'zeta.example', industry: 'Robotics' }));
   });
 });

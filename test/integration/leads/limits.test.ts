@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anId } from '../../support/formats';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, getList, importLeads, leadsStack, person } from './helpers';
 
@@ -41,13 +42,30 @@ describe('limits: monthly search quota and list size', () => {
 
     const list = await createList(stack, alice, 'Small');
     const imported = await importLeads(stack, alice, list.id, { leads: [person(1), person(2), person(5), person(6)] });
-    expect(imported).toMatchObject({ total_prospects: 3, skipped: 1, skipped_rows: [{ row: 4, reason: 'the list is full' }] });
+    expect(imported).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
+      total_rows: 4,
+      created: 1,
+      updated: 2,
+      skipped: 1,
+      skipped_rows: [{ row: 4, reason: 'the list is full' }],
+      leads: [
+        { row: 1, id: ids[0], status: 'updated' },
+        { row: 2, id: ids[1], status: 'updated' },
+        { row: 3, id: anId(), status: 'created' },
+      ],
+      total_prospects: 3,
+    });
     const added = await stack.call('POST', `/public/lead-lists/${list.id}/add-leads/`, {
       apiKey: alice.key,
       body: { prospect_ids: [ids[2], spare] },
     });
-    expect(added.body).toMatchObject({
+    expect(added.body).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
       added: 0,
+      added_ids: [],
       skipped: [
         { id: ids[2], reason: 'list_full' },
         { id: spare, reason: 'list_full' },

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../../support/test-stack';
-import { type LeadListView, type Workspace, createList, importLeads, leadsOf, leadsStack, person } from './helpers';
+import {
+  type LeadListView,
+  type Workspace,
+  createList,
+  expectedCompany,
+  expectedCompanySummary,
+  importLeads,
+  leadsOf,
+  leadsStack,
+  person,
+} from './helpers';
 
 const PROSPECT_FIELDS = [
   'company',
@@ -70,20 +80,26 @@ describe('list leads: pages, sorting, filters', () => {
     for (const prospect of page.prospects ?? []) expect(Object.keys(prospect).sort()).toEqual(PROSPECT_FIELDS);
     const carla = page.prospects?.find((p) => p.first_name === 'Carla');
     expect(Object.keys(carla?.company ?? {}).sort()).toEqual(COMPANY_SUMMARY_FIELDS);
-    expect(carla?.company).toMatchObject({ name: 'Acme', industry: 'Software' });
+    expect(carla?.company).toEqual(expectedCompanySummary({ name: 'Acme', industry: 'Software' }));
     expect(page.prospects?.find((p) => p.first_name === 'Dirk')?.company).toBeNull();
   });
 
   it('answers a COMPANY list with the same envelope and companies', async () => {
     const page = await leadsOf(stack, alice, companies.id);
     expect(Object.keys(page).sort()).toEqual(['companies', 'page', 'page_size', 'search_type', 'success', 'total_count']);
-    expect(page).toMatchObject({ success: true, search_type: 'COMPANY', total_count: 4 });
+    expect(page).toMatchObject({ success: true, search_type: 'COMPANY', total_count: 4, page: 1, page_size: 25 });
     for (const company of page.companies ?? []) expect(Object.keys(company).sort()).toEqual(COMPANY_FIELDS);
-    expect(page.companies?.find((c) => c.name === 'Delta Corp')).toMatchObject({
-      website_url: 'delta.example',
-      amount_of_employees: '201-500',
-      revenue: '$10M-$50M',
-    });
+    expect(page.companies?.find((c) => c.name === 'Delta Corp')).toEqual(
+      expectedCompany({
+        id: companyIds[0],
+        name: 'Delta Corp',
+        website_url: 'delta.example',
+        industry: 'Retail',
+        location: 'Paris',
+        amount_of_employees: '201-500',
+        revenue: '$10M-$50M',
+      }),
+    );
   });
 
   it('sorts by id ascending by default', async () => {
@@ -178,29 +194,30 @@ describe('list leads: pages, sorting, filters', () => {
   it('pages through a list: full pages, the last partial page, an empty page beyond the end', async () => {
     const all = (await leadsOf(stack, alice, people.id, 'sort_field=last_name')).prospects?.map((p) => p.id) ?? [];
     const first = await leadsOf(stack, alice, people.id, 'sort_field=last_name&page_size=2');
-    expect(first).toMatchObject({ total_count: 5, page: 1, page_size: 2 });
+    expect(first).toMatchObject({ success: true, search_type: 'PEOPLE', total_count: 5, page: 1, page_size: 2 });
     expect(first.prospects?.map((p) => p.id)).toEqual(all.slice(0, 2));
     const second = await leadsOf(stack, alice, people.id, 'sort_field=last_name&page_size=2&page=2');
     expect(second.prospects?.map((p) => p.id)).toEqual(all.slice(2, 4));
     const last = await leadsOf(stack, alice, people.id, 'sort_field=last_name&page_size=2&page=3');
-    expect(last).toMatchObject({ total_count: 5, page: 3 });
+    expect(last).toMatchObject({ success: true, search_type: 'PEOPLE', total_count: 5, page: 3, page_size: 2 });
     expect(last.prospects?.map((p) => p.id)).toEqual(all.slice(4));
     const beyond = await leadsOf(stack, alice, people.id, 'sort_field=last_name&page_size=2&page=4');
-    expect(beyond).toMatchObject({ total_count: 5, page: 4, page_size: 2, prospects: [] });
+    expect(beyond).toEqual({ success: true, search_type: 'PEOPLE', total_count: 5, page: 4, page_size: 2, prospects: [] });
     const far = await leadsOf(stack, alice, people.id, 'page=999999');
-    expect(far).toMatchObject({ total_count: 5, prospects: [] });
+    expect(far).toEqual({ success: true, search_type: 'PEOPLE', total_count: 5, page: 999999, page_size: 25, prospects: [] });
     const exact = await leadsOf(stack, alice, people.id, 'page_size=5');
-    expect(exact.prospects).toHaveLength(5);
+    expect(exact.prospects?.map((p) => p.id)).toEqual([...peopleIds].sort((a, b) => a - b));
     const max = await leadsOf(stack, alice, people.id, 'page_size=100');
-    expect(max).toMatchObject({ page_size: 100, total_count: 5 });
+    expect(max).toMatchObject({ success: true, search_type: 'PEOPLE', page: 1, page_size: 100, total_count: 5 });
+    expect(max.prospects?.map((p) => p.id)).toEqual([...peopleIds].sort((a, b) => a - b));
   });
 
   it('lists an empty list as an empty page', async () => {
     const empty = await createList(stack, alice, 'Empty');
     const page = await leadsOf(stack, alice, empty.id, 'sort_field=first_name&sort_direction=desc');
-    expect(page).toMatchObject({ success: true, search_type: 'PEOPLE', total_count: 0, page: 1, page_size: 25, prospects: [] });
+    expect(page).toEqual({ success: true, search_type: 'PEOPLE', total_count: 0, page: 1, page_size: 25, prospects: [] });
     const filtered = await leadsOf(stack, alice, empty.id, 'job_title=cto');
-    expect(filtered).toMatchObject({ total_count: 0, prospects: [] });
+    expect(filtered).toEqual({ success: true, search_type: 'PEOPLE', total_count: 0, page: 1, page_size: 25, prospects: [] });
   });
 
   it('filters by a field with a case- and accent-insensitive contains; total_count counts the matches', async () => {
@@ -210,7 +227,7 @@ describe('list leads: pages, sorting, filters', () => {
     const zurich = await leadsOf(stack, alice, people.id, 'location=zurich');
     expect(zurich.prospects?.map((p) => p.first_name)).toEqual(['Bob']);
     const none = await leadsOf(stack, alice, people.id, 'location=tokyo');
-    expect(none).toMatchObject({ total_count: 0, prospects: [] });
+    expect(none).toEqual({ success: true, search_type: 'PEOPLE', total_count: 0, page: 1, page_size: 25, prospects: [] });
   });
 
   it('filters by company name and industry, combines filters with AND and repeated values with OR', async () => {
@@ -232,7 +249,7 @@ describe('list leads: pages, sorting, filters', () => {
     const second = await leadsOf(stack, alice, people.id, 'company_industry=software&sort_field=first_name&sort_direction=desc&page_size=1&page=2');
     expect(second.prospects?.map((p) => p.first_name)).toEqual(['Carla']);
     const third = await leadsOf(stack, alice, people.id, 'company_industry=software&sort_field=first_name&sort_direction=desc&page_size=1&page=3');
-    expect(third).toMatchObject({ total_count: 2, prospects: [] });
+    expect(third).toEqual({ success: true, search_type: 'PEOPLE', total_count: 2, page: 3, page_size: 1, prospects: [] });
   });
 
   it('filters COMPANY lists by their fields', async () => {

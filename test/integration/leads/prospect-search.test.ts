@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxData } from '../../../infra/local/sandbox-directory/data';
 import type { TestStack } from '../../support/test-stack';
-import { type CompanyView, type ProspectView, type Workspace, createList, importLeads, leadsOf, leadsStack, person } from './helpers';
+import {
+  type CompanyView,
+  type ProspectView,
+  type Workspace,
+  createList,
+  expectedCompany,
+  expectedCompanySummary,
+  expectedProspect,
+  importLeads,
+  leadsOf,
+  leadsStack,
+  person,
+} from './helpers';
 
 interface SearchResponse<T = ProspectView> {
   success: boolean;
@@ -46,18 +58,31 @@ describe('prospect search', () => {
       page_size: 25,
       total_count: expected.length,
     });
-    expect(response.body.results).toHaveLength(25);
+    expect(response.body.results.map((r) => r.network_profile_url)).toEqual(expected.slice(0, 25).map((p) => p.linkedin_url.replace(/\/$/, '')));
     const [first] = response.body.results;
     const source = expected[0];
-    expect(first).toMatchObject({
-      id: expect.any(Number),
-      first_name: source?.first_name,
-      last_name: source?.last_name,
-      job_title: source?.title,
-      network_profile_url: source?.linkedin_url.replace(/\/$/, ''),
-      status: 'NEW',
-      company: { name: source?.organization.name, amount_of_employees: source?.organization.employee_range },
-    });
+    expect(first).toEqual(
+      expectedProspect({
+        first_name: source?.first_name,
+        last_name: source?.last_name,
+        email: source?.email ?? '',
+        phone_number: source?.phone ?? '',
+        job_title: source?.title,
+        headline: source?.headline,
+        location: source?.location,
+        network_profile_url: source?.linkedin_url.replace(/\/$/, ''),
+        profile_picture_url: source?.photo_url,
+        status: 'NEW',
+        company: expectedCompanySummary({
+          name: source?.organization.name,
+          website_url: source?.organization.website_url,
+          network_url: source?.organization.linkedin_url.replace(/\/$/, ''),
+          industry: source?.organization.industry,
+          location: source?.organization.location,
+          amount_of_employees: source?.organization.employee_range,
+        }),
+      }),
+    );
   });
 
   it('saves results as workspace prospects: searching twice returns the same ids and adds nothing', async () => {
@@ -82,7 +107,9 @@ describe('prospect search', () => {
     });
     const found = await search(alice, { filters: { job_title: 'Head of Marketing', location: 'Lisbon' }, page_size: 100 });
     const match = found.body.results.find((r) => r.id === imported.leads[0]?.id);
-    expect(match).toMatchObject({ first_name: 'My', last_name: 'Own Name' });
+    expect(match).toEqual(
+      expectedProspect({ id: imported.leads[0]?.id, first_name: 'My', last_name: 'Own Name', network_profile_url: target?.linkedin_url.replace(/\/$/, '') }),
+    );
   });
 
   it('takes a filter value as a string, an array (any of) or {must, doesnt}', async () => {
@@ -102,34 +129,66 @@ describe('prospect search', () => {
         ['11-50', '51-200'].includes(p.organization.employee_range),
     );
     expect(mustDoesnt.body.total_count).toBe(expected.length);
-    for (const result of mustDoesnt.body.results) {
-      expect(fold(result.job_title)).toContain('engineer');
-      expect(fold(result.job_title)).not.toContain('senior');
-    }
+    expect(mustDoesnt.body.results.map((r) => [r.job_title, r.network_profile_url])).toEqual(
+      expected.slice(0, 5).map((p) => [p.title, p.linkedin_url.replace(/\/$/, '')]),
+    );
     const keywords = await search(alice, { filters: { keywords: 'logistics', company_name: { doesnt: ['Inc'] } }, page_size: 5 });
-    expect(keywords.body.total_count).toBeGreaterThan(0);
-    for (const result of keywords.body.results) expect(String(result.company?.name)).not.toContain('Inc');
+    // Keywords look at the headline, title, company name and industry, and the name.
+    const byKeyword = people.filter(
+      (p) =>
+        [p.headline, p.title, p.organization.name, p.organization.industry, p.first_name, p.last_name].some((value) => fold(value).includes('logistics')) &&
+        !fold(p.organization.name).includes('inc'),
+    );
+    expect(keywords.body.total_count).toBe(byKeyword.length);
+    expect(byKeyword).toHaveLength(1690); // the seeded sandbox data set
+    expect(keywords.body.results.map((r) => [r.company?.name, r.network_profile_url])).toEqual(
+      byKeyword.slice(0, 5).map((p) => [p.organization.name, p.linkedin_url.replace(/\/$/, '')]),
+    );
   });
 
   it('pages through directory results', async () => {
     const body = { filters: { department: 'Finance', seniority: 'Director' }, page_size: 3 };
     const one = await search(alice, body);
     const two = await search(alice, { ...body, page: 2 });
-    expect(two.body).toMatchObject({ page: 2, page_size: 3, total_count: one.body.total_count });
-    expect(two.body.results).toHaveLength(3);
+    const directors = sandboxData().people.filter((p) => p.department === 'Finance' && p.seniority === 'Director');
+    expect(one.body.total_count).toBe(directors.length);
+    expect(directors).toHaveLength(150); // the seeded sandbox data set
+    expect(two.body).toMatchObject({ success: true, search_type: 'PEOPLE', source: 'DIRECTORY', page: 2, page_size: 3, total_count: one.body.total_count });
+    expect(two.body.results.map((r) => r.network_profile_url)).toEqual(directors.slice(3, 6).map((p) => p.linkedin_url.replace(/\/$/, '')));
     expect(two.body.results.map((r) => r.id).some((id) => one.body.results.some((r) => r.id === id))).toBe(false);
     const beyond = await search(alice, { ...body, page: 10_000 });
-    expect(beyond.body).toMatchObject({ total_count: one.body.total_count, results: [] });
+    expect(beyond.body).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
+      source: 'DIRECTORY',
+      page: 10_000,
+      page_size: 3,
+      total_count: one.body.total_count,
+      results: [],
+    });
   });
 
   it('searches companies and saves them as workspace companies, ready for add-leads', async () => {
     const response = await search<CompanyView>(alice, { search_type: 'COMPANY', filters: { industry: 'Energy', company_size: '10001+' } });
     expect(response.status).toBe(200);
     const expected = sandboxData().companies.filter((c) => c.industry === 'Energy' && c.employee_range === '10001+');
-    expect(response.body).toMatchObject({ search_type: 'COMPANY', total_count: expected.length });
+    expect(response.body).toMatchObject({ success: true, search_type: 'COMPANY', source: 'DIRECTORY', page: 1, page_size: 25, total_count: expected.length });
     expect(response.body.results.map((c) => c.name)).toEqual(expected.slice(0, 25).map((c) => c.name));
     expect(Object.keys(response.body.results[0] ?? {}).sort()).toEqual(
       ['amount_of_employees', 'id', 'industry', 'location', 'logo_url', 'name', 'network_url', 'revenue', 'website_url'],
+    );
+    const [company] = expected;
+    expect(response.body.results[0]).toEqual(
+      expectedCompany({
+        name: company?.name,
+        website_url: company?.website_url,
+        network_url: company?.linkedin_url.replace(/\/$/, ''),
+        industry: company?.industry,
+        location: company?.location,
+        amount_of_employees: company?.employee_range,
+        revenue: company?.revenue_range,
+        logo_url: company?.logo_url,
+      }),
     );
     const again = await search<CompanyView>(alice, { search_type: 'COMPANY', filters: { industry: 'Energy', company_size: '10001+' } });
     expect(again.body.results.map((c) => c.id)).toEqual(response.body.results.map((c) => c.id));
@@ -137,7 +196,7 @@ describe('prospect search', () => {
     const list = await createList(stack, alice, 'Energy giants', 'COMPANY');
     const ids = response.body.results.slice(0, 3).map((c) => c.id);
     const added = await stack.call('POST', `/public/lead-lists/${list.id}/add-leads/`, { apiKey: alice.key, body: { company_ids: ids } });
-    expect(added.body).toMatchObject({ added: 3, total_prospects: 3 });
+    expect(added.body).toEqual({ success: true, search_type: 'COMPANY', added: 3, added_ids: ids, skipped: [], total_prospects: 3 });
     expect((await leadsOf(stack, alice, list.id)).companies?.map((c) => c.id)).toEqual([...ids].sort((a, b) => a - b));
   });
 
@@ -145,10 +204,14 @@ describe('prospect search', () => {
     const company = sandboxData().people.find((p) => p.seniority === 'C-Level')?.organization.name as string;
     const found = await search(alice, { filters: { company_name: company, seniority: 'C-Level' }, page_size: 4 });
     const ids = found.body.results.map((r) => r.id);
-    expect(ids.length).toBeGreaterThan(0);
+    const atCompany = sandboxData().people.filter((p) => fold(p.organization.name).includes(fold(company)) && p.seniority === 'C-Level');
+    expect(found.body.total_count).toBe(atCompany.length);
+    expect(atCompany).toHaveLength(1); // the seeded sandbox data set
+    expect(ids).toHaveLength(Math.min(4, atCompany.length));
+    expect(found.body.results.map((r) => r.network_profile_url)).toEqual(atCompany.slice(0, 4).map((p) => p.linkedin_url.replace(/\/$/, '')));
     const list = await createList(stack, alice, 'From search');
     const added = await stack.call('POST', `/public/lead-lists/${list.id}/add-leads/`, { apiKey: alice.key, body: { prospect_ids: ids } });
-    expect(added.body).toMatchObject({ added: ids.length, total_prospects: ids.length });
+    expect(added.body).toEqual({ success: true, search_type: 'PEOPLE', added: ids.length, added_ids: ids, skipped: [], total_prospects: ids.length });
     const page = await leadsOf(stack, alice, list.id, `company_name=${encodeURIComponent(company)}`);
     expect(page.total_count).toBe(ids.length);
     const companies = await search<CompanyView>(alice, { search_type: 'COMPANY', filters: { name: found.body.results[0]?.company?.name as string } });
@@ -165,7 +228,7 @@ describe('prospect search', () => {
       ],
     });
     const found = await search(bob, { source: 'WORKSPACE', filters: { job_title: 'quokka' } });
-    expect(found.body).toMatchObject({ source: 'WORKSPACE', total_count: 2 });
+    expect(found.body).toMatchObject({ success: true, search_type: 'PEOPLE', source: 'WORKSPACE', page: 1, page_size: 25, total_count: 2 });
     expect(found.body.results.map((r) => r.first_name)).toEqual(['First1', 'First2']);
     const byIndustry = await search(bob, { source: 'WORKSPACE', filters: { industry: 'wildlife' } });
     expect(byIndustry.body.results.map((r) => r.first_name)).toEqual(['First1']);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../infra/local/local-stack';
+import { aTimestamp, anId } from '../../support/formats';
 
 const TSX = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
@@ -60,6 +61,16 @@ describe('npm start', () => {
     expect(credentials.app_url).toBe(first.baseUrl);
     expect(credentials.api_key).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/);
     expect(Number.isSafeInteger(credentials.workspace_id)).toBe(true);
+    expect(credentials).toEqual({
+      base_url: first.baseUrl,
+      app_url: first.baseUrl,
+      api_key: expect.stringMatching(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/),
+      session_token: expect.stringMatching(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
+      workspace_id: anId(),
+      // A fresh data folder: the default development user, with a generated password (12 random bytes).
+      email: 'dev@example.com',
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+    });
 
     const health = await fetch(`${first.baseUrl}/api/v1/health/`);
     expect(health.status).toBe(200);
@@ -80,8 +91,17 @@ describe('npm start', () => {
       expect(listed.status).toBe(200);
       // Data survived the restart: the same single key, used before.
       const body = (await listed.json()) as { api_keys: { last_used: string | null }[] };
-      expect(body.api_keys).toHaveLength(1);
-      expect(body.api_keys[0]?.last_used).not.toBeNull();
+      expect(body.api_keys).toEqual([
+        {
+          id: anId(),
+          name: 'Development key',
+          prefix: credentials.api_key.split('.')[0],
+          is_active: true,
+          last_used: aTimestamp(),
+          created_at: aTimestamp(),
+          updated_at: aTimestamp(),
+        },
+      ]);
     } finally {
       second.child.kill('SIGINT');
       await exitOf(second.child);
@@ -102,7 +122,7 @@ describe('npm start', () => {
     });
     expect(await exitOf(child)).toBe(1);
     const lines = stderr.trim().split('\n').filter((line) => line.trim() !== '');
-    expect(lines).toEqual([expect.stringContaining('Java 17+ is required')]);
+    expect(lines).toEqual(['Java 17+ is required for DynamoDB Local but `java` was not found on PATH (install e.g. openjdk-17-jre-headless).']);
     rmSync(bin, { recursive: true, force: true });
   }, 60_000);
 });

@@ -6,13 +6,30 @@ import { DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
 import { type EventPublisher, createEventPublisher } from '../../../shared/domain/webhooks/event-publisher';
 import { type IncomingMessageData, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
 import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
+import { aTimestamp } from '../../support/formats';
 import { type Receiver, startReceiver } from '../../support/receiver';
+import { SAMPLE_LEAD } from '../../support/sample-message';
 import { type SignedUpUser, type TestStack, signUp, startTestStack } from '../../support/test-stack';
 
 const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
   Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
 
 type Attempt = { event_id: string; attempt: number; outcome: string; status_code: number | null; next_attempt_at: string | null; test: boolean };
+
+/** One line of the delivery log of a worker attempt; `attempted_at` and `duration_ms` by format. */
+const logLine = (fields: Record<string, unknown>) => ({
+  event_type: 'incoming_message',
+  attempt: 1,
+  error: null,
+  duration_ms: expect.toSatisfy((value: unknown) => Number.isInteger(value) && (value as number) >= 0, 'a duration in ms'),
+  attempted_at: aTimestamp(),
+  next_attempt_at: null,
+  test: false,
+  ...fields,
+});
+/** With a schedule of 0 s the next attempt is due the moment the failed one ended. */
+const endOf = (line: Record<string, unknown> | undefined) =>
+  new Date(Date.parse(String(line?.attempted_at)) + Number(line?.duration_ms)).toISOString();
 
 /**
  * The webhooks queue and its worker, driven by hand (the poller runs one batch per call), with
@@ -71,42 +88,55 @@ describe('webhook delivery worker', () => {
   it('delivers a signed incoming_message with a stable event id, and logs it', async () => {
     const eventId = await publish(alice, 'Sounds good, call me');
     await drain();
-    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/alice']);
     const [request] = receiver.requests;
     expect(request?.path).toBe('/alice');
     expect(request?.headers['webhook-id']).toBe(eventId);
     const payload = new Webhook(secret).verify(request?.body ?? '', headersOf(request as never)) as Record<string, unknown>;
     expect(payload).toMatchObject({ id: eventId, event: 'incoming_message' });
     expect(Object.keys(payload).sort()).toEqual(['created_at', 'event', 'id', 'message']);
-    expect(payload.message).toMatchObject({
-      id: 42,
-      message_id: 'provider-Sounds good, call me',
-      message: 'Sounds good, call me',
-      sent_by_lead: true,
-      campaign: { id: 7, name: 'Founders', status: 'ACTIVE' },
-      lead: { first_name: 'Alex', last_name: 'Doe', network_profile_url: expect.any(String), company: { name: 'Acme Inc' } },
+    const sentAt = (payload.message as { sent_at: string }).sent_at;
+    expect(payload).toEqual({
+      id: eventId,
+      event: 'incoming_message',
+      created_at: aTimestamp(),
+      message: {
+        id: 42,
+        message_id: 'provider-Sounds good, call me',
+        message: 'Sounds good, call me',
+        sent_by_lead: true,
+        channel: 'NETWORK',
+        sent_at: aTimestamp(),
+        created_at: sentAt,
+        updated_at: sentAt,
+        campaign: { id: 7, name: 'Founders', status: 'ACTIVE' },
+        lead: SAMPLE_LEAD,
+      },
     });
     const [logged] = await attempts(alice);
-    expect(logged).toMatchObject({ event_id: eventId, attempt: 1, outcome: 'delivered', status_code: 200, next_attempt_at: null, test: false });
+    expect(logged).toEqual(logLine({ event_id: eventId, outcome: 'delivered', status_code: 200 }));
   });
 
   it('retries after a failure and succeeds, with the same id and body, each attempt signed', async () => {
     receiver.plan({ status: 503, body: 'busy' });
     const eventId = await publish(alice, 'Retry me');
     await drain();
-    expect(receiver.requests).toHaveLength(2);
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/alice', '/alice']);
     const [first, second] = receiver.requests;
     expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
     expect(second?.body).toBe(first?.body);
     for (const request of [first, second]) {
-      expect(() => new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).not.toThrow();
+      expect(new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).toEqual(JSON.parse(request?.body ?? ''));
     }
     const log = (await attempts(alice)).filter((attempt) => attempt.event_id === eventId);
     expect(log.map((attempt) => [attempt.attempt, attempt.outcome, attempt.status_code])).toEqual([
       [2, 'delivered', 200],
       [1, 'http_error', 503],
     ]);
-    expect(log[1]?.next_attempt_at).toEqual(expect.any(String));
+    expect(log).toEqual([
+      logLine({ event_id: eventId, attempt: 2, outcome: 'delivered', status_code: 200 }),
+      logLine({ event_id: eventId, attempt: 1, outcome: 'http_error', status_code: 503, error: 'HTTP 503', next_attempt_at: endOf(log[1]) }),
+    ]);
   });
 
   it('retries after a receiver that does not answer in time', async () => {
@@ -114,7 +144,10 @@ describe('webhook delivery worker', () => {
     const eventId = await publish(alice, 'Slow receiver');
     await drain();
     const log = (await attempts(alice)).filter((attempt) => attempt.event_id === eventId);
-    expect(log.map((attempt) => attempt.outcome)).toEqual(['delivered', 'timeout']);
+    expect(log).toEqual([
+      logLine({ event_id: eventId, attempt: 2, outcome: 'delivered', status_code: 200 }),
+      logLine({ event_id: eventId, attempt: 1, outcome: 'timeout', status_code: null, error: 'No answer in time', next_attempt_at: endOf(log[1]) }),
+    ]);
   });
 
   it('sends a redelivered or duplicated message once', async () => {
@@ -122,25 +155,33 @@ describe('webhook delivery worker', () => {
     const eventId = await publish(alice, 'Duplicate', 'same-source');
     expect(await publish(alice, 'Duplicate', 'same-source')).toBe(eventId);
     await drain();
-    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId]);
 
     // SQS delivers an old message again later: nothing is sent.
     await publish(alice, 'Duplicate', 'same-source');
     await drain();
-    expect(receiver.requests).toHaveLength(1);
-    expect((await attempts(alice)).filter((attempt) => attempt.event_id === eventId)).toHaveLength(1);
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId]);
+    expect((await attempts(alice)).filter((attempt) => attempt.event_id === eventId)).toEqual([
+      logLine({ event_id: eventId, outcome: 'delivered', status_code: 200 }),
+    ]);
   });
 
   it('gives up after the last attempt: the message goes to the dead-letter queue', async () => {
     receiver.setDefault({ status: 500, body: 'down' });
     const eventId = await publish(alice, 'Never delivered');
     await drain();
-    expect(receiver.requests).toHaveLength(3);
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId, eventId]);
     const log = (await attempts(alice)).filter((attempt) => attempt.event_id === eventId);
     expect(log.map((attempt) => attempt.attempt)).toEqual([3, 2, 1]);
     expect(log[0]?.next_attempt_at).toBeNull();
+    const failed = { event_id: eventId, outcome: 'http_error', status_code: 500, error: 'HTTP 500' };
+    expect(log).toEqual([
+      logLine({ ...failed, attempt: 3 }),
+      logLine({ ...failed, attempt: 2, next_attempt_at: endOf(log[1]) }),
+      logLine({ ...failed, attempt: 1, next_attempt_at: endOf(log[2]) }),
+    ]);
     const dead = (await dlqBodies()).map((body) => JSON.parse(body) as { event_id: string });
-    expect(dead.map((message) => message.event_id)).toContain(eventId);
+    expect(dead.map((message) => message.event_id)).toEqual([eventId]);
   });
 
   it('moves poison messages to the dead-letter queue without sending anything', async () => {
@@ -174,8 +215,13 @@ describe('webhook delivery worker', () => {
     await publish(carol, 'Happy to chat next week');
     await drain();
     const body = JSON.parse(receiver.requests[0]?.body ?? '{}') as { text: string; blocks: unknown[] };
-    expect(body.text).toContain('Alex Doe (Head of Sales at Acme Inc) replied in campaign "Founders"');
-    expect(body.text).toContain('Happy to chat next week');
-    expect(body.blocks).toHaveLength(2);
+    const title = 'Alex Doe (Head of Sales at Acme Inc) replied in campaign "Founders"';
+    expect(body).toEqual({
+      text: `${title}\nHappy to chat next week`,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: `*${title}*\n> Happy to chat next week` } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: expect.stringMatching(/^Outreach · event evt_[0-9a-f]{32}$/) }] },
+      ],
+    });
   });
 });

@@ -3,6 +3,9 @@ import { SETTINGS, type SettingName, readSettings, settingDefault, settingsFrom,
 import { AUTHORIZER, FUNCTION_GROUPS } from '../../../shared/http/route-table';
 import { QUEUES } from '../../../shared/runtime/catalog';
 
+/** What a CDK token looks like before synthesis: a string that must pass through untouched. */
+const TOKEN = ['$', '{Token[TOKEN.1]}'].join('');
+
 describe('settings, declared once', () => {
   it('reads a function’s settings from its environment, with declared defaults for what is unset', () => {
     expect(
@@ -45,7 +48,7 @@ describe('settings, declared once', () => {
 
   it('writes values back as the environment text the entries read (CDK), leaving undefined ones to their defaults', () => {
     const environment = toEnvironment(['tableName', 'maxLeadsPerList', 'webhookAllowLoopback', 'webhookRetrySchedule', 'sessionUsageKeys', 'publicApiUrl'], {
-      tableName: '${Token[TOKEN.1]}',
+      tableName: TOKEN,
       maxLeadsPerList: 500,
       webhookAllowLoopback: false,
       webhookRetrySchedule: [1, 2],
@@ -53,7 +56,7 @@ describe('settings, declared once', () => {
       publicApiUrl: undefined,
     });
     expect(environment).toEqual({
-      TABLE_NAME: '${Token[TOKEN.1]}',
+      TABLE_NAME: TOKEN,
       MAX_LEADS_PER_LIST: '500',
       WEBHOOK_ALLOW_LOOPBACK: '0',
       WEBHOOK_RETRY_SCHEDULE: '1,2',
@@ -61,7 +64,7 @@ describe('settings, declared once', () => {
     });
     const names = Object.keys(environment).map((env) => Object.entries(SETTINGS).find(([, s]) => s.env === env)?.[0] as SettingName);
     expect(readSettings(names, environment)).toEqual({
-      tableName: '${Token[TOKEN.1]}',
+      tableName: TOKEN,
       maxLeadsPerList: 500,
       webhookAllowLoopback: false,
       webhookRetrySchedule: [1, 2],

@@ -30,12 +30,24 @@ describe('connection status', () => {
       networkDistance: 'FIRST_DEGREE',
       checkedWithAccountId: 5,
     });
-    expect(toConnectionStatus({ ...profile, networkDistance: 'SECOND_DEGREE', invitationPending: true }, 5)).toMatchObject({
+    expect(toConnectionStatus({ ...profile, networkDistance: 'SECOND_DEGREE', invitationPending: true }, 5)).toEqual({
       isConnected: false,
       connectionLevel: 2,
+      networkDistance: 'SECOND_DEGREE',
+      checkedWithAccountId: 5,
     });
-    expect(toConnectionStatus({ ...profile, networkDistance: 'OUT_OF_NETWORK' }, 5)).toMatchObject({ connectionLevel: null });
-    expect(toConnectionStatus({ ...profile, networkDistance: null }, 5)).toMatchObject({ isConnected: false, connectionLevel: null, networkDistance: null });
+    expect(toConnectionStatus({ ...profile, networkDistance: 'OUT_OF_NETWORK' }, 5)).toEqual({
+      isConnected: false,
+      connectionLevel: null,
+      networkDistance: 'OUT_OF_NETWORK',
+      checkedWithAccountId: 5,
+    });
+    expect(toConnectionStatus({ ...profile, networkDistance: null }, 5)).toEqual({
+      isConnected: false,
+      connectionLevel: null,
+      networkDistance: null,
+      checkedWithAccountId: 5,
+    });
   });
 
   it('counts the four documented statuses as active', () => {

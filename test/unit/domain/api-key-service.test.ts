@@ -18,8 +18,9 @@ describe('API key service', () => {
   it('pairs each key with its own usage key', async () => {
     const first = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
     const second = await service.create({ userId: 1, workspaceId: 10, name: 'b' });
-    expect(first.key.usageKeyId).not.toBe(second.key.usageKeyId);
-    expect(keys.credentials.get(first.key.prefix)?.usageKeyValue).not.toBe(keys.credentials.get(second.key.prefix)?.usageKeyValue);
+    expect([first.key.usageKeyId, second.key.usageKeyId]).toEqual(['usage-1', 'usage-2']);
+    expect(keys.credentials.get(first.key.prefix)?.usageKeyValue).toBe(`value1${'x'.repeat(30)}`);
+    expect(keys.credentials.get(second.key.prefix)?.usageKeyValue).toBe(`value2${'x'.repeat(30)}`);
   });
 
   it('refuses more active keys than the limit with a clear validation error, counting revoked keys out', async () => {
@@ -30,12 +31,26 @@ describe('API key service', () => {
       message: 'API key limit reached: at most 2 active keys per user',
     });
     await service.revoke(1, first.key.id);
-    await expect(service.create({ userId: 1, workspaceId: 10, name: 'c' })).resolves.toBeDefined();
+    await expect(service.create({ userId: 1, workspaceId: 10, name: 'c' })).resolves.toEqual({
+      key: {
+        id: 102,
+        userId: 1,
+        workspaceId: 10,
+        name: 'c',
+        prefix: expect.stringMatching(/^[0-9a-f]{12}$/),
+        isActive: true,
+        lastUsed: null,
+        createdAt: '2026-11-21T12:00:00.000Z',
+        updatedAt: '2026-11-21T12:00:00.000Z',
+        usageKeyId: 'usage-3',
+      },
+      fullKey: expect.stringMatching(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/),
+    });
   });
 
   it('retires the new usage key when storing the key fails, so nothing is left half-written', async () => {
     keys.failNextWrite = true;
-    await expect(service.create({ userId: 1, workspaceId: 10, name: 'a' })).rejects.toThrow('write failed');
+    await expect(service.create({ userId: 1, workspaceId: 10, name: 'a' })).rejects.toThrow(/^write failed$/);
     expect(usageKeys.retired).toEqual(usageKeys.issued);
     expect(keys.records.size).toBe(0);
   });
@@ -44,7 +59,8 @@ describe('API key service', () => {
     const created = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
     const rotated = await service.rotate(1, created.key.id);
     expect(rotated.key.prefix).not.toBe(created.key.prefix);
-    expect(rotated.key.updatedAt > created.key.updatedAt).toBe(true);
+    expect(created.key.updatedAt).toBe('2026-11-21T12:00:00.000Z');
+    expect(rotated.key.updatedAt).toBe('2026-11-21T12:00:00.001Z');
     expect(usageKeys.retired).toEqual([created.key.usageKeyId]);
     expect(keys.credentials.has(created.key.prefix)).toBe(false);
   });
@@ -52,7 +68,7 @@ describe('API key service', () => {
   it('keeps the old key when a rotation cannot be stored', async () => {
     const created = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
     keys.failNextWrite = true;
-    await expect(service.rotate(1, created.key.id)).rejects.toThrow('write failed');
+    await expect(service.rotate(1, created.key.id)).rejects.toThrow(/^write failed$/);
     expect(keys.credentials.has(created.key.prefix)).toBe(true);
     expect(usageKeys.retired).toEqual([usageKeys.issued[1]]);
   });
@@ -60,8 +76,8 @@ describe('API key service', () => {
   it('answers not found for another user’s key and conflict for rotating a revoked key', async () => {
     const created = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
     await expect(service.rotate(2, created.key.id)).rejects.toMatchObject({ kind: 'not_found', message: 'API key not found' });
-    await expect(service.revoke(2, created.key.id)).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(service.revoke(2, created.key.id)).rejects.toMatchObject({ kind: 'not_found', message: 'API key not found' });
     await service.revoke(1, created.key.id);
-    await expect(service.rotate(1, created.key.id)).rejects.toMatchObject({ kind: 'conflict' });
+    await expect(service.rotate(1, created.key.id)).rejects.toMatchObject({ kind: 'conflict', message: 'API key is revoked and cannot be rotated' });
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   type ApiKeyCredential,
@@ -14,7 +15,8 @@ describe('API key material', () => {
     const material = generateKeyMaterial();
     expect(material.prefix).toMatch(/^[0-9a-f]{12}$/);
     expect(material.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(material.secretHash).toBe(hashSecret(material.secret));
+    expect(material.secretHash).toBe(createHash('sha256').update(material.secret).digest('hex'));
+    expect(hashSecret(material.secret)).toBe(material.secretHash);
     expect(material.secretHash).not.toContain(material.secret);
     expect(generateKeyMaterial().secret).not.toBe(material.secret);
   });

@@ -4,6 +4,11 @@ import { createAuthenticator } from '../../../shared/domain/auth/authenticator';
 import { InMemoryApiKeyRepository, InMemorySessions } from '../../support/fakes/in-memory-api-keys';
 
 const KEY_FAILURE = { ok: false, error: 'Missing API key', message: 'Provide X-API-Key header' };
+const SESSION_FAILURE = {
+  ok: false,
+  error: 'Authentication required',
+  message: 'Log in and send the session cookie or an Authorization: Bearer <token> header',
+};
 
 describe('authenticator', () => {
   let keys: InMemoryApiKeyRepository;
@@ -61,18 +66,14 @@ describe('authenticator', () => {
   });
 
   it('refuses ended, expired and foreign sessions', async () => {
-    expect((await authenticator.authenticate('session', { sessionToken: 'valid:gone' })).ok).toBe(false);
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:gone' })).toEqual(SESSION_FAILURE);
     sessions.sessions.set('other', { id: 'other', userId: 6, workspaceId: 60, createdAt: '', expiresAt: '2026-11-28T12:00:00.000Z' });
-    expect((await authenticator.authenticate('session', { sessionToken: 'valid:other' })).ok).toBe(false);
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:other' })).toEqual(SESSION_FAILURE);
     now = new Date('2026-11-28T12:00:00.000Z');
-    expect(await authenticator.authenticate('session', { sessionToken: 'valid:s1' })).toEqual({
-      ok: false,
-      error: 'Authentication required',
-      message: 'Log in and send the session cookie or an Authorization: Bearer <token> header',
-    });
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:s1' })).toEqual(SESSION_FAILURE);
   });
 
   it('does not let an API key into a session-only route', async () => {
-    expect((await authenticator.authenticate('session', { apiKey: fullKey })).ok).toBe(false);
+    expect(await authenticator.authenticate('session', { apiKey: fullKey })).toEqual(SESSION_FAILURE);
   });
 });

@@ -20,11 +20,11 @@ describe('request helpers', () => {
 
   it('describes the first validation issue in one sentence', () => {
     const schema = v.object({ name: v.string(), count: v.optional(v.number()), tag: v.pipe(v.string(), v.minLength(2, 'tag is too short')) });
-    expect(() => parseBody(schema, event({}))).toThrow('name is required');
-    expect(() => parseBody(schema, event({ name: 1 }))).toThrow('name must be a string');
-    expect(() => parseBody(schema, event({ name: 'a', count: 'x', tag: 'ab' }))).toThrow('count must be a number');
-    expect(() => parseBody(schema, event({ name: 'a', tag: 'a' }))).toThrow('tag is too short');
-    expect(() => parseBody(schema, event([]))).toThrow('Request body must be a JSON object');
+    expect(() => parseBody(schema, event({}))).toThrow(/^name is required$/);
+    expect(() => parseBody(schema, event({ name: 1 }))).toThrow(/^name must be a string$/);
+    expect(() => parseBody(schema, event({ name: 'a', count: 'x', tag: 'ab' }))).toThrow(/^count must be a number$/);
+    expect(() => parseBody(schema, event({ name: 'a', tag: 'a' }))).toThrow(/^tag is too short$/);
+    expect(() => parseBody(schema, event([]))).toThrow(/^Request body must be a JSON object$/);
     expect(parseBody(schema, event({ name: 'a', tag: 'ab' }))).toEqual({ name: 'a', tag: 'ab' });
   });
 

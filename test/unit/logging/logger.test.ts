@@ -36,6 +36,6 @@ describe('the logger', () => {
     const lines: string[] = [];
     createLogger({ service: 'auth', format: 'readable', sink: (line) => lines.push(line) }).warn('Slow', { ms: 12 });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} WARN  \[auth\] Slow ms=12$/);
+    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} WARN {2}\[auth\] Slow ms=12$/);
   });
 });

@@ -76,8 +76,14 @@ describe('delivery service', () => {
   it('acknowledges a delivered event and never sends it again', async () => {
     expect(await service().deliver(message)).toEqual({ action: 'ack' });
     expect(await service().deliver(message)).toEqual({ action: 'ack' });
-    expect(sent).toHaveLength(1);
-    expect(sent[0]?.headers).toMatchObject({ 'webhook-id': 'evt_unit', 'webhook-signature': 'v1,whsec_current' });
+    expect(sent.map((request) => request.url)).toEqual(['https://receiver.example/hook']);
+    expect(sent[0]?.headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'OutreachWebhooks/1.0',
+      'webhook-id': 'evt_unit',
+      'webhook-timestamp': '1795262400',
+      'webhook-signature': 'v1,whsec_current',
+    });
   });
 
   it('waits by the schedule after each failure, then gives up to the dead-letter queue', async () => {
@@ -86,11 +92,12 @@ describe('delivery service', () => {
     expect(await service().deliver(message)).toEqual({ action: 'retry', delaySeconds: 300 });
     expect(await service().deliver(message)).toEqual({ action: 'dead-letter' });
     expect(await service().deliver(message)).toEqual({ action: 'dead-letter' });
-    expect(sent).toHaveLength(3);
-    expect(deliveries.log.map((attempt) => [attempt.attempt, attempt.outcome, attempt.nextAttemptAt])).toEqual([
-      [1, 'http_error', '2026-11-21T12:01:00.000Z'],
-      [2, 'timeout', '2026-11-21T12:05:00.000Z'],
-      [3, 'network_error', null],
+    expect(sent.map((request) => request.url)).toEqual(Array(3).fill('https://receiver.example/hook'));
+    const logged = { userId: 7, eventId: 'evt_unit', eventType: 'incoming_message', at: '2026-11-21T12:00:00.000Z', durationMs: 0, test: false };
+    expect(deliveries.log).toEqual([
+      { ...logged, attempt: 1, outcome: 'http_error', statusCode: 500, error: 'HTTP 500', nextAttemptAt: '2026-11-21T12:01:00.000Z' },
+      { ...logged, attempt: 2, outcome: 'timeout', statusCode: null, error: 'No answer in time', nextAttemptAt: '2026-11-21T12:05:00.000Z' },
+      { ...logged, attempt: 3, outcome: 'network_error', statusCode: null, error: 'Connection failed', nextAttemptAt: null },
     ]);
   });
 
@@ -104,7 +111,7 @@ describe('delivery service', () => {
     settings = settings ? { ...settings, url: null } : undefined;
     expect(await service().deliver(message)).toEqual({ action: 'ack' });
     expect(sent).toHaveLength(0);
-    expect(deliveries.records.get('7/evt_unit')?.status).toBe('SKIPPED');
+    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'SKIPPED', attempts: 1 });
   });
 
   it('signs generic deliveries only, with both secrets during a rotation', async () => {
@@ -113,6 +120,6 @@ describe('delivery service', () => {
     expect(sent[0]?.headers['webhook-signature']).toBe('v1,whsec_current v1,whsec_old');
     settings = settings ? { ...settings, url: 'https://hooks.slack.com/services/T0/B0/abc' } : undefined;
     await service().deliver({ ...message, event_id: 'evt_unit2' });
-    expect(sent[1]?.headers['webhook-signature']).toBeUndefined();
+    expect(sent[1]?.headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'OutreachWebhooks/1.0' });
   });
 });

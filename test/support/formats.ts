@@ -1,0 +1,10 @@
+import { expect } from 'vitest';
+
+/** A timestamp as the service writes them (`Date#toISOString`: UTC, milliseconds). */
+export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Matches a generated id: a positive safe integer (the allocator's ids are not predictable). */
+export const anId = () => expect.toSatisfy((value: unknown) => Number.isSafeInteger(value) && (value as number) > 0, 'a positive safe integer id');
+
+/** Matches a timestamp in the service's format. */
+export const aTimestamp = () => expect.stringMatching(ISO_TIMESTAMP);

@@ -1,0 +1,28 @@
+/** The lead of the documented sample reply (what a test send and the tests' own events carry). */
+export const SAMPLE_LEAD = {
+  id: 0,
+  first_name: 'Alex',
+  last_name: 'Doe',
+  profile_picture_url: '',
+  network_profile_url: 'https://www.linkedin.com/in/alex-doe/',
+  network_public_id: 'alex-doe',
+  job_title: 'Head of Sales',
+  industry: 'SaaS',
+  headline: 'Helping teams close more deals',
+  email: 'alex@example.com',
+  phone_number: '',
+  location: 'Amsterdam, NL',
+  status: 'IN_REVIEW',
+  company: {
+    id: 0,
+    name: 'Acme Inc',
+    network_url: '',
+    logo_url: '',
+    website_url: 'https://acme.example',
+    location: 'Amsterdam, NL',
+    industry: 'Software',
+    revenue: '',
+    amount_of_employees: '51-200',
+  },
+  custom_fields: {},
+};
