@@ -5,6 +5,7 @@ import { webhookSettingsKey } from '../../../shared/db/keys';
 import { ISO_TIMESTAMP, aTimestamp } from '../../support/formats';
 import { type Receiver, startReceiver } from '../../support/receiver';
 import { SAMPLE_LEAD } from '../../support/sample-message';
+import { ManualClock } from '../../../shared/time/clock';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 const UPDATED = { success: true, message: 'Webhook URL updated successfully' };
@@ -43,6 +44,9 @@ const headersOf = (request: { headers: Record<string, string | string[] | undefi
   Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
 
 describe('user webhook settings, test send and delivery log', () => {
+  // The service's time stands still (at the real time the file starts, so receivers verifying
+  // signature timestamps against their own clock accept them): times it answers with are exact.
+  const clock = new ManualClock();
   let stack: TestStack;
   let receiver: Receiver;
   let alice: SignedUpUser;
@@ -54,7 +58,7 @@ describe('user webhook settings, test send and delivery log', () => {
   const sendTest = (user: SignedUpUser = alice) => stack.call('POST', '/user/webhook/test/', { token: user.token });
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookTimeoutMs: 700 } });
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookTimeoutMs: 700 }, clock });
     receiver = await startReceiver();
     alice = await signUp(stack);
     aliceKey = (await createKey(stack, alice)).key;
@@ -272,9 +276,8 @@ describe('user webhook settings, test send and delivery log', () => {
     expect(next).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated.body).toEqual({ success: true, signing_secret: next, previous_secret_valid_until: aTimestamp() });
     expect(next).not.toBe(secret);
-    const overlapHours = (Date.parse(String(rotated.body.previous_secret_valid_until)) - Date.now()) / 3_600_000;
-    expect(overlapHours).toBeGreaterThan(23);
-    expect(overlapHours).toBeLessThanOrEqual(24);
+    // The old secret keeps signing for exactly 24 hours from the rotation.
+    expect(Date.parse(String(rotated.body.previous_secret_valid_until)) - clock.now().getTime()).toBe(24 * 3_600_000);
 
     await sendTest();
     const [request] = receiver.requests;
@@ -301,7 +304,12 @@ describe('user webhook settings, test send and delivery log', () => {
   it('keeps a delivery log of the user’s own sends, newest first, paged, without response bodies', async () => {
     await put(`${receiver.url}/hooks/log`);
     receiver.plan({ status: 200 }, { status: 500, body: 'secret_body_text' }, { status: 200 });
-    for (let i = 0; i < 3; i += 1) await sendTest();
+    // One second apart on the service's clock, and after every earlier send of this file: the log
+    // is ordered by the time of each send.
+    for (let i = 0; i < 3; i += 1) {
+      clock.advance(1_000);
+      await sendTest();
+    }
 
     const page = await stack.call<{ deliveries: Record<string, unknown>[]; next_cursor: string | null }>(
       'GET',
@@ -314,7 +322,8 @@ describe('user webhook settings, test send and delivery log', () => {
       const request = receiver.requests[index];
       return { event_id: String(request?.headers['webhook-id']), attempted_at: String(JSON.parse(request?.body ?? '{}').created_at) };
     };
-    const duration = expect.toSatisfy((value: unknown) => Number.isInteger(value) && (value as number) >= 0, 'a duration in ms');
+    // The service's clock does not move during a send, so each measured duration is exactly 0 ms.
+    const duration = 0;
     expect(page.body.deliveries).toEqual([
       { ...sentAs(2), event_type: 'incoming_message', attempt: 1, outcome: 'delivered', status_code: 200, error: null, duration_ms: duration, next_attempt_at: null, test: true },
       { ...sentAs(1), event_type: 'incoming_message', attempt: 1, outcome: 'http_error', status_code: 500, error: 'HTTP 500', duration_ms: duration, next_attempt_at: null, test: true },
