@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { validationError } from '../../../shared/domain/errors';
+import { CsvMapping } from '../../../shared/domain/leads/import-schemas';
 import { LIMITS, SEARCH_TYPES } from '../../../shared/domain/leads/lead';
-import { plainObject } from '../../../shared/http/request';
 
 export const CreateLeadListBody = v.object({
   name: v.pipe(
@@ -22,7 +22,7 @@ export const LeadIdsBody = v.object({
 export const ImportBody = v.object({
   leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
   csv: v.optional(v.string('csv must be a string holding the CSV text')),
-  mapping: v.optional(plainObject(v.record(v.string(), v.nullable(v.string())), 'mapping must be an object of column name -> field name')),
+  mapping: v.optional(CsvMapping),
 });
 
 /**

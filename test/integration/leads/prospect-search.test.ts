@@ -120,6 +120,10 @@ describe('prospect search', () => {
     expect(two.body.results.map((r) => r.id).some((id) => one.body.results.some((r) => r.id === id))).toBe(false);
     const beyond = await search(alice, { ...body, page: 10_000 });
     expect(beyond.body).toMatchObject({ total_count: one.body.total_count, results: [] });
+    // The search has no highest page (docs/lead-lists.md): a page past the end is empty, however far.
+    const far = await search(alice, { source: 'WORKSPACE', page: 1e9 });
+    expect(far.status).toBe(200);
+    expect(far.body).toMatchObject({ page: 1000000000, page_size: 25, results: [] });
   });
 
   it('searches companies and saves them as workspace companies, ready for add-leads', async () => {
