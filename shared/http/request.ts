@@ -76,11 +76,3 @@ export function parsePath(schema: v.GenericSchema | undefined, parameters: Recor
   if (!result.success) throw notFound(result.issues[0]?.message ?? 'Not found');
   return result.output;
 }
-
-/** A JSON object (valibot's record alone also takes arrays), then `schema`; not an object is `message`. */
-export function plainObject<TSchema extends v.GenericSchema<Record<string, unknown>>>(schema: TSchema, message: string) {
-  return v.pipe(
-    v.custom<Record<string, unknown>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), message),
-    schema,
-  );
-}

@@ -1,4 +1,5 @@
 import type { Clock, IdGenerator } from '../ports';
+import { mergeCustomFields } from './custom-fields';
 import type { CompanyInput, ProspectInput } from './import-rows';
 import {
   type Company,
@@ -332,7 +333,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
   function mergeProspect(prospect: Prospect, input: ProspectInput['fields']): Prospect {
     const { customFields, ...fields } = input;
     const merged: Prospect = { ...prospect, ...defined(fields) };
-    if (customFields) merged.customFields = { ...prospect.customFields, ...customFields };
+    if (customFields) merged.customFields = mergeCustomFields(prospect.customFields, customFields);
     return merged;
   }
 

@@ -89,6 +89,8 @@ export const LIMITS = {
   maxListNameLength: 200,
   defaultPageSize: 25,
   maxPageSize: 100,
+  /** Pages of list-leads: ten times the pages of a full list (100,000 leads) at page_size 1. */
+  maxPage: 1_000_000,
   /** Ids in one add-leads or delete-leads request. */
   maxIdsPerRequest: 1000,
   /** Rows in one import request. */

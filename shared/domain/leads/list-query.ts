@@ -1,6 +1,7 @@
-import { validationError } from '../errors';
+import * as v from 'valibot';
 import { type Company, LIMITS, type Prospect, type SearchType } from './lead';
 import { foldText, rangeLowerBound } from './normalize';
+import { bareObject, parseOrThrow } from '../validation';
 
 /** Spec: sortable fields per list type; `id` is the default. */
 export const SORT_FIELDS = {
@@ -30,13 +31,21 @@ export const LIST_FILTERS = {
 } as const satisfies Record<SearchType, readonly string[]>;
 
 /** Other names accepted for a filter key (the company's size is `amount_of_employees` in the API). */
-const FILTER_ALIASES: Record<SearchType, Record<string, string>> = {
-  PEOPLE: { company: 'company_name', amount_of_employees: 'company_size' },
-  COMPANY: { company_name: 'name', company_size: 'amount_of_employees', company_industry: 'industry', company_location: 'location' },
+const FILTER_ALIASES: Record<SearchType, ReadonlyMap<string, string>> = {
+  PEOPLE: new Map([
+    ['company', 'company_name'],
+    ['amount_of_employees', 'company_size'],
+  ]),
+  COMPANY: new Map([
+    ['company_name', 'name'],
+    ['company_size', 'amount_of_employees'],
+    ['company_industry', 'industry'],
+    ['company_location', 'location'],
+  ]),
 };
 
-/** Query parameters of list-leads that are not filters. */
-const RESERVED_PARAMS = new Set(['page', 'page_size', 'sort_field', 'sort_direction']);
+/** Query parameters of list-leads that are not filters; each takes one value (the last one sent). */
+const RESERVED_PARAMS: ReadonlySet<string> = new Set(['page', 'page_size', 'sort_field', 'sort_direction']);
 
 export type SortDirection = 'asc' | 'desc';
 
@@ -57,59 +66,150 @@ export interface LeadsQuery {
 const MAX_FILTER_VALUE_LENGTH = 200;
 /** Filter values in one request: keeps the DynamoDB filter expression far below its 4 KB limit. */
 const MAX_FILTER_VALUES = 50;
-const MAX_PAGE = 1_000_000;
 
-function positiveInteger(raw: string | undefined, fallback: number, max: number): number | undefined {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw.trim())) return undefined;
-  const value = Number(raw.trim());
-  return value >= 1 && value <= max ? value : undefined;
+const PAGE_MESSAGES = {
+  invalid: 'page must be a positive integer',
+  range: `page must be an integer between 1 and ${LIMITS.maxPage}`,
+} as const;
+const PAGE_SIZE_MESSAGE = `page_size must be an integer between 1 and ${LIMITS.maxPageSize}`;
+const SORT_DIRECTION_MESSAGE = "sort_direction must be 'asc' or 'desc'";
+
+/**
+ * Number text (`25`, `007`, `-1`, `1.5`, `1e9`) is read as the number it writes, so that one too
+ * large is told the range rather than called "not an integer". Empty text means the default.
+ */
+const NUMBER_TEXT = /^$|^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+
+/** An integer query parameter from 1 to `max`; blank or absent is `fallback`. */
+function integerParam(fallback: number, max: number, messages: { invalid: string; range: string }) {
+  return v.optional(
+    v.pipe(
+      v.string(messages.invalid),
+      v.description(`An integer from 1 to ${max}; default ${fallback}.`),
+      v.trim(),
+      v.regex(NUMBER_TEXT, messages.invalid),
+      v.transform((text) => (text === '' ? fallback : Number(text))),
+      v.minValue(1, messages.invalid),
+      v.maxValue(max, messages.range),
+      v.integer(messages.invalid),
+    ),
+    String(fallback),
+  );
+}
+
+/** `page` of list-leads: 1 to LIMITS.maxPage, default 1. */
+export const PageParam = integerParam(1, LIMITS.maxPage, PAGE_MESSAGES);
+
+/** `page_size` of list-leads: 1 to LIMITS.maxPageSize, default LIMITS.defaultPageSize. */
+export const PageSizeParam = integerParam(LIMITS.defaultPageSize, LIMITS.maxPageSize, { invalid: PAGE_SIZE_MESSAGE, range: PAGE_SIZE_MESSAGE });
+
+/** `sort_direction`: asc or desc in any case; blank or absent is asc. */
+export const SortDirectionParam = v.optional(
+  v.pipe(
+    v.string(SORT_DIRECTION_MESSAGE),
+    v.trim(),
+    v.toLowerCase(),
+    v.values(['', 'asc', 'desc'], SORT_DIRECTION_MESSAGE),
+    v.transform((direction): SortDirection => (direction === 'desc' ? 'desc' : 'asc')),
+  ),
+  'asc',
+);
+
+function sortFieldParam(searchType: SearchType) {
+  const fields: readonly string[] = SORT_FIELDS[searchType];
+  const message = `sort_field must be one of: ${fields.join(', ')}`;
+  return v.optional(
+    v.pipe(v.string(message), v.trim(), v.values(['', ...fields], message), v.transform((field) => field || 'id')),
+    'id',
+  );
+}
+
+/** The values of one filter parameter, folded; blank ones are dropped. */
+function filterValuesParam(name: string) {
+  const message = `Filter ${name} must be at most ${MAX_FILTER_VALUE_LENGTH} characters`;
+  return v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(message), v.maxLength(MAX_FILTER_VALUE_LENGTH, message)), message),
+      v.transform((values) => values.map(foldText).filter((value) => value !== '')),
+    ),
+  );
+}
+
+function unknownFilterMessage(searchType: SearchType) {
+  const allowed = LIST_FILTERS[searchType].join(', ');
+  return (issue: v.StrictObjectIssue) =>
+    issue.expected === 'never'
+      ? `Unknown filter '${String(issue.input)}'. Filters of ${searchType} lists: ${allowed}`
+      : 'The query must be an object of parameters';
+}
+
+/** The folded values the query schema read for a filter parameter (the object's type only knows the paging keys). */
+const valuesOf = (query: object, name: string): string[] => (query as Readonly<Record<string, string[] | undefined>>)[name] ?? [];
+
+/** Canonical filter key of every accepted filter parameter name, aliases included. */
+function filterKeys(searchType: SearchType): ReadonlyMap<string, string> {
+  return new Map([...LIST_FILTERS[searchType].map((key): [string, string] => [key, key]), ...FILTER_ALIASES[searchType]]);
 }
 
 /**
- * Reads page, page_size, sort_field, sort_direction and the filters of a list-leads request.
- * Repeated parameters: the last page/sort value wins; repeated filter values are alternatives.
+ * The query of `GET /public/lead-lists/{id}/leads/` for one list type, as `leadsQueryInput`
+ * shapes it: `page`, `page_size`, `sort_field` and `sort_direction` are single strings; the other
+ * parameters are filters, each with all its values, and one that names no filter of the list type
+ * is refused. The output is the LeadsQuery the repository pages with.
  */
-export function parseLeadsQuery(searchType: SearchType, params: Record<string, string[]>): LeadsQuery {
-  const last = (name: string) => params[name]?.at(-1);
-  const page = positiveInteger(last('page'), 1, MAX_PAGE);
-  if (page === undefined) throw validationError('page must be a positive integer');
-  const pageSize = positiveInteger(last('page_size'), LIMITS.defaultPageSize, LIMITS.maxPageSize);
-  if (pageSize === undefined) throw validationError(`page_size must be an integer between 1 and ${LIMITS.maxPageSize}`);
-
-  const sortFields: readonly string[] = SORT_FIELDS[searchType];
-  const sortField = (last('sort_field') ?? '').trim() || 'id';
-  if (!sortFields.includes(sortField)) {
-    throw validationError(`sort_field must be one of: ${sortFields.join(', ')}`);
-  }
-  const direction = (last('sort_direction') ?? '').trim().toLowerCase() || 'asc';
-  if (direction !== 'asc' && direction !== 'desc') throw validationError("sort_direction must be 'asc' or 'desc'");
-
-  const allowed: readonly string[] = LIST_FILTERS[searchType];
-  const filters = new Map<string, string[]>();
-  for (const [name, values] of Object.entries(params)) {
-    if (RESERVED_PARAMS.has(name)) continue;
-    const key = FILTER_ALIASES[searchType][name] ?? name;
-    if (!allowed.includes(key)) {
-      throw validationError(`Unknown filter '${name}'. Filters of ${searchType} lists: ${allowed.join(', ')}`);
-    }
-    for (const value of values) {
-      if (value.length > MAX_FILTER_VALUE_LENGTH) {
-        throw validationError(`Filter ${name} must be at most ${MAX_FILTER_VALUE_LENGTH} characters`);
+function leadsQuery(searchType: SearchType) {
+  const keys = filterKeys(searchType);
+  const filters: Record<string, ReturnType<typeof filterValuesParam>> = {};
+  for (const name of keys.keys()) filters[name] = filterValuesParam(name);
+  return v.pipe(
+    v.strictObject(
+      { page: PageParam, page_size: PageSizeParam, sort_field: sortFieldParam(searchType), sort_direction: SortDirectionParam, ...filters },
+      unknownFilterMessage(searchType),
+    ),
+    v.check(
+      (query) => [...keys.keys()].reduce((sum, name) => sum + valuesOf(query, name).length, 0) <= MAX_FILTER_VALUES,
+      `At most ${MAX_FILTER_VALUES} filter values per request`,
+    ),
+    v.transform((query): LeadsQuery => {
+      const merged = new Map<string, string[]>();
+      for (const [name, key] of keys) {
+        const values = valuesOf(query, name);
+        if (values.length > 0) merged.set(key, [...(merged.get(key) ?? []), ...values]);
       }
-      const folded = foldText(value);
-      if (folded) filters.set(key, [...(filters.get(key) ?? []), folded]);
-    }
+      return {
+        page: query.page,
+        pageSize: query.page_size,
+        sortField: query.sort_field,
+        direction: query.sort_direction,
+        filters: [...merged].map(([key, values]) => ({ key, values: [...new Set(values)] })),
+      };
+    }),
+  );
+}
+
+export const PeopleLeadsQuery = leadsQuery('PEOPLE');
+export const CompanyLeadsQuery = leadsQuery('COMPANY');
+
+/** The list-leads query schema of a list type. */
+export const leadsQuerySchema = (searchType: SearchType) => (searchType === 'PEOPLE' ? PeopleLeadsQuery : CompanyLeadsQuery);
+
+/**
+ * The input of the query schemas from the query string's parameters (every value of repeated
+ * ones): the last value of a paging or sorting parameter wins; repeated filter values are
+ * alternatives.
+ */
+export function leadsQueryInput(params: Record<string, string[]>): Record<string, string | string[]> {
+  const input = bareObject<string | string[]>();
+  for (const [name, values] of Object.entries(params)) {
+    if (!RESERVED_PARAMS.has(name)) input[name] = values;
+    else if (values.length > 0) input[name] = values.at(-1) as string;
   }
-  const valueCount = [...filters.values()].reduce((sum, values) => sum + values.length, 0);
-  if (valueCount > MAX_FILTER_VALUES) throw validationError(`At most ${MAX_FILTER_VALUES} filter values per request`);
-  return {
-    page,
-    pageSize,
-    sortField,
-    direction,
-    filters: [...filters].map(([key, values]) => ({ key, values: [...new Set(values)] })),
-  };
+  return input;
+}
+
+/** Reads page, page_size, sort_field, sort_direction and the filters of a list-leads request. */
+export function parseLeadsQuery(searchType: SearchType, params: Record<string, string[]>): LeadsQuery {
+  return parseOrThrow(leadsQuerySchema(searchType), leadsQueryInput(params));
 }
 
 // ---- What a list member carries so that sorting and filtering never read the leads ----

@@ -1,6 +1,7 @@
-import { validationError } from '../errors';
+import * as v from 'valibot';
 import type { Company, Prospect, SearchType } from './lead';
 import { foldText } from './normalize';
+import { bareObject, parseOrThrow } from '../validation';
 
 /**
  * Filters of `POST /public/prospects/search/`. A value is a string, an array (any of) or
@@ -13,9 +14,17 @@ export const SEARCH_FILTERS = {
   COMPANY: ['name', 'industry', 'location', 'company_size', 'revenue', 'keywords'],
 } as const satisfies Record<SearchType, readonly string[]>;
 
-const ALIASES: Record<SearchType, Record<string, string>> = {
-  PEOPLE: { current_title: 'job_title', prospect_location: 'location', company: 'company_name', amount_of_employees: 'company_size' },
-  COMPANY: { company_name: 'name', amount_of_employees: 'company_size' },
+const ALIASES: Record<SearchType, ReadonlyMap<string, string>> = {
+  PEOPLE: new Map([
+    ['current_title', 'job_title'],
+    ['prospect_location', 'location'],
+    ['company', 'company_name'],
+    ['amount_of_employees', 'company_size'],
+  ]),
+  COMPANY: new Map([
+    ['company_name', 'name'],
+    ['amount_of_employees', 'company_size'],
+  ]),
 };
 
 export const EXACT_KEYS: ReadonlySet<string> = new Set(['seniority', 'department', 'company_size']);
@@ -32,47 +41,87 @@ export type SearchFilters = Record<string, FilterClause>;
 const MAX_VALUES = 50;
 const MAX_VALUE_LENGTH = 200;
 
-function strings(key: string, value: unknown): string[] {
-  const list = Array.isArray(value) ? value : [value];
-  if (list.length > MAX_VALUES) throw validationError(`filters.${key} may hold at most ${MAX_VALUES} values`);
-  return list.map((item) => {
-    if (typeof item !== 'string') {
-      throw validationError(`filters.${key} must be a string, an array of strings or an object {must, doesnt}`);
-    }
-    if (item.length > MAX_VALUE_LENGTH) throw validationError(`filters.${key} values must be at most ${MAX_VALUE_LENGTH} characters`);
-    return item.trim();
-  }).filter((item) => item !== '');
+type FilterValue = string | string[] | { must?: string | string[]; doesnt?: string | string[] };
+
+const trimmed = (value: string | string[] | undefined): string[] =>
+  (typeof value === 'string' ? [value] : (value ?? [])).map((item) => item.trim()).filter((item) => item !== '');
+
+function toClause(value: FilterValue): FilterClause {
+  if (typeof value === 'string' || Array.isArray(value)) return { any: trimmed(value), none: [] };
+  return { any: trimmed(value.must), none: trimmed(value.doesnt) };
 }
 
+/**
+ * One filter's value: a string, an array of strings (any of) or `{must, doesnt}`, each of which is
+ * a string or an array of strings. null means no filter. The output is the clause it stands for.
+ */
+export function searchFilterValue(name: string) {
+  const typeMessage = `filters.${name} must be a string, an array of strings or an object {must, doesnt}`;
+  const text = v.pipe(v.string(typeMessage), v.maxLength(MAX_VALUE_LENGTH, `filters.${name} values must be at most ${MAX_VALUE_LENGTH} characters`));
+  const list = v.pipe(v.array(text, typeMessage), v.maxLength(MAX_VALUES, `filters.${name} may hold at most ${MAX_VALUES} values`));
+  // When no option fits, valibot reports the union itself: the option that got furthest (a value
+  // too long, too many values, an unknown key of {must, doesnt}) says more than the type does.
+  const furthest = (issue: v.UnionIssue<v.BaseIssue<unknown>>) => issue.issues?.find((sub) => sub.message !== typeMessage)?.message ?? typeMessage;
+  const values = v.union([text, list], furthest);
+  // valibot takes a non-empty array for an object with keys '0', '1', ...: that is a type error, not an unknown key.
+  const isUnknownKey = (issue: v.BaseIssue<unknown>) =>
+    issue.type === 'strict_object' && issue.expected === 'never' && !Array.isArray(issue.path?.[0]?.input);
+  const clause = v.strictObject({ must: v.optional(values), doesnt: v.optional(values) }, (issue) =>
+    isUnknownKey(issue) ? `filters.${name} has an unknown key '${String(issue.input)}': use must and doesnt` : typeMessage,
+  );
+  const value = v.union([text, list, clause], furthest);
+  return v.optional(v.nullable(v.pipe(value, v.transform(toClause))));
+}
+
+/** Canonical filter key of every accepted filter name, aliases included. */
+function filterKeys(searchType: SearchType): ReadonlyMap<string, string> {
+  return new Map([...SEARCH_FILTERS[searchType].map((key): [string, string] => [key, key]), ...ALIASES[searchType]]);
+}
+
+/** The clause the filters schema read for a name (the object's type knows no names). */
+const clauseOf = (filters: object, name: string): FilterClause | null | undefined =>
+  (filters as Readonly<Record<string, FilterClause | null | undefined>>)[name];
+
+/**
+ * `filters` of a prospect search of one type. An unknown key is refused; aliases join their key
+ * (their values are alternatives to its own); filters without values are left out.
+ */
+function searchFilters(searchType: SearchType) {
+  const keys = filterKeys(searchType);
+  const allowed = SEARCH_FILTERS[searchType].join(', ');
+  const entries: Record<string, ReturnType<typeof searchFilterValue>> = {};
+  for (const name of keys.keys()) entries[name] = searchFilterValue(name);
+  return v.pipe(
+    v.strictObject(entries, (issue) =>
+      issue.expected === 'never' ? `Unknown filter '${String(issue.input)}'. Filters of ${searchType} searches: ${allowed}` : 'filters must be an object',
+    ),
+    v.transform((raw) => {
+      const filters: SearchFilters = bareObject<FilterClause>();
+      for (const [name, key] of keys) {
+        const clause = clauseOf(raw, name);
+        if (!clause || (clause.any.length === 0 && clause.none.length === 0)) continue;
+        const previous = Object.hasOwn(filters, key) ? filters[key] : undefined;
+        filters[key] = previous ? { any: [...previous.any, ...clause.any], none: [...previous.none, ...clause.none] } : clause;
+      }
+      return filters;
+    }),
+  );
+}
+
+export const PeopleSearchFilters = searchFilters('PEOPLE');
+export const CompanySearchFilters = searchFilters('COMPANY');
+
+/** The search filters schema of a search type. */
+export const searchFiltersSchema = (searchType: SearchType) => (searchType === 'PEOPLE' ? PeopleSearchFilters : CompanySearchFilters);
+
 export function parseSearchFilters(searchType: SearchType, raw: Record<string, unknown>): SearchFilters {
-  const allowed: readonly string[] = SEARCH_FILTERS[searchType];
-  const filters: SearchFilters = {};
-  for (const [name, value] of Object.entries(raw)) {
-    const key = ALIASES[searchType][name] ?? name;
-    if (!allowed.includes(key)) {
-      throw validationError(`Unknown filter '${name}'. Filters of ${searchType} searches: ${allowed.join(', ')}`);
-    }
-    if (value === null || value === undefined) continue;
-    let clause: FilterClause;
-    if (typeof value === 'object' && !Array.isArray(value)) {
-      const { must, doesnt, ...rest } = value as Record<string, unknown>;
-      const [extra] = Object.keys(rest);
-      if (extra !== undefined) throw validationError(`filters.${name} has an unknown key '${extra}': use must and doesnt`);
-      clause = { any: must === undefined ? [] : strings(name, must), none: doesnt === undefined ? [] : strings(name, doesnt) };
-    } else {
-      clause = { any: strings(name, value), none: [] };
-    }
-    if (clause.any.length === 0 && clause.none.length === 0) continue;
-    const previous = filters[key];
-    filters[key] = previous ? { any: [...previous.any, ...clause.any], none: [...previous.none, ...clause.none] } : clause;
-  }
-  return filters;
+  return parseOrThrow(searchFiltersSchema(searchType), raw);
 }
 
 /** Whether a lead whose field values for each key are `facets` passes every clause. */
 export function matchesFilters(facets: Record<string, (string | undefined)[]>, filters: SearchFilters): boolean {
   for (const [key, clause] of Object.entries(filters)) {
-    const values = (facets[key] ?? []).filter((v): v is string => !!v).map(foldText);
+    const values = (Object.hasOwn(facets, key) ? (facets[key] ?? []) : []).filter((item): item is string => !!item).map(foldText);
     const exact = EXACT_KEYS.has(key);
     const hit = (wanted: string) => {
       const folded = foldText(wanted);

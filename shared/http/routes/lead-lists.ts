@@ -1,6 +1,6 @@
 import * as v from 'valibot';
+import { CsvMapping } from '../../domain/leads/import-schemas';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
-import { plainObject } from '../request';
 import { Count, Id, PageNumber, defineRoute, idParam } from './define';
 import { CompanyView, LeadListView, ProspectView } from './lead-views';
 
@@ -23,7 +23,8 @@ export const LeadIdsBody = v.object({
 export const ImportBody = v.object({
   leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
   csv: v.optional(v.string('csv must be a string holding the CSV text')),
-  mapping: v.optional(plainObject(v.record(v.string(), v.nullable(v.string())), 'mapping must be an object of column name -> field name')),
+  // Keys kept exactly as sent (a column may be named `constructor`): see CsvMapping.
+  mapping: v.optional(CsvMapping),
 });
 
 export const ListLeadListsQuery = v.object({

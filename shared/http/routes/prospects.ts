@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
 import { SEARCH_SOURCES } from '../../domain/leads/prospect-search-service';
-import { plainObject } from '../request';
+import { jsonObject } from '../../domain/validation';
 import { Count, PageNumber, defineRoute } from './define';
 import { CompanyView, ProspectView } from './lead-views';
 
@@ -18,7 +18,8 @@ export const SearchBody = v.object({
     v.pipe(v.number(PAGE_SIZE_MESSAGE), v.integer(PAGE_SIZE_MESSAGE), v.minValue(1, PAGE_SIZE_MESSAGE), v.maxValue(LIMITS.maxPageSize, PAGE_SIZE_MESSAGE)),
     LIMITS.defaultPageSize,
   ),
-  filters: v.optional(plainObject(v.record(v.string(), v.unknown()), 'filters must be an object'), {}),
+  // Every key kept as sent: an unknown filter, even one named `constructor`, is the documented 400.
+  filters: v.optional(jsonObject('filters must be an object'), {}),
 });
 
 const envelope = { success: v.literal(true), source: v.picklist(SEARCH_SOURCES), page: PageNumber, page_size: PageNumber, total_count: Count };

@@ -178,6 +178,12 @@ describe('list leads: pages, sorting, filters', () => {
     ['page=-1', 'page must be a positive integer'],
     ['page=abc', 'page must be a positive integer'],
     ['page=1.5', 'page must be a positive integer'],
+    ['page=1e9', 'page must be an integer between 1 and 1000000'],
+    ['page=1000000000', 'page must be an integer between 1 and 1000000'],
+    ['page=99999999999', 'page must be an integer between 1 and 1000000'],
+    ['page=1000001', 'page must be an integer between 1 and 1000000'],
+    ['page=1e400', 'page must be an integer between 1 and 1000000'],
+    ['page=3&page=1000001', 'page must be an integer between 1 and 1000000'],
     ['page_size=0', 'page_size must be an integer between 1 and 100'],
     ['page_size=101', 'page_size must be an integer between 1 and 100'],
     ['page_size=ten', 'page_size must be an integer between 1 and 100'],
@@ -210,6 +216,18 @@ describe('list leads: pages, sorting, filters', () => {
     const max = await leadsOf(stack, alice, people.id, 'page_size=100');
     expect(max).toMatchObject({ success: true, search_type: 'PEOPLE', page: 1, page_size: 100, total_count: 5 });
     expect(max.prospects?.map((p) => p.id)).toEqual([...peopleIds].sort((a, b) => a - b));
+  });
+
+  it('accepts the highest page, 1000000, and a page written as 1e3; the last of repeated paging parameters counts', async () => {
+    const max = await leadsOf(stack, alice, people.id, 'page=1000000');
+    expect(max).toEqual({ success: true, search_type: 'PEOPLE', total_count: 5, page: 1000000, page_size: 25, prospects: [] });
+    const filtered = await leadsOf(stack, alice, people.id, 'page=1000000&page_size=100&job_title=cto');
+    expect(filtered).toEqual({ success: true, search_type: 'PEOPLE', total_count: 1, page: 1000000, page_size: 100, prospects: [] });
+    const exponent = await leadsOf(stack, alice, people.id, 'page=1e3');
+    expect(exponent).toMatchObject({ page: 1000, total_count: 5, prospects: [] });
+    const repeated = await leadsOf(stack, alice, people.id, 'page=1000001&page=2&page_size=2&sort_field=last_name');
+    expect(repeated).toMatchObject({ page: 2, page_size: 2, total_count: 5 });
+    expect(repeated.prospects?.map((p) => p.last_name)).toEqual(['de Vries', 'Meyer']);
   });
 
   it('lists an empty list as an empty page', async () => {

@@ -166,6 +166,18 @@ describe('prospect search', () => {
       total_count: one.body.total_count,
       results: [],
     });
+    // The search has no highest page (docs/lead-lists.md): a page past the end is empty, however far.
+    const far = await search(alice, { source: 'WORKSPACE', page: 1e9 });
+    expect(far.status).toBe(200);
+    expect(far.body).toEqual({
+      success: true,
+      search_type: 'PEOPLE',
+      source: 'WORKSPACE',
+      page: 1_000_000_000,
+      page_size: 25,
+      total_count: await workspaceCount(alice),
+      results: [],
+    });
   });
 
   it('searches companies and saves them as workspace companies, ready for add-leads', async () => {
@@ -269,6 +281,15 @@ describe('prospect search', () => {
     [
       { search_type: 'COMPANY', filters: { job_title: 'CTO' } },
       "Unknown filter 'job_title'. Filters of COMPANY searches: name, industry, location, company_size, revenue, keywords",
+    ],
+    // Keys named like Object.prototype members are filters like any other (JSON.parse keeps them as own keys).
+    [
+      JSON.parse('{"filters":{"constructor":"x"}}'),
+      "Unknown filter 'constructor'. Filters of PEOPLE searches: job_title, seniority, department, company_name, company_size, industry, location, keywords",
+    ],
+    [
+      JSON.parse('{"filters":{"__proto__":"x"}}'),
+      "Unknown filter '__proto__'. Filters of PEOPLE searches: job_title, seniority, department, company_name, company_size, industry, location, keywords",
     ],
   ])('refuses %j with 400 "%s"', async (body, error) => {
     const response = await search(alice, body);

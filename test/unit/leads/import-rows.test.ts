@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
+import { flattenJsonLead, normalizeCompany, normalizeProspect, readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
+import { CompanyImportRow, PeopleImportRow, importRowSchema } from '../../../shared/domain/leads/import-schemas';
 
 describe('readJsonLeads', () => {
   it('normalises a PEOPLE row and takes the nested company', () => {
@@ -53,6 +54,95 @@ describe('readJsonLeads', () => {
   });
 });
 
+describe('import row reasons', () => {
+  const person = (overrides: Record<string, unknown>) => ({ first_name: 'A', last_name: 'B', email: 'a@example.com', ...overrides });
+
+  it.each([
+    [{ last_name: 'NoFirst', email: 'a@example.com' }, 'first_name is required'],
+    [person({ first_name: null }), 'first_name is required'],
+    [person({ first_name: ' \u0001 ' }), 'first_name is required'],
+    [{ first_name: 'NoLast', email: 'b@example.com' }, 'last_name is required'],
+    [{ first_name: 'No', last_name: 'Contact' }, 'network_profile_url or email is required'],
+    [person({ email: 'not-an-email' }), 'email is not a valid email address'],
+    [person({ network_profile_url: 'ftp://nowhere' }), 'network_profile_url is not a valid URL'],
+    [person({ custom_fields: ['x'] }), 'custom_fields must be an object'],
+    [person({ custom_fields: 'plan=pro' }), 'custom_fields must be an object'],
+    [person({ job_title: { title: 'x' } }), 'job_title must be a string'],
+    [person({ first_name: 'x'.repeat(1001) }), 'first_name must be at most 1000 characters'],
+    [person({ company_website_url: 'not a url' }), 'company_website_url is not a valid URL'],
+    [person({ company: { network_url: 'mailto:x' } }), 'company_network_url is not a valid URL'],
+  ])('skips the PEOPLE row %j: %s', (lead, reason) => {
+    expect(readJsonLeads([lead], 'PEOPLE')).toEqual([{ row: 1, error: reason }]);
+  });
+
+  it('skips a lead that is not an object', () => {
+    expect(readJsonLeads(['just a string', null, [], 5], 'PEOPLE').map((row) => ('error' in row ? row.error : row))).toEqual([
+      'lead must be an object',
+      'lead must be an object',
+      'lead must be an object',
+      'lead must be an object',
+    ]);
+  });
+
+  it('takes numbers and booleans as text and a first name of 1000 characters', () => {
+    const [row] = readJsonLeads([person({ first_name: 'x'.repeat(1000), phone_number: 31612345678, headline: true })], 'PEOPLE');
+    expect(row).toMatchObject({ input: { fields: { firstName: 'x'.repeat(1000), phoneNumber: '31612345678', headline: 'true' } } });
+  });
+
+  it('gets nothing from a lead’s own `__proto__` key', () => {
+    const lead = JSON.parse('{"__proto__":{"first_name":"Sneaky","email":"s@example.com"},"last_name":"Roe","email":"r@example.com"}');
+    const flat = flattenJsonLead(lead, 'PEOPLE');
+    expect(Object.getPrototypeOf(flat)).toBeNull();
+    expect(readJsonLeads([lead], 'PEOPLE')).toEqual([{ row: 1, error: 'first_name is required' }]);
+  });
+
+  it('flattens a nested company; flat company_* fields win, and for COMPANY rows the plain name wins', () => {
+    expect(flattenJsonLead({ company_name: 'Flat', company: { name: 'Nested', industry: 'Oil' } }, 'PEOPLE')).toEqual({
+      company_name: 'Flat',
+      company_industry: 'Oil',
+    });
+    expect(flattenJsonLead({ name: 'Plain', company_name: 'Prefixed', company_industry: 'Oil' }, 'COMPANY')).toEqual({ name: 'Plain', industry: 'Oil' });
+    expect(flattenJsonLead({ company_name: 'Prefixed', name: 'Plain' }, 'COMPANY')).toEqual({ name: 'Plain' });
+  });
+
+  it('names the company rules of a COMPANY row', () => {
+    expect(readJsonLeads([{ industry: 'No name' }, { name: 'x', website_url: 'not a url' }, { name: 5, revenue: [] }], 'COMPANY')).toEqual([
+      { row: 1, error: 'name is required' },
+      { row: 2, error: 'website_url is not a valid URL' },
+      { row: 3, error: 'revenue must be a string' },
+    ]);
+    expect(importRowSchema('PEOPLE')).toBe(PeopleImportRow);
+    expect(importRowSchema('COMPANY')).toBe(CompanyImportRow);
+  });
+
+  it('keeps custom fields in objects without a prototype', () => {
+    const [row] = readJsonLeads([person({ custom_fields: { plan: 'pro', nested: { seats: 3 }, list: [{ a: 1 }] } })], 'PEOPLE');
+    const custom = (row as { input: { fields: { customFields: Record<string, Record<string, unknown>> } } }).input.fields.customFields;
+    expect(custom).toEqual({ plan: 'pro', nested: { seats: 3 }, list: [{ a: 1 }] });
+    expect(Object.getPrototypeOf(custom)).toBeNull();
+    expect(Object.getPrototypeOf(custom.nested)).toBeNull();
+    expect(Object.getPrototypeOf((custom.list as unknown as object[])[0])).toBeNull();
+  });
+});
+
+describe('provider leads', () => {
+  it('normalises a directory person whose missing fields are undefined', () => {
+    expect(
+      normalizeProspect({ first_name: 'Ada', last_name: 'L', email: undefined, network_profile_url: 'linkedin.com/in/Ada', company_name: 'Acme', company_website_url: undefined }),
+    ).toEqual({ fields: { firstName: 'Ada', lastName: 'L', networkProfileUrl: 'https://www.linkedin.com/in/ada' }, company: { name: 'Acme' } });
+    expect(normalizeProspect({ first_name: '', last_name: 'L', email: 'l@example.com' })).toBeUndefined();
+  });
+
+  it('normalises a directory company; one known by its page alone has no name', () => {
+    expect(normalizeCompany({ name: '', network_url: 'https://www.linkedin.com/company/x/', website_url: undefined })).toEqual({
+      name: '',
+      networkUrl: 'https://www.linkedin.com/company/x',
+    });
+    expect(normalizeCompany({ name: 'Acme', website_url: 'not a url' })).toBeUndefined();
+    expect(normalizeCompany({ name: '' })).toBeUndefined();
+  });
+});
+
 describe('readCsvLeads', () => {
   it('maps columns, turns unknown PEOPLE columns into custom fields and skips empty cells', () => {
     const rows = readCsvLeads('Vorname,Nachname,E-Mail,Team\nAnna,Schmidt,anna@example.de,\n', { Vorname: 'first_name', Nachname: 'last_name', 'E-Mail': 'email' }, 'PEOPLE');
@@ -66,5 +156,35 @@ describe('readCsvLeads', () => {
 
   it('refuses custom field mappings for COMPANY lists', () => {
     expect(() => readCsvLeads('a\n1', { a: 'custom_fields.x' }, 'COMPANY')).toThrow("mapping: unknown field 'custom_fields.x' for column 'a'");
+  });
+
+  const HEADER = 'first_name,last_name,email,constructor,__proto__,prototype';
+
+  it('skips rows whose unmapped constructor, __proto__ or prototype column holds a value', () => {
+    const csv = `${HEADER}\nA,B,a@example.com,x,,\nC,D,c@example.com,,y,\nE,F,e@example.com,,,z\nG,H,g@example.com,,,`;
+    expect(readCsvLeads(csv, undefined, 'PEOPLE')).toEqual([
+      { row: 1, error: "custom_fields key 'constructor' is reserved" },
+      { row: 2, error: "custom_fields key '__proto__' is reserved" },
+      { row: 3, error: "custom_fields key 'prototype' is reserved" },
+      { row: 4, input: { fields: { firstName: 'G', lastName: 'H', email: 'g@example.com' } } },
+    ]);
+  });
+
+  it('maps columns named constructor and __proto__ as any other column', () => {
+    const mapping = JSON.parse('{"constructor":"job_title","__proto__":"custom_fields.legacy","prototype":null}');
+    expect(readCsvLeads(`${HEADER}\nA,B,a@example.com,Builder,L-1,ignored`, mapping, 'PEOPLE')).toEqual([
+      { row: 1, input: { fields: { firstName: 'A', lastName: 'B', email: 'a@example.com', jobTitle: 'Builder', customFields: { legacy: 'L-1' } } } },
+    ]);
+  });
+
+  it.each([
+    [{ Tier: 'custom_fields.constructor' }, "mapping: column 'Tier' cannot go to 'custom_fields.constructor': custom_fields key 'constructor' is reserved"],
+    [{ Tier: 'custom_fields.a\tb' }, "mapping: column 'Tier' cannot go to 'custom_fields.a\tb': custom_fields keys must not contain control characters"],
+    [{ Tier: 'custom_fields.' }, "mapping: unknown field 'custom_fields.' for column 'Tier'. Fields: first_name, last_name,"],
+    [{ Tier: 5 }, 'mapping.Tier must be a string'],
+    [['first_name'], 'mapping must be an object of column name -> field name'],
+    [{ Nope: 'first_name' }, "mapping: column 'Nope' is not in the CSV header"],
+  ])('refuses the mapping %j as a whole', (mapping, message) => {
+    expect(() => readCsvLeads('first_name,last_name,email,Tier\nA,B,a@example.com,gold', mapping as never, 'PEOPLE')).toThrow(message);
   });
 });

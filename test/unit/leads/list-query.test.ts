@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Company, Prospect } from '../../../shared/domain/leads/lead';
-import { companyProjection, parseLeadsQuery, prospectProjection } from '../../../shared/domain/leads/list-query';
+import {
+  CompanyLeadsQuery,
+  PeopleLeadsQuery,
+  companyProjection,
+  leadsQueryInput,
+  leadsQuerySchema,
+  parseLeadsQuery,
+  prospectProjection,
+} from '../../../shared/domain/leads/list-query';
 
 const prospect = (overrides: Partial<Prospect> = {}): Prospect => ({
   id: 1,
@@ -67,6 +75,101 @@ describe('parseLeadsQuery', () => {
     [{ location: Array.from({ length: 51 }, (_, i) => `city${i}`) }, 'At most 50 filter values per request'],
   ])('refuses %j', (params, message) => {
     expect(() => parseLeadsQuery('PEOPLE', params)).toThrow(message);
+  });
+
+  const PAGE_RANGE = 'page must be an integer between 1 and 1000000';
+  const PAGE_INVALID = 'page must be a positive integer';
+
+  it.each([
+    ['1e9', PAGE_RANGE],
+    ['1000000000', PAGE_RANGE],
+    ['99999999999', PAGE_RANGE],
+    ['1000001', PAGE_RANGE],
+    ['1e400', PAGE_RANGE],
+    ['1000000.5', PAGE_RANGE],
+    ['0', PAGE_INVALID],
+    ['-1', PAGE_INVALID],
+    ['-1e9', PAGE_INVALID],
+    ['abc', PAGE_INVALID],
+    ['1.5', PAGE_INVALID],
+    ['0x10', PAGE_INVALID],
+    ['+5', PAGE_INVALID],
+    ['Infinity', PAGE_INVALID],
+  ])('answers page=%s with "%s"', (page, message) => {
+    expect(() => parseLeadsQuery('PEOPLE', { page: [page] })).toThrow(message);
+  });
+
+  it.each([
+    ['1000000', 1_000_000],
+    ['1', 1],
+    ['007', 7],
+    [' 7 ', 7],
+    ['1e3', 1000],
+    ['2.0', 2],
+    ['', 1],
+  ])('reads page=%j as %d', (page, expected) => {
+    expect(parseLeadsQuery('PEOPLE', { page: [page] }).page).toBe(expected);
+  });
+
+  it('takes the last of repeated paging and sorting parameters', () => {
+    expect(parseLeadsQuery('PEOPLE', { page: ['1000001', '2'], page_size: ['500', '10'], sort_field: ['email', 'first_name'] })).toMatchObject({
+      page: 2,
+      pageSize: 10,
+      sortField: 'first_name',
+    });
+  });
+
+  it.each([
+    ['1e1', 10],
+    ['100', 100],
+    ['', 25],
+  ])('reads page_size=%j as %d', (pageSize, expected) => {
+    expect(parseLeadsQuery('PEOPLE', { page_size: [pageSize] }).pageSize).toBe(expected);
+  });
+
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf'])('calls %s an unknown filter', (name) => {
+    const params: Record<string, string[]> = JSON.parse(`{${JSON.stringify(name)}: ["x"]}`);
+    expect(Object.keys(params)).toEqual([name]);
+    expect(() => parseLeadsQuery('PEOPLE', params)).toThrow(`Unknown filter '${name}'. Filters of PEOPLE lists: first_name, last_name,`);
+  });
+
+  it('reads COMPANY queries: aliases join their key, values are folded and counted once', () => {
+    expect(
+      parseLeadsQuery('COMPANY', { company_name: ['Ärzte', 'arzte'], name: ['Beta'], company_size: ['11-50'], sort_field: [' revenue '], sort_direction: [' DESC '] }),
+    ).toEqual({
+      page: 1,
+      pageSize: 25,
+      sortField: 'revenue',
+      direction: 'desc',
+      filters: [
+        { key: 'name', values: ['beta', 'arzte'] },
+        { key: 'amount_of_employees', values: ['11-50'] },
+      ],
+    });
+    expect(() => parseLeadsQuery('COMPANY', { sort_field: ['first_name'] })).toThrow(
+      'sort_field must be one of: id, name, industry, location, amount_of_employees, revenue',
+    );
+    expect(() => parseLeadsQuery('COMPANY', { job_title: ['cto'] })).toThrow(
+      "Unknown filter 'job_title'. Filters of COMPANY lists: name, website_url, network_url, industry, location, amount_of_employees, revenue",
+    );
+  });
+
+  it('counts filter values across aliases: 50 pass, 51 do not; blank values do not count', () => {
+    const cities = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    expect(parseLeadsQuery('PEOPLE', { company: cities(25, 'a'), company_name: cities(25, 'b'), location: ['', ' '] }).filters).toHaveLength(1);
+    expect(() => parseLeadsQuery('PEOPLE', { company: cities(25, 'a'), company_name: cities(26, 'b') })).toThrow('At most 50 filter values per request');
+  });
+
+  it('shapes the query for its schema: one value for paging and sorting, every value for filters, keys kept as sent', () => {
+    const input = leadsQueryInput(JSON.parse('{"page":["1","2"],"sort_direction":[],"location":["a","b"],"__proto__":["x"]}'));
+    expect(Object.getPrototypeOf(input)).toBeNull();
+    expect(Object.entries(input)).toEqual([
+      ['page', '2'],
+      ['location', ['a', 'b']],
+      ['__proto__', ['x']],
+    ]);
+    expect(leadsQuerySchema('PEOPLE')).toBe(PeopleLeadsQuery);
+    expect(leadsQuerySchema('COMPANY')).toBe(CompanyLeadsQuery);
   });
 });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { matchesFilters, parseSearchFilters } from '../../../shared/domain/leads/search-filters';
+import {
+  CompanySearchFilters,
+  PeopleSearchFilters,
+  matchesFilters,
+  parseSearchFilters,
+  searchFiltersSchema,
+} from '../../../shared/domain/leads/search-filters';
 
 describe('parseSearchFilters', () => {
   it('accepts a string, an array and {must, doesnt}, and maps aliases', () => {
@@ -21,6 +27,54 @@ describe('parseSearchFilters', () => {
     expect(() => parseSearchFilters('PEOPLE', { industry: Array.from({ length: 51 }, (_, i) => `i${i}`) })).toThrow(
       'filters.industry may hold at most 50 values',
     );
+  });
+
+  const TYPE = 'filters.job_title must be a string, an array of strings or an object {must, doesnt}';
+  const many = Array.from({ length: 51 }, (_, i) => `t${i}`);
+  const long = 'x'.repeat(201);
+
+  it.each([
+    [{ job_title: 5 }, TYPE],
+    [{ job_title: true }, TYPE],
+    [{ job_title: ['CTO', 5] }, TYPE],
+    [{ job_title: [['CTO']] }, TYPE],
+    [{ job_title: [{ must: 'CTO' }] }, TYPE],
+    [{ job_title: { must: 5 } }, TYPE],
+    [{ job_title: { must: [5] } }, TYPE],
+    [{ job_title: { must: { must: 'CTO' } } }, TYPE],
+    [{ job_title: long }, 'filters.job_title values must be at most 200 characters'],
+    [{ job_title: ['CTO', long] }, 'filters.job_title values must be at most 200 characters'],
+    [{ job_title: { doesnt: [long] } }, 'filters.job_title values must be at most 200 characters'],
+    [{ job_title: many }, 'filters.job_title may hold at most 50 values'],
+    [{ job_title: { must: many } }, 'filters.job_title may hold at most 50 values'],
+    [{ current_title: many }, 'filters.current_title may hold at most 50 values'],
+    [{ job_title: { must: 'CTO', maybe: 'CEO' } }, "filters.job_title has an unknown key 'maybe': use must and doesnt"],
+    [JSON.parse('{"job_title":{"__proto__":"CTO"}}'), "filters.job_title has an unknown key '__proto__': use must and doesnt"],
+    [
+      { shoe_size: '42' },
+      "Unknown filter 'shoe_size'. Filters of PEOPLE searches: job_title, seniority, department, company_name, company_size, industry, location, keywords",
+    ],
+    [{ shoe_size: null }, expect.stringMatching(/^Unknown filter 'shoe_size'\. /)],
+    [{ constructor: 'x' }, expect.stringMatching(/^Unknown filter 'constructor'\. /)],
+    [JSON.parse('{"__proto__":"x"}'), expect.stringMatching(/^Unknown filter '__proto__'\. /)],
+  ])('refuses %j', (filters, message) => {
+    expect(() => parseSearchFilters('PEOPLE', filters)).toThrow(expect.objectContaining({ kind: 'validation', message }));
+  });
+
+  it('takes empty values as no filter and merges aliases into their key', () => {
+    expect(parseSearchFilters('PEOPLE', { job_title: [], seniority: {}, department: '  ', location: { doesnt: [] } })).toEqual({});
+    expect(parseSearchFilters('PEOPLE', { job_title: 'CTO', current_title: { must: ['CEO'], doesnt: 'Intern' }, prospect_location: 'Oslo' })).toEqual({
+      job_title: { any: ['CTO', 'CEO'], none: ['Intern'] },
+      location: { any: ['Oslo'], none: [] },
+    });
+    const filters = parseSearchFilters('COMPANY', { company_name: 'Acme', amount_of_employees: ['11-50'] });
+    expect(filters).toEqual({ name: { any: ['Acme'], none: [] }, company_size: { any: ['11-50'], none: [] } });
+    expect(Object.getPrototypeOf(filters)).toBeNull();
+    expect(() => parseSearchFilters('COMPANY', { job_title: 'CTO' })).toThrow(
+      "Unknown filter 'job_title'. Filters of COMPANY searches: name, industry, location, company_size, revenue, keywords",
+    );
+    expect(searchFiltersSchema('PEOPLE')).toBe(PeopleSearchFilters);
+    expect(searchFiltersSchema('COMPANY')).toBe(CompanySearchFilters);
   });
 });
 

@@ -1,0 +1,46 @@
+import * as v from 'valibot';
+import { validationError } from './errors';
+
+/**
+ * Helpers shared by the lead schemas. Every schema and action of those schemas carries its
+ * documented message, so the first issue's message is the answer as it stands.
+ */
+
+/**
+ * A JSON object that is not an array. valibot's object and record schemas take arrays too, and
+ * record drops the keys `__proto__`, `constructor` and `prototype` without a word, so request
+ * data whose keys matter is checked with this instead.
+ */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A JSON object as it was sent (every own key kept); `message` for anything else. */
+export function jsonObject<T extends Record<string, unknown> = Record<string, unknown>>(message: string) {
+  return v.pipe(v.custom<T>(isPlainObject, message), v.metadata({ type: 'object' }));
+}
+
+/** An object without a prototype, so that no key (`__proto__`, `constructor`) means anything but itself. */
+export const bareObject = <T = unknown>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
+/** The own entries of `source` whose value is defined, in a prototype-less object. */
+export function ownDefined(source: object): Record<string, unknown> {
+  const copy = bareObject();
+  for (const [key, value] of Object.entries(source)) if (value !== undefined) copy[key] = value;
+  return copy;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Runs a schema and stops at the first issue. */
+export function validate<S extends v.GenericSchema>(schema: S, input: unknown): Checked<v.InferOutput<S>> {
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (result.success) return { ok: true, value: result.output };
+  return { ok: false, message: result.issues[0].message };
+}
+
+/** The schema's output, or a validation error (a 400) with the first issue's message. */
+export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const result = validate(schema, input);
+  if (!result.ok) throw validationError(result.message);
+  return result.value;
+}
