@@ -10,7 +10,7 @@ import {
   importRowSchema,
   mappingFieldProblem,
 } from './import-schemas';
-import { type CompanyFields, LIMITS, type ProspectFields, type SearchType } from './lead';
+import { LIMITS, type SearchType } from './lead';
 import { bareObject, isPlainObject, ownDefined, parseOrThrow, validate } from '../validation';
 
 import type { CompanyInput, ProspectInput } from './import-schemas';
