@@ -4,6 +4,10 @@
  */
 
 export const SEARCH_TYPES = ['PEOPLE', 'COMPANY'] as const;
+
+/** Where a prospect search looks: the B2B directory, or the workspace's own leads. */
+export const SEARCH_SOURCES = ['DIRECTORY', 'WORKSPACE'] as const;
+export type SearchSource = (typeof SEARCH_SOURCES)[number];
 export type SearchType = (typeof SEARCH_TYPES)[number];
 
 export type LeadListStatus = 'DRAFT' | 'ACTIVE';

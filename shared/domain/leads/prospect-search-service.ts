@@ -6,8 +6,9 @@ import type { LeadWriter, UpsertOutcome } from './lead-writer';
 import type { DirectoryProvider, LeadRepository, SearchUsageRepository } from './ports';
 import { companyFacets, matchesFilters, parseSearchFilters, prospectFacets } from './search-filters';
 
-export const SEARCH_SOURCES = ['DIRECTORY', 'WORKSPACE'] as const;
-export type SearchSource = (typeof SEARCH_SOURCES)[number];
+import type { SearchSource } from './lead';
+
+export { SEARCH_SOURCES, type SearchSource } from './lead';
 
 export interface ProspectSearchDeps {
   directory: DirectoryProvider;

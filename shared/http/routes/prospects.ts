@@ -1,6 +1,5 @@
 import * as v from 'valibot';
-import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
-import { SEARCH_SOURCES } from '../../domain/leads/prospect-search-service';
+import { LIMITS, SEARCH_SOURCES, SEARCH_TYPES } from '../../domain/leads/lead';
 import { jsonObject } from '../../domain/validation';
 import { Count, PageNumber, defineRoute } from './define';
 import { CompanyView, ProspectView } from './lead-views';
