@@ -40,7 +40,7 @@ export type HandlersFor<Routes extends Readonly<Record<string, RouteDefinition>>
 export interface HttpHandlerDeps {
   logger: Logger;
   /**
-   * Check every response against its route's schemas (tests and the local runtime): a response
+   * Check every response against its route's schemas (the test stacks turn it on): a response
    * that breaks its contract becomes a 500 naming the mismatch, so a test sees it.
    */
   checkResponses?: boolean;

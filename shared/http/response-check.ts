@@ -28,7 +28,7 @@ export function responseViolation(route: RouteDefinition, response: APIGatewayPr
 }
 
 /**
- * Used in tests and locally: a response that breaks its contract is logged and replaced by a 500
+ * Used by the test stacks: a response that breaks its contract is logged and replaced by a 500
  * naming the mismatch, so the route's OpenAPI description can never silently drift from the code.
  */
 export function checkResponse(route: RouteDefinition, response: APIGatewayProxyResult, logger: Logger): APIGatewayProxyResult {

@@ -9,7 +9,7 @@ import type { Clock } from '../time/clock';
 export interface FunctionDeps {
   clock: Clock;
   logging?: { format?: LogFormat; sink?: (line: string) => void };
-  /** Check every HTTP response against its route's schemas (tests, local runtime). */
+  /** Check every HTTP response against its route's schemas (the test stacks turn it on). */
   checkResponses?: boolean;
 }
 

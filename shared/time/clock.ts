@@ -10,7 +10,7 @@ export interface Clock {
 /** The machine's time: what the Lambda entries and `npm start` use. */
 export const systemClock: Clock = { now: () => new Date() };
 
-/** A clock that only moves when told to: tests and the local runtime's movable time. */
+/** A clock that only moves when told to: tests, and any local stack given one. */
 export class ManualClock implements Clock {
   private current: number;
 
