@@ -10,7 +10,7 @@
  * Paths carry no trailing slash: API Gateway matches `/api-keys/` to the resource `/api-keys`,
  * and the local gateway strips the slash the same way.
  */
-import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
+import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, type SettingsOf, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { accountRoutes } from './routes/accounts';
 import { apiKeyRoutes } from './routes/api-keys';
 import { authRoutes } from './routes/auth';
@@ -91,7 +91,7 @@ export const FUNCTION_GROUPS = {
 export type FunctionGroup = keyof typeof FUNCTION_GROUPS;
 
 /** The config object a group's builder takes: the settings its group declares. */
-export type GroupConfig<G extends FunctionGroup> = import('../config/settings').SettingsOf<(typeof FUNCTION_GROUPS)[G]['settings']>;
+export type GroupConfig<G extends FunctionGroup> = SettingsOf<(typeof FUNCTION_GROUPS)[G]['settings']>;
 
 /** The Lambda REQUEST authorizer shared by every authenticated route. */
 export const AUTHORIZER = {
