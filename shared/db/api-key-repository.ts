@@ -53,6 +53,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Full jitter, so concurrent requests of one user do not collide on the counter again in step. */
 const backOff = (attempt: number) => sleep(Math.random() * Math.min(500, 10 * 2 ** attempt));
 const conditionFailed = (reason: { Code?: string } | undefined) => reason?.Code === 'ConditionalCheckFailed';
+/**
+ * Whether a cancelled transaction is worth another try: only contention (another transaction on
+ * the same items, or throttling). Anything else (a validation error, a full item collection) is a
+ * fault to surface at once, not a reason to sleep and answer "please retry".
+ */
+const RETRYABLE = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+const onlyContention = (reasons: { Code?: string }[]) => reasons.every((reason) => RETRYABLE.has(reason.Code ?? 'None'));
 
 export class DynamoApiKeyRepository implements ApiKeyRepository {
   constructor(
@@ -159,7 +166,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         return 'created';
       } catch (error) {
         const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
+        if (!reasons || !onlyContention(reasons)) throw error;
         const [counter, ...keyItems] = reasons;
         if (conditionFailed(counter)) {
           // Full, or no counter yet (then this initialises it); a slot freed meanwhile is taken on the next attempt.
@@ -240,7 +247,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         return true;
       } catch (error) {
         const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
+        if (!reasons || !onlyContention(reasons)) throw error;
         const [record, , counter] = reasons;
         if (conditionFailed(record)) return false;
         if (conditionFailed(counter)) {
