@@ -88,12 +88,19 @@ const email = v.optional(
   ),
 );
 
-/** The company fields of a row, named `<prefix><field>`, in the order they are checked. */
-function companyEntries(prefix: string) {
+/** The fields that name a company (`<prefix>name`, website, network page): a company exists if one is set. */
+function companyNameEntries(prefix: string) {
   return {
     [`${prefix}name`]: optionalText(`${prefix}name`),
     [`${prefix}website_url`]: website(`${prefix}website_url`),
     [`${prefix}network_url`]: pageUrl(`${prefix}network_url`),
+  };
+}
+
+/** The company fields of a row, named `<prefix><field>`, in the order they are checked. */
+function companyEntries(prefix: string) {
+  return {
+    ...companyNameEntries(prefix),
     [`${prefix}logo_url`]: optionalText(`${prefix}logo_url`),
     [`${prefix}industry`]: optionalText(`${prefix}industry`),
     [`${prefix}location`]: optionalText(`${prefix}location`),
@@ -133,7 +140,56 @@ function companyOf(row: object, prefix: string): CompanyInput | undefined {
   });
 }
 
-/** A person of a PEOPLE import or of the directory: names, a profile URL or email, optionally their company. */
+const PERSON_DETAIL_ENTRIES = {
+  phone_number: optionalText('phone_number'),
+  job_title: optionalText('job_title'),
+  location: optionalText('location'),
+  headline: optionalText('headline'),
+  industry: optionalText('industry'),
+  profile_picture_url: optionalText('profile_picture_url'),
+};
+
+
+/**
+ * Every field of a person row with its type: what a PEOPLE row may hold (the documented shape).
+ * Validation runs in stages (PeopleImportRow), in the order the reader has always checked them.
+ */
+export const PeopleImportRowFields = v.object(
+  {
+    first_name: requiredText('first_name'),
+    last_name: requiredText('last_name'),
+    network_profile_url: pageUrl('network_profile_url'),
+    email,
+    custom_fields: v.optional(v.nullable(CustomFields)),
+    ...companyEntries('company_'),
+    ...PERSON_DETAIL_ENTRIES,
+  },
+  rowMessage,
+);
+
+/** One stage of a row's validation: its first issue is the row's reason; its outputs replace the raw values. */
+const stage = <S extends v.GenericSchema<unknown, Record<string, unknown>>>(schema: S, when: (row: Record<string, unknown>) => boolean = () => true) =>
+  v.rawTransform<Record<string, unknown>, Record<string, unknown>>(({ dataset, addIssue, NEVER }) => {
+    if (!when(dataset.value)) return dataset.value;
+    const result = v.safeParse(schema, dataset.value, { abortEarly: true });
+    if (result.success) return { ...dataset.value, ...result.output };
+    addIssue({ message: result.issues[0].message });
+    return NEVER;
+  });
+
+const laterFields = Object.fromEntries(
+  Object.keys(PeopleImportRowFields.entries)
+    .filter((field) => !['first_name', 'last_name', 'network_profile_url', 'email'].includes(field))
+    .map((field) => [field, v.optional(v.unknown())]),
+);
+
+/**
+ * A person of a PEOPLE import or of the directory: names, a profile URL or email, optionally their
+ * company. Checked in stages, so a row's reason is the one it has always been: who the person is
+ * (and that a profile URL or email names them) first, then custom fields, then the company's name,
+ * website and page; the company's other fields only when the row names a company (otherwise they
+ * are ignored, as the company is); the person's other fields last.
+ */
 export const PeopleImportRow = v.pipe(
   v.object(
     {
@@ -141,19 +197,19 @@ export const PeopleImportRow = v.pipe(
       last_name: requiredText('last_name'),
       network_profile_url: pageUrl('network_profile_url'),
       email,
-      custom_fields: v.optional(v.nullable(CustomFields)),
-      ...companyEntries('company_'),
-      phone_number: optionalText('phone_number'),
-      job_title: optionalText('job_title'),
-      location: optionalText('location'),
-      headline: optionalText('headline'),
-      industry: optionalText('industry'),
-      profile_picture_url: optionalText('profile_picture_url'),
+      ...laterFields,
     },
     rowMessage,
   ),
   v.check((row) => row.network_profile_url !== undefined || row.email !== undefined, 'network_profile_url or email is required'),
-  v.transform((row): ProspectInput => {
+  // The later stages read and replace fields by name.
+  v.transform((row): Record<string, unknown> => row),
+  stage(v.object({ custom_fields: v.optional(v.nullable(CustomFields)) })),
+  stage(v.object(companyNameEntries('company_'))),
+  stage(v.object(companyEntries('company_')), (row) => companyOf(row, 'company_') !== undefined),
+  stage(v.object(PERSON_DETAIL_ENTRIES)),
+  v.transform((raw): ProspectInput => {
+    const row = raw as v.InferOutput<typeof PeopleImportRowFields>;
     const fields: ProspectFields = defined({
       firstName: row.first_name,
       lastName: row.last_name,

@@ -188,3 +188,39 @@ describe('readCsvLeads', () => {
     expect(() => readCsvLeads('first_name,last_name,email,Tier\nA,B,a@example.com,gold', mapping as never, 'PEOPLE')).toThrow(message);
   });
 });
+
+describe('person rows are checked in the order the reader always used', () => {
+  const long = 'x'.repeat(1001);
+  const read = (lead: Record<string, unknown>) => readJsonLeads([lead], 'PEOPLE')[0];
+
+  it('ignores the company details of a row that names no company, as it ignores the company', () => {
+    expect(read({ first_name: 'Ada', last_name: 'L', email: 'ada@example.com', company_logo_url: long })).toEqual({
+      row: 1,
+      input: { fields: { firstName: 'Ada', lastName: 'L', email: 'ada@example.com' } },
+    });
+    expect(read({ first_name: 'Ada', last_name: 'L', email: 'ada@example.com', company: { industry: ['x'], revenue: long } })).toEqual({
+      row: 1,
+      input: { fields: { firstName: 'Ada', lastName: 'L', email: 'ada@example.com' } },
+    });
+  });
+
+  it('checks the company details once the row names a company', () => {
+    expect(read({ first_name: 'Ada', last_name: 'L', email: 'ada@example.com', company: { name: 'Acme', industry: ['x'] } })).toEqual({
+      row: 1,
+      error: 'company_industry must be a string',
+    });
+  });
+
+  it('refuses a row that names nobody for that first, whatever else is wrong with it', () => {
+    expect(read({ first_name: 'Ada', last_name: 'L', phone_number: long })).toEqual({ row: 1, error: 'network_profile_url or email is required' });
+    expect(read({ first_name: 'Ada', last_name: 'L', custom_fields: 'x' })).toEqual({ row: 1, error: 'network_profile_url or email is required' });
+    expect(read({ first_name: 'Ada', last_name: 'L', email: 'ada@example.com', custom_fields: 'x', phone_number: long })).toEqual({
+      row: 1,
+      error: 'custom_fields must be an object',
+    });
+    expect(read({ first_name: 'Ada', last_name: 'L', email: 'ada@example.com', phone_number: long })).toEqual({
+      row: 1,
+      error: 'phone_number must be at most 1000 characters',
+    });
+  });
+});
