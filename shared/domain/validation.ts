@@ -29,6 +29,29 @@ export function ownDefined(source: object): Record<string, unknown> {
   return copy;
 }
 
+/**
+ * The first problem of an object's keys in the order the caller sent them: a key with no schema
+ * (`unknownMessage`), or the first issue of a key's own schema; undefined when there is none.
+ * valibot's object schemas check their known keys in their own order and unknown keys last; this
+ * keeps the answer to a request with several problems the one the service has always given.
+ * `skip` names keys checked elsewhere.
+ */
+export function firstProblemInInputOrder(
+  input: object,
+  schemas: ReadonlyMap<string, v.GenericSchema>,
+  unknownMessage: (key: string) => string,
+  skip: ReadonlySet<string> = new Set(),
+): string | undefined {
+  for (const [key, value] of Object.entries(input)) {
+    if (skip.has(key)) continue;
+    const schema = schemas.get(key);
+    if (!schema) return unknownMessage(key);
+    const result = v.safeParse(schema, value, { abortEarly: true });
+    if (!result.success) return result.issues[0].message;
+  }
+  return undefined;
+}
+
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** Runs a schema and stops at the first issue. */

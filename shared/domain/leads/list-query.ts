@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { type Company, LIMITS, type Prospect, type SearchType } from './lead';
 import { foldText, rangeLowerBound } from './normalize';
-import { bareObject, parseOrThrow } from '../validation';
+import { validationError } from '../errors';
+import { bareObject, firstProblemInInputOrder, validate } from '../validation';
 
 /** Spec: sortable fields per list type; `id` is the default. */
 export const SORT_FIELDS = {
@@ -208,8 +209,28 @@ export function leadsQueryInput(params: Record<string, string[]>): Record<string
 }
 
 /** Reads page, page_size, sort_field, sort_direction and the filters of a list-leads request. */
+/** The value schema of every accepted filter parameter of a list type. */
+const filterParamEntries = (searchType: SearchType) => new Map([...filterKeys(searchType).keys()].map((name) => [name, filterValuesParam(name)]));
+const FILTER_PARAMS = { PEOPLE: filterParamEntries('PEOPLE'), COMPANY: filterParamEntries('COMPANY') };
+/** Paging and sorting alone, which are checked before any filter. */
+const pagingParams = (searchType: SearchType) =>
+  v.object({ page: PageParam, page_size: PageSizeParam, sort_field: sortFieldParam(searchType), sort_direction: SortDirectionParam });
+const PAGING_PARAMS = { PEOPLE: pagingParams('PEOPLE'), COMPANY: pagingParams('COMPANY') };
+
+/**
+ * The query of a list-leads request, or a 400 naming its first problem as the service always
+ * answered: paging and sorting first, then the filters in the order the caller wrote them (an
+ * unknown name or a bad value, whichever comes first).
+ */
 export function parseLeadsQuery(searchType: SearchType, params: Record<string, string[]>): LeadsQuery {
-  return parseOrThrow(leadsQuerySchema(searchType), leadsQueryInput(params));
+  const input = leadsQueryInput(params);
+  const checked = validate(leadsQuerySchema(searchType), input);
+  if (checked.ok) return checked.value;
+  const allowed = LIST_FILTERS[searchType].join(', ');
+  const unknown = (name: string) => `Unknown filter '${name}'. Filters of ${searchType} lists: ${allowed}`;
+  const paging = validate(PAGING_PARAMS[searchType], input);
+  const inOrder = paging.ok ? firstProblemInInputOrder(input, FILTER_PARAMS[searchType], unknown, RESERVED_PARAMS) : undefined;
+  throw validationError(inOrder ?? checked.message);
 }
 
 // ---- What a list member carries so that sorting and filtering never read the leads ----

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Company, Prospect, SearchType } from './lead';
 import { foldText } from './normalize';
-import { bareObject, parseOrThrow } from '../validation';
+import { validationError } from '../errors';
+import { bareObject, firstProblemInInputOrder, isPlainObject, validate } from '../validation';
 
 /**
  * Filters of `POST /public/prospects/search/`. A value is a string, an array (any of) or
@@ -86,15 +87,18 @@ const clauseOf = (filters: object, name: string): FilterClause | null | undefine
  * `filters` of a prospect search of one type. An unknown key is refused; aliases join their key
  * (their values are alternatives to its own); filters without values are left out.
  */
+const unknownFilter = (searchType: SearchType) => (name: string) =>
+  `Unknown filter '${name}'. Filters of ${searchType} searches: ${SEARCH_FILTERS[searchType].join(', ')}`;
+
+/** The value schema of every accepted filter name of a search type. */
+const filterEntries = (searchType: SearchType) => new Map([...filterKeys(searchType).keys()].map((name) => [name, searchFilterValue(name)]));
+const FILTER_ENTRIES = { PEOPLE: filterEntries('PEOPLE'), COMPANY: filterEntries('COMPANY') };
+
 function searchFilters(searchType: SearchType) {
   const keys = filterKeys(searchType);
-  const allowed = SEARCH_FILTERS[searchType].join(', ');
-  const entries: Record<string, ReturnType<typeof searchFilterValue>> = {};
-  for (const name of keys.keys()) entries[name] = searchFilterValue(name);
+  const entries = Object.fromEntries(FILTER_ENTRIES[searchType]);
   return v.pipe(
-    v.strictObject(entries, (issue) =>
-      issue.expected === 'never' ? `Unknown filter '${String(issue.input)}'. Filters of ${searchType} searches: ${allowed}` : 'filters must be an object',
-    ),
+    v.strictObject(entries, (issue) => (issue.expected === 'never' ? unknownFilter(searchType)(String(issue.input)) : 'filters must be an object')),
     v.transform((raw) => {
       const filters: SearchFilters = bareObject<FilterClause>();
       for (const [name, key] of keys) {
@@ -114,8 +118,15 @@ export const CompanySearchFilters = searchFilters('COMPANY');
 /** The search filters schema of a search type. */
 export const searchFiltersSchema = (searchType: SearchType) => (searchType === 'PEOPLE' ? PeopleSearchFilters : CompanySearchFilters);
 
+/**
+ * The filters of a search, or a 400 naming the first problem in the order the caller wrote the
+ * filters (an unknown name or a bad value, whichever comes first), as the service always answered.
+ */
 export function parseSearchFilters(searchType: SearchType, raw: Record<string, unknown>): SearchFilters {
-  return parseOrThrow(searchFiltersSchema(searchType), raw);
+  const checked = validate(searchFiltersSchema(searchType), raw);
+  if (checked.ok) return checked.value;
+  const inOrder = isPlainObject(raw) ? firstProblemInInputOrder(raw, FILTER_ENTRIES[searchType], unknownFilter(searchType)) : undefined;
+  throw validationError(inOrder ?? checked.message);
 }
 
 /** Whether a lead whose field values for each key are `facets` passes every clause. */

@@ -202,3 +202,15 @@ describe('member projections', () => {
     expect(projection.filter.email).toBeUndefined();
   });
 });
+
+describe('list-leads queries with several problems', () => {
+  const people =
+    'first_name, last_name, email, phone_number, network_profile_url, job_title, location, headline, industry, company_name, company_industry, company_location, company_size, company_website_url';
+  const long = 'x'.repeat(201);
+  it('name paging and sorting first, then the first filter problem in the order the parameters were written', () => {
+    expect(() => parseLeadsQuery('PEOPLE', { foo: ['x'], first_name: [long] })).toThrow(`Unknown filter 'foo'. Filters of PEOPLE lists: ${people}`);
+    expect(() => parseLeadsQuery('PEOPLE', { first_name: [long], foo: ['x'] })).toThrow(/^Filter first_name must be at most 200 characters$/);
+    expect(() => parseLeadsQuery('PEOPLE', { last_name: [long], first_name: [long] })).toThrow(/^Filter last_name must be at most 200 characters$/);
+    expect(() => parseLeadsQuery('PEOPLE', { foo: ['x'], page: ['0'] })).toThrow(/^page must be a positive integer$/);
+  });
+});

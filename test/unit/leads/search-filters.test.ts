@@ -93,3 +93,14 @@ describe('matchesFilters', () => {
     expect(matchesFilters(facets, parseSearchFilters('PEOPLE', { job_title: { doesnt: ['manager'] } }))).toBe(true);
   });
 });
+
+describe('search filters with several problems', () => {
+  const people = 'job_title, seniority, department, company_name, company_size, industry, location, keywords';
+  it('name the first problem in the order the filters were written', () => {
+    expect(() => parseSearchFilters('PEOPLE', { foo: 1, job_title: 5 })).toThrow(new RegExp(`^Unknown filter 'foo'. Filters of PEOPLE searches: ${people}$`));
+    expect(() => parseSearchFilters('PEOPLE', { job_title: 5, foo: 1 })).toThrow(
+      /^filters\.job_title must be a string, an array of strings or an object \{must, doesnt\}$/,
+    );
+    expect(() => parseSearchFilters('PEOPLE', { location: 'x'.repeat(201), job_title: 5 })).toThrow(/^filters\.location values must be at most 200 characters$/);
+  });
+});
