@@ -1,10 +1,10 @@
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { Membership, User, Workspace } from '../domain/accounts/account';
+import type { Membership, User, Workspace, WorkspaceRole } from '../domain/accounts/account';
 import type { AccountRepository } from '../domain/accounts/ports';
 import { conflict } from '../domain/errors';
 import { isTransactionConditionFailed, queryAll } from './client';
-import { intAttribute, itemSchema, parseItem } from './item-schema';
+import { everyValueOf, intAttribute, itemSchema, parseItem } from './item-schema';
 import { MEMBERSHIP_PREFIX, membershipByWorkspace, membershipKey, userEmailKey, userKey, workspaceKey } from './keys';
 
 const userItem = (user: User) => ({
@@ -40,7 +40,7 @@ export const MembershipItem = itemSchema(
     userId: intAttribute,
     workspaceId: intAttribute,
     workspaceName: v.string(),
-    role: v.picklist(['OWNER', 'MEMBER']),
+    role: v.picklist(everyValueOf<WorkspaceRole>({ OWNER: true, MEMBER: true })),
     createdAt: v.string(),
   }),
 );

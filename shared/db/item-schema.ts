@@ -74,6 +74,13 @@ export function parseItem<TOutput>(definition: ItemSchema<TOutput>, item: Record
 /** Ids, versions and counters: written as numbers, always whole. */
 export const intAttribute = v.pipe(v.number(), v.integer());
 
+/**
+ * Every value of a domain union, for a picklist: listing them as keys of a `Record<T, true>`
+ * makes a value added to the union a type error here, instead of a stored item that reads as
+ * malformed (a 500).
+ */
+export const everyValueOf = <T extends string>(values: Record<T, true>): T[] => Object.keys(values) as T[];
+
 /** An attribute written as a string or null, or not written at all: null when not a string. */
 export const nullableString = v.optional(v.nullable(v.string()), null);
 

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { type Company, type LeadList, type Prospect, SEARCH_TYPES, type SearchType } from '../domain/leads/lead';
+import { type Company, type LeadList, type LeadListStatus, type Prospect, SEARCH_TYPES, type SearchType } from '../domain/leads/lead';
 import type { MemberProjection } from '../domain/leads/list-query';
-import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
+import { everyValueOf, idSet, intAttribute, itemSchema, parseItem } from './item-schema';
 import {
   companiesByWorkspace,
   companyKey,
@@ -70,7 +70,7 @@ export const LeadListItem = itemSchema(
     workspaceId: intAttribute,
     name: v.string(),
     searchType: v.picklist(SEARCH_TYPES),
-    status: v.picklist(['DRAFT', 'ACTIVE']),
+    status: v.picklist(everyValueOf<LeadListStatus>({ DRAFT: true, ACTIVE: true })),
     totalProspects: intAttribute,
     createdAt: v.string(),
     updatedAt: v.string(),

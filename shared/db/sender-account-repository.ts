@@ -1,9 +1,9 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { SenderAccountRepository } from '../domain/sender-accounts/ports';
-import type { SenderAccount } from '../domain/sender-accounts/sender-account';
+import type { SenderAccount, SenderAccountType } from '../domain/sender-accounts/sender-account';
 import { isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
-import { intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
+import { everyValueOf, intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
 import { SENDER_ACCOUNT_PREFIX, providerAccountKey, senderAccountKey } from './keys';
 
 const accountItem = (account: SenderAccount) => ({
@@ -18,7 +18,7 @@ export const SenderAccountItem = itemSchema(
     id: intAttribute,
     workspaceId: intAttribute,
     name: v.string(),
-    type: v.picklist(['NETWORK', 'EMAIL']),
+    type: v.picklist(everyValueOf<SenderAccountType>({ NETWORK: true, EMAIL: true })),
     status: v.string(),
     providerAccountId: v.string(),
     providerType: v.string(),

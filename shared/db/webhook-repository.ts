@@ -13,7 +13,7 @@ import type { WebhookSettings } from '../domain/webhooks/webhook';
 import { validationError } from '../domain/errors';
 import type { SecretBox } from '../security/secret-box';
 import { isConditionFailed, queryAll } from './client';
-import { intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
+import { everyValueOf, intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
 import { WEBHOOK_ATTEMPT_PREFIX, membershipByWorkspace, webhookAttemptKey, webhookDeliveryKey, webhookSettingsKey } from './keys';
 import { TABLE } from './table-schema';
 
@@ -102,14 +102,8 @@ const attemptItem = (attempt: DeliveryAttempt) => ({
 });
 
 // Every value of the domain's unions: the Records make the compiler ask for a value added there.
-const ATTEMPT_OUTCOMES = Object.keys({
-  delivered: 0,
-  http_error: 0,
-  timeout: 0,
-  blocked: 0,
-  network_error: 0,
-} satisfies Record<AttemptOutcome, 0>) as AttemptOutcome[];
-const DELIVERY_STATUSES = Object.keys({ PENDING: 0, DELIVERED: 0, FAILED: 0, SKIPPED: 0 } satisfies Record<DeliveryStatus, 0>) as DeliveryStatus[];
+const ATTEMPT_OUTCOMES = everyValueOf<AttemptOutcome>({ delivered: true, http_error: true, timeout: true, blocked: true, network_error: true });
+const DELIVERY_STATUSES = everyValueOf<DeliveryStatus>({ PENDING: true, DELIVERED: true, FAILED: true, SKIPPED: true });
 
 export const WebhookAttemptItem = itemSchema(
   'WebhookAttempt',
