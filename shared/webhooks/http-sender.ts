@@ -25,6 +25,9 @@ class BlockedAddressError extends Error {
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+const NON_PUBLIC_ADDRESS = 'The webhook host resolves to a non-public address';
+const HTTP_NOT_LOOPBACK = 'Plain http:// is only allowed to this machine, and the webhook host resolves to another address';
+
 /**
  * SSRF guard, part 2 of 2: the `lookup` the socket uses to connect. Every address the name resolves
  * to must be public (loopback only where allowed; and only loopback for plain http://), else the
@@ -43,8 +46,10 @@ function guardedLookup(resolve: Resolve, allowLoopback: boolean, requireLoopback
         }
         for (const entry of usable) {
           const verdict = classifyAddress(entry.address);
-          const allowed = requireLoopback ? verdict === 'loopback' : verdict === 'public' || (verdict === 'loopback' && allowLoopback);
-          if (!allowed) return callback(new BlockedAddressError('The webhook host resolves to a non-public address'), '');
+          // Plain http:// may only reach this machine: a public address is refused for that reason.
+          if (requireLoopback && verdict !== 'loopback') return callback(new BlockedAddressError(HTTP_NOT_LOOPBACK), '');
+          const allowed = verdict === 'public' || (verdict === 'loopback' && allowLoopback);
+          if (!allowed) return callback(new BlockedAddressError(NON_PUBLIC_ADDRESS), '');
         }
         if (options.all) return callback(null, usable);
         const [first] = usable as [LookupAddress];

@@ -208,7 +208,16 @@ describe('connect-time address checks of the webhook sender', () => {
 
   it('lets plain http reach loopback only, where loopback is allowed', async () => {
     const publicAnswer = createHttpSender({ allowLoopback: true, resolve: fixed('93.184.216.34') });
-    expect(await publicAnswer.post(`http://localhost:${receiver.port}/x`, '{}', {}, 1_000)).toEqual({ kind: 'blocked', reason: NON_PUBLIC });
+    expect(await publicAnswer.post(`http://localhost:${receiver.port}/x`, '{}', {}, 1_000)).toEqual({
+      kind: 'blocked',
+      reason: 'Plain http:// is only allowed to this machine, and the webhook host resolves to another address',
+    });
+    const privateAnswer = createHttpSender({ allowLoopback: true, resolve: fixed('10.0.0.5') });
+    expect(await privateAnswer.post(`http://localhost:${receiver.port}/x`, '{}', {}, 1_000)).toEqual({
+      kind: 'blocked',
+      reason: 'Plain http:// is only allowed to this machine, and the webhook host resolves to another address',
+    });
+    expect(receiver.requests).toHaveLength(0);
     const loopback = createHttpSender({ allowLoopback: true, resolve: fixed('127.0.0.1') });
     expect(await loopback.post(`http://localhost:${receiver.port}/x`, '{}', {}, 1_000)).toEqual({ kind: 'response', status: 200, reason: '' });
   });
