@@ -200,7 +200,8 @@ export class OutreachStack extends Stack {
     // Producers: a function that declares a queue's URL setting may send to that queue, and only send.
     for (const { urlSetting, consumer } of queueUrls) {
       settingValues[urlSetting] = consumer.queue.queueUrl;
-      for (const { fn, settings } of configured) if (settings.includes(urlSetting)) consumer.queue.grantSendMessages(fn);
+      // The queue's own consumer reads the URL to delay redeliveries (its event source grants that), not to send.
+      for (const { fn, settings } of configured) if (settings.includes(urlSetting) && fn !== consumer.function) consumer.queue.grantSendMessages(fn);
     }
 
     this.api = new PublicApi(this, 'PublicApi', {

@@ -102,8 +102,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'sqs:GetQueueAttributes',
       'sqs:GetQueueUrl',
       'sqs:ReceiveMessage',
-      'sqs:SendMessage',
     ]);
+    // It reads the queue URL to delay redeliveries, and may not send new messages.
     expect(envOf(consumerId)).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
       RUNTIME: 'aws',
