@@ -111,18 +111,14 @@ export class OutreachStack extends Stack {
       providerWebhookSecret: providerWebhookSecret.secretValue.unsafeUnwrap(),
       webhookSecretKey: webhookSecretKey.secretValue.unsafeUnwrap(),
     };
+    // Environments are written once every value is known (queue URLs, the usage plan, the API's URL).
     const configured: { fn: ServiceFunction; settings: readonly SettingName[] }[] = [];
-    const configure = (fn: ServiceFunction, settings: readonly SettingName[]) => {
-      configured.push({ fn, settings });
-      for (const [name, value] of Object.entries(toEnvironment(settings, settingValues))) fn.addEnvironment(name, value);
-    };
+    const configure = (fn: ServiceFunction, settings: readonly SettingName[]) => configured.push({ fn, settings });
 
     const common = {
       logRetention: config.logRetention,
       tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
     };
-    /** Functions that do work (everything but health and the authorizer): they may enqueue. */
-    const workers: ServiceFunction[] = [];
 
     // One function per endpoint group, straight from the route table.
     const functions = {} as Record<FunctionGroup, ServiceFunction>;
@@ -137,10 +133,7 @@ export class OutreachStack extends Stack {
         ...(definition.timeoutSeconds ? { timeout: Duration.seconds(definition.timeoutSeconds) } : {}),
       });
       const access = GROUP_TABLE_ACCESS[group];
-      if (access) {
-        fn.grantTable(table, access);
-        workers.push(fn);
-      }
+      if (access) fn.grantTable(table, access);
       configure(fn, definition.settings);
       functions[group] = fn;
     }
@@ -172,7 +165,6 @@ export class OutreachStack extends Stack {
       });
       consumer.function.grantTable(table, 'readWrite');
       configure(consumer.function, definition.settings);
-      workers.push(consumer.function);
       queueConsumers[definition.name] = consumer;
       queueUrls.push({ urlSetting: definition.urlSetting, consumer });
     }
@@ -192,7 +184,6 @@ export class OutreachStack extends Stack {
       });
       job.function.grantTable(table, 'readWrite');
       configure(job.function, definition.settings);
-      workers.push(job.function);
       scheduledJobs[definition.name] = job;
     }
     this.scheduledJobs = scheduledJobs;
@@ -223,12 +214,10 @@ export class OutreachStack extends Stack {
     // function depend on the stage, and the stage on the functions).
     settingValues.publicApiUrl = `https://${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${config.stageName}`;
 
-    // Settings known only now (queue URLs, the usage plan, the API's URL), then a check that every
-    // function has each required setting it declares: a gap fails `cdk synth`, not a cold start.
-    const late: readonly SettingName[] = ['usagePlanId', 'sessionUsageKeys', 'publicApiUrl', ...queueUrls.map((queue) => queue.urlSetting)];
+    // Each function's environment: exactly its declared settings. A required one the stack does not
+    // provide fails `cdk synth`, not a cold start.
     for (const { fn, settings } of configured) {
-      const environment = toEnvironment(settings.filter((name) => late.includes(name)), settingValues);
-      for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
+      for (const [name, value] of Object.entries(toEnvironment(settings, settingValues))) fn.addEnvironment(name, value);
       const missing = settings.filter((name) => SETTINGS[name].required === true && settingValues[name] === undefined);
       if (missing.length > 0) throw new Error(`${fn.node.id} declares settings the stack does not provide: ${missing.join(', ')}`);
     }
