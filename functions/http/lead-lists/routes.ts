@@ -1,4 +1,3 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { toCompanyView, toLeadListView, toProspectView } from '../../../shared/domain/leads/lead';
 import type { IdsResult, LeadListService } from '../../../shared/domain/leads/lead-list-service';
 import type { HandlersFor } from '../../../shared/http/http-handler';
@@ -21,16 +20,14 @@ const membership = (result: IdsResult, doneName: string) => ({
   total_prospects: result.list.totalProspects,
 });
 
-/** The last value of a repeated query parameter. */
-const lastParam = (event: APIGatewayProxyEvent, name: string) => queryParams(event)[name]?.at(-1);
-
 /** Spec: Lead lists (API key). */
 export function leadListHandlers(lists: LeadListService) {
   return {
     listLeadLists: async (request) => {
       const caller = request.caller();
-      const query = lastParam(request.event, 'q') ?? lastParam(request.event, 'search');
-      const found = await lists.list(caller.workspaceId, query);
+      // Like API Gateway's query map, the route's query holds the last value of a repeated parameter.
+      const { q, search } = request.query();
+      const found = await lists.list(caller.workspaceId, q ?? search);
       return json(200, { success: true, searches: found.map(toLeadListView) });
     },
 
