@@ -66,6 +66,19 @@ export const listMemberKey = (listId: number, leadId: number) => ({
 });
 export const LIST_MEMBER_PREFIX = 'LEAD#';
 
+/** A chunk of a list's member digest (shared/domain/leads/member-digest.ts), beside its members. */
+export const digestChunkKey = (listId: number, chunk: number) => ({
+  pk: `LEADLIST#${padId(listId)}#MEMBERS`,
+  sk: `${DIGEST_PREFIX}${String(chunk).padStart(6, '0')}`,
+});
+export const DIGEST_PREFIX = 'DIGEST#';
+
+/**
+ * The journal of one batch of lead writes: which leads, lists and identity claims it touches, so
+ * that a batch interrupted half-way is finished (or undone) by whoever finds it later.
+ */
+export const leadJournalKey = (token: string) => ({ pk: `LEADJOURNAL#${token}`, sk: 'LEADJOURNAL' });
+
 /** A prospect, in a partition of its own; `workspaceId` on the item says whose it is. */
 export const prospectKey = (prospectId: number) => ({ pk: `PROSPECT#${padId(prospectId)}`, sk: 'PROSPECT' });
 /** GSI1 on a prospect: the workspace's prospects (workspace-only search). */

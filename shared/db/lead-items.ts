@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { type Company, type LeadList, type LeadListStatus, type Prospect, SEARCH_TYPES, type SearchType } from '../domain/leads/lead';
-import type { MemberProjection } from '../domain/leads/list-query';
+import type { MemberState } from '../domain/leads/list-query';
 import { everyValueOf, idSet, intAttribute, itemSchema, parseItem } from './item-schema';
 import {
   companiesByWorkspace,
@@ -40,27 +40,30 @@ export const SORT_INDEX: Record<SearchType, Record<string, { index: string; attr
 /** Lower than any character a folded value holds, so a value sorts before its own extensions. */
 const SORT_SEPARATOR = '\u0001';
 
-export const filterAttribute = (key: string): string => `f_${key}`;
-
-export function memberItem(searchType: SearchType, listId: number, lead: { id: number; workspaceId: number }, projection: MemberProjection) {
+/**
+ * A lead's membership of a list, carrying the page's view of the lead (the API object, as JSON)
+ * and one LSI sort key per sortable field: a page in any order is one Query that returns the
+ * views themselves. `version` is the lead version the view was derived from.
+ */
+export function memberItem(searchType: SearchType, listId: number, leadId: number, version: number, member: MemberState) {
   const item: Record<string, unknown> = {
-    ...listMemberKey(listId, lead.id),
+    ...listMemberKey(listId, leadId),
     entityType: 'ListMember',
-    workspaceId: lead.workspaceId,
-    listId,
-    leadId: lead.id,
+    leadId,
+    version,
+    view: JSON.stringify(member.view),
   };
   for (const [field, slot] of Object.entries(SORT_INDEX[searchType])) {
-    item[slot.attribute] = `${projection.sort[field] ?? ''}${SORT_SEPARATOR}${padId(lead.id)}`;
+    item[slot.attribute] = `${member.projection.sort[field] ?? ''}${SORT_SEPARATOR}${padId(leadId)}`;
   }
-  for (const [key, value] of Object.entries(projection.filter)) item[filterAttribute(key)] = value;
   return item;
 }
 
 const numberSet = (ids: number[]) => (ids.length > 0 ? new Set(ids) : undefined);
 
 export function leadListItem(list: LeadList) {
-  return { ...leadListKey(list.workspaceId, list.id), entityType: 'LeadList', ...list };
+  const { openJournals: _open, ...stored } = list;
+  return { ...leadListKey(list.workspaceId, list.id), entityType: 'LeadList', ...stored, capacityClaimed: list.totalProspects };
 }
 
 export const LeadListItem = itemSchema(
@@ -72,6 +75,10 @@ export const LeadListItem = itemSchema(
     searchType: v.picklist(SEARCH_TYPES),
     status: v.picklist(everyValueOf<LeadListStatus>({ DRAFT: true, ACTIVE: true })),
     totalProspects: intAttribute,
+    /** Members plus the joins that open batches reserved; absent on lists older than it (= totalProspects). */
+    capacityClaimed: v.optional(intAttribute),
+    /** Tokens of the batches of writes still open on the list. */
+    openJournals: v.optional(v.pipe(v.set(v.string()), v.transform((set) => [...set]))),
     createdAt: v.string(),
     updatedAt: v.string(),
   }),
@@ -79,8 +86,32 @@ export const LeadListItem = itemSchema(
 
 export const toLeadList = (item: Record<string, unknown>): LeadList => parseItem(LeadListItem, item);
 
-/** What a page query reads of a list member (with its keys, so a malformed one can be named). */
-export const ListMemberItem = itemSchema('ListMember', v.object({ leadId: intAttribute }));
+/** A list member as a page reads it: the lead's id, the version its view was derived from, the view. */
+export const ListMemberItem = itemSchema(
+  'ListMember',
+  v.pipe(
+    v.object({ leadId: intAttribute, version: intAttribute, view: v.string() }),
+    v.transform(({ leadId, version, view }) => ({ leadId, version, view: JSON.parse(view) as Record<string, unknown> })),
+  ),
+);
+
+/** A chunk of a list's member digest: its revision (for conditional rewrites) and its bytes. */
+export const DigestChunkItem = itemSchema('MemberDigest', v.object({ rev: intAttribute, data: v.instance(Uint8Array) }));
+
+/** A batch of lead writes in progress (see shared/db/lead-journal.ts). */
+export const LeadJournalItem = itemSchema(
+  'LeadJournal',
+  v.object({
+    token: v.string(),
+    workspaceId: intAttribute,
+    searchType: v.picklist(SEARCH_TYPES),
+    at: v.string(),
+    leadIds: v.array(intAttribute),
+    /** Joins reserved per list (list id as a string key). */
+    reserved: v.record(v.string(), intAttribute),
+    created: v.array(v.object({ id: intAttribute, identities: v.array(v.string()) })),
+  }),
+);
 
 /**
  * An optional text field of a lead. Writers leave unknown fields out, but an empty string has

@@ -1,19 +1,20 @@
-import {
-  type DynamoDBDocumentClient,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
+import type { DigestChange } from '../domain/leads/member-digest';
 import type { ChangeOutcome, LeadChange, LeadRepository } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
+import { type WriteRequest, batchWriteAll } from './batch-write';
 import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
 import { LeadIdentityItem, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
+import { LeadJournal } from './lead-journal';
+import { ListMembers } from './list-members';
+import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import {
   companiesByWorkspace,
   companyKey,
   leadIdentityKey,
-  leadListKey,
   listMemberKey,
   prospectKey,
   prospectsByCompany,
@@ -22,32 +23,21 @@ import {
 import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
 
-/** DynamoDB's limit of actions in one transaction. */
-const MAX_TRANSACTION_ITEMS = 100;
-/** Retries of a transaction cancelled only by contention with another transaction. */
-const MAX_CONFLICT_RETRIES = 6;
-
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The item an action writes, as one string. */
-const actionKey = (action: TransactItem): string => {
-  const key = (action.Put?.Item ?? action.Update?.Key ?? action.Delete?.Key) as { pk: string; sk: string };
-  return `${key.pk}\u0000${key.sk}`;
-};
-
-interface CancellationReason {
-  Code?: string;
-}
-
 /** Prospects, companies, their identity guards and their list memberships. */
 export class DynamoLeadRepository implements LeadRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    /** Stamps a list's updatedAt when its count moves. */
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.members = new ListMembers(db, tableName, clock);
+    this.journal = new LeadJournal(db, tableName, clock, this.members);
+  }
+
+  /** The lists' member views and digests, shared with the list repository. */
+  readonly members: ListMembers;
+  /** The journals of batches of writes, shared with the list repository (which settles them). */
+  readonly journal: LeadJournal;
 
   async getProspects(ids: number[]): Promise<Prospect[]> {
     const items = await batchGetAll(this.db, this.tableName, ids.map(prospectKey), { consistent: true });
@@ -107,141 +97,122 @@ export class DynamoLeadRepository implements LeadRepository {
     }
   }
 
+  /**
+   * Applies changes in one batch: open its journal (reserving room in the lists it joins), claim
+   * the identities of new leads, write new leads with their views in batches and changed leads
+   * with their guards and views in transactions (each conditional on the version it was planned
+   * from), then close every list it touched (digest and counters together) and the journal.
+   */
   async save(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]> {
     const outcomes: ChangeOutcome[] = changes.map(() => 'applied');
-    for (const group of this.pack(changes)) await this.commit(changes, group, outcomes, options);
+    if (changes.length === 0) return outcomes;
+    const first = (changes[0] as LeadChange).after;
+    const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
+    const token = randomUUID();
+
+    const lists = new Map<number, number[]>();
+    const joins = new Map<number, number[]>();
+    changes.forEach((change, index) => {
+      const before = new Set(change.before?.listIds ?? []);
+      const after = new Set(change.after.listIds);
+      for (const listId of new Set([...before, ...after])) {
+        const joining = after.has(listId) && !before.has(listId);
+        if (!joining && after.has(listId) && !change.refreshMembers) continue;
+        lists.set(listId, [...(lists.get(listId) ?? []), index]);
+        if (joining) joins.set(listId, [...(joins.get(listId) ?? []), index]);
+      }
+    });
+
+    let live = changes.map((_, index) => index);
+    let reserved = new Map<number, number>();
+    for (;;) {
+      reserved = new Map([...joins].map(([listId, indexes]) => [listId, indexes.filter((i) => live.includes(i)).length]));
+      const opened = await this.journal.open(
+        {
+          token,
+          workspaceId: first.workspaceId,
+          searchType,
+          leadIds: live.map((i) => (changes[i] as LeadChange).after.id),
+          lists: [...lists.keys()],
+          reserved,
+          created: live.flatMap((i) => {
+            const change = changes[i] as LeadChange;
+            return change.before ? [] : [{ id: change.after.id, identities: change.claim }];
+          }),
+        },
+        options.maxLeadsPerList,
+      );
+      if (opened.opened) break;
+      // The list has room for only some of the joins: the first ones in input order get it.
+      const joining = (joins.get(opened.listId) ?? []).filter((i) => live.includes(i));
+      for (const index of joining.slice(opened.room)) outcomes[index] = 'list_full';
+      live = live.filter((index) => outcomes[index] === 'applied');
+    }
+
+    const created = live.filter((index) => !(changes[index] as LeadChange).before);
+    const updated = live.filter((index) => (changes[index] as LeadChange).before);
+    await this.create(changes, created, outcomes);
+    await this.update(changes, updated, outcomes);
+
+    for (const [listId, indexes] of lists) {
+      const digest: DigestChange[] = [];
+      for (const index of indexes) {
+        if (outcomes[index] !== 'applied') continue;
+        const { after, member } = changes[index] as LeadChange;
+        digest.push(
+          after.listIds.includes(listId)
+            ? { id: after.id, version: after.version, entry: { id: after.id, version: after.version, ...member.projection } }
+            : { id: after.id, version: after.version },
+        );
+      }
+      await this.members.close({ workspaceId: first.workspaceId, id: listId }, digest, { reserved: reserved.get(listId) ?? 0, token });
+    }
+    await this.journal.delete(token);
     return outcomes;
   }
 
-  /** Groups changes into transactions of at most 100 actions, none touching an item twice. */
-  private pack(changes: LeadChange[]): number[][] {
-    const groups: number[][] = [];
-    let current: number[] = [];
-    let keys = new Set<string>();
-    let counters = new Set<number>();
-    let size = 0;
-    changes.forEach((change, index) => {
-      const { actions, deltas } = this.changeActions(change);
-      const own = actions.map(actionKey);
-      const added = () => own.length + [...deltas.keys()].filter((listId) => !counters.has(listId)).length;
-      if (current.length > 0 && (size + added() > MAX_TRANSACTION_ITEMS || own.some((key) => keys.has(key)))) {
-        groups.push(current);
-        current = [];
-        keys = new Set();
-        counters = new Set();
-        size = 0;
-      }
-      size += added();
-      current.push(index);
-      for (const key of own) keys.add(key);
-      for (const listId of deltas.keys()) counters.add(listId);
-    });
-    if (current.length > 0) groups.push(current);
-    return groups;
-  }
-
-  /** Writes one group in one transaction; drops the changes whose conditions fail and retries the rest. */
-  private async commit(changes: LeadChange[], group: number[], outcomes: ChangeOutcome[], options: { maxLeadsPerList: number }) {
-    let live = group;
-    let contention = 0;
-    while (live.length > 0) {
-      const { items, owners } = this.transactItems(changes, live, options);
-      try {
-        await this.db.send(new TransactWriteCommand({ TransactItems: items }));
-        return;
-      } catch (error) {
-        if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
-        const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? []) as CancellationReason[];
-        const joins = (listId: number) =>
-          live.filter((index) => {
-            const change = changes[index] as LeadChange;
-            return change.after.listIds.includes(listId) && !(change.before?.listIds ?? []).includes(listId);
-          });
-        const fullLists = reasons.flatMap((reason, i) => {
-          const owner = owners[i];
-          return reason.Code === 'ConditionalCheckFailed' && typeof owner === 'object' ? [owner.listId] : [];
-        });
-        if (live.length > 1 && fullLists.some((listId) => joins(listId).length > 1)) {
-          // The list has room for some of these joins but not all: find which, one change at a time.
-          for (const index of live) await this.commit(changes, [index], outcomes, options);
-          return;
-        }
-        const failed = new Set<number>();
-        reasons.forEach((reason, i) => {
-          if (reason.Code !== 'ConditionalCheckFailed') return;
-          const owner = owners[i];
-          if (typeof owner === 'number') {
-            failed.add(owner);
-            outcomes[owner] = 'conflict';
-          } else if (owner) {
-            // A counter refused the growth: the list is full for the change joining it.
-            for (const index of joins(owner.listId)) {
-              failed.add(index);
-              outcomes[index] = 'list_full';
-            }
-          }
-        });
-        if (failed.size === 0) {
-          // Cancelled by contention (TransactionConflict) only: back off and send again.
-          contention += 1;
-          if (contention > MAX_CONFLICT_RETRIES) {
-            for (const index of live) outcomes[index] = 'conflict';
-            return;
-          }
-          await sleep(Math.random() * 20 * 2 ** contention);
-          continue;
-        }
-        live = live.filter((index) => !failed.has(index));
-      }
-    }
-  }
-
-  /** The actions of some changes plus one counter update per list, and whom each action belongs to. */
-  private transactItems(changes: LeadChange[], indexes: number[], options: { maxLeadsPerList: number }) {
-    const items: TransactItem[] = [];
-    const owners: (number | { listId: number })[] = [];
-    const totals = new Map<number, { workspaceId: number; delta: number }>();
-    for (const index of indexes) {
-      const change = changes[index] as LeadChange;
-      const { actions, deltas } = this.changeActions(change);
-      for (const action of actions) {
-        items.push(action);
-        owners.push(index);
-      }
-      for (const [listId, delta] of deltas) {
-        const total = totals.get(listId) ?? { workspaceId: change.after.workspaceId, delta: 0 };
-        total.delta += delta;
-        totals.set(listId, total);
-      }
-    }
-    const now = this.clock.now().toISOString();
-    for (const [listId, { workspaceId, delta }] of totals) {
-      if (delta === 0) continue;
-      const growing = delta > 0;
-      items.push({
-        Update: {
-          TableName: this.tableName,
-          Key: leadListKey(workspaceId, listId),
-          UpdateExpression: `ADD totalProspects :delta SET updatedAt = :now${growing ? ', #status = :active' : ''}`,
-          // Counts stay true: the counter moves in the same transaction as the memberships.
-          ConditionExpression: growing ? 'attribute_exists(pk) AND totalProspects <= :room' : 'attribute_exists(pk)',
-          ...(growing ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-          ExpressionAttributeValues: {
-            ':delta': delta,
-            ':now': now,
-            ...(growing ? { ':active': 'ACTIVE', ':room': options.maxLeadsPerList - delta } : {}),
+  /** New leads: their identities claimed in transactions, then each lead and its views in one batch call. */
+  private async create(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
+    const claims: TransactUnit<number>[] = indexes.flatMap((index) => {
+      const { after, claim } = changes[index] as LeadChange;
+      const kind = isProspect(after) ? 'PROSPECT' : 'COMPANY';
+      const actions = claim.map(
+        (identity): TransactItem => ({
+          Put: {
+            TableName: this.tableName,
+            Item: { ...leadIdentityKey(after.workspaceId, kind, identity), entityType: 'LeadIdentity', identity, leadId: after.id },
+            ConditionExpression: 'attribute_not_exists(pk) OR leadId = :id',
+            ExpressionAttributeValues: { ':id': after.id },
           },
-        },
+        }),
+      );
+      return actions.length ? [{ owner: index, actions }] : [];
+    });
+    for (const index of await commitUnits(this.db, claims, 2)) outcomes[index] = 'conflict';
+    const writes = indexes
+      .filter((index) => outcomes[index] === 'applied')
+      .map((index): WriteRequest[] => {
+        const { after, member } = changes[index] as LeadChange;
+        const prospect = isProspect(after);
+        return [
+          { PutRequest: { Item: prospect ? prospectItem(after) : companyItem(after as Company) } },
+          ...after.listIds.map((listId) => ({
+            PutRequest: { Item: memberItem(prospect ? 'PEOPLE' : 'COMPANY', listId, after.id, after.version, member) },
+          })),
+        ];
       });
-      owners.push({ listId });
-    }
-    return { items, owners };
+    await batchWriteAll(this.db, this.tableName, writes);
   }
 
-  /** One change's own actions (lead, identity guards, memberships) and how it moves each list's count. */
-  private changeActions(change: LeadChange): { actions: TransactItem[]; deltas: Map<number, number> } {
+  /** Changed leads: each lead with its guards and views in a transaction, conditional on its version. */
+  private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
+    const units = indexes.map((index) => ({ owner: index, actions: this.updateActions(changes[index] as LeadChange) }));
+    for (const index of await commitUnits(this.db, units, 2)) outcomes[index] = 'conflict';
+  }
+
+  private updateActions(change: LeadChange): TransactItem[] {
     const TableName = this.tableName;
-    const { before, after } = change;
+    const { before, after, member } = change;
     const prospect = isProspect(after);
     const kind = prospect ? 'PROSPECT' : 'COMPANY';
     const actions: TransactItem[] = [
@@ -249,14 +220,9 @@ export class DynamoLeadRepository implements LeadRepository {
         Put: {
           TableName,
           Item: prospect ? prospectItem(after) : companyItem(after as Company),
-          // Every write of a lead is conditional on the version it was planned from.
-          ...(before
-            ? {
-                ConditionExpression: '#version = :version AND workspaceId = :workspaceId',
-                ExpressionAttributeNames: { '#version': 'version' },
-                ExpressionAttributeValues: { ':version': before.version, ':workspaceId': before.workspaceId },
-              }
-            : { ConditionExpression: 'attribute_not_exists(pk)' }),
+          ConditionExpression: '#version = :version AND workspaceId = :workspaceId',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':version': before?.version, ':workspaceId': before?.workspaceId },
         },
       },
     ];
@@ -280,20 +246,15 @@ export class DynamoLeadRepository implements LeadRepository {
         },
       });
     }
-    const deltas = new Map<number, number>();
     const previous = new Set(before?.listIds ?? []);
-    const next = new Set(after.listIds);
-    for (const listId of next) {
+    for (const listId of after.listIds) {
       if (previous.has(listId) && !change.refreshMembers) continue;
-      actions.push({ Put: { TableName, Item: memberItem(prospect ? 'PEOPLE' : 'COMPANY', listId, after, change.projection) } });
-      if (!previous.has(listId)) deltas.set(listId, 1);
+      actions.push({ Put: { TableName, Item: memberItem(prospect ? 'PEOPLE' : 'COMPANY', listId, after.id, after.version, member) } });
     }
     for (const listId of previous) {
-      if (next.has(listId)) continue;
-      actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
-      deltas.set(listId, -1);
+      if (!after.listIds.includes(listId)) actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
     }
-    return { actions, deltas };
+    return actions;
   }
 
   private queryAll(query: { IndexName: string; pkName: string; pk: string }): Promise<Record<string, unknown>[]> {

@@ -14,7 +14,7 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
   const { db, tableName, ids } = tableAccess(config);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const lists = createLeadListService({
-    lists: new DynamoLeadListRepository(db, tableName),
+    lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
     leads,
     writer: createLeadWriter({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     ids,

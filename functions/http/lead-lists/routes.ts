@@ -45,8 +45,8 @@ export function leadListHandlers(lists: LeadListService) {
       return json(
         200,
         page.searchType === 'PEOPLE'
-          ? { ...envelope, prospects: page.prospects.map(({ prospect, company }) => toProspectView(prospect, company)) }
-          : { ...envelope, companies: page.companies.map(toCompanyView) },
+          ? { ...envelope, prospects: page.items }
+          : { ...envelope, companies: page.items },
       );
     },
 

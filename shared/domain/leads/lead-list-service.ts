@@ -29,9 +29,12 @@ export interface ImportInput {
   mapping?: Record<string, string | null>;
 }
 
-export type LeadPage =
-  | { searchType: 'PEOPLE'; total: number; prospects: { prospect: Prospect; company: Company | undefined }[] }
-  | { searchType: 'COMPANY'; total: number; companies: Company[] };
+/** A page of a list: its leads as the API shows them (prospect or company objects). */
+export interface LeadPage {
+  searchType: SearchType;
+  total: number;
+  items: Record<string, unknown>[];
+}
 
 export interface IdsResult {
   list: LeadList;
@@ -125,34 +128,9 @@ export function createLeadListService(deps: LeadListServiceDeps) {
       const offset = (query.page - 1) * query.pageSize;
       const unfilteredBeyondEnd = query.filters.length === 0 && offset >= list.totalProspects;
       const page = unfilteredBeyondEnd
-        ? { leadIds: [] as number[] }
+        ? { views: [] }
         : await deps.lists.queryMembers(list, { ...query, offset, limit: query.pageSize });
-      const total = page.matched ?? list.totalProspects;
-      let result: LeadPage;
-      if (list.searchType === 'PEOPLE') {
-        const prospects = new Map((await deps.leads.getProspects(page.leadIds)).map((p) => [p.id, p]));
-        const companyIds = [...new Set([...prospects.values()].flatMap((p) => (p.companyId ? [p.companyId] : [])))];
-        const companies = new Map((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
-        result = {
-          searchType: 'PEOPLE',
-          total,
-          prospects: page.leadIds.flatMap((id) => {
-            const prospect = prospects.get(id);
-            if (!prospect?.listIds.includes(list.id)) return [];
-            return [{ prospect, company: companies.get(prospect.companyId ?? -1) }];
-          }),
-        };
-      } else {
-        const companies = new Map((await deps.leads.getCompanies(page.leadIds)).map((c) => [c.id, c]));
-        result = {
-          searchType: 'COMPANY',
-          total,
-          companies: page.leadIds.flatMap((id) => {
-            const company = companies.get(id);
-            return company?.listIds.includes(list.id) ? [company] : [];
-          }),
-        };
-      }
+      const result: LeadPage = { searchType: list.searchType, total: page.matched ?? list.totalProspects, items: page.views };
       return { list, query, page: result };
     },
 

@@ -12,7 +12,7 @@ import {
   isProspect,
   prospectIdentities,
 } from './lead';
-import { companyChangeAffectsProspects, companyProjection, prospectProjection } from './list-query';
+import { companyChangeAffectsProspects, companyMember, prospectMember } from './list-query';
 import type { LeadChange, LeadRepository } from './ports';
 
 export interface LeadWriterDeps {
@@ -231,7 +231,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
               index,
               status: 'created',
               lead: company,
-              change: { after: company, projection: companyProjection(company), claim, release: [], refreshMembers: false },
+              change: { after: company, member: companyMember(company), claim, release: [], refreshMembers: false },
             });
             continue;
           }
@@ -266,7 +266,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
             index,
             status: 'updated',
             lead: after,
-            change: { before: target, after, projection: companyProjection(after), claim, release, refreshMembers: fieldsChanged },
+            change: { before: target, after, member: companyMember(after), claim, release, refreshMembers: fieldsChanged },
           });
         }
         return { settled, writes };
@@ -311,7 +311,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
               index,
               status: 'updated',
               lead: after,
-              change: { before: prospect, after, projection: prospectProjection(after, company), claim: [], release: [], refreshMembers: true },
+              change: { before: prospect, after, member: prospectMember(after, company), claim: [], release: [], refreshMembers: true },
             });
           }
           return { settled, writes };
@@ -433,7 +433,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
               lead: prospect,
               change: {
                 after: prospect,
-                projection: prospectProjection(prospect, inputCompany),
+                member: prospectMember(prospect, inputCompany),
                 claim: identities.filter(free),
                 release: [],
                 refreshMembers: false,
@@ -459,7 +459,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
           const after: Prospect = { ...merged, listIds, version: target.version + 1, updatedAt: fieldsChanged ? stamp : target.updatedAt };
           const desired = prospectIdentities(after);
           const company = after.companyId === undefined ? undefined : knownCompanies.get(after.companyId);
-          const projection = prospectProjection(after, company);
+          const member = prospectMember(after, company);
           writes.push({
             index,
             status: 'updated',
@@ -467,10 +467,10 @@ export function createLeadWriter(deps: LeadWriterDeps) {
             change: {
               before: target,
               after,
-              projection,
+              member,
               claim: desired.filter(free),
               release: prospectIdentities(target).filter((identity) => owners.get(identity) === target.id && !desired.includes(identity)),
-              refreshMembers: !same(projection, prospectProjection(target, target.companyId === undefined ? undefined : knownCompanies.get(target.companyId))),
+              refreshMembers: !same(member, prospectMember(target, target.companyId === undefined ? undefined : knownCompanies.get(target.companyId))),
             },
           });
         }
@@ -488,14 +488,14 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     return new Map(leads.filter((lead) => lead.workspaceId === list.workspaceId).map((lead) => [lead.id, lead]));
   }
 
-  async function projectionOf(list: LeadList, leads: Lead[]): Promise<(lead: Lead) => LeadChange['projection']> {
-    if (list.searchType === 'COMPANY') return (lead) => companyProjection(lead as Company);
+  async function memberOf(list: LeadList, leads: Lead[]): Promise<(lead: Lead) => LeadChange['member']> {
+    if (list.searchType === 'COMPANY') return (lead) => companyMember(lead as Company);
     const companies = await loadCompanies(
       list.workspaceId,
       leads.flatMap((lead) => (isProspect(lead) && lead.companyId ? [lead.companyId] : [])),
     );
     await ensureSynced(companies.values());
-    return (lead) => prospectProjection(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1));
+    return (lead) => prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1));
   }
 
   type IdOutcome = { id: number; skipped?: SkipCode };
@@ -512,7 +512,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
       ids.length,
       async (pending) => {
         const leads = await loadLeads(list, pending.map((i) => ids[i] as number));
-        const project = await projectionOf(list, [...leads.values()]);
+        const project = await memberOf(list, [...leads.values()]);
         const settled = new Map<number, IdOutcome>();
         const writes: PlannedWrite<Lead>[] = [];
         const stamp = now();
@@ -533,7 +533,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
             index,
             status: 'updated',
             lead: after,
-            change: { before: lead, after, projection: project(after), claim: [], release: [], refreshMembers: false },
+            change: { before: lead, after, member: project(after), claim: [], release: [], refreshMembers: false },
           });
         }
         return { settled, writes };

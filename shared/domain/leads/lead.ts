@@ -21,6 +21,10 @@ export interface LeadList {
   status: LeadListStatus;
   /** Leads in the list, changed in the same transaction as the membership. */
   totalProspects: number;
+  /** Members plus joins reserved by batches still open (see shared/db/lead-journal.ts). */
+  capacityClaimed?: number;
+  /** Batches of writes still open on the list. */
+  openJournals?: string[];
   createdAt: string;
   updatedAt: string;
 }

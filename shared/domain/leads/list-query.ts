@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type Company, LIMITS, type Prospect, type SearchType } from './lead';
+import { type Company, LIMITS, type Prospect, type SearchType, toCompanyView, toProspectView } from './lead';
 import { foldText, rangeLowerBound } from './normalize';
 import { validationError } from '../errors';
 import { bareObject, firstProblemInInputOrder, validate } from '../validation';
@@ -317,6 +317,20 @@ export function companyProjection(company: Company): MemberProjection {
   };
 }
 
+/** What a lead's list members hold: the projection they are ordered and filtered by, and the page's view. */
+export interface MemberState {
+  projection: MemberProjection;
+  /** The API object a list page returns for the lead. */
+  view: Record<string, unknown>;
+}
+
+export const prospectMember = (prospect: Prospect, company: Company | undefined): MemberState => ({
+  projection: prospectProjection(prospect, company),
+  view: toProspectView(prospect, company),
+});
+
+export const companyMember = (company: Company): MemberState => ({ projection: companyProjection(company), view: toCompanyView(company) });
+
 /** Whether a prospect's list members must be rewritten after its company changed from `before` to `after`. */
 export function companyChangeAffectsProspects(before: Company, after: Company): boolean {
   return (
@@ -324,6 +338,7 @@ export function companyChangeAffectsProspects(before: Company, after: Company): 
     before.industry !== after.industry ||
     before.location !== after.location ||
     before.amountOfEmployees !== after.amountOfEmployees ||
-    before.websiteUrl !== after.websiteUrl
+    before.websiteUrl !== after.websiteUrl ||
+    before.networkUrl !== after.networkUrl
   );
 }

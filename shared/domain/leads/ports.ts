@@ -1,5 +1,5 @@
 import type { Company, Lead, LeadList, Prospect } from './lead';
-import type { ListFilter, MemberProjection, SortDirection } from './list-query';
+import type { ListFilter, MemberState, SortDirection } from './list-query';
 import type { SearchFilters } from './search-filters';
 
 export interface MemberPageQuery {
@@ -11,8 +11,8 @@ export interface MemberPageQuery {
 }
 
 export interface MemberPage {
-  /** Lead ids of the page, in order. */
-  leadIds: number[];
+  /** The page's leads as the API shows them, in order. */
+  views: Record<string, unknown>[];
   /** Members matching the filters; only counted when there are filters (otherwise the list's counter is the count). */
   matched?: number;
 }
@@ -23,7 +23,7 @@ export interface LeadListRepository {
   get(workspaceId: number, listId: number): Promise<LeadList | undefined>;
   /** The workspace's lists, newest first. */
   listForWorkspace(workspaceId: number): Promise<LeadList[]>;
-  /** One page of a list's members in the requested order, read from keys and indexes only. */
+  /** One page of a list's members in the requested order, read from the list's own items only. */
   queryMembers(list: LeadList, query: MemberPageQuery): Promise<MemberPage>;
 }
 
@@ -35,8 +35,8 @@ export interface LeadChange {
   /** Undefined for a new lead. The write is conditional on `before.version`. */
   before?: Lead;
   after: Lead;
-  /** What the lead's list members carry (sort and filter values). */
-  projection: MemberProjection;
+  /** What the lead's list members carry: sort and filter values, and the page's view. */
+  member: MemberState;
   /** Identities to claim for the lead (`url:...`, `email:...`, `domain:...`, `name:...`). */
   claim: string[];
   /** Identities the lead gives up. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as keys from '../../../shared/db/keys';
-import { SORT_INDEX, filterAttribute, memberItem } from '../../../shared/db/lead-items';
+import { SORT_INDEX, memberItem } from '../../../shared/db/lead-items';
 import { decodeAttemptCursor, encodeAttemptCursor } from '../../../shared/db/webhook-repository';
 import {
   apiKeyCredentialKey,
@@ -76,6 +76,9 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   LEAD_LIST_PREFIX: () => expect(keys.LEAD_LIST_PREFIX).toBe('LEADLIST#'),
   listMemberKey: () => expect(keys.listMemberKey(123, 45)).toEqual({ pk: 'LEADLIST#0000000000000123#MEMBERS', sk: 'LEAD#0000000000000045' }),
   LIST_MEMBER_PREFIX: () => expect(keys.LIST_MEMBER_PREFIX).toBe('LEAD#'),
+  digestChunkKey: () => expect(keys.digestChunkKey(123, 7)).toEqual({ pk: 'LEADLIST#0000000000000123#MEMBERS', sk: 'DIGEST#000007' }),
+  DIGEST_PREFIX: () => expect(keys.DIGEST_PREFIX).toBe('DIGEST#'),
+  leadJournalKey: () => expect(keys.leadJournalKey('abc')).toEqual({ pk: 'LEADJOURNAL#abc', sk: 'LEADJOURNAL' }),
   prospectKey: () => expect(keys.prospectKey(45)).toEqual({ pk: 'PROSPECT#0000000000000045', sk: 'PROSPECT' }),
   prospectsByWorkspace: () =>
     expect(keys.prospectsByWorkspace(8, 45)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#PROSPECTS', gsi1sk: 'PROSPECT#0000000000000045' }),
@@ -141,37 +144,34 @@ describe('list member index keys and the delivery-log cursor, exactly', () => {
         amount_of_employees: { index: 'lsi5', attribute: 'lsi5sk' },
       },
     });
-    expect(filterAttribute('job_title')).toBe('f_job_title');
   });
 
-  it('builds a member item: keys, sort value + \\u0001 + padded lead id per LSI, folded filter values', () => {
+  it('builds a member item: keys, lead version, the view as JSON, sort value + \\u0001 + padded lead id per LSI', () => {
     const projection = {
       sort: { first_name: 'ada', last_name: 'lovelace', job_title: '\uffff', created_at: '2026-11-21T12:00:00.000Z' },
       filter: { job_title: 'cto', location: 'london' },
     };
-    expect(memberItem('PEOPLE', 123, { id: 45, workspaceId: 8 }, projection)).toEqual({
+    expect(memberItem('PEOPLE', 123, 45, 3, { projection, view: { id: 45, first_name: 'Ada' } })).toEqual({
       pk: 'LEADLIST#0000000000000123#MEMBERS',
       sk: 'LEAD#0000000000000045',
       entityType: 'ListMember',
-      workspaceId: 8,
-      listId: 123,
       leadId: 45,
+      version: 3,
+      view: '{"id":45,"first_name":"Ada"}',
       lsi1sk: 'ada\u00010000000000000045',
       lsi2sk: 'lovelace\u00010000000000000045',
       lsi3sk: '\uffff\u00010000000000000045',
       lsi4sk: '\u00010000000000000045',
       lsi5sk: '2026-11-21T12:00:00.000Z\u00010000000000000045',
-      f_job_title: 'cto',
-      f_location: 'london',
     });
     const company = { sort: { name: 'acme', industry: 'software', revenue: '0000010000000', location: 'berlin', amount_of_employees: '0000051' }, filter: {} };
-    expect(memberItem('COMPANY', 124, { id: 66, workspaceId: 8 }, company)).toEqual({
+    expect(memberItem('COMPANY', 124, 66, 1, { projection: company, view: { id: 66 } })).toEqual({
       pk: 'LEADLIST#0000000000000124#MEMBERS',
       sk: 'LEAD#0000000000000066',
       entityType: 'ListMember',
-      workspaceId: 8,
-      listId: 124,
       leadId: 66,
+      version: 1,
+      view: '{"id":66}',
       lsi1sk: 'acme\u00010000000000000066',
       lsi2sk: 'software\u00010000000000000066',
       lsi3sk: '0000010000000\u00010000000000000066',

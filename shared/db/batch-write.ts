@@ -1,0 +1,42 @@
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** BatchWriteItem's limit of requests per call. */
+const REQUESTS_PER_CALL = 25;
+const MAX_ATTEMPTS = 10;
+/** Calls in flight at once: enough to keep DynamoDB busy, few enough not to be throttled. */
+const CONCURRENCY = 8;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
+
+/**
+ * Writes unconditionally, 25 requests a call, several calls at once, retrying what DynamoDB leaves
+ * unprocessed with backoff. `groups` are kept within one call (a lead and its list members), so
+ * they land together. For items no other writer can be changing: new leads, derived items.
+ */
+export async function batchWriteAll(db: DynamoDBDocumentClient, tableName: string, groups: WriteRequest[][]): Promise<void> {
+  const calls: WriteRequest[][] = [];
+  let current: WriteRequest[] = [];
+  for (const group of groups) {
+    if (current.length + group.length > REQUESTS_PER_CALL && current.length > 0) {
+      calls.push(current);
+      current = [];
+    }
+    current.push(...group);
+  }
+  if (current.length > 0) calls.push(current);
+  let next = 0;
+  const worker = async () => {
+    while (next < calls.length) {
+      let pending = calls[next++] as WriteRequest[];
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt >= MAX_ATTEMPTS) throw new Error('BatchWriteItem left requests unprocessed after retries');
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+        const response = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+        pending = (response.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, calls.length) }, worker));
+}

@@ -1,0 +1,261 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Company, LeadList, Prospect, SearchType } from '../domain/leads/lead';
+import { companyMember, prospectMember } from '../domain/leads/list-query';
+import type { DigestChange } from '../domain/leads/member-digest';
+import type { Clock } from '../time/clock';
+import { batchGetAll } from './batch-get';
+import { cancellationReasons, isConditionFailed } from './client';
+import { parseItem } from './item-schema';
+import { companyKey, leadIdentityKey, leadJournalKey, leadListKey, listMemberKey, prospectKey } from './keys';
+import { LeadJournalItem, memberItem, toCompany, toProspect } from './lead-items';
+import type { ListMembers } from './list-members';
+
+/**
+ * How long a batch of lead writes may take before whoever finds its journal finishes it for it:
+ * several times the longest function timeout, so a batch still running is never taken over.
+ */
+export const JOURNAL_LEASE_MS = 120_000;
+
+export interface JournalEntry {
+  token: string;
+  workspaceId: number;
+  searchType: SearchType;
+  /** Every lead the batch writes. */
+  leadIds: number[];
+  /** Every list whose members the batch changes. */
+  lists: number[];
+  /** Joins reserved per list. */
+  reserved: Map<number, number>;
+  /** The new leads and the identities claimed for them. */
+  created: { id: number; identities: string[] }[];
+}
+
+export type OpenOutcome = { opened: true } | { opened: false; listId: number; room: number };
+
+/**
+ * The journal of a batch of lead writes. Opening it registers the batch on every list it changes
+ * and reserves the room its joins need, in one transaction; the batch then writes guards, leads
+ * and member views, closes each list (digest and counters, see ListMembers.close) and deletes the
+ * journal. A batch interrupted half-way leaves its token on the lists: whoever reads such a list
+ * after the lease finishes the batch from the leads as they are (settle), so every list converges.
+ */
+export class LeadJournal {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly clock: Clock,
+    private readonly members: ListMembers,
+  ) {}
+
+  async open(entry: JournalEntry, maxLeadsPerList: number): Promise<OpenOutcome> {
+    const token = new Set([entry.token]);
+    for (let attempt = 0; ; attempt += 1) {
+      const lists = entry.lists.map((listId) => {
+        const joins = entry.reserved.get(listId) ?? 0;
+        return {
+          Update: {
+            TableName: this.tableName,
+            Key: leadListKey(entry.workspaceId, listId),
+            UpdateExpression: 'ADD capacityClaimed :joins, openJournals :token',
+            ConditionExpression: `attribute_exists(capacityClaimed)${joins > 0 ? ' AND capacityClaimed <= :room' : ''}`,
+            ExpressionAttributeValues: { ':joins': joins, ':token': token, ...(joins > 0 ? { ':room': maxLeadsPerList - joins } : {}) },
+          },
+        };
+      });
+      try {
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: {
+                    ...leadJournalKey(entry.token),
+                    entityType: 'LeadJournal',
+                    token: entry.token,
+                    workspaceId: entry.workspaceId,
+                    searchType: entry.searchType,
+                    at: this.clock.now().toISOString(),
+                    leadIds: entry.leadIds,
+                    lists: entry.lists,
+                    reserved: Object.fromEntries(entry.reserved),
+                    created: entry.created,
+                  },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              ...lists,
+            ],
+          }),
+        );
+        return { opened: true };
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons || attempt > 8) throw error;
+        const refused = reasons.findIndex((reason, i) => i > 0 && reason.Code === 'ConditionalCheckFailed');
+        if (refused < 0) continue;
+        const listId = entry.lists[refused - 1] as number;
+        const room = await this.roomOf(entry.workspaceId, listId, maxLeadsPerList);
+        if (room !== undefined) return { opened: false, listId, room };
+      }
+    }
+  }
+
+  /** The room left in a list; undefined after giving a list older than capacity tracking its count. */
+  private async roomOf(workspaceId: number, listId: number, maxLeadsPerList: number): Promise<number | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: leadListKey(workspaceId, listId), ConsistentRead: true }));
+    if (!Item) throw new Error(`lead list ${listId} vanished during a write`);
+    if (typeof Item.capacityClaimed !== 'number') {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: leadListKey(workspaceId, listId),
+            UpdateExpression: 'SET capacityClaimed = totalProspects',
+            ConditionExpression: 'attribute_not_exists(capacityClaimed)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailed(error)) throw error;
+      }
+      return undefined;
+    }
+    return Math.max(0, maxLeadsPerList - Item.capacityClaimed);
+  }
+
+  async delete(token: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: leadJournalKey(token) }));
+  }
+
+  /**
+   * Finishes the batches still open on the list whose lease has run out; true when it finished
+   * any (the caller reads the list again). Batches within their lease are left to their writer.
+   */
+  async settle(list: LeadList): Promise<boolean> {
+    let finished = false;
+    for (const token of list.openJournals ?? []) {
+      const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: leadJournalKey(token), ConsistentRead: true }));
+      if (!Item) {
+        // The batch finished everything but this token (it cannot: the journal goes last); drop it.
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: leadListKey(list.workspaceId, list.id),
+            UpdateExpression: 'DELETE openJournals :token',
+            ExpressionAttributeValues: { ':token': new Set([token]) },
+          }),
+        );
+        finished = true;
+        continue;
+      }
+      const journal = parseItem(LeadJournalItem, Item);
+      if (Date.parse(journal.at) + JOURNAL_LEASE_MS > this.clock.now().getTime()) continue;
+      await this.finish({
+        token,
+        workspaceId: journal.workspaceId,
+        searchType: journal.searchType,
+        leadIds: journal.leadIds,
+        lists: ((Item.lists as number[] | undefined) ?? Object.keys(journal.reserved).map(Number)).map(Number),
+        reserved: new Map(Object.entries(journal.reserved).map(([listId, n]) => [Number(listId), n])),
+        created: journal.created,
+      });
+      finished = true;
+    }
+    return finished;
+  }
+
+  /**
+   * Completes an interrupted batch from the leads as they are now: identities claimed for a lead
+   * that was never written are released; on every list the batch had not closed, each lead's view
+   * and digest entry are made to match the lead (member or not); then the list is closed.
+   */
+  private async finish(entry: JournalEntry): Promise<void> {
+    const people = entry.searchType === 'PEOPLE';
+    const items = await batchGetAll(this.db, this.tableName, entry.leadIds.map(people ? prospectKey : companyKey), { consistent: true });
+    const leads = new Map<number, Prospect | Company>(items.map((item) => (people ? toProspect(item) : toCompany(item))).map((lead) => [lead.id, lead]));
+    const kind = people ? 'PROSPECT' : 'COMPANY';
+    const leadKey = people ? prospectKey : companyKey;
+    for (const created of entry.created) {
+      if (leads.has(created.id)) continue;
+      for (const identity of created.identities) {
+        try {
+          await this.db.send(
+            new DeleteCommand({
+              TableName: this.tableName,
+              Key: leadIdentityKey(entry.workspaceId, kind, identity),
+              ConditionExpression: 'leadId = :id',
+              ExpressionAttributeValues: { ':id': created.id },
+            }),
+          );
+        } catch (error) {
+          if (!isConditionFailed(error)) throw error;
+        }
+      }
+    }
+    const companyIds = [...leads.values()].flatMap((lead) => ('companyId' in lead && lead.companyId !== undefined ? [lead.companyId] : []));
+    const companies = new Map(
+      (people && companyIds.length ? await batchGetAll(this.db, this.tableName, [...new Set(companyIds)].map(companyKey), { consistent: true }) : [])
+        .map(toCompany)
+        .map((company) => [company.id, company]),
+    );
+    for (const listId of entry.lists) {
+      const { Item } = await this.db.send(
+        new GetCommand({ TableName: this.tableName, Key: leadListKey(entry.workspaceId, listId), ConsistentRead: true }),
+      );
+      const open = Item?.openJournals instanceof Set && Item.openJournals.has(entry.token);
+      if (!open) continue;
+      const changes: DigestChange[] = [];
+      for (const id of entry.leadIds) {
+        const lead = leads.get(id);
+        const member = lead?.listIds.includes(listId);
+        if (!lead || !member) {
+          changes.push({ id, version: lead?.version ?? 0 });
+          await this.writeView(leadKey(id), listId, id, lead?.version);
+          continue;
+        }
+        const state = people ? prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1)) : companyMember(lead as Company);
+        changes.push({ id, version: lead.version, entry: { id, version: lead.version, ...state.projection } });
+        await this.writeView(leadKey(id), listId, id, lead.version, memberItem(entry.searchType, listId, id, lead.version, state));
+      }
+      await this.members.close({ workspaceId: entry.workspaceId, id: listId }, changes, { reserved: entry.reserved.get(listId) ?? 0, token: entry.token });
+    }
+    await this.delete(entry.token);
+  }
+
+  /** Puts (or deletes) a member view, provided the lead is still at the version it was derived from. */
+  private async writeView(leadKey: { pk: string; sk: string }, listId: number, leadId: number, version: number | undefined, item?: Record<string, unknown>) {
+    const key = listMemberKey(listId, leadId);
+    if (version === undefined) {
+      await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: key }));
+      return;
+    }
+    const write = item ? { Put: { TableName: this.tableName, Item: item } } : { Delete: { TableName: this.tableName, Key: key } };
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.tableName,
+                Key: leadKey,
+                ConditionExpression: '#version = :version',
+                ExpressionAttributeNames: { '#version': 'version' },
+                ExpressionAttributeValues: { ':version': version },
+              },
+            },
+            write,
+          ],
+        }),
+      );
+    } catch (error) {
+      // The lead moved on: its newer writer owns the view.
+      if (!cancellationReasons(error)) throw error;
+    }
+  }
+}

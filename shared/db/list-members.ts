@@ -1,0 +1,197 @@
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { LeadList } from '../domain/leads/lead';
+import {
+  type DigestChange,
+  type DigestChunk,
+  applyChanges,
+  decodeChunk,
+  encodeChunk,
+  queryDigest,
+} from '../domain/leads/member-digest';
+import type { MemberPage, MemberPageQuery } from '../domain/leads/ports';
+import type { Clock } from '../time/clock';
+import { batchGetAll } from './batch-get';
+import { cancellationReasons, queryAll } from './client';
+import { parseItem } from './item-schema';
+import { DIGEST_PREFIX, LIST_MEMBER_PREFIX, digestChunkKey, leadListKey, listMemberKey } from './keys';
+import { DigestChunkItem, ListMemberItem, SORT_INDEX } from './lead-items';
+import { MAX_TRANSACTION_ITEMS, type TransactItem } from './transactions';
+
+/** Bytes a member's view item is assumed to take when choosing how to read a page. */
+const VIEW_BYTES = 1024;
+/** Bytes a member is assumed to take in the digest (measured: 10–40 compressed). */
+const DIGEST_BYTES_PER_MEMBER = 48;
+const READ_UNIT = 4096;
+/** Digest chunks rewritten in one transaction (its limit is 4 MB; a chunk stays far below 64 KB). */
+const CHUNKS_PER_TRANSACTION = 40;
+const MAX_CLOSE_ATTEMPTS = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface StoredChunk {
+  chunk: DigestChunk;
+  rev: number;
+}
+
+/** A list's members: their view items (pages in key order) and their digest (filters, deep pages, counts). */
+export class ListMembers {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly clock: Clock,
+  ) {}
+
+  async readDigest(listId: number): Promise<Map<number, StoredChunk>> {
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': digestChunkKey(listId, 0).pk, ':prefix': DIGEST_PREFIX },
+      ConsistentRead: true,
+    });
+    return new Map(
+      items.map((item) => {
+        const { rev, data } = parseItem(DigestChunkItem, item);
+        return [Number(String(item.sk).slice(DIGEST_PREFIX.length)), { rev, chunk: decodeChunk(data) }];
+      }),
+    );
+  }
+
+  /**
+   * Applies member changes to the list's digest and moves its counters by what they changed, in
+   * the same transaction: `totalProspects` is always the number of members the digest holds. The
+   * last transaction also gives back the `reserved` capacity of the batch and removes its token.
+   */
+  async close(list: { workspaceId: number; id: number }, changes: DigestChange[], options: { reserved: number; token: string }): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      const stored = await this.readDigest(list.id);
+      const chunks = new Map([...stored].map(([n, s]) => [n, s.chunk]));
+      const sizeBefore = new Map([...chunks].map(([n, c]) => [n, c.entries.size]));
+      const now = this.clock.now();
+      const { touched } = applyChanges(chunks, changes, now.getTime());
+      const ordered = [...touched].sort((a, b) => a - b);
+      const groups: number[][] = [];
+      for (let i = 0; i < ordered.length; i += CHUNKS_PER_TRANSACTION) groups.push(ordered.slice(i, i + CHUNKS_PER_TRANSACTION));
+      if (groups.length === 0) groups.push([]);
+      try {
+        for (const [g, group] of groups.entries()) {
+          const last = g === groups.length - 1;
+          const items: TransactItem[] = [];
+          let delta = 0;
+          for (const n of group) {
+            const chunk = chunks.get(n) as DigestChunk;
+            const previous = stored.get(n);
+            delta += chunk.entries.size - (sizeBefore.get(n) ?? 0);
+            const key = digestChunkKey(list.id, n);
+            if (chunk.entries.size === 0 && chunk.gone.size === 0) {
+              if (previous) {
+                items.push({
+                  Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previous.rev } },
+                });
+              }
+              continue;
+            }
+            items.push({
+              Put: {
+                TableName: this.tableName,
+                Item: { ...key, entityType: 'MemberDigest', rev: (previous?.rev ?? 0) + 1, members: chunk.entries.size, data: encodeChunk(chunk) },
+                ...(previous
+                  ? { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previous.rev } }
+                  : { ConditionExpression: 'attribute_not_exists(pk)' }),
+              },
+            });
+          }
+          const capacity = delta - (last ? options.reserved : 0);
+          const sets = ['updatedAt = :now'];
+          const values: Record<string, unknown> = { ':delta': delta, ':capacity': capacity, ':now': now.toISOString() };
+          const names: Record<string, string> = {};
+          if (delta > 0) {
+            sets.push('#status = :active');
+            names['#status'] = 'status';
+            values[':active'] = 'ACTIVE';
+          }
+          let update = `ADD totalProspects :delta, capacityClaimed :capacity${delta !== 0 ? ` SET ${sets.join(', ')}` : ''}`;
+          if (delta === 0) delete values[':now'];
+          if (last) {
+            update += ' DELETE openJournals :token';
+            values[':token'] = new Set([options.token]);
+          }
+          if (items.length === 0 && delta === 0 && capacity === 0 && !last) continue;
+          items.push({
+            Update: {
+              TableName: this.tableName,
+              Key: leadListKey(list.workspaceId, list.id),
+              UpdateExpression: update,
+              ConditionExpression: 'attribute_exists(pk)',
+              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+              ExpressionAttributeValues: values,
+            },
+          });
+          if (items.length > MAX_TRANSACTION_ITEMS) throw new Error('digest transaction too large');
+          await this.db.send(new TransactWriteCommand({ TransactItems: items }));
+        }
+        return;
+      } catch (error) {
+        // A chunk changed since it was read (another batch closed on the list): read again.
+        if (!cancellationReasons(error) || attempt >= MAX_CLOSE_ATTEMPTS) throw error;
+        await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 6));
+      }
+    }
+  }
+
+  /**
+   * One page of the list. Without filters and near the start, a Query on the member partition's
+   * keys (table sort key for `id`, the field's LSI otherwise) returns the views themselves; with
+   * filters, or deep enough that skipping views would read more than the digest, the digest picks
+   * the page (and counts the matches) and the page's views are read by key.
+   */
+  async page(list: LeadList, query: MemberPageQuery): Promise<MemberPage> {
+    const filtered = query.filters.length > 0;
+    const wanted = query.offset + query.limit;
+    const shallowCost = Math.ceil((wanted * VIEW_BYTES) / READ_UNIT);
+    const digestCost = Math.ceil((list.totalProspects * DIGEST_BYTES_PER_MEMBER) / READ_UNIT) + query.limit;
+    if (!filtered && shallowCost <= digestCost) return { views: await this.shallowPage(list, query) };
+
+    const stored = await this.readDigest(list.id);
+    const { ids, matched } = queryDigest(
+      [...stored.values()].map((s) => s.chunk),
+      query,
+    );
+    const views = await this.views(list.id, ids);
+    return { views: ids.flatMap((id) => { const view = views.get(id); return view ? [view] : []; }), ...(filtered ? { matched } : {}) };
+  }
+
+  private async shallowPage(list: LeadList, query: MemberPageQuery): Promise<Record<string, unknown>[]> {
+    const slot = query.sortField === 'id' ? undefined : SORT_INDEX[list.searchType][query.sortField];
+    const wanted = query.offset + query.limit;
+    const input: QueryCommandInput = {
+      TableName: this.tableName,
+      ...(slot ? { IndexName: slot.index } : {}),
+      KeyConditionExpression: slot ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: slot ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': listMemberKey(list.id, 0).pk, ...(slot ? {} : { ':prefix': LIST_MEMBER_PREFIX }) },
+      ScanIndexForward: query.direction === 'asc',
+      // Members written a moment ago must be listed: LSIs, unlike GSIs, can be read consistently.
+      ConsistentRead: true,
+    };
+    const views: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+    do {
+      const page = await this.db.send(new QueryCommand({ ...input, Limit: wanted - views.length, ExclusiveStartKey }));
+      for (const item of page.Items ?? []) views.push(parseItem(ListMemberItem, item).view);
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey && views.length < wanted);
+    return views.slice(query.offset, wanted);
+  }
+
+  /** The views of some members, by lead id (strongly consistent: read right after a write). */
+  async views(listId: number, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+    if (ids.length === 0) return new Map();
+    const items = await batchGetAll(this.db, this.tableName, ids.map((id) => listMemberKey(listId, id)), { consistent: true });
+    return new Map(
+      items.map((item) => {
+        const member = parseItem(ListMemberItem, item);
+        return [member.leadId, member.view];
+      }),
+    );
+  }
+}

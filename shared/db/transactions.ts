@@ -1,0 +1,91 @@
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons } from './client';
+
+export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** DynamoDB's limit of actions in one transaction. */
+export const MAX_TRANSACTION_ITEMS = 100;
+/** Retries of a transaction cancelled only by contention with another transaction. */
+const MAX_CONFLICT_RETRIES = 6;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The item an action writes, as one string. */
+export const actionKey = (action: TransactItem): string => {
+  const key = (action.Put?.Item ?? action.Update?.Key ?? action.Delete?.Key ?? action.ConditionCheck?.Key) as { pk: string; sk: string };
+  return `${key.pk}\u0000${key.sk}`;
+};
+
+/** A unit of a transaction: actions that must commit together, e.g. one lead and its guards. */
+export interface TransactUnit<O> {
+  owner: O;
+  actions: TransactItem[];
+}
+
+/**
+ * Packs units into transactions of at most 100 actions, none writing an item twice, and commits
+ * them one transaction after another. A unit whose condition fails is dropped (returned) and the
+ * rest of its transaction is sent again; contention alone is retried with backoff, and a unit
+ * still contended after the retries is returned too.
+ */
+export async function commitUnits<O>(db: DynamoDBDocumentClient, units: TransactUnit<O>[], concurrency = 1): Promise<Set<O>> {
+  const groups: TransactUnit<O>[][] = [];
+  let current: TransactUnit<O>[] = [];
+  let keys = new Set<string>();
+  let size = 0;
+  for (const unit of units) {
+    const own = unit.actions.map(actionKey);
+    if (current.length > 0 && (size + own.length > MAX_TRANSACTION_ITEMS || own.some((key) => keys.has(key)))) {
+      groups.push(current);
+      current = [];
+      keys = new Set();
+      size = 0;
+    }
+    current.push(unit);
+    size += own.length;
+    for (const key of own) keys.add(key);
+  }
+  if (current.length > 0) groups.push(current);
+
+  const failed = new Set<O>();
+  let next = 0;
+  const worker = async () => {
+    while (next < groups.length) {
+      const group = groups[next++] as TransactUnit<O>[];
+      for (const owner of await commitGroup(db, group)) failed.add(owner);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, groups.length) }, worker));
+  return failed;
+}
+
+async function commitGroup<O>(db: DynamoDBDocumentClient, group: TransactUnit<O>[]): Promise<O[]> {
+  let live = group;
+  const failed: O[] = [];
+  let contention = 0;
+  while (live.length > 0) {
+    const items = live.flatMap((unit) => unit.actions);
+    const owners = live.flatMap((unit) => unit.actions.map(() => unit));
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: items }));
+      return failed;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      if (reasons.some((reason) => !['None', 'ConditionalCheckFailed', 'TransactionConflict', undefined].includes(reason.Code))) throw error;
+      const refused = new Set<TransactUnit<O>>();
+      reasons.forEach((reason, i) => {
+        if (reason.Code === 'ConditionalCheckFailed') refused.add(owners[i] as TransactUnit<O>);
+      });
+      if (refused.size === 0) {
+        contention += 1;
+        if (contention > MAX_CONFLICT_RETRIES) return [...failed, ...live.map((unit) => unit.owner)];
+        await sleep(Math.random() * 20 * 2 ** contention);
+        continue;
+      }
+      for (const unit of refused) failed.push(unit.owner);
+      live = live.filter((unit) => !refused.has(unit));
+    }
+  }
+  return failed;
+}
