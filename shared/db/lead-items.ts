@@ -227,3 +227,16 @@ export const toCompany = (item: Record<string, unknown>): Company => parseItem(C
 
 /** A lead identity guard: which lead holds the identity in its workspace. */
 export const LeadIdentityItem = itemSchema('LeadIdentity', v.object({ identity: v.string(), leadId: intAttribute }));
+
+/** A prospect identity guard with the fingerprint of the last import row applied through it, if any. */
+export const FingerprintedGuardItem = itemSchema(
+  'LeadIdentity',
+  v.object({
+    identity: v.string(),
+    leadId: intAttribute,
+    fp: v.optional(v.string()),
+    fpVersion: v.optional(intAttribute),
+    fpCompanyId: v.optional(intAttribute),
+    fpCompanyVersion: v.optional(intAttribute),
+  }),
+);

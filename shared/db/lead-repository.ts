@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import type { DigestChange } from '../domain/leads/member-digest';
+import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
 import type { ChangeOutcome, LeadChange, LeadRepository } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
-import { LeadIdentityItem, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
+import { FingerprintedGuardItem, LeadIdentityItem, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
 import { LeadJournal } from './lead-journal';
 import { ListMembers } from './list-members';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
@@ -22,6 +23,26 @@ import {
 } from './keys';
 import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
+
+/** A guard item; the one the change's import row stamps carries the row's fingerprint. */
+function guardItem(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identity: string, leadId: number, stamp: FingerprintStamp | undefined) {
+  return {
+    ...leadIdentityKey(workspaceId, kind, identity),
+    entityType: 'LeadIdentity',
+    identity,
+    leadId,
+    ...(stamp?.identity === identity ? fingerprintAttributes(stamp) : {}),
+  };
+}
+
+const fingerprintAttributes = (stamp: Fingerprint) => ({
+  fp: stamp.fp,
+  fpVersion: stamp.leadVersion,
+  ...(stamp.companyId !== undefined ? { fpCompanyId: stamp.companyId, fpCompanyVersion: stamp.companyVersion } : {}),
+});
+
+/** Transactions in flight at once when claiming identities or writing changed leads. */
+const CLAIM_CONCURRENCY = 3;
 
 /** Prospects, companies, their identity guards and their list memberships. */
 export class DynamoLeadRepository implements LeadRepository {
@@ -174,13 +195,13 @@ export class DynamoLeadRepository implements LeadRepository {
   /** New leads: their identities claimed in transactions, then each lead and its views in one batch call. */
   private async create(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
     const claims: TransactUnit<number>[] = indexes.flatMap((index) => {
-      const { after, claim } = changes[index] as LeadChange;
+      const { after, claim, stamp } = changes[index] as LeadChange;
       const kind = isProspect(after) ? 'PROSPECT' : 'COMPANY';
       const actions = claim.map(
         (identity): TransactItem => ({
           Put: {
             TableName: this.tableName,
-            Item: { ...leadIdentityKey(after.workspaceId, kind, identity), entityType: 'LeadIdentity', identity, leadId: after.id },
+            Item: guardItem(after.workspaceId, kind, identity, after.id, stamp),
             ConditionExpression: 'attribute_not_exists(pk) OR leadId = :id',
             ExpressionAttributeValues: { ':id': after.id },
           },
@@ -188,26 +209,31 @@ export class DynamoLeadRepository implements LeadRepository {
       );
       return actions.length ? [{ owner: index, actions }] : [];
     });
-    for (const index of await commitUnits(this.db, claims, 2)) outcomes[index] = 'conflict';
-    const writes = indexes
-      .filter((index) => outcomes[index] === 'applied')
-      .map((index): WriteRequest[] => {
-        const { after, member } = changes[index] as LeadChange;
-        const prospect = isProspect(after);
-        return [
-          { PutRequest: { Item: prospect ? prospectItem(after) : companyItem(after as Company) } },
-          ...after.listIds.map((listId) => ({
-            PutRequest: { Item: memberItem(prospect ? 'PEOPLE' : 'COMPANY', listId, after.id, after.version, member) },
-          })),
-        ];
-      });
-    await batchWriteAll(this.db, this.tableName, writes);
+    const writeRequests = (index: number): WriteRequest[] => {
+      const { after, member } = changes[index] as LeadChange;
+      const prospect = isProspect(after);
+      return [
+        { PutRequest: { Item: prospect ? prospectItem(after) : companyItem(after as Company) } },
+        ...after.listIds.map((listId) => ({
+          PutRequest: { Item: memberItem(prospect ? 'PEOPLE' : 'COMPANY', listId, after.id, after.version, member) },
+        })),
+      ];
+    };
+    // Each group of claims is followed at once by the writes of its leads, while the next group claims.
+    const writes: Promise<void>[] = [];
+    const write = (owners: number[]) => {
+      if (owners.length) writes.push(batchWriteAll(this.db, this.tableName, owners.map(writeRequests)));
+    };
+    write(indexes.filter((index) => (changes[index] as LeadChange).claim.length === 0));
+    const refused = await commitUnits(this.db, claims, { concurrency: CLAIM_CONCURRENCY, committed: write });
+    for (const index of refused) outcomes[index] = 'conflict';
+    await Promise.all(writes);
   }
 
   /** Changed leads: each lead with its guards and views in a transaction, conditional on its version. */
   private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
     const units = indexes.map((index) => ({ owner: index, actions: this.updateActions(changes[index] as LeadChange) }));
-    for (const index of await commitUnits(this.db, units, 2)) outcomes[index] = 'conflict';
+    for (const index of await commitUnits(this.db, units, { concurrency: CLAIM_CONCURRENCY })) outcomes[index] = 'conflict';
   }
 
   private updateActions(change: LeadChange): TransactItem[] {
@@ -230,12 +256,13 @@ export class DynamoLeadRepository implements LeadRepository {
       actions.push({
         Put: {
           TableName,
-          Item: { ...leadIdentityKey(after.workspaceId, kind, identity), entityType: 'LeadIdentity', identity, leadId: after.id },
+          Item: guardItem(after.workspaceId, kind, identity, after.id, change.stamp),
           ConditionExpression: 'attribute_not_exists(pk) OR leadId = :id',
           ExpressionAttributeValues: { ':id': after.id },
         },
       });
     }
+    if (change.stamp && !change.claim.includes(change.stamp.identity)) actions.push(this.stampAction(after.workspaceId, change.stamp));
     for (const identity of change.release) {
       actions.push({
         Delete: {
@@ -255,6 +282,85 @@ export class DynamoLeadRepository implements LeadRepository {
       if (!after.listIds.includes(listId)) actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
     }
     return actions;
+  }
+
+  async findFingerprints(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>> {
+    // Eventually consistent (half the read): confirmUnchanged checks what these say before it counts.
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      identities.map((identity) => leadIdentityKey(workspaceId, 'PROSPECT', identity)),
+    );
+    const prints = new Map<string, Fingerprint>();
+    for (const item of items) {
+      const guard = parseItem(FingerprintedGuardItem, item);
+      if (guard.fp !== undefined && guard.fpVersion !== undefined) {
+        prints.set(guard.identity, {
+          leadId: guard.leadId,
+          fp: guard.fp,
+          leadVersion: guard.fpVersion,
+          ...(guard.fpCompanyId !== undefined ? { companyId: guard.fpCompanyId, companyVersion: guard.fpCompanyVersion } : {}),
+        });
+      }
+    }
+    return prints;
+  }
+
+  async confirmUnchanged<O>(checks: { owner: O; workspaceId: number; fingerprint: Fingerprint }[]): Promise<Set<O>> {
+    type Owner = { row: O } | { companyId: number };
+    const check = (key: { pk: string; sk: string }, version: number, workspaceId: number): TransactItem => ({
+      ConditionCheck: {
+        TableName: this.tableName,
+        Key: key,
+        ConditionExpression: '#version = :version AND workspaceId = :workspaceId',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':version': version, ':workspaceId': workspaceId },
+      },
+    });
+    const units: TransactUnit<Owner>[] = checks.map(({ owner, workspaceId, fingerprint }) => ({
+      owner: { row: owner },
+      actions: [check(prospectKey(fingerprint.leadId), fingerprint.leadVersion, workspaceId)],
+    }));
+    const companies = new Map<number, { version: number; workspaceId: number }>();
+    for (const { workspaceId, fingerprint } of checks) {
+      if (fingerprint.companyId !== undefined) companies.set(fingerprint.companyId, { version: fingerprint.companyVersion ?? -1, workspaceId });
+    }
+    for (const [companyId, { version, workspaceId }] of companies) {
+      units.push({ owner: { companyId }, actions: [check(companyKey(companyId), version, workspaceId)] });
+    }
+    const refused = await commitUnits(this.db, units, { concurrency: CLAIM_CONCURRENCY });
+    const refusedCompanies = new Set([...refused].flatMap((owner) => ('companyId' in owner ? [owner.companyId] : [])));
+    return new Set(
+      checks
+        .filter(({ owner, fingerprint }) =>
+          [...refused].some((r) => 'row' in r && r.row === owner) || (fingerprint.companyId !== undefined && refusedCompanies.has(fingerprint.companyId)),
+        )
+        .map(({ owner }) => owner),
+    );
+  }
+
+  async stampFingerprints(workspaceId: number, stamps: FingerprintStamp[]): Promise<void> {
+    await commitUnits(
+      this.db,
+      stamps.map((stamp) => ({ owner: stamp.identity, actions: [this.stampAction(workspaceId, stamp)] })),
+      { concurrency: CLAIM_CONCURRENCY },
+    );
+  }
+
+  /** Records a row's fingerprint on a guard, provided the guard is still the lead's. */
+  private stampAction(workspaceId: number, stamp: FingerprintStamp): TransactItem {
+    const attributes = fingerprintAttributes(stamp);
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: leadIdentityKey(workspaceId, 'PROSPECT', stamp.identity),
+        UpdateExpression: `SET ${Object.keys(attributes).map((name) => `${name} = :${name}`).join(', ')}${
+          stamp.companyId === undefined ? ' REMOVE fpCompanyId, fpCompanyVersion' : ''
+        }`,
+        ConditionExpression: 'leadId = :id',
+        ExpressionAttributeValues: { ':id': stamp.leadId, ...Object.fromEntries(Object.entries(attributes).map(([name, value]) => [`:${name}`, value])) },
+      },
+    };
   }
 
   private queryAll(query: { IndexName: string; pkName: string; pk: string }): Promise<Record<string, unknown>[]> {

@@ -28,7 +28,12 @@ export interface TransactUnit<O> {
  * rest of its transaction is sent again; contention alone is retried with backoff, and a unit
  * still contended after the retries is returned too.
  */
-export async function commitUnits<O>(db: DynamoDBDocumentClient, units: TransactUnit<O>[], concurrency = 1): Promise<Set<O>> {
+export async function commitUnits<O>(
+  db: DynamoDBDocumentClient,
+  units: TransactUnit<O>[],
+  options: { concurrency?: number; committed?: (owners: O[]) => void } = {},
+): Promise<Set<O>> {
+  const concurrency = options.concurrency ?? 1;
   const groups: TransactUnit<O>[][] = [];
   let current: TransactUnit<O>[] = [];
   let keys = new Set<string>();
@@ -52,7 +57,9 @@ export async function commitUnits<O>(db: DynamoDBDocumentClient, units: Transact
   const worker = async () => {
     while (next < groups.length) {
       const group = groups[next++] as TransactUnit<O>[];
-      for (const owner of await commitGroup(db, group)) failed.add(owner);
+      const refused = new Set(await commitGroup(db, group));
+      for (const owner of refused) failed.add(owner);
+      options.committed?.(group.map((unit) => unit.owner).filter((owner) => !refused.has(owner)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, groups.length) }, worker));

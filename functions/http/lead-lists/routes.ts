@@ -1,4 +1,4 @@
-import { toCompanyView, toLeadListView, toProspectView } from '../../../shared/domain/leads/lead';
+import { toLeadListView } from '../../../shared/domain/leads/lead';
 import type { IdsResult, LeadListService } from '../../../shared/domain/leads/lead-list-service';
 import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';

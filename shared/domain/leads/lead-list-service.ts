@@ -163,7 +163,7 @@ export function createLeadListService(deps: LeadListServiceDeps) {
         } else if (outcome.status === 'skipped') {
           skippedRows.push({ row, reason: outcome.reason });
         } else {
-          leads.push({ row, id: outcome.lead.id, status: outcome.status === 'created' ? 'created' : 'updated' });
+          leads.push({ row, id: 'lead' in outcome ? outcome.lead.id : outcome.id, status: outcome.status === 'created' ? 'created' : 'updated' });
         }
       });
       skippedRows.sort((a, b) => a.row - b.row);

@@ -1,5 +1,6 @@
 import type { Clock, IdGenerator } from '../ports';
 import { mergeCustomFields } from './custom-fields';
+import { type FingerprintStamp, fastPathCandidates, primaryIdentity, rowFingerprint } from './import-fingerprint';
 import type { CompanyInput, ProspectInput } from './import-rows';
 import {
   type Company,
@@ -25,6 +26,8 @@ export interface LeadWriterDeps {
 
 export type UpsertOutcome<T extends Lead> =
   | { status: 'created' | 'updated' | 'unchanged'; lead: T }
+  /** An import row its lead's fingerprint shows to change nothing (the lead was not read). */
+  | { status: 'matched'; id: number }
   /** The input names the same lead as an earlier input of the batch. */
   | { status: 'duplicate'; of: number }
   | { status: 'skipped'; reason: string };
@@ -275,7 +278,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
       upsertSkip,
     );
     const lagging = outcomes.flatMap((outcome) =>
-      outcome.status !== 'duplicate' && outcome.status !== 'skipped' && outcome.lead.membersSyncedVersion < outcome.lead.version
+      'lead' in outcome && outcome.lead.membersSyncedVersion < outcome.lead.version
         ? [outcome.lead]
         : [],
     );
@@ -356,17 +359,57 @@ export function createLeadWriter(deps: LeadWriterDeps) {
       if (!outcome) return SKIP_MESSAGES.concurrentChange;
       if (outcome.status === 'duplicate') return depth > distinct.length ? SKIP_MESSAGES.concurrentChange : settle(outcome.of, depth + 1);
       if (outcome.status === 'skipped') return `company: ${outcome.reason}`;
-      return outcome.lead;
+      // Companies are never matched by fingerprint (only import rows of prospects are).
+      return 'lead' in outcome ? outcome.lead : SKIP_MESSAGES.concurrentChange;
     };
     return slotOf.map((i) => (i === undefined ? undefined : settle(i)));
   }
 
+  /**
+   * Upserts prospects. An import (into a list, overwriting) first sets aside the rows whose
+   * fingerprint shows they change nothing, confirmed without reading their leads; the other rows
+   * are planned from the leads they match.
+   */
   async function upsertProspects(workspaceId: number, inputs: ProspectInput[], options: UpsertOptions): Promise<UpsertOutcome<Prospect>[]> {
+    const list = options.list;
+    if (!list || !options.overwrite) return planProspects(workspaceId, inputs, options);
+    const candidates = fastPathCandidates(inputs).map((index) => ({ index, identity: primaryIdentity(inputs[index] as ProspectInput) as string }));
+    const prints = candidates.length ? await deps.leads.findFingerprints(workspaceId, candidates.map((c) => c.identity)) : new Map();
+    const matching = candidates.flatMap(({ index, identity }) => {
+      const fingerprint = prints.get(identity);
+      return fingerprint && fingerprint.fp === rowFingerprint(list.id, inputs[index] as ProspectInput) ? [{ owner: index, workspaceId, fingerprint }] : [];
+    });
+    const refused = matching.length ? await deps.leads.confirmUnchanged(matching) : new Set<number>();
+    const outcomes = new Array<UpsertOutcome<Prospect>>(inputs.length);
+    for (const { owner, fingerprint } of matching) if (!refused.has(owner)) outcomes[owner] = { status: 'matched', id: fingerprint.leadId };
+    const rest = inputs.flatMap((_, index) => (outcomes[index] ? [] : [index]));
+    const planned = await planProspects(workspaceId, rest.map((index) => inputs[index] as ProspectInput), options);
+    planned.forEach((outcome, k) => {
+      outcomes[rest[k] as number] = outcome.status === 'duplicate' ? { status: 'duplicate', of: rest[outcome.of] as number } : outcome;
+    });
+    return outcomes;
+  }
+
+  /** The stamp recording that an import row settled `lead` (with its company as it is). */
+  function stampOf(options: UpsertOptions, input: ProspectInput, lead: Prospect, company: Company | undefined): FingerprintStamp | undefined {
+    const identity = primaryIdentity(input);
+    if (!options.list || !options.overwrite || !identity) return undefined;
+    return {
+      identity,
+      fp: rowFingerprint(options.list.id, input),
+      leadId: lead.id,
+      leadVersion: lead.version,
+      ...(company && lead.companyId === company.id ? { companyId: company.id, companyVersion: company.version } : {}),
+    };
+  }
+
+  async function planProspects(workspaceId: number, inputs: ProspectInput[], options: UpsertOptions): Promise<UpsertOutcome<Prospect>[]> {
+    const stamps: FingerprintStamp[] = [];
     const companyOf = await resolveCompanies(workspaceId, inputs);
     const knownCompanies = new Map<number, Company>();
     for (const company of companyOf) if (typeof company === 'object') knownCompanies.set(company.id, company);
 
-    return inRounds<Prospect, UpsertOutcome<Prospect>>(
+    const outcomes = await inRounds<Prospect, UpsertOutcome<Prospect>>(
       inputs.length,
       async (pending) => {
         const settled = new Map<number, UpsertOutcome<Prospect>>();
@@ -437,6 +480,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
                 claim: identities.filter(free),
                 release: [],
                 refreshMembers: false,
+                stamp: stampOf(options, input, prospect, inputCompany),
               },
             });
             continue;
@@ -454,6 +498,8 @@ export function createLeadWriter(deps: LeadWriterDeps) {
           const fieldsChanged = !same(prospectContent(target), prospectContent(merged));
           if (!fieldsChanged && !joining) {
             settled.set(index, { status: 'unchanged', lead: target });
+            const stampNow = stampOf(options, input, target, target.companyId === undefined ? undefined : knownCompanies.get(target.companyId));
+            if (stampNow) stamps.push(stampNow);
             continue;
           }
           const after: Prospect = { ...merged, listIds, version: target.version + 1, updatedAt: fieldsChanged ? stamp : target.updatedAt };
@@ -471,6 +517,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
               claim: desired.filter(free),
               release: prospectIdentities(target).filter((identity) => owners.get(identity) === target.id && !desired.includes(identity)),
               refreshMembers: !same(member, prospectMember(target, target.companyId === undefined ? undefined : knownCompanies.get(target.companyId))),
+              stamp: stampOf(options, input, after, company),
             },
           });
         }
@@ -479,6 +526,8 @@ export function createLeadWriter(deps: LeadWriterDeps) {
       (write) => ({ status: write.status, lead: write.lead }),
       upsertSkip,
     );
+    if (stamps.length) await deps.leads.stampFingerprints(workspaceId, stamps);
+    return outcomes;
   }
 
   // ---- Joining and leaving lists ----

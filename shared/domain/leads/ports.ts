@@ -1,3 +1,4 @@
+import type { Fingerprint, FingerprintStamp } from './import-fingerprint';
 import type { Company, Lead, LeadList, Prospect } from './lead';
 import type { ListFilter, MemberState, SortDirection } from './list-query';
 import type { SearchFilters } from './search-filters';
@@ -43,6 +44,8 @@ export interface LeadChange {
   release: string[];
   /** Rewrite the members of the lists the lead stays in (their projection changed). */
   refreshMembers: boolean;
+  /** The import row's fingerprint to record on the lead's primary identity guard. */
+  stamp?: FingerprintStamp;
 }
 
 /** `conflict`: the lead or an identity changed meanwhile; `list_full`: a list it joins is at its maximum. */
@@ -61,6 +64,15 @@ export interface LeadRepository {
   prospectsOfCompany(companyId: number): Promise<Prospect[]>;
   /** Records that every member of the company's prospects carries `company.version`. */
   markCompanyMembersSynced(company: Company): Promise<void>;
+  /** The fingerprints on the guards of these prospect identities (eventually consistent: confirm before use). */
+  findFingerprints(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>>;
+  /**
+   * Checks, without reading them, that each fingerprint's prospect and company are still at its
+   * versions (in the workspace); returns the owners whose check failed.
+   */
+  confirmUnchanged<O>(checks: { owner: O; workspaceId: number; fingerprint: Fingerprint }[]): Promise<Set<O>>;
+  /** Records fingerprints on prospect identity guards still held by their lead. */
+  stampFingerprints(workspaceId: number, stamps: FingerprintStamp[]): Promise<void>;
 }
 
 /** A person as the directory returns it, in import field names (`company_*` for the company). */

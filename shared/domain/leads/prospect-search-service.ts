@@ -49,7 +49,9 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
     const resolve = (i: number, depth = 0): T | undefined => {
       const outcome = outcomes[i];
       if (!outcome || outcome.status === 'skipped' || depth > outcomes.length) return undefined;
-      return outcome.status === 'duplicate' ? resolve(outcome.of, depth + 1) : outcome.lead;
+      if (outcome.status === 'duplicate') return resolve(outcome.of, depth + 1);
+      // Searches do not overwrite, so no outcome is a fingerprint match.
+      return 'lead' in outcome ? outcome.lead : undefined;
     };
     outcomes.forEach((_, i) => {
       const lead = resolve(i);
