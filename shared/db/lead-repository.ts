@@ -1,10 +1,11 @@
 import {
   type DynamoDBDocumentClient,
+  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
-import type { ChangeOutcome, LeadChange, LeadRepository } from '../domain/leads/ports';
+import type { ChangeOutcome, LeadChange, LeadRepository, WorkspaceLeadsPage, WorkspaceLeadsPageQuery } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
 import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
@@ -21,9 +22,12 @@ import {
 } from './keys';
 import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
+import { leadCountsActions } from './workspace-lead-counts';
 
 /** DynamoDB's limit of actions in one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
+/** Actions kept in every transaction for the workspace's lead counts (a save holds one workspace's changes). */
+const LEAD_COUNTS_ACTIONS = 1;
 /** Retries of a transaction cancelled only by contention with another transaction. */
 const MAX_CONFLICT_RETRIES = 6;
 
@@ -74,14 +78,39 @@ export class DynamoLeadRepository implements LeadRepository {
     );
   }
 
-  async workspaceProspects(workspaceId: number): Promise<Prospect[]> {
-    const { gsi1pk } = prospectsByWorkspace(workspaceId, 0);
-    return (await this.queryAll({ IndexName: TABLE.gsi1.name, pkName: TABLE.gsi1.partitionKey, pk: gsi1pk })).map(toProspect);
+  async workspaceProspectsPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Prospect>> {
+    return this.workspacePage(prospectsByWorkspace(workspaceId, 0).gsi1pk, (id) => prospectsByWorkspace(workspaceId, id).gsi1sk, page, toProspect);
   }
 
-  async workspaceCompanies(workspaceId: number): Promise<Company[]> {
-    const { gsi1pk } = companiesByWorkspace(workspaceId, 0);
-    return (await this.queryAll({ IndexName: TABLE.gsi1.name, pkName: TABLE.gsi1.partitionKey, pk: gsi1pk })).map(toCompany);
+  async workspaceCompaniesPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Company>> {
+    return this.workspacePage(companiesByWorkspace(workspaceId, 0).gsi1pk, (id) => companiesByWorkspace(workspaceId, id).gsi1sk, page, toCompany);
+  }
+
+  /**
+   * One Query of a workspace's leads on gsi1, in id order: `gsi1sk > <after>` (the position a
+   * cursor names, whether or not a lead has that id) and `Limit`.
+   */
+  private async workspacePage<T extends { id: number }>(
+    gsi1pk: string,
+    sortKeyOf: (id: number) => string,
+    page: WorkspaceLeadsPageQuery,
+    toLead: (item: Record<string, unknown>) => T,
+  ): Promise<WorkspaceLeadsPage<T>> {
+    const after = page.after === undefined ? {} : { ':after': sortKeyOf(page.after) };
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: TABLE.gsi1.name,
+        KeyConditionExpression: page.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
+        ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, ...(page.after === undefined ? {} : { '#sk': TABLE.gsi1.sortKey }) },
+        ExpressionAttributeValues: { ':pk': gsi1pk, ...after },
+        Limit: page.limit,
+      }),
+    );
+    const items = (result.Items ?? []).map(toLead);
+    const last = items.at(-1);
+    // Without a filter expression, LastEvaluatedKey is the last item returned.
+    return result.LastEvaluatedKey && last ? { items, lastId: last.id } : { items };
   }
 
   async prospectsOfCompany(companyId: number): Promise<Prospect[]> {
@@ -124,7 +153,7 @@ export class DynamoLeadRepository implements LeadRepository {
       const { actions, deltas } = this.changeActions(change);
       const own = actions.map(actionKey);
       const added = () => own.length + [...deltas.keys()].filter((listId) => !counters.has(listId)).length;
-      if (current.length > 0 && (size + added() > MAX_TRANSACTION_ITEMS || own.some((key) => keys.has(key)))) {
+      if (current.length > 0 && (size + added() > MAX_TRANSACTION_ITEMS - LEAD_COUNTS_ACTIONS || own.some((key) => keys.has(key)))) {
         groups.push(current);
         current = [];
         keys = new Set();
@@ -235,6 +264,8 @@ export class DynamoLeadRepository implements LeadRepository {
       });
       owners.push({ listId });
     }
+    // The workspace's lead counts move with the leads. Last and without an owner: an unconditional ADD fails no condition.
+    items.push(...leadCountsActions(this.tableName, indexes.map((index) => changes[index] as LeadChange)));
     return { items, owners };
   }
 
