@@ -100,6 +100,13 @@ export const companiesByWorkspace = (workspaceId: number, companyId: number) => 
 });
 
 /**
+ * A workspace's lead counts: prospects that are not archived and companies, moved in the same
+ * transaction as the leads. Its sort key does not begin with LEAD_LIST_PREFIX, so listing the
+ * workspace's lists never sees it.
+ */
+export const workspaceLeadCountsKey = (workspaceId: number) => ({ pk: `WORKSPACE#${padId(workspaceId)}`, sk: 'LEADCOUNTS' });
+
+/**
  * Uniqueness guard of a lead identity within a workspace (`url:<canonical profile URL>`,
  * `email:<address>` for prospects; `domain:`, `url:`, `name:` for companies). Holds the lead's id;
  * written in the same transaction as the lead, so one identity can never name two leads.

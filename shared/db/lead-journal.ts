@@ -13,7 +13,8 @@ import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed } from './client';
 import { parseItem } from './item-schema';
 import { companyKey, leadIdentityKey, leadJournalKey, leadListKey, listMemberKey, prospectKey } from './keys';
-import { LeadJournalItem, memberItem, toCompany, toProspect } from './lead-items';
+import { LeadIdentityItem, LeadJournalItem, memberItem, toCompany, toProspect } from './lead-items';
+import { leadCountsUpdate } from './workspace-lead-counts';
 import type { ListMembers } from './list-members';
 
 /**
@@ -183,20 +184,7 @@ export class LeadJournal {
     const leadKey = people ? prospectKey : companyKey;
     for (const created of entry.created) {
       if (leads.has(created.id)) continue;
-      for (const identity of created.identities) {
-        try {
-          await this.db.send(
-            new DeleteCommand({
-              TableName: this.tableName,
-              Key: leadIdentityKey(entry.workspaceId, kind, identity),
-              ConditionExpression: 'leadId = :id',
-              ExpressionAttributeValues: { ':id': created.id },
-            }),
-          );
-        } catch (error) {
-          if (!isConditionFailed(error)) throw error;
-        }
-      }
+      await this.takeBackClaims(entry.workspaceId, kind, created);
     }
     const companyIds = [...leads.values()].flatMap((lead) => ('companyId' in lead && lead.companyId !== undefined ? [lead.companyId] : []));
     const companies = new Map(
@@ -226,6 +214,42 @@ export class LeadJournal {
       await this.members.close({ workspaceId: entry.workspaceId, id: listId }, changes, { reserved: entry.reserved.get(listId) ?? 0, token: entry.token });
     }
     await this.delete(entry.token);
+  }
+
+  /**
+   * A new lead that was never written: the identities claimed for it are released and the count
+   * its claims added is taken back, together. Claims that did not commit point elsewhere (or
+   * nowhere), and then nothing was counted either.
+   */
+  private async takeBackClaims(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', created: { id: number; identities: string[] }) {
+    const guards = await batchGetAll(
+      this.db,
+      this.tableName,
+      created.identities.map((identity) => leadIdentityKey(workspaceId, kind, identity)),
+      { consistent: true },
+    );
+    const held = guards.map((item) => parseItem(LeadIdentityItem, item)).filter((guard) => guard.leadId === created.id);
+    if (held.length === 0) return;
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...held.map((guard) => ({
+              Delete: {
+                TableName: this.tableName,
+                Key: leadIdentityKey(workspaceId, kind, guard.identity),
+                ConditionExpression: 'leadId = :id',
+                ExpressionAttributeValues: { ':id': created.id },
+              },
+            })),
+            leadCountsUpdate(this.tableName, workspaceId, kind === 'PROSPECT' ? { prospects: -1, companies: 0 } : { prospects: 0, companies: -1 }),
+          ],
+        }),
+      );
+    } catch (error) {
+      // Released meanwhile by another finisher of the same batch.
+      if (!cancellationReasons(error)) throw error;
+    }
   }
 
   /** Puts (or deletes) a member view, provided the lead is still at the version it was derived from. */

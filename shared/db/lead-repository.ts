@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import type { DigestChange } from '../domain/leads/member-digest';
 import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
-import type { ChangeOutcome, LeadChange, LeadRepository } from '../domain/leads/ports';
+import type { ChangeOutcome, LeadChange, LeadRepository, WorkspaceLeadsPage, WorkspaceLeadsPageQuery } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { isConditionFailed, queryAll } from './client';
@@ -23,6 +23,7 @@ import {
 } from './keys';
 import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
+import { leadCountsActions } from './workspace-lead-counts';
 
 /** A guard item; the one the change's import row stamps carries the row's fingerprint. */
 function guardItem(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identity: string, leadId: number, stamp: FingerprintStamp | undefined) {
@@ -93,6 +94,41 @@ export class DynamoLeadRepository implements LeadRepository {
   async workspaceCompanies(workspaceId: number): Promise<Company[]> {
     const { gsi1pk } = companiesByWorkspace(workspaceId, 0);
     return (await this.queryAll({ IndexName: TABLE.gsi1.name, pkName: TABLE.gsi1.partitionKey, pk: gsi1pk })).map(toCompany);
+  }
+
+  async workspaceProspectsPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Prospect>> {
+    return this.workspacePage(prospectsByWorkspace(workspaceId, 0).gsi1pk, (id) => prospectsByWorkspace(workspaceId, id).gsi1sk, page, toProspect);
+  }
+
+  async workspaceCompaniesPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Company>> {
+    return this.workspacePage(companiesByWorkspace(workspaceId, 0).gsi1pk, (id) => companiesByWorkspace(workspaceId, id).gsi1sk, page, toCompany);
+  }
+
+  /**
+   * One Query of a workspace's leads on gsi1, in id order: `gsi1sk > <after>` (the position a
+   * cursor names, whether or not a lead has that id) and `Limit`.
+   */
+  private async workspacePage<T extends { id: number }>(
+    gsi1pk: string,
+    sortKeyOf: (id: number) => string,
+    page: WorkspaceLeadsPageQuery,
+    toLead: (item: Record<string, unknown>) => T,
+  ): Promise<WorkspaceLeadsPage<T>> {
+    const after = page.after === undefined ? {} : { ':after': sortKeyOf(page.after) };
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: TABLE.gsi1.name,
+        KeyConditionExpression: page.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
+        ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, ...(page.after === undefined ? {} : { '#sk': TABLE.gsi1.sortKey }) },
+        ExpressionAttributeValues: { ':pk': gsi1pk, ...after },
+        Limit: page.limit,
+      }),
+    );
+    const items = (result.Items ?? []).map(toLead);
+    const last = items.at(-1);
+    // Without a filter expression, LastEvaluatedKey is the last item returned.
+    return result.LastEvaluatedKey && last ? { items, lastId: last.id } : { items };
   }
 
   async prospectsOfCompany(companyId: number): Promise<Prospect[]> {
@@ -224,8 +260,15 @@ export class DynamoLeadRepository implements LeadRepository {
     const write = (owners: number[]) => {
       if (owners.length) writes.push(batchWriteAll(this.db, this.tableName, owners.map(writeRequests)));
     };
-    write(indexes.filter((index) => (changes[index] as LeadChange).claim.length === 0));
-    const refused = await commitUnits(this.db, claims, { concurrency: CLAIM_CONCURRENCY, committed: write });
+    const claimless = indexes.filter((index) => (changes[index] as LeadChange).claim.length === 0);
+    if (claimless.length) await commitUnits(this.db, [{ owner: -1, actions: this.countActions(changes, claimless) }].filter((u) => u.actions.length));
+    write(claimless);
+    // The workspace's lead counts move with the claims (a lead whose write never lands is taken back by its journal).
+    const refused = await commitUnits(this.db, claims, {
+      concurrency: CLAIM_CONCURRENCY,
+      committed: write,
+      groupActions: (owners) => this.countActions(changes, owners),
+    });
     for (const index of refused) outcomes[index] = 'conflict';
     await Promise.all(writes);
   }
@@ -233,7 +276,16 @@ export class DynamoLeadRepository implements LeadRepository {
   /** Changed leads: each lead with its guards and views in a transaction, conditional on its version. */
   private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
     const units = indexes.map((index) => ({ owner: index, actions: this.updateActions(changes[index] as LeadChange) }));
-    for (const index of await commitUnits(this.db, units, { concurrency: CLAIM_CONCURRENCY })) outcomes[index] = 'conflict';
+    const refused = await commitUnits(this.db, units, {
+      concurrency: CLAIM_CONCURRENCY,
+      groupActions: (owners) => this.countActions(changes, owners),
+    });
+    for (const index of refused) outcomes[index] = 'conflict';
+  }
+
+  /** The workspace count updates of some changes, written in the same transaction as they are. */
+  private countActions(changes: LeadChange[], indexes: number[]): TransactItem[] {
+    return leadCountsActions(this.tableName, indexes.map((index) => changes[index] as LeadChange));
   }
 
   private updateActions(change: LeadChange): TransactItem[] {

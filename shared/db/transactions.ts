@@ -31,16 +31,23 @@ export interface TransactUnit<O> {
 export async function commitUnits<O>(
   db: DynamoDBDocumentClient,
   units: TransactUnit<O>[],
-  options: { concurrency?: number; committed?: (owners: O[]) => void } = {},
+  options: {
+    concurrency?: number;
+    /** Called with the units of each transaction that committed. */
+    committed?: (owners: O[]) => void;
+    /** Actions every transaction carries for the units it commits (at most one, e.g. a counter). */
+    groupActions?: (owners: O[]) => TransactItem[];
+  } = {},
 ): Promise<Set<O>> {
   const concurrency = options.concurrency ?? 1;
+  const limit = MAX_TRANSACTION_ITEMS - (options.groupActions ? 1 : 0);
   const groups: TransactUnit<O>[][] = [];
   let current: TransactUnit<O>[] = [];
   let keys = new Set<string>();
   let size = 0;
   for (const unit of units) {
     const own = unit.actions.map(actionKey);
-    if (current.length > 0 && (size + own.length > MAX_TRANSACTION_ITEMS || own.some((key) => keys.has(key)))) {
+    if (current.length > 0 && (size + own.length > limit || own.some((key) => keys.has(key)))) {
       groups.push(current);
       current = [];
       keys = new Set();
@@ -57,7 +64,7 @@ export async function commitUnits<O>(
   const worker = async () => {
     while (next < groups.length) {
       const group = groups[next++] as TransactUnit<O>[];
-      const refused = new Set(await commitGroup(db, group));
+      const refused = new Set(await commitGroup(db, group, options.groupActions));
       for (const owner of refused) failed.add(owner);
       options.committed?.(group.map((unit) => unit.owner).filter((owner) => !refused.has(owner)));
     }
@@ -66,13 +73,17 @@ export async function commitUnits<O>(
   return failed;
 }
 
-async function commitGroup<O>(db: DynamoDBDocumentClient, group: TransactUnit<O>[]): Promise<O[]> {
+async function commitGroup<O>(db: DynamoDBDocumentClient, group: TransactUnit<O>[], groupActions?: (owners: O[]) => TransactItem[]): Promise<O[]> {
   let live = group;
   const failed: O[] = [];
   let contention = 0;
   while (live.length > 0) {
     const items = live.flatMap((unit) => unit.actions);
-    const owners = live.flatMap((unit) => unit.actions.map(() => unit));
+    const owners: (TransactUnit<O> | undefined)[] = live.flatMap((unit) => unit.actions.map(() => unit));
+    for (const action of groupActions?.(live.map((unit) => unit.owner)) ?? []) {
+      items.push(action);
+      owners.push(undefined);
+    }
     try {
       await db.send(new TransactWriteCommand({ TransactItems: items }));
       return failed;
@@ -82,7 +93,8 @@ async function commitGroup<O>(db: DynamoDBDocumentClient, group: TransactUnit<O>
       if (reasons.some((reason) => !['None', 'ConditionalCheckFailed', 'TransactionConflict', undefined].includes(reason.Code))) throw error;
       const refused = new Set<TransactUnit<O>>();
       reasons.forEach((reason, i) => {
-        if (reason.Code === 'ConditionalCheckFailed') refused.add(owners[i] as TransactUnit<O>);
+        const owner = owners[i];
+        if (reason.Code === 'ConditionalCheckFailed' && owner) refused.add(owner);
       });
       if (refused.size === 0) {
         contention += 1;

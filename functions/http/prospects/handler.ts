@@ -1,5 +1,6 @@
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import { DynamoSearchUsageRepository } from '../../../shared/db/search-usage-repository';
+import { DynamoWorkspaceLeadCounts } from '../../../shared/db/workspace-lead-counts';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import { createProspectSearchService } from '../../../shared/domain/leads/prospect-search-service';
 import { httpHandler } from '../../../shared/http/http-handler';
@@ -18,6 +19,7 @@ export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: Fu
     directory: new HttpDirectoryProvider({ baseUrl: config.directoryBaseUrl, apiKey: config.directoryApiKey }),
     usage: new DynamoSearchUsageRepository(db, tableName),
     leads,
+    counts: new DynamoWorkspaceLeadCounts(db, tableName),
     writer: createLeadWriter({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     clock: deps.clock,
     monthlyQuota: config.searchQuotaPerMonth,

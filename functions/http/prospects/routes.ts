@@ -16,6 +16,7 @@ export function prospectHandlers(search: ProspectSearchService) {
         page: body.page,
         pageSize: body.page_size,
         filters: body.filters,
+        cursor: body.cursor ?? undefined,
       });
       return json(200, {
         success: true,
@@ -24,6 +25,7 @@ export function prospectHandlers(search: ProspectSearchService) {
         page: body.page,
         page_size: body.page_size,
         total_count: found.total,
+        next_cursor: found.nextCursor,
         results:
           found.searchType === 'PEOPLE'
             ? found.prospects.map(({ prospect, company }) => toProspectView(prospect, company))

@@ -51,6 +51,19 @@ export interface LeadChange {
 /** `conflict`: the lead or an identity changed meanwhile; `list_full`: a list it joins is at its maximum. */
 export type ChangeOutcome = 'applied' | 'conflict' | 'list_full';
 
+export interface WorkspaceLeadsPageQuery {
+  /** Only leads with a greater id; from the first when absent. */
+  after?: number;
+  /** At most this many leads (fewer when the read reaches DynamoDB's 1 MB page). */
+  limit: number;
+}
+
+export interface WorkspaceLeadsPage<T> {
+  items: T[];
+  /** The id of the last lead read when the workspace may hold more; absent at its end. */
+  lastId?: number;
+}
+
 export interface LeadRepository {
   /** Prospects by id, in any workspace: the caller checks ownership. Unknown ids are left out. */
   getProspects(ids: number[]): Promise<Prospect[]>;
@@ -59,8 +72,13 @@ export interface LeadRepository {
   findIdentities(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identities: string[]): Promise<Map<string, number>>;
   /** Applies changes, each atomically; the outcome of each, in order. */
   save(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]>;
-  workspaceProspects(workspaceId: number): Promise<Prospect[]>;
-  workspaceCompanies(workspaceId: number): Promise<Company[]>;
+  /**
+   * Up to `limit` of the workspace's prospects (archived ones included) with ids above `after`, in
+   * id order. `lastId` is the id to continue after; absent when the workspace has no more.
+   */
+  workspaceProspectsPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Prospect>>;
+  /** The same for the workspace's companies. */
+  workspaceCompaniesPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Company>>;
   prospectsOfCompany(companyId: number): Promise<Prospect[]>;
   /** Records that every member of the company's prospects carries `company.version`. */
   markCompanyMembersSynced(company: Company): Promise<void>;
@@ -73,6 +91,17 @@ export interface LeadRepository {
   confirmUnchanged<O>(checks: { owner: O; workspaceId: number; fingerprint: Fingerprint }[]): Promise<Set<O>>;
   /** Records fingerprints on prospect identity guards still held by their lead. */
   stampFingerprints(workspaceId: number, stamps: FingerprintStamp[]): Promise<void>;
+}
+
+/** How many leads a workspace has: prospects that are not archived, and companies. */
+export interface LeadCounts {
+  prospects: number;
+  companies: number;
+}
+
+/** The workspace's lead counts, kept exact by the lead writes themselves (0 and 0 for a workspace without leads). */
+export interface WorkspaceLeadCounts {
+  get(workspaceId: number): Promise<LeadCounts>;
 }
 
 /** A person as the directory returns it, in import field names (`company_*` for the company). */

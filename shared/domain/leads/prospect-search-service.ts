@@ -1,10 +1,18 @@
-import { DomainError } from '../errors';
+import { DomainError, validationError } from '../errors';
 import type { Clock } from '../ports';
 import { type ProspectInput, normalizeCompany, normalizeProspect } from './import-rows';
 import { type Company, PROSPECT_STATUS, type Prospect, type SearchType } from './lead';
 import type { LeadWriter, UpsertOutcome } from './lead-writer';
-import type { DirectoryProvider, LeadRepository, SearchUsageRepository } from './ports';
-import { companyFacets, matchesFilters, parseSearchFilters, prospectFacets } from './search-filters';
+import type {
+  DirectoryProvider,
+  LeadRepository,
+  SearchUsageRepository,
+  WorkspaceLeadCounts,
+  WorkspaceLeadsPage,
+  WorkspaceLeadsPageQuery,
+} from './ports';
+import { CURSOR_NEEDS_WORKSPACE, CURSOR_NOT_VALID, type SearchCursorScope, decodeSearchCursor, encodeSearchCursor } from './search-cursor';
+import { COMPANY_FACET_KEYS, type SearchFilters, companyFacets, matchesFilters, parseSearchFilters, prospectFacets } from './search-filters';
 
 import type { SearchSource } from './lead';
 
@@ -14,6 +22,8 @@ export interface ProspectSearchDeps {
   directory: DirectoryProvider;
   usage: SearchUsageRepository;
   leads: LeadRepository;
+  /** The workspace's lead counts: the total of an unfiltered workspace search. */
+  counts: WorkspaceLeadCounts;
   writer: LeadWriter;
   clock: Clock;
   /** Directory searches per workspace per calendar month (UTC). */
@@ -26,11 +36,26 @@ export interface SearchInput {
   page: number;
   pageSize: number;
   filters: Record<string, unknown>;
+  /** The `nextCursor` of a previous workspace search with the same type and filters. */
+  cursor?: string | undefined;
 }
 
+/**
+ * `total` is null for a workspace search with filters (counting its matches would mean reading
+ * the whole workspace). `nextCursor` continues a workspace search; null when it has no more
+ * results, and always for the directory.
+ */
 export type SearchResults =
-  | { searchType: 'PEOPLE'; total: number; prospects: { prospect: Prospect; company: Company | undefined }[] }
-  | { searchType: 'COMPANY'; total: number; companies: Company[] };
+  | { searchType: 'PEOPLE'; total: number | null; nextCursor: string | null; prospects: { prospect: Prospect; company: Company | undefined }[] }
+  | { searchType: 'COMPANY'; total: number | null; nextCursor: string | null; companies: Company[] };
+
+/**
+ * Leads read by one Query of a workspace search: what is still wanted without filters; with
+ * filters (whose match rate is unknown) at least FILTERED_FIRST_READ, doubling with each Query.
+ * Never above MAX_READ (about DynamoDB's 1 MB page of leads).
+ */
+const FILTERED_FIRST_READ = 25;
+const MAX_READ = 1000;
 
 const monthOf = (date: Date): string => date.toISOString().slice(0, 7);
 
@@ -60,12 +85,24 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
     return [...leads.values()];
   }
 
+  /** The companies of prospects of one workspace, each read once per request (another workspace's never). */
+  function companyCache(workspaceId: number) {
+    const known = new Map<number, Company | undefined>();
+    return {
+      async load(prospects: Prospect[]): Promise<void> {
+        const ids = [...new Set(prospects.flatMap((p) => (p.companyId && !known.has(p.companyId) ? [p.companyId] : [])))];
+        if (ids.length === 0) return;
+        const found = new Map((await deps.leads.getCompanies(ids)).filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]));
+        for (const id of ids) known.set(id, found.get(id));
+      },
+      of: (prospect: Prospect): Company | undefined => (prospect.companyId ? known.get(prospect.companyId) : undefined),
+    };
+  }
+
   async function withCompanies(workspaceId: number, prospects: Prospect[]) {
-    const ids = [...new Set(prospects.flatMap((p) => (p.companyId ? [p.companyId] : [])))];
-    const companies = new Map(
-      (ids.length ? await deps.leads.getCompanies(ids) : []).filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]),
-    );
-    return prospects.map((prospect) => ({ prospect, company: companies.get(prospect.companyId ?? -1) }));
+    const companies = companyCache(workspaceId);
+    await companies.load(prospects);
+    return prospects.map((prospect) => ({ prospect, company: companies.of(prospect) }));
   }
 
   async function searchDirectory(workspaceId: number, input: SearchInput, filters: ReturnType<typeof parseSearchFilters>): Promise<SearchResults> {
@@ -92,7 +129,7 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
         return company ? [company] : [];
       });
       const outcomes = await deps.writer.upsertCompanies(workspaceId, inputs, { overwrite: false });
-      return { searchType: 'COMPANY', total: found.total, companies: settledLeads(outcomes) };
+      return { searchType: 'COMPANY', total: found.total, nextCursor: null, companies: settledLeads(outcomes) };
     }
     const inputs = (found.people ?? []).flatMap((raw): ProspectInput[] => {
       const person = normalizeProspect(raw);
@@ -102,32 +139,102 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
       return [{ ...person, fields: { ...person.fields, ...(seniority ? { seniority } : {}), ...(department ? { department } : {}) } }];
     });
     const outcomes = await deps.writer.upsertProspects(workspaceId, inputs, { overwrite: false });
-    return { searchType: 'PEOPLE', total: found.total, prospects: await withCompanies(workspaceId, settledLeads(outcomes)) };
+    return { searchType: 'PEOPLE', total: found.total, nextCursor: null, prospects: await withCompanies(workspaceId, settledLeads(outcomes)) };
   }
 
-  /** Only the workspace's own leads (archived prospects excluded), in id order. */
-  async function searchWorkspace(workspaceId: number, input: SearchInput, filters: ReturnType<typeof parseSearchFilters>): Promise<SearchResults> {
-    const offset = (input.page - 1) * input.pageSize;
-    const companies = new Map((await deps.leads.workspaceCompanies(workspaceId)).map((c) => [c.id, c]));
-    if (input.searchType === 'COMPANY') {
-      const matches = [...companies.values()].filter((c) => matchesFilters(companyFacets(c), filters)).sort((a, b) => a.id - b.id);
-      return { searchType: 'COMPANY', total: matches.length, companies: matches.slice(offset, offset + input.pageSize) };
+  /**
+   * Reads a workspace's leads in id order from `after`, passes over the first `skip` matches, keeps
+   * the next `pageSize` and looks for one more. When there is one, `next` is the id read just
+   * before it (the next page starts right at it); otherwise the workspace has no more matches.
+   */
+  async function collect<T extends { id: number }>(
+    read: (query: WorkspaceLeadsPageQuery) => Promise<WorkspaceLeadsPage<T>>,
+    select: (batch: T[]) => Promise<T[]>,
+    options: { after: number | undefined; skip: number; pageSize: number; filtered: boolean },
+  ): Promise<{ page: T[]; next?: number }> {
+    const page: T[] = [];
+    let { after, skip } = options;
+    let position = after;
+    for (let round = 0; ; round += 1) {
+      const wanted = skip + options.pageSize + 1 - page.length;
+      const limit = Math.min(MAX_READ, options.filtered ? Math.max(wanted, FILTERED_FIRST_READ) * 2 ** round : wanted);
+      const batch = await read(after === undefined ? { limit } : { after, limit });
+      const matched = new Set(await select(batch.items));
+      for (const lead of batch.items) {
+        if (matched.has(lead)) {
+          if (skip > 0) skip -= 1;
+          else if (page.length < options.pageSize) page.push(lead);
+          else return position === undefined ? { page } : { page, next: position };
+        }
+        position = lead.id;
+      }
+      if (batch.lastId === undefined) return { page };
+      after = batch.lastId;
     }
-    const matches = (await deps.leads.workspaceProspects(workspaceId))
-      .filter((p) => p.status !== PROSPECT_STATUS.archived)
-      .filter((p) => matchesFilters(prospectFacets(p, companies.get(p.companyId ?? -1)), filters))
-      .sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * Only the workspace's own leads (archived prospects excluded), in id order, read a Query at a
+   * time from where the cursor (or `page`) puts the search until the page is full or the
+   * workspace ends; the filters are applied to what is read.
+   */
+  async function searchWorkspace(scope: SearchCursorScope, input: SearchInput, after: number | undefined): Promise<SearchResults> {
+    const { workspaceId, filters } = scope;
+    const filtered = Object.keys(filters).length > 0;
+    // Without a cursor, `page` skips the matches of the pages before it, read and passed over.
+    const options = { after, skip: after === undefined ? (input.page - 1) * input.pageSize : 0, pageSize: input.pageSize, filtered };
+    const cursorAfter = (next: number | undefined) => (next === undefined ? null : encodeSearchCursor(scope, next));
+    const total = async (kind: 'prospects' | 'companies') => (filtered ? null : (await deps.counts.get(workspaceId))[kind]);
+
+    if (input.searchType === 'COMPANY') {
+      const [found, count] = await Promise.all([
+        collect(
+          (query) => deps.leads.workspaceCompaniesPage(workspaceId, query),
+          async (batch) => batch.filter((c) => matchesFilters(companyFacets(c), filters)),
+          options,
+        ),
+        total('companies'),
+      ]);
+      return { searchType: 'COMPANY', total: count, nextCursor: cursorAfter(found.next), companies: found.page };
+    }
+
+    const companies = companyCache(workspaceId);
+    // Only filters on company values need a candidate's company before matching; the page needs its own.
+    const matchNeedsCompany = Object.keys(filters).some((key) => COMPANY_FACET_KEYS.has(key));
+    const select = async (batch: Prospect[]) => {
+      const live = batch.filter((p) => p.status !== PROSPECT_STATUS.archived);
+      if (!filtered) return live;
+      if (matchNeedsCompany) await companies.load(live);
+      return live.filter((p) => matchesFilters(prospectFacets(p, companies.of(p)), filters));
+    };
+    const [found, count] = await Promise.all([
+      collect((query) => deps.leads.workspaceProspectsPage(workspaceId, query), select, options),
+      total('prospects'),
+    ]);
+    await companies.load(found.page);
     return {
       searchType: 'PEOPLE',
-      total: matches.length,
-      prospects: matches.slice(offset, offset + input.pageSize).map((prospect) => ({ prospect, company: companies.get(prospect.companyId ?? -1) })),
+      total: count,
+      nextCursor: cursorAfter(found.next),
+      prospects: found.page.map((prospect) => ({ prospect, company: companies.of(prospect) })),
     };
   }
 
   return {
+    /**
+     * A search. Problems are answered in this order: the filters, then the cursor (only with
+     * source WORKSPACE, and only one this search gave: same workspace, type and filters).
+     */
     async search(workspaceId: number, input: SearchInput): Promise<SearchResults> {
-      const filters = parseSearchFilters(input.searchType, input.filters);
-      return input.source === 'WORKSPACE' ? searchWorkspace(workspaceId, input, filters) : searchDirectory(workspaceId, input, filters);
+      const filters: SearchFilters = parseSearchFilters(input.searchType, input.filters);
+      if (input.source !== 'WORKSPACE') {
+        if (input.cursor !== undefined) throw validationError(CURSOR_NEEDS_WORKSPACE);
+        return searchDirectory(workspaceId, input, filters);
+      }
+      const scope = { workspaceId, searchType: input.searchType, filters };
+      const after = input.cursor === undefined ? undefined : decodeSearchCursor(scope, input.cursor);
+      if (input.cursor !== undefined && after === undefined) throw validationError(CURSOR_NOT_VALID);
+      return searchWorkspace(scope, input, after);
     },
   };
 }

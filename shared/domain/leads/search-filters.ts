@@ -144,6 +144,12 @@ export function matchesFilters(facets: Record<string, (string | undefined)[]>, f
   return true;
 }
 
+/**
+ * The PEOPLE filter keys whose values (in prospectFacets) come from the prospect's company: only
+ * searches filtering on one of them need each candidate's company before matching.
+ */
+export const COMPANY_FACET_KEYS: ReadonlySet<string> = new Set(['company_name', 'company_size', 'industry', 'keywords']);
+
 /** A workspace prospect's searchable values, keyed like SEARCH_FILTERS.PEOPLE. */
 export function prospectFacets(prospect: Prospect, company: Company | undefined): Record<string, (string | undefined)[]> {
   return {

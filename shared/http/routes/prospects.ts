@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { LIMITS, SEARCH_SOURCES, SEARCH_TYPES } from '../../domain/leads/lead';
+import { CURSOR_NOT_VALID, MAX_CURSOR_LENGTH } from '../../domain/leads/search-cursor';
 import { jsonObject } from '../../domain/validation';
 import { Count, PageNumber, defineRoute } from './define';
 import { CompanyView, ProspectView } from './lead-views';
@@ -19,9 +20,20 @@ export const SearchBody = v.object({
   ),
   // Every key kept as sent: an unknown filter, even one named `constructor`, is the documented 400.
   filters: v.optional(jsonObject('filters must be an object'), {}),
+  // The `next_cursor` of a previous WORKSPACE search (null: none). Whether it fits this search is the service's check.
+  cursor: v.optional(v.nullable(v.pipe(v.string('cursor must be a string'), v.maxLength(MAX_CURSOR_LENGTH, CURSOR_NOT_VALID)))),
 });
 
-const envelope = { success: v.literal(true), source: v.picklist(SEARCH_SOURCES), page: PageNumber, page_size: PageNumber, total_count: Count };
+const envelope = {
+  success: v.literal(true),
+  source: v.picklist(SEARCH_SOURCES),
+  page: PageNumber,
+  page_size: PageNumber,
+  // null: a WORKSPACE search with filters (exact only by reading the whole workspace).
+  total_count: v.nullable(Count),
+  // Where a WORKSPACE search continues; null at its end and for DIRECTORY.
+  next_cursor: v.nullable(v.string()),
+};
 
 /** Spec: POST /public/prospects/search/ (API key). */
 export const prospectRoutes = {

@@ -87,6 +87,11 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   companyKey: () => expect(keys.companyKey(66)).toEqual({ pk: 'COMPANY#0000000000000066', sk: 'COMPANY' }),
   companiesByWorkspace: () =>
     expect(keys.companiesByWorkspace(8, 66)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#COMPANIES', gsi1sk: 'COMPANY#0000000000000066' }),
+  workspaceLeadCountsKey: () => {
+    expect(keys.workspaceLeadCountsKey(8)).toEqual({ pk: WORKSPACE, sk: 'LEADCOUNTS' });
+    // Listing a workspace's lists (begins_with LEADLIST#) must never return the counts.
+    expect(keys.workspaceLeadCountsKey(8).sk.startsWith(keys.LEAD_LIST_PREFIX)).toBe(false);
+  },
   leadIdentityKey: () => {
     expect(keys.leadIdentityKey(8, 'PROSPECT', 'email:ada@example.com')).toEqual({
       pk: 'LEADIDENTITY#0000000000000008#PROSPECT#email:ada@example.com',

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import type { Company, Prospect } from '../../../shared/domain/leads/lead';
 import {
+  COMPANY_FACET_KEYS,
   CompanySearchFilters,
   PeopleSearchFilters,
+  SEARCH_FILTERS,
   matchesFilters,
   parseSearchFilters,
+  prospectFacets,
   searchFiltersSchema,
 } from '../../../shared/domain/leads/search-filters';
 
@@ -91,6 +95,24 @@ describe('matchesFilters', () => {
   it('requires one of must and none of doesnt', () => {
     expect(matchesFilters(facets, parseSearchFilters('PEOPLE', { job_title: { must: ['engineer', 'cto'], doesnt: ['senior'] } }))).toBe(false);
     expect(matchesFilters(facets, parseSearchFilters('PEOPLE', { job_title: { doesnt: ['manager'] } }))).toBe(true);
+  });
+});
+
+describe('prospect facets', () => {
+  it('names exactly the PEOPLE filter keys whose values come from the company (a workspace search reads companies only for those)', () => {
+    const T = '2026-11-21T12:00:00.000Z';
+    const prospect: Prospect = {
+      ...{ id: 1, workspaceId: 7, firstName: 'Ada', lastName: 'Lovelace', status: 'NEW', listIds: [], version: 1, createdAt: T, updatedAt: T },
+      ...{ jobTitle: 'CTO', seniority: 'C-Level', department: 'Engineering', industry: 'Software', location: 'London', headline: 'Builds' },
+    };
+    const company: Company = {
+      ...{ id: 2, workspaceId: 7, name: 'Acme', industry: 'Energy', amountOfEmployees: '51-200', location: 'Paris' },
+      ...{ listIds: [], version: 1, membersSyncedVersion: 1, createdAt: T, updatedAt: T },
+    };
+    const withCompany = prospectFacets(prospect, company);
+    const without = prospectFacets(prospect, undefined);
+    const fromCompany = SEARCH_FILTERS.PEOPLE.filter((key) => JSON.stringify(withCompany[key]) !== JSON.stringify(without[key]));
+    expect(fromCompany).toEqual([...COMPANY_FACET_KEYS]);
   });
 });
 
