@@ -109,6 +109,7 @@ export const LeadJournalItem = itemSchema(
     leadIds: v.array(intAttribute),
     /** Joins reserved per list (list id as a string key). */
     reserved: v.record(v.string(), intAttribute),
+    lists: v.array(intAttribute),
     created: v.array(v.object({ id: intAttribute, identities: v.array(v.string()) })),
   }),
 );

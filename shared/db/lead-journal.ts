@@ -12,9 +12,9 @@ import type { Clock } from '../time/clock';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed } from './client';
 import { parseItem } from './item-schema';
-import { companyKey, leadIdentityKey, leadJournalKey, leadListKey, listMemberKey, prospectKey } from './keys';
+import { companyKey, leadIdentityKey, leadJournalKey, leadListKey, listMemberKey, prospectKey, workspaceLeadCountsKey } from './keys';
 import { LeadIdentityItem, LeadJournalItem, memberItem, toCompany, toProspect } from './lead-items';
-import { leadCountsUpdate } from './workspace-lead-counts';
+import type { LeadCounts } from '../domain/leads/ports';
 import type { ListMembers } from './list-members';
 
 /**
@@ -92,6 +92,14 @@ export class LeadJournal {
                 },
               },
               ...lists,
+              {
+                Update: {
+                  TableName: this.tableName,
+                  Key: workspaceLeadCountsKey(entry.workspaceId),
+                  UpdateExpression: 'ADD openJournals :token SET entityType = :type, workspaceId = :workspaceId',
+                  ExpressionAttributeValues: { ':token': token, ':type': 'WorkspaceLeadCounts', ':workspaceId': entry.workspaceId },
+                },
+              },
             ],
           }),
         );
@@ -99,7 +107,7 @@ export class LeadJournal {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons || attempt > 8) throw error;
-        const refused = reasons.findIndex((reason, i) => i > 0 && reason.Code === 'ConditionalCheckFailed');
+        const refused = reasons.findIndex((reason, i) => i > 0 && i <= entry.lists.length && reason.Code === 'ConditionalCheckFailed');
         if (refused < 0) continue;
         const listId = entry.lists[refused - 1] as number;
         const room = await this.roomOf(entry.workspaceId, listId, maxLeadsPerList);
@@ -130,8 +138,52 @@ export class LeadJournal {
     return Math.max(0, maxLeadsPerList - Item.capacityClaimed);
   }
 
-  async delete(token: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: leadJournalKey(token) }));
+  /**
+   * Deletes the journal and, together, counts the batch's new leads in its workspace and removes
+   * its token there. A journal already gone was closed by a finisher, which counted them.
+   */
+  async close(entry: { token: string; workspaceId: number }, counts: LeadCounts): Promise<void> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: leadJournalKey(entry.token), ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: workspaceLeadCountsKey(entry.workspaceId),
+                UpdateExpression: 'ADD prospects :prospects, companies :companies DELETE openJournals :token',
+                ExpressionAttributeValues: { ':prospects': counts.prospects, ':companies': counts.companies, ':token': new Set([entry.token]) },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!cancellationReasons(error)) throw error;
+    }
+  }
+
+  /** Finishes the workspace's batches past their lease (tokens on its lead counts); true when any was. */
+  async settleWorkspace(workspaceId: number, tokens: string[]): Promise<boolean> {
+    let finished = false;
+    for (const token of tokens) {
+      const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: leadJournalKey(token), ConsistentRead: true }));
+      if (!Item) {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: workspaceLeadCountsKey(workspaceId),
+            UpdateExpression: 'DELETE openJournals :token',
+            ExpressionAttributeValues: { ':token': new Set([token]) },
+          }),
+        );
+        finished = true;
+      } else if (await this.finishIfStale(Item)) {
+        finished = true;
+      }
+    }
+    return finished;
   }
 
   /**
@@ -155,20 +207,25 @@ export class LeadJournal {
         finished = true;
         continue;
       }
-      const journal = parseItem(LeadJournalItem, Item);
-      if (Date.parse(journal.at) + JOURNAL_LEASE_MS > this.clock.now().getTime()) continue;
-      await this.finish({
-        token,
-        workspaceId: journal.workspaceId,
-        searchType: journal.searchType,
-        leadIds: journal.leadIds,
-        lists: ((Item.lists as number[] | undefined) ?? Object.keys(journal.reserved).map(Number)).map(Number),
-        reserved: new Map(Object.entries(journal.reserved).map(([listId, n]) => [Number(listId), n])),
-        created: journal.created,
-      });
-      finished = true;
+      if (await this.finishIfStale(Item)) finished = true;
     }
     return finished;
+  }
+
+  /** Finishes the journal's batch if its lease has run out; true when it did. */
+  private async finishIfStale(item: Record<string, unknown>): Promise<boolean> {
+    const journal = parseItem(LeadJournalItem, item);
+    if (Date.parse(journal.at) + JOURNAL_LEASE_MS > this.clock.now().getTime()) return false;
+    await this.finish({
+      token: journal.token,
+      workspaceId: journal.workspaceId,
+      searchType: journal.searchType,
+      leadIds: journal.leadIds,
+      lists: journal.lists,
+      reserved: new Map(Object.entries(journal.reserved).map(([listId, n]) => [Number(listId), n])),
+      created: journal.created,
+    });
+    return true;
   }
 
   /**
@@ -213,13 +270,14 @@ export class LeadJournal {
       }
       await this.members.close({ workspaceId: entry.workspaceId, id: listId }, changes, { reserved: entry.reserved.get(listId) ?? 0, token: entry.token });
     }
-    await this.delete(entry.token);
+    // The new leads that were written are counted now, as the batch would have at its end.
+    const landed = entry.created.filter((created) => leads.has(created.id)).length;
+    await this.close(entry, people ? { prospects: landed, companies: 0 } : { prospects: 0, companies: landed });
   }
 
   /**
-   * A new lead that was never written: the identities claimed for it are released and the count
-   * its claims added is taken back, together. Claims that did not commit point elsewhere (or
-   * nowhere), and then nothing was counted either.
+   * A new lead that was never written: the identities claimed for it are released (it was never
+   * counted: new leads are counted when their batch closes).
    */
   private async takeBackClaims(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', created: { id: number; identities: string[] }) {
     const guards = await batchGetAll(
@@ -229,26 +287,20 @@ export class LeadJournal {
       { consistent: true },
     );
     const held = guards.map((item) => parseItem(LeadIdentityItem, item)).filter((guard) => guard.leadId === created.id);
-    if (held.length === 0) return;
-    try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            ...held.map((guard) => ({
-              Delete: {
-                TableName: this.tableName,
-                Key: leadIdentityKey(workspaceId, kind, guard.identity),
-                ConditionExpression: 'leadId = :id',
-                ExpressionAttributeValues: { ':id': created.id },
-              },
-            })),
-            leadCountsUpdate(this.tableName, workspaceId, kind === 'PROSPECT' ? { prospects: -1, companies: 0 } : { prospects: 0, companies: -1 }),
-          ],
-        }),
-      );
-    } catch (error) {
-      // Released meanwhile by another finisher of the same batch.
-      if (!cancellationReasons(error)) throw error;
+    for (const guard of held) {
+      try {
+        await this.db.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: leadIdentityKey(workspaceId, kind, guard.identity),
+            ConditionExpression: 'leadId = :id',
+            ExpressionAttributeValues: { ':id': created.id },
+          }),
+        );
+      } catch (error) {
+        // Released meanwhile by another finisher of the same batch.
+        if (!isConditionFailed(error)) throw error;
+      }
     }
   }
 

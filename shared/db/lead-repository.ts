@@ -23,7 +23,7 @@ import {
 } from './keys';
 import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
-import { leadCountsActions } from './workspace-lead-counts';
+import { leadCountsActions, leadCountsDelta } from './workspace-lead-counts';
 
 /** A guard item; the one the change's import row stamps carries the row's fingerprint. */
 function guardItem(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identity: string, leadId: number, stamp: FingerprintStamp | undefined) {
@@ -224,7 +224,15 @@ export class DynamoLeadRepository implements LeadRepository {
       }
       await this.members.close({ workspaceId: first.workspaceId, id: listId }, digest, { reserved: reserved.get(listId) ?? 0, token });
     }
-    await this.journal.delete(token);
+    // New leads are counted as the journal closes (with it), so an interrupted batch is counted by whoever finishes it.
+    const counts = { prospects: 0, companies: 0 };
+    for (const index of created) {
+      if (outcomes[index] !== 'applied') continue;
+      const delta = leadCountsDelta(changes[index] as LeadChange);
+      counts.prospects += delta.prospects;
+      counts.companies += delta.companies;
+    }
+    await this.journal.close({ token, workspaceId: first.workspaceId }, counts);
     return outcomes;
   }
 
@@ -260,15 +268,8 @@ export class DynamoLeadRepository implements LeadRepository {
     const write = (owners: number[]) => {
       if (owners.length) writes.push(batchWriteAll(this.db, this.tableName, owners.map(writeRequests)));
     };
-    const claimless = indexes.filter((index) => (changes[index] as LeadChange).claim.length === 0);
-    if (claimless.length) await commitUnits(this.db, [{ owner: -1, actions: this.countActions(changes, claimless) }].filter((u) => u.actions.length));
-    write(claimless);
-    // The workspace's lead counts move with the claims (a lead whose write never lands is taken back by its journal).
-    const refused = await commitUnits(this.db, claims, {
-      concurrency: CLAIM_CONCURRENCY,
-      committed: write,
-      groupActions: (owners) => this.countActions(changes, owners),
-    });
+    write(indexes.filter((index) => (changes[index] as LeadChange).claim.length === 0));
+    const refused = await commitUnits(this.db, claims, { concurrency: CLAIM_CONCURRENCY, committed: write });
     for (const index of refused) outcomes[index] = 'conflict';
     await Promise.all(writes);
   }

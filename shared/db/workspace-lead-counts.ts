@@ -4,6 +4,7 @@ import { type Lead, PROSPECT_STATUS, isProspect } from '../domain/leads/lead';
 import type { LeadChange, LeadCounts, WorkspaceLeadCounts } from '../domain/leads/ports';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { workspaceLeadCountsKey } from './keys';
+import type { LeadJournal } from './lead-journal';
 
 /**
  * A workspace's lead counts (`WORKSPACE#<ws>` / `LEADCOUNTS`): `prospects` that are not archived
@@ -16,7 +17,12 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export const WorkspaceLeadCountsItem = itemSchema(
   'WorkspaceLeadCounts',
   // Each attribute appears with the first ADD that names it.
-  v.object({ prospects: v.optional(intAttribute, 0), companies: v.optional(intAttribute, 0) }),
+  v.object({
+    prospects: v.optional(intAttribute, 0),
+    companies: v.optional(intAttribute, 0),
+    /** Batches of lead writes still open in the workspace (see shared/db/lead-journal.ts). */
+    openJournals: v.optional(v.pipe(v.set(v.string()), v.transform((set) => [...set]))),
+  }),
 );
 
 /** The TransactWriteItems action that moves a workspace's counts by `delta` (creating the item at 0 first). */
@@ -69,13 +75,22 @@ export class DynamoWorkspaceLeadCounts implements WorkspaceLeadCounts {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Finishes batches of writes interrupted past their lease, so their leads are counted. */
+    private readonly journal: LeadJournal,
   ) {}
 
   /** Strongly consistent, so a search right after a write counts it. A missing item is 0 and 0. */
   async get(workspaceId: number): Promise<LeadCounts> {
+    const counts = await this.read(workspaceId);
+    if (counts.openJournals?.length && (await this.journal.settleWorkspace(workspaceId, counts.openJournals))) {
+      const settled = await this.read(workspaceId);
+      return { prospects: settled.prospects, companies: settled.companies };
+    }
+    return { prospects: counts.prospects, companies: counts.companies };
+  }
+
+  private async read(workspaceId: number) {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: workspaceLeadCountsKey(workspaceId), ConsistentRead: true }));
-    if (!Item) return { prospects: 0, companies: 0 };
-    const { prospects, companies } = parseItem(WorkspaceLeadCountsItem, Item);
-    return { prospects, companies };
+    return Item ? parseItem(WorkspaceLeadCountsItem, Item) : { prospects: 0, companies: 0, openJournals: [] as string[] };
   }
 }

@@ -19,7 +19,7 @@ export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: Fu
     directory: new HttpDirectoryProvider({ baseUrl: config.directoryBaseUrl, apiKey: config.directoryApiKey }),
     usage: new DynamoSearchUsageRepository(db, tableName),
     leads,
-    counts: new DynamoWorkspaceLeadCounts(db, tableName),
+    counts: new DynamoWorkspaceLeadCounts(db, tableName, leads.journal),
     writer: createLeadWriter({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     clock: deps.clock,
     monthlyQuota: config.searchQuotaPerMonth,
