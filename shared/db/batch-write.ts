@@ -4,7 +4,7 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 const REQUESTS_PER_CALL = 25;
 const MAX_ATTEMPTS = 10;
 /** Calls in flight at once: enough to keep DynamoDB busy, few enough not to be throttled. */
-const CONCURRENCY = 8;
+const CONCURRENCY = 16;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

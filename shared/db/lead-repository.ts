@@ -43,7 +43,7 @@ const fingerprintAttributes = (stamp: Fingerprint) => ({
 });
 
 /** Transactions in flight at once when claiming identities or writing changed leads. */
-const CLAIM_CONCURRENCY = 3;
+const CLAIM_CONCURRENCY = 4;
 
 /** Prospects, companies, their identity guards and their list memberships. */
 export class DynamoLeadRepository implements LeadRepository {
