@@ -235,44 +235,60 @@ export class LeadJournal {
    */
   private async finish(entry: JournalEntry): Promise<void> {
     const people = entry.searchType === 'PEOPLE';
-    const items = await batchGetAll(this.db, this.tableName, entry.leadIds.map(people ? prospectKey : companyKey), { consistent: true });
-    const leads = new Map<number, Prospect | Company>(items.map((item) => (people ? toProspect(item) : toCompany(item))).map((lead) => [lead.id, lead]));
+    const leads = await this.currentLeads(entry.searchType, entry.leadIds);
     const kind = people ? 'PROSPECT' : 'COMPANY';
-    const leadKey = people ? prospectKey : companyKey;
     for (const created of entry.created) {
       if (leads.has(created.id)) continue;
       await this.takeBackClaims(entry.workspaceId, kind, created);
     }
-    const companyIds = [...leads.values()].flatMap((lead) => ('companyId' in lead && lead.companyId !== undefined ? [lead.companyId] : []));
-    const companies = new Map(
-      (people && companyIds.length ? await batchGetAll(this.db, this.tableName, [...new Set(companyIds)].map(companyKey), { consistent: true }) : [])
-        .map(toCompany)
-        .map((company) => [company.id, company]),
-    );
     for (const listId of entry.lists) {
       const { Item } = await this.db.send(
         new GetCommand({ TableName: this.tableName, Key: leadListKey(entry.workspaceId, listId), ConsistentRead: true }),
       );
       const open = Item?.openJournals instanceof Set && Item.openJournals.has(entry.token);
       if (!open) continue;
-      const changes: DigestChange[] = [];
-      for (const id of entry.leadIds) {
-        const lead = leads.get(id);
-        const member = lead?.listIds.includes(listId);
-        if (!lead || !member) {
-          changes.push({ id, version: lead?.version ?? 0 });
-          await this.writeView(leadKey(id), listId, id, lead?.version);
-          continue;
-        }
-        const state = people ? prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1)) : companyMember(lead as Company);
-        changes.push({ id, version: lead.version, entry: { id, version: lead.version, ...state.projection } });
-        await this.writeView(leadKey(id), listId, id, lead.version, memberItem(entry.searchType, listId, id, lead.version, state));
-      }
+      const changes = await this.rederive(entry.searchType, listId, entry.leadIds, leads);
       await this.members.close({ workspaceId: entry.workspaceId, id: listId }, changes, { reserved: entry.reserved.get(listId) ?? 0, token: entry.token });
     }
     // The new leads that were written are counted now, as the batch would have at its end.
     const landed = entry.created.filter((created) => leads.has(created.id)).length;
     await this.close(entry, people ? { prospects: landed, companies: 0 } : { prospects: 0, companies: landed });
+  }
+
+  /** The leads as they are now (strongly consistent), by id; ids without a lead are left out. */
+  async currentLeads(searchType: SearchType, ids: number[]): Promise<Map<number, Prospect | Company>> {
+    const people = searchType === 'PEOPLE';
+    const items = await batchGetAll(this.db, this.tableName, ids.map(people ? prospectKey : companyKey), { consistent: true });
+    return new Map(items.map((item) => (people ? toProspect(item) : toCompany(item))).map((lead) => [lead.id, lead]));
+  }
+
+  /**
+   * Makes each lead's view in the list match the lead as it is (`leads`, read just before): put
+   * when it is a member, deleted otherwise, each only while the lead is still at the version it was
+   * derived from. Returns the digest changes that say the same.
+   */
+  async rederive(searchType: SearchType, listId: number, ids: number[], leads: Map<number, Prospect | Company>): Promise<DigestChange[]> {
+    const people = searchType === 'PEOPLE';
+    const leadKey = people ? prospectKey : companyKey;
+    const companyIds = [...leads.values()].flatMap((lead) => ('companyId' in lead && lead.companyId !== undefined ? [lead.companyId] : []));
+    const companies = new Map(
+      (people && companyIds.length ? await batchGetAll(this.db, this.tableName, [...new Set(companyIds)].map(companyKey), { consistent: true }) : [])
+        .map(toCompany)
+        .map((company) => [company.id, company]),
+    );
+    const changes: DigestChange[] = [];
+    for (const id of ids) {
+      const lead = leads.get(id);
+      if (!lead?.listIds.includes(listId)) {
+        changes.push({ id, version: lead?.version ?? 0 });
+        await this.writeView(leadKey(id), listId, id, lead?.version);
+        continue;
+      }
+      const state = people ? prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1)) : companyMember(lead as Company);
+      changes.push({ id, version: lead.version, entry: { id, version: lead.version, ...state.projection } });
+      await this.writeView(leadKey(id), listId, id, lead.version, memberItem(searchType, listId, id, lead.version, state));
+    }
+    return changes;
   }
 
   /**

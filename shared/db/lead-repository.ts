@@ -274,14 +274,48 @@ export class DynamoLeadRepository implements LeadRepository {
     await Promise.all(writes);
   }
 
-  /** Changed leads: each lead with its guards and views in a transaction, conditional on its version. */
+  /**
+   * Changed leads: each lead with its guards (and the views it leaves) in a transaction, conditional
+   * on its version; the views it gets are written in batches as each transaction commits. A view
+   * put that lands after a newer write of the same lead would be stale, so the leads are read once
+   * more at the end and any that moved on meanwhile get their views derived again.
+   */
   private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
     const units = indexes.map((index) => ({ owner: index, actions: this.updateActions(changes[index] as LeadChange) }));
+    const writes: Promise<void>[] = [];
+    const viewed = new Set<number>();
+    const write = (owners: number[]) => {
+      const requests = owners.map((index) => this.viewPuts(changes[index] as LeadChange)).filter((group) => group.length > 0);
+      for (const index of owners) if (this.viewPuts(changes[index] as LeadChange).length) viewed.add(index);
+      if (requests.length) writes.push(batchWriteAll(this.db, this.tableName, requests));
+    };
     const refused = await commitUnits(this.db, units, {
       concurrency: CLAIM_CONCURRENCY,
+      committed: write,
       groupActions: (owners) => this.countActions(changes, owners),
     });
     for (const index of refused) outcomes[index] = 'conflict';
+    await Promise.all(writes);
+    if (viewed.size === 0) return;
+    const first = (changes[[...viewed][0] as number] as LeadChange).after;
+    const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
+    const leads = await this.journal.currentLeads(searchType, [...viewed].map((index) => (changes[index] as LeadChange).after.id));
+    for (const index of viewed) {
+      const { after } = changes[index] as LeadChange;
+      const now = leads.get(after.id);
+      if (now && now.version === after.version) continue;
+      for (const listId of after.listIds) await this.journal.rederive(searchType, listId, [after.id], leads);
+    }
+  }
+
+  /** The member views a changed lead puts: in the lists it joins, or all of its lists when they change. */
+  private viewPuts(change: LeadChange): WriteRequest[] {
+    const { before, after, member } = change;
+    const previous = new Set(before?.listIds ?? []);
+    const searchType = isProspect(after) ? 'PEOPLE' : 'COMPANY';
+    return after.listIds
+      .filter((listId) => !previous.has(listId) || change.refreshMembers)
+      .map((listId) => ({ PutRequest: { Item: memberItem(searchType, listId, after.id, after.version, member) } }));
   }
 
   /** The workspace count updates of some changes, written in the same transaction as they are. */
@@ -291,7 +325,7 @@ export class DynamoLeadRepository implements LeadRepository {
 
   private updateActions(change: LeadChange): TransactItem[] {
     const TableName = this.tableName;
-    const { before, after, member } = change;
+    const { before, after } = change;
     const prospect = isProspect(after);
     const kind = prospect ? 'PROSPECT' : 'COMPANY';
     const actions: TransactItem[] = [
@@ -327,10 +361,6 @@ export class DynamoLeadRepository implements LeadRepository {
       });
     }
     const previous = new Set(before?.listIds ?? []);
-    for (const listId of after.listIds) {
-      if (previous.has(listId) && !change.refreshMembers) continue;
-      actions.push({ Put: { TableName, Item: memberItem(prospect ? 'PEOPLE' : 'COMPANY', listId, after.id, after.version, member) } });
-    }
     for (const listId of previous) {
       if (!after.listIds.includes(listId)) actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
     }
