@@ -42,5 +42,5 @@ export async function measured<T>(meter: CapacityMeter, fn: () => Promise<T>) {
   meter.reset();
   const started = performance.now();
   const result = await fn();
-  return { result, ms: performance.now() - started, rcu: meter.readUnits, wcu: meter.writeUnits, calls: meter.calls };
+  return { result, ms: performance.now() - started, rcu: meter.readUnits, wcu: meter.writeUnits, wcuComputed: meter.computedWriteUnits, calls: meter.calls };
 }

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { putUnits } from './item-size';
 
 const WRITE_COMMANDS = /^(Put|Update|Delete|TransactWrite|BatchWrite)/;
 
@@ -10,6 +11,13 @@ interface ConsumedCapacityEntry {
 export class CapacityMeter {
   readUnits = 0;
   writeUnits = 0;
+  /**
+   * Write units as DynamoDB bills them: what DynamoDB Local reports, except for transactions,
+   * which it reports as if they wrote one item; those are computed from their actions (2 units per
+   * KB per copy; an Update, ConditionCheck or Delete of an item it does not see counts 1 KB, and a
+   * Delete of a list member counts its six copies).
+   */
+  computedWriteUnits = 0;
   calls = 0;
   /** Wall time spent waiting for DynamoDB, to tell the service's own overhead apart. */
   dbMillis = 0;
@@ -17,6 +25,7 @@ export class CapacityMeter {
   reset(): void {
     this.readUnits = 0;
     this.writeUnits = 0;
+    this.computedWriteUnits = 0;
     this.calls = 0;
     this.dbMillis = 0;
   }
@@ -33,13 +42,39 @@ export class CapacityMeter {
           .ConsumedCapacity;
         const units = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
         this.calls += 1;
-        if (WRITE_COMMANDS.test(context.commandName ?? '')) this.writeUnits += units;
-        else this.readUnits += units;
+        const command = context.commandName ?? '';
+        if (WRITE_COMMANDS.test(command)) {
+          this.writeUnits += units;
+          this.computedWriteUnits += command.startsWith('TransactWrite') ? transactionUnits(args.input as TransactInput) : units;
+        } else {
+          this.readUnits += units;
+        }
         return result;
       },
       { step: 'initialize', name: 'capacityMeter' },
     );
   }
+}
+
+interface TransactInput {
+  TransactItems?: {
+    Put?: { Item: Record<string, unknown> };
+    Update?: unknown;
+    Delete?: { Key: { pk?: unknown; sk?: unknown } };
+    ConditionCheck?: unknown;
+  }[];
+}
+
+/** A list member (a view with five LSI copies) is the one item deleted in transactions that has copies. */
+const deletedCopies = (key: { pk?: unknown; sk?: unknown }): number =>
+  String(key.pk).endsWith('#MEMBERS') && String(key.sk).startsWith('LEAD#') ? 6 : 1;
+
+function transactionUnits(input: TransactInput): number {
+  return (input.TransactItems ?? []).reduce((sum, action) => {
+    if (action.Put) return sum + 2 * putUnits(action.Put.Item);
+    if (action.Delete) return sum + 2 * deletedCopies(action.Delete.Key);
+    return sum + 2;
+  }, 0);
 }
 
 /** The process-wide meter that makeDocClient attaches when capacity tracking is switched on. */

@@ -41,17 +41,26 @@ export const SORT_INDEX: Record<SearchType, Record<string, { index: string; attr
 const SORT_SEPARATOR = '\u0001';
 
 /**
+ * The largest view a member item carries. With it a member item stays under ~3.3 KB (view, five
+ * sort keys of at most ~220 bytes, keys), so a full list (100,000 members, each copied into the
+ * table and five LSIs) stays under 2 GB of its partition's 10 GB item-collection cap.
+ */
+export const MAX_INLINE_VIEW_BYTES = 2048;
+
+/**
  * A lead's membership of a list, carrying the page's view of the lead (the API object, as JSON)
  * and one LSI sort key per sortable field: a page in any order is one Query that returns the
  * views themselves. `version` is the lead version the view was derived from.
  */
 export function memberItem(searchType: SearchType, listId: number, leadId: number, version: number, member: MemberState) {
+  const view = JSON.stringify(member.view);
   const item: Record<string, unknown> = {
     ...listMemberKey(listId, leadId),
     entityType: 'ListMember',
     leadId,
     version,
-    view: JSON.stringify(member.view),
+    // A view too large to copy into five indexes stays with the lead: the page reads it there.
+    ...(Buffer.byteLength(view) <= MAX_INLINE_VIEW_BYTES ? { view } : {}),
   };
   for (const [field, slot] of Object.entries(SORT_INDEX[searchType])) {
     item[slot.attribute] = `${member.projection.sort[field] ?? ''}${SORT_SEPARATOR}${padId(leadId)}`;
@@ -90,8 +99,12 @@ export const toLeadList = (item: Record<string, unknown>): LeadList => parseItem
 export const ListMemberItem = itemSchema(
   'ListMember',
   v.pipe(
-    v.object({ leadId: intAttribute, version: intAttribute, view: v.string() }),
-    v.transform(({ leadId, version, view }) => ({ leadId, version, view: JSON.parse(view) as Record<string, unknown> })),
+    v.object({ leadId: intAttribute, version: intAttribute, view: v.optional(v.string()) }),
+    v.transform(({ leadId, version, view }) => ({
+      leadId,
+      version,
+      ...(view === undefined ? {} : { view: JSON.parse(view) as Record<string, unknown> }),
+    })),
   ),
 );
 

@@ -3,12 +3,14 @@ import type { LeadList } from '../domain/leads/lead';
 import {
   type DigestChange,
   type DigestChunk,
+  type DigestEntry,
   applyChanges,
   decodeChunk,
+  emptyChunk,
   encodeChunk,
   queryDigest,
 } from '../domain/leads/member-digest';
-import type { MemberPage, MemberPageQuery } from '../domain/leads/ports';
+import type { MemberPage, MemberPageQuery, PageMember } from '../domain/leads/ports';
 import type { Clock } from '../time/clock';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, queryAll } from './client';
@@ -22,8 +24,11 @@ const VIEW_BYTES = 1024;
 /** Bytes a member is assumed to take in the digest (measured: 10–40 compressed). */
 const DIGEST_BYTES_PER_MEMBER = 48;
 const READ_UNIT = 4096;
-/** Digest chunks rewritten in one transaction (its limit is 4 MB; a chunk stays far below 64 KB). */
-const CHUNKS_PER_TRANSACTION = 40;
+/** Digest chunks rewritten in one transaction, and their bytes (a transaction holds at most 4 MB). */
+const CHUNKS_PER_TRANSACTION = 60;
+const BYTES_PER_TRANSACTION = 3_000_000;
+/** A chunk is split beyond this (an item holds at most 400 KB); typical chunks are a few KB. */
+const MAX_CHUNK_BYTES = 300_000;
 const MAX_CLOSE_ATTEMPTS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,10 +73,45 @@ export class ListMembers {
       const sizeBefore = new Map([...chunks].map(([n, c]) => [n, c.entries.size]));
       const now = this.clock.now();
       const { touched } = applyChanges(chunks, changes, now.getTime());
-      const ordered = [...touched].sort((a, b) => a - b);
+      const encoded = new Map<number, Uint8Array>();
+      // A chunk that grew past the item size it may have is split; the halves go in one transaction.
+      const clusters: number[][] = [];
+      for (const n of [...touched].sort((a, b) => a - b)) {
+        const cluster = [n];
+        for (let i = 0; i < cluster.length; i += 1) {
+          const current = cluster[i] as number;
+          const chunk = chunks.get(current) as DigestChunk;
+          const bytes = encodeChunk(chunk);
+          if (bytes.byteLength <= MAX_CHUNK_BYTES || chunk.entries.size < 2) {
+            encoded.set(current, bytes);
+            continue;
+          }
+          const next = Math.max(...chunks.keys()) + 1;
+          const moved = emptyChunk();
+          const ids = [...chunk.entries.keys()].sort((a, b) => a - b);
+          for (const id of ids.slice(Math.floor(ids.length / 2))) {
+            moved.entries.set(id, chunk.entries.get(id) as DigestEntry);
+            chunk.entries.delete(id);
+          }
+          chunks.set(next, moved);
+          cluster.push(current, next);
+        }
+        clusters.push([...new Set(cluster)]);
+      }
       const groups: number[][] = [];
-      for (let i = 0; i < ordered.length; i += CHUNKS_PER_TRANSACTION) groups.push(ordered.slice(i, i + CHUNKS_PER_TRANSACTION));
-      if (groups.length === 0) groups.push([]);
+      let current: number[] = [];
+      let bytes = 0;
+      for (const cluster of clusters) {
+        const size = cluster.reduce((sum, n) => sum + (encoded.get(n)?.byteLength ?? 0), 0);
+        if (current.length > 0 && (current.length + cluster.length > CHUNKS_PER_TRANSACTION || bytes + size > BYTES_PER_TRANSACTION)) {
+          groups.push(current);
+          current = [];
+          bytes = 0;
+        }
+        current.push(...cluster);
+        bytes += size;
+      }
+      if (current.length > 0 || groups.length === 0) groups.push(current);
       try {
         for (const [g, group] of groups.entries()) {
           const last = g === groups.length - 1;
@@ -93,7 +133,7 @@ export class ListMembers {
             items.push({
               Put: {
                 TableName: this.tableName,
-                Item: { ...key, entityType: 'MemberDigest', rev: (previous?.rev ?? 0) + 1, members: chunk.entries.size, data: encodeChunk(chunk) },
+                Item: { ...key, entityType: 'MemberDigest', rev: (previous?.rev ?? 0) + 1, members: chunk.entries.size, data: encoded.get(n) },
                 ...(previous
                   ? { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previous.rev } }
                   : { ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -149,18 +189,24 @@ export class ListMembers {
     const wanted = query.offset + query.limit;
     const shallowCost = Math.ceil((wanted * VIEW_BYTES) / READ_UNIT);
     const digestCost = Math.ceil((list.totalProspects * DIGEST_BYTES_PER_MEMBER) / READ_UNIT) + query.limit;
-    if (!filtered && shallowCost <= digestCost) return { views: await this.shallowPage(list, query) };
+    if (!filtered && shallowCost <= digestCost) return { members: await this.shallowPage(list, query) };
 
     const stored = await this.readDigest(list.id);
     const { ids, matched } = queryDigest(
       [...stored.values()].map((s) => s.chunk),
       query,
     );
-    const views = await this.views(list.id, ids);
-    return { views: ids.flatMap((id) => { const view = views.get(id); return view ? [view] : []; }), ...(filtered ? { matched } : {}) };
+    const members = await this.members(list.id, ids);
+    return {
+      members: ids.flatMap((id) => {
+        const member = members.get(id);
+        return member ? [member] : [];
+      }),
+      ...(filtered ? { matched } : {}),
+    };
   }
 
-  private async shallowPage(list: LeadList, query: MemberPageQuery): Promise<Record<string, unknown>[]> {
+  private async shallowPage(list: LeadList, query: MemberPageQuery): Promise<PageMember[]> {
     const slot = query.sortField === 'id' ? undefined : SORT_INDEX[list.searchType][query.sortField];
     const wanted = query.offset + query.limit;
     const input: QueryCommandInput = {
@@ -173,24 +219,24 @@ export class ListMembers {
       // Members written a moment ago must be listed: LSIs, unlike GSIs, can be read consistently.
       ConsistentRead: true,
     };
-    const views: Record<string, unknown>[] = [];
+    const members: PageMember[] = [];
     let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
     do {
-      const page = await this.db.send(new QueryCommand({ ...input, Limit: wanted - views.length, ExclusiveStartKey }));
-      for (const item of page.Items ?? []) views.push(parseItem(ListMemberItem, item).view);
+      const page = await this.db.send(new QueryCommand({ ...input, Limit: wanted - members.length, ExclusiveStartKey }));
+      for (const item of page.Items ?? []) members.push(parseItem(ListMemberItem, item));
       ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey && views.length < wanted);
-    return views.slice(query.offset, wanted);
+    } while (ExclusiveStartKey && members.length < wanted);
+    return members.slice(query.offset, wanted);
   }
 
-  /** The views of some members, by lead id (strongly consistent: read right after a write). */
-  async views(listId: number, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  /** Some members with their views, by lead id (strongly consistent: read right after a write). */
+  async members(listId: number, ids: number[]): Promise<Map<number, PageMember>> {
     if (ids.length === 0) return new Map();
     const items = await batchGetAll(this.db, this.tableName, ids.map((id) => listMemberKey(listId, id)), { consistent: true });
     return new Map(
       items.map((item) => {
         const member = parseItem(ListMemberItem, item);
-        return [member.leadId, member.view];
+        return [member.leadId, member];
       }),
     );
   }

@@ -1,11 +1,11 @@
 import { notFound, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type ImportRow, type LeadInput, type ProspectInput, type CompanyInput, readCsvLeads, readJsonLeads } from './import-rows';
-import { type Company, type LeadList, LIMITS, type Prospect, type SearchType } from './lead';
+import { type Company, type LeadList, LIMITS, type Prospect, type SearchType, toCompanyView, toProspectView } from './lead';
 import type { LeadWriter, SkipCode, UpsertOutcome } from './lead-writer';
 import { parseLeadsQuery } from './list-query';
 import { foldText } from './normalize';
-import type { LeadListRepository, LeadRepository } from './ports';
+import type { LeadListRepository, LeadRepository, PageMember } from './ports';
 
 export const LIST_NOT_FOUND = 'Lead list not found';
 
@@ -96,6 +96,24 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     throw validationError('leads or csv is required');
   }
 
+  /** The page's views; a member whose view was too large to keep with it is built from its lead. */
+  async function viewsOf(list: LeadList, members: PageMember[]): Promise<Record<string, unknown>[]> {
+    const missing = members.flatMap((member) => (member.view ? [] : [member.leadId]));
+    const built = new Map<number, Record<string, unknown>>();
+    if (missing.length > 0 && list.searchType === 'PEOPLE') {
+      const prospects = (await deps.leads.getProspects(missing)).filter((p) => p.listIds.includes(list.id));
+      const companyIds = [...new Set(prospects.flatMap((p) => (p.companyId ? [p.companyId] : [])))];
+      const companies = new Map((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
+      for (const prospect of prospects) built.set(prospect.id, toProspectView(prospect, companies.get(prospect.companyId ?? -1)));
+    } else if (missing.length > 0) {
+      for (const company of await deps.leads.getCompanies(missing)) if (company.listIds.includes(list.id)) built.set(company.id, toCompanyView(company));
+    }
+    return members.flatMap((member) => {
+      const view = member.view ?? built.get(member.leadId);
+      return view ? [view] : [];
+    });
+  }
+
   return {
     get,
 
@@ -128,9 +146,9 @@ export function createLeadListService(deps: LeadListServiceDeps) {
       const offset = (query.page - 1) * query.pageSize;
       const unfilteredBeyondEnd = query.filters.length === 0 && offset >= list.totalProspects;
       const page = unfilteredBeyondEnd
-        ? { views: [] }
+        ? { members: [] }
         : await deps.lists.queryMembers(list, { ...query, offset, limit: query.pageSize });
-      const result: LeadPage = { searchType: list.searchType, total: page.matched ?? list.totalProspects, items: page.views };
+      const result: LeadPage = { searchType: list.searchType, total: page.matched ?? list.totalProspects, items: await viewsOf(list, page.members) };
       return { list, query, page: result };
     },
 

@@ -11,9 +11,15 @@ export interface MemberPageQuery {
   limit: number;
 }
 
+/** A member of a page: its view, or only its lead id when the view was too large to keep with it. */
+export interface PageMember {
+  leadId: number;
+  view?: Record<string, unknown>;
+}
+
 export interface MemberPage {
-  /** The page's leads as the API shows them, in order. */
-  views: Record<string, unknown>[];
+  /** The page's members, in order. */
+  members: PageMember[];
   /** Members matching the filters; only counted when there are filters (otherwise the list's counter is the count). */
   matched?: number;
 }
