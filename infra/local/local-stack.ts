@@ -16,7 +16,7 @@ import { createLocalGateway } from './gateway';
 import { startSandboxDirectory } from './sandbox-directory/server';
 import { type SandboxProvider, freePort, registerProviderWebhooks, startSandboxProvider } from './sandbox-provider';
 import { type PolledQueue, SqsPoller } from './sqs-poller';
-import { ensureTable } from './table';
+import { LOCAL_TABLE_NAME, ensureTable } from './table';
 import { type ScheduledHandler, startTimer } from './timer';
 import { TokenBuckets } from './token-bucket';
 
@@ -130,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const port = options.port || (await freePort(options.host ?? '127.0.0.1'));
   const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
 
-  const tableName = options.tableName ?? 'outreach';
+  const tableName = options.tableName ?? LOCAL_TABLE_NAME;
   const queuePrefix = options.queuePrefix ?? '';
   const sessionUsageKeys = Array.from({ length: SESSION_POOL_SIZE }, (_, i) => `localsessionpool${i}${'x'.repeat(24)}`);
 

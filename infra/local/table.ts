@@ -2,6 +2,9 @@ import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException } f
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
 
+/** The table `npm start` keeps its data in (and `npm run migrate` migrates by default). */
+export const LOCAL_TABLE_NAME = 'outreach';
+
 /** Creates the single table (same keys and indexes as the CDK stack) unless it exists. */
 export async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
   try {
