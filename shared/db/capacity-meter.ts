@@ -30,11 +30,38 @@ export class CapacityMeter {
     this.dbMillis = 0;
   }
 
+  /** What putting each item cost (units, all copies), to price a transactional delete of it. */
+  private readonly putCosts = new Map<string, number>();
+
+  private remember(command: string, input: Record<string, unknown>) {
+    const record = (item: Record<string, unknown>) => this.putCosts.set(keyOf(item), putUnits(item));
+    if (command.startsWith('Put')) record(input.Item as Record<string, unknown>);
+    if (command.startsWith('BatchWrite')) {
+      for (const requests of Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]>)) {
+        for (const request of requests) if (request.PutRequest) record(request.PutRequest.Item);
+      }
+    }
+    if (command.startsWith('TransactWrite')) for (const action of (input as TransactInput).TransactItems ?? []) if (action.Put) record(action.Put.Item);
+  }
+
+  /** A transaction's cost: 2 units per KB per copy of each item it puts or deletes (1 KB for an Update or ConditionCheck). */
+  private transactionUnits(input: TransactInput): number {
+    return (input.TransactItems ?? []).reduce((sum, action) => {
+      if (action.Put) return sum + 2 * putUnits(action.Put.Item);
+      if (action.Delete) return sum + 2 * (this.putCosts.get(keyOf(action.Delete.Key)) ?? 1);
+      return sum + 2;
+    }, 0);
+  }
+
   /** Makes every call of `client` ask for and report its consumed capacity. */
   attach(client: DynamoDBDocumentClient): void {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         (args.input as Record<string, unknown>).ReturnConsumedCapacity ??= 'TOTAL';
+        // Priced before the call, from the document client's own input (plain values).
+        const command = context.commandName ?? '';
+        const transactional = command.startsWith('TransactWrite') ? this.transactionUnits(args.input as TransactInput) : undefined;
+        this.remember(command, args.input as Record<string, unknown>);
         const started = performance.now();
         const result = await next(args);
         this.dbMillis += performance.now() - started;
@@ -42,10 +69,9 @@ export class CapacityMeter {
           .ConsumedCapacity;
         const units = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
         this.calls += 1;
-        const command = context.commandName ?? '';
         if (WRITE_COMMANDS.test(command)) {
           this.writeUnits += units;
-          this.computedWriteUnits += command.startsWith('TransactWrite') ? transactionUnits(args.input as TransactInput) : units;
+          this.computedWriteUnits += transactional ?? units;
         } else {
           this.readUnits += units;
         }
@@ -65,17 +91,7 @@ interface TransactInput {
   }[];
 }
 
-/** A list member (a view with five LSI copies) is the one item deleted in transactions that has copies. */
-const deletedCopies = (key: { pk?: unknown; sk?: unknown }): number =>
-  String(key.pk).endsWith('#MEMBERS') && String(key.sk).startsWith('LEAD#') ? 6 : 1;
-
-function transactionUnits(input: TransactInput): number {
-  return (input.TransactItems ?? []).reduce((sum, action) => {
-    if (action.Put) return sum + 2 * putUnits(action.Put.Item);
-    if (action.Delete) return sum + 2 * deletedCopies(action.Delete.Key);
-    return sum + 2;
-  }, 0);
-}
+const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${String(item.pk)}\u0000${String(item.sk)}`;
 
 /** The process-wide meter that makeDocClient attaches when capacity tracking is switched on. */
 export const capacityMeter = new CapacityMeter();

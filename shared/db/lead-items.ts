@@ -1,3 +1,4 @@
+import { brotliDecompressSync } from 'node:zlib';
 import * as v from 'valibot';
 import { type Company, type LeadList, type LeadListStatus, type Prospect, SEARCH_TYPES, type SearchType } from '../domain/leads/lead';
 import type { MemberState } from '../domain/leads/list-query';
@@ -119,11 +120,18 @@ export const LeadJournalItem = itemSchema(
     workspaceId: intAttribute,
     searchType: v.picklist(SEARCH_TYPES),
     at: v.string(),
-    leadIds: v.array(intAttribute),
     /** Joins reserved per list (list id as a string key). */
     reserved: v.record(v.string(), intAttribute),
     lists: v.array(intAttribute),
-    created: v.array(v.object({ id: intAttribute, identities: v.array(v.string()) })),
+    /** Brotli-compressed JSON: every lead id of the batch, and the new leads with their claimed identities. */
+    leads: v.pipe(
+      v.instance(Uint8Array),
+      v.transform((bytes) => JSON.parse(brotliDecompressSync(bytes).toString('utf8')) as unknown),
+      v.object({
+        leadIds: v.array(intAttribute),
+        created: v.array(v.object({ id: intAttribute, identities: v.array(v.string()) })),
+      }),
+    ),
   }),
 );
 

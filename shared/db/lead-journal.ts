@@ -1,7 +1,9 @@
+import { brotliCompressSync } from 'node:zlib';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -69,28 +71,28 @@ export class LeadJournal {
           },
         };
       });
+      // The journal first, on its own (a journal no list names yet is simply never looked at), then
+      // its token and reservations in one transaction. Its ids and identities are compressed.
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...leadJournalKey(entry.token),
+            entityType: 'LeadJournal',
+            token: entry.token,
+            workspaceId: entry.workspaceId,
+            searchType: entry.searchType,
+            at: this.clock.now().toISOString(),
+            lists: entry.lists,
+            reserved: Object.fromEntries(entry.reserved),
+            leads: brotliCompressSync(JSON.stringify({ leadIds: entry.leadIds, created: entry.created })),
+          },
+        }),
+      );
       try {
         await this.db.send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                Put: {
-                  TableName: this.tableName,
-                  Item: {
-                    ...leadJournalKey(entry.token),
-                    entityType: 'LeadJournal',
-                    token: entry.token,
-                    workspaceId: entry.workspaceId,
-                    searchType: entry.searchType,
-                    at: this.clock.now().toISOString(),
-                    leadIds: entry.leadIds,
-                    lists: entry.lists,
-                    reserved: Object.fromEntries(entry.reserved),
-                    created: entry.created,
-                  },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
               ...lists,
               {
                 Update: {
@@ -107,9 +109,9 @@ export class LeadJournal {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons || attempt > 8) throw error;
-        const refused = reasons.findIndex((reason, i) => i > 0 && i <= entry.lists.length && reason.Code === 'ConditionalCheckFailed');
+        const refused = reasons.findIndex((reason, i) => i < entry.lists.length && reason.Code === 'ConditionalCheckFailed');
         if (refused < 0) continue;
-        const listId = entry.lists[refused - 1] as number;
+        const listId = entry.lists[refused] as number;
         const room = await this.roomOf(entry.workspaceId, listId, maxLeadsPerList);
         if (room !== undefined) return { opened: false, listId, room };
       }
@@ -139,29 +141,30 @@ export class LeadJournal {
   }
 
   /**
-   * Deletes the journal and, together, counts the batch's new leads in its workspace and removes
-   * its token there. A journal already gone was closed by a finisher, which counted them.
+   * Counts the batch's new leads in its workspace and removes its token there (once: only while
+   * the token is there), then deletes the journal.
    */
   async close(entry: { token: string; workspaceId: number }, counts: LeadCounts): Promise<void> {
     try {
       await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: this.tableName, Key: leadJournalKey(entry.token), ConditionExpression: 'attribute_exists(pk)' } },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: workspaceLeadCountsKey(entry.workspaceId),
-                UpdateExpression: 'ADD prospects :prospects, companies :companies DELETE openJournals :token',
-                ExpressionAttributeValues: { ':prospects': counts.prospects, ':companies': counts.companies, ':token': new Set([entry.token]) },
-              },
-            },
-          ],
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: workspaceLeadCountsKey(entry.workspaceId),
+          UpdateExpression: 'ADD prospects :prospects, companies :companies DELETE openJournals :token',
+          // The token is there until the counts are taken: they are counted exactly once.
+          ConditionExpression: 'contains(openJournals, :tokenValue)',
+          ExpressionAttributeValues: {
+            ':prospects': counts.prospects,
+            ':companies': counts.companies,
+            ':token': new Set([entry.token]),
+            ':tokenValue': entry.token,
+          },
         }),
       );
     } catch (error) {
-      if (!cancellationReasons(error)) throw error;
+      if (!isConditionFailed(error)) throw error;
     }
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: leadJournalKey(entry.token) }));
   }
 
   /** Finishes the workspace's batches past their lease (tokens on its lead counts); true when any was. */
@@ -220,10 +223,9 @@ export class LeadJournal {
       token: journal.token,
       workspaceId: journal.workspaceId,
       searchType: journal.searchType,
-      leadIds: journal.leadIds,
+      ...journal.leads,
       lists: journal.lists,
       reserved: new Map(Object.entries(journal.reserved).map(([listId, n]) => [Number(listId), n])),
-      created: journal.created,
     });
     return true;
   }

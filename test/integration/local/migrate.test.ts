@@ -1,3 +1,4 @@
+import { brotliCompressSync } from 'node:zlib';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MigrationReport, WritesInProgressError, migrateLeadListLayout } from '../../../infra/migrate/lead-list-layout';
@@ -391,10 +392,9 @@ describe('npm run migrate: a table written before the member digest', () => {
           workspaceId: ws.workspaceId,
           searchType: 'COMPANY',
           at: clock.now().toISOString(),
-          leadIds: [],
           lists: [COMPANY_LIST],
           reserved: {},
-          created: [],
+          leads: brotliCompressSync(JSON.stringify({ leadIds: [], created: [] })),
         },
       }),
     );
