@@ -405,6 +405,17 @@ export function createLeadWriter(deps: LeadWriterDeps) {
 
   async function planProspects(workspaceId: number, inputs: ProspectInput[], options: UpsertOptions): Promise<UpsertOutcome<Prospect>[]> {
     const stamps: FingerprintStamp[] = [];
+    // The prospects' identities do not depend on their companies: look them up meanwhile.
+    const lookup = (indexes: number[]) =>
+      identityOwners<Prospect>(
+        workspaceId,
+        'PROSPECT',
+        indexes.flatMap((i) => prospectIdentities((inputs[i] as ProspectInput).fields)),
+        (ids) => deps.leads.getProspects(ids),
+        prospectIdentities,
+      );
+    let prefetched: ReturnType<typeof lookup> | undefined = lookup([...inputs.keys()]);
+    prefetched.catch(() => {});
     const companyOf = await resolveCompanies(workspaceId, inputs);
     const knownCompanies = new Map<number, Company>();
     for (const company of companyOf) if (typeof company === 'object') knownCompanies.set(company.id, company);
@@ -419,13 +430,9 @@ export function createLeadWriter(deps: LeadWriterDeps) {
           return typeof company !== 'string';
         });
         const identitiesOf = new Map(live.map((i) => [i, prospectIdentities((inputs[i] as ProspectInput).fields)]));
-        const { owners, leads: existing } = await identityOwners<Prospect>(
-          workspaceId,
-          'PROSPECT',
-          [...identitiesOf.values()].flat(),
-          (ids) => deps.leads.getProspects(ids),
-          prospectIdentities,
-        );
+        // The first round uses the lookup made while companies were resolved (a superset of what it needs).
+        const { owners, leads: existing } = await (prefetched ?? lookup(live));
+        prefetched = undefined;
         const missing = [...existing.values()].flatMap((p) => (p.companyId && !knownCompanies.has(p.companyId) ? [p.companyId] : []));
         for (const [id, company] of await loadCompanies(workspaceId, missing)) knownCompanies.set(id, company);
         await ensureSynced(knownCompanies.values());
