@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import type { DigestChange } from '../domain/leads/member-digest';
 import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
@@ -20,6 +20,7 @@ import {
   prospectKey,
   prospectsByCompany,
   prospectsByWorkspace,
+  workspaceLeadCountsKey,
 } from './keys';
 import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
@@ -365,6 +366,12 @@ export class DynamoLeadRepository implements LeadRepository {
       if (!after.listIds.includes(listId)) actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
     }
     return actions;
+  }
+
+  async settleStaleWrites(workspaceId: number): Promise<boolean> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: workspaceLeadCountsKey(workspaceId), ConsistentRead: true }));
+    const tokens = Item?.openJournals instanceof Set ? [...(Item.openJournals as Set<string>)] : [];
+    return tokens.length > 0 && this.journal.settleWorkspace(workspaceId, tokens);
   }
 
   async findFingerprints(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>> {

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeadList } from '../domain/leads/lead';
 import {
   type DigestChange,
@@ -154,6 +154,7 @@ export class ListMembers {
           if (last) {
             update += ' DELETE openJournals :token';
             values[':token'] = new Set([options.token]);
+            values[':tokenValue'] = options.token;
           }
           if (items.length === 0 && delta === 0 && capacity === 0 && !last) continue;
           items.push({
@@ -161,7 +162,8 @@ export class ListMembers {
               TableName: this.tableName,
               Key: leadListKey(list.workspaceId, list.id),
               UpdateExpression: update,
-              ConditionExpression: 'attribute_exists(pk)',
+              // The batch's reservation is given back once: only while its token is on the list.
+              ConditionExpression: last ? 'attribute_exists(pk) AND contains(openJournals, :tokenValue)' : 'attribute_exists(pk)',
               ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
               ExpressionAttributeValues: values,
             },
@@ -171,11 +173,20 @@ export class ListMembers {
         }
         return;
       } catch (error) {
-        // A chunk changed since it was read (another batch closed on the list): read again.
+        // A chunk changed since it was read (another batch closed on the list): read again. Or the
+        // token is gone: another finisher closed the batch on this list (its changes are applied).
         if (!cancellationReasons(error) || attempt >= MAX_CLOSE_ATTEMPTS) throw error;
+        if (!(await this.tokenOpen(list, options.token))) return;
         await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 6));
       }
     }
+  }
+
+  private async tokenOpen(list: { workspaceId: number; id: number }, token: string): Promise<boolean> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: leadListKey(list.workspaceId, list.id), ConsistentRead: true, ProjectionExpression: 'openJournals' }),
+    );
+    return Item?.openJournals instanceof Set && Item.openJournals.has(token);
   }
 
   /**

@@ -133,12 +133,17 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     identities: string[],
     load: (ids: number[]) => Promise<T[]>,
     identitiesOf: (lead: T) => string[],
+    settledOnce = false,
   ): Promise<{ owners: Map<string, number>; leads: Map<number, T> }> {
     const owners = await deps.leads.findIdentities(workspaceId, kind, unique(identities));
     const ownerIds = unique(owners.values());
-    const leads = new Map(
-      (ownerIds.length ? await load(ownerIds) : []).filter((lead) => lead.workspaceId === workspaceId).map((lead) => [lead.id, lead]),
-    );
+    const loaded = ownerIds.length ? await load(ownerIds) : [];
+    // A guard whose lead is missing is a batch still writing, or one interrupted: finish those past
+    // their lease (they release such guards) and look again.
+    if (loaded.length < ownerIds.length && !settledOnce && (await deps.leads.settleStaleWrites(workspaceId))) {
+      return identityOwners(workspaceId, kind, identities, load, identitiesOf, true);
+    }
+    const leads = new Map(loaded.filter((lead) => lead.workspaceId === workspaceId).map((lead) => [lead.id, lead]));
     const more = unique([...leads.values()].flatMap(identitiesOf)).filter((identity) => !owners.has(identity));
     if (more.length) for (const [identity, owner] of await deps.leads.findIdentities(workspaceId, kind, more)) owners.set(identity, owner);
     return { owners, leads };
@@ -213,7 +218,8 @@ export function createLeadWriter(deps: LeadWriterDeps) {
             continue;
           }
 
-          const free = (identity: string) => !owners.has(identity) && !batchClaims.has(identity);
+          // Free: no lead holds it and no other row of the batch claimed it (this row's own claims are its own).
+          const free = (identity: string) => !owners.has(identity) && (batchClaims.get(identity) ?? index) === index;
           if (!target) {
             const listIds = options.list ? [options.list.id] : [];
             const company: Company = {

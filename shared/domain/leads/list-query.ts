@@ -244,11 +244,13 @@ export interface MemberProjection {
 }
 
 /** Empty values sort after every other value ascending (and first descending), as NULLs do in SQL. */
-const BLANK = '\uffff';
+/** U+10FFFF: above every character in UTF-8 byte order (as DynamoDB compares), astral ones included. */
+const BLANK = '\u{10FFFF}';
 const SORT_VALUE_LENGTH = 200;
 
 const textSort = (value: string | undefined): string => {
-  const folded = value ? foldText(value).slice(0, SORT_VALUE_LENGTH) : '';
+  // Cut by code points: half of a surrogate pair would not order as the character does.
+  const folded = value ? Array.from(foldText(value)).slice(0, SORT_VALUE_LENGTH).join('') : '';
   return folded || BLANK;
 };
 

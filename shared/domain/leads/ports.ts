@@ -86,6 +86,8 @@ export interface LeadRepository {
   /** The same for the workspace's companies. */
   workspaceCompaniesPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Company>>;
   prospectsOfCompany(companyId: number): Promise<Prospect[]>;
+  /** Finishes the workspace's batches of writes interrupted past their lease; true when it finished any. */
+  settleStaleWrites(workspaceId: number): Promise<boolean>;
   /** Records that every member of the company's prospects carries `company.version`. */
   markCompanyMembersSynced(company: Company): Promise<void>;
   /** The fingerprints on the guards of these prospect identities (eventually consistent: confirm before use). */

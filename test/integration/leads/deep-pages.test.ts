@@ -375,9 +375,8 @@ describe('deep pages: the digest and the member Query answer the same pages', ()
     });
 
     /**
-     * docs/lead-lists.md: "empty values sort last ascending and first descending". A blank sorts
-     * as '\uffff' (EF BF BF in UTF-8), but a value starting with an astral character (F0..F4)
-     * sorts after it, so a job title starting with an emoji comes after the blanks.
+     * docs/lead-lists.md: "empty values sort last ascending and first descending", values starting
+     * with an astral character (F0..F4 in UTF-8) included: a blank sorts as U+10FFFF, above them.
      */
     it('sorts blanks after a value starting with an emoji, as documented', async () => {
       const list = await createList(stack, alice, 'Emoji titles');

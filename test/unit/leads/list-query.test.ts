@@ -174,12 +174,17 @@ describe('parseLeadsQuery', () => {
 });
 
 describe('member projections', () => {
-  it('folds sortable text and puts blanks after every value', () => {
-    const sorted = [prospect({ jobTitle: 'cto' }), prospect({ jobTitle: undefined }), prospect({ jobTitle: 'Zookeeper' }), prospect({ jobTitle: 'Ärzte' })]
-      .map((p) => prospectProjection(p, undefined).sort.job_title as string)
-      .sort();
-    expect(sorted.slice(0, 3)).toEqual(['arzte', 'cto', 'zookeeper']);
-    expect(sorted[3]).toBe('\uffff');
+  it('folds sortable text and puts blanks after every value, astral characters included, in UTF-8 byte order', () => {
+    const titles = ['cto', undefined, 'Zookeeper', 'Ärzte', '🚀 Growth'];
+    const sorted = titles
+      .map((jobTitle) => prospectProjection(prospect({ jobTitle }), undefined).sort.job_title as string)
+      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect(sorted).toEqual(['arzte', 'cto', 'zookeeper', '🚀 growth', '\u{10FFFF}']);
+  });
+
+  it('cuts a long sort value by code points, never inside a character', () => {
+    const first = `${'a'.repeat(199)}😀x`;
+    expect(prospectProjection(prospect({ firstName: first }), undefined).sort.first_name).toBe(`${'a'.repeat(199)}😀`);
   });
 
   it('sorts size and revenue ranges by their lower bound', () => {
