@@ -16,6 +16,7 @@ import {
   DIGEST_CHUNK_CAPACITY,
   type DigestChunk,
   type DigestEntry,
+  digestEntry,
   decodeChunk,
   emptyChunk,
   encodeChunk,
@@ -120,7 +121,7 @@ function sameItem(stored: Record<string, unknown>, wanted: Record<string, unknow
 /** An entry as comparable text: id, version, and the sort and filter values in key order. */
 function entryText(entry: DigestEntry): string {
   const ordered = (record: Record<string, string>) => Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([entry.id, entry.version, ordered(entry.sort), ordered(entry.filter)]);
+  return JSON.stringify([entry.id, entry.version, entry.companyId ?? null, ordered(entry.sort), ordered(entry.filter)]);
 }
 
 /** The fresh digest of these entries: chunks of DIGEST_CHUNK_CAPACITY members in id order, no tombstones. */
@@ -300,7 +301,7 @@ async function migrateList(
   if (deleted) changed.push(`${plural(deleted, 'member item')} deleted`);
 
   // The digest: left alone when it already holds exactly these entries, else written afresh.
-  const entries: DigestEntry[] = members.map((m) => ({ id: m.id, version: m.version, ...m.state.projection }));
+  const entries: DigestEntry[] = members.map((m) => digestEntry(m.id, m.version, m.state));
   const chunkItems = await queryAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',

@@ -10,7 +10,6 @@ import {
   listMemberKey,
   padId,
   prospectKey,
-  prospectsByCompany,
   prospectsByWorkspace,
 } from './keys';
 
@@ -154,7 +153,6 @@ export function prospectItem(prospect: Prospect) {
   return {
     ...prospectKey(prospect.id),
     ...prospectsByWorkspace(prospect.workspaceId, prospect.id),
-    ...(prospect.companyId === undefined ? {} : prospectsByCompany(prospect.companyId, prospect.id)),
     entityType: 'Prospect',
     ...prospect,
     listIds: numberSet(prospect.listIds),

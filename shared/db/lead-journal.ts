@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Company, LeadList, Prospect, SearchType } from '../domain/leads/lead';
 import { companyMember, prospectMember } from '../domain/leads/list-query';
-import type { DigestChange } from '../domain/leads/member-digest';
+import { type DigestChange, digestEntry } from '../domain/leads/member-digest';
 import type { Clock } from '../time/clock';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed } from './client';
@@ -287,7 +287,7 @@ export class LeadJournal {
         continue;
       }
       const state = people ? prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1)) : companyMember(lead as Company);
-      changes.push({ id, version: lead.version, entry: { id, version: lead.version, ...state.projection } });
+      changes.push({ id, version: lead.version, entry: digestEntry(id, lead.version, state) });
       await this.writeView(leadKey(id), listId, id, lead.version, memberItem(searchType, listId, id, lead.version, state));
     }
     return changes;

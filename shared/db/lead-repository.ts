@@ -1,24 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
-import type { DigestChange } from '../domain/leads/member-digest';
+import { type DigestChange, digestEntry, membersOfCompanies } from '../domain/leads/member-digest';
 import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
 import type { ChangeOutcome, LeadChange, LeadRepository, WorkspaceLeadsPage, WorkspaceLeadsPageQuery } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
-import { FingerprintedGuardItem, LeadIdentityItem, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
+import { FingerprintedGuardItem, LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
 import { LeadJournal } from './lead-journal';
 import { ListMembers } from './list-members';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import {
   companiesByWorkspace,
   companyKey,
+  LEAD_LIST_PREFIX,
   leadIdentityKey,
+  leadListKey,
   listMemberKey,
   prospectKey,
-  prospectsByCompany,
   prospectsByWorkspace,
   workspaceLeadCountsKey,
 } from './keys';
@@ -132,9 +133,27 @@ export class DynamoLeadRepository implements LeadRepository {
     return result.LastEvaluatedKey && last ? { items, lastId: last.id } : { items };
   }
 
-  async prospectsOfCompany(companyId: number): Promise<Prospect[]> {
-    const { gsi2pk } = prospectsByCompany(companyId, 0);
-    return (await this.queryAll({ IndexName: TABLE.gsi2.name, pkName: TABLE.gsi2.partitionKey, pk: gsi2pk })).map(toProspect);
+  /**
+   * The company's prospects that are in lists: the members whose digest entry names the company,
+   * in every PEOPLE list of its workspace (prospects out of every list have no members to refresh).
+   */
+  async prospectsOfCompany(company: Company): Promise<Prospect[]> {
+    const lists = (
+      await queryAll(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': leadListKey(company.workspaceId, 0).pk, ':prefix': LEAD_LIST_PREFIX },
+        ConsistentRead: true,
+      })
+    )
+      .map(toLeadList)
+      .filter((list) => list.searchType === 'PEOPLE' && list.totalProspects > 0);
+    const ids = new Set<number>();
+    for (const list of lists) {
+      const chunks = await this.members.readDigest(list.id);
+      for (const id of membersOfCompanies([...chunks.values()].map((stored) => stored.chunk), new Set([company.id]))) ids.add(id);
+    }
+    return ids.size ? this.getProspects([...ids]) : [];
   }
 
   async markCompanyMembersSynced(company: Company): Promise<void> {
@@ -219,7 +238,7 @@ export class DynamoLeadRepository implements LeadRepository {
         const { after, member } = changes[index] as LeadChange;
         digest.push(
           after.listIds.includes(listId)
-            ? { id: after.id, version: after.version, entry: { id: after.id, version: after.version, ...member.projection } }
+            ? { id: after.id, version: after.version, entry: digestEntry(after.id, after.version, member) }
             : { id: after.id, version: after.version },
         );
       }

@@ -299,7 +299,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
    */
   async function syncCompanyMembers(companies: Company[]): Promise<void> {
     for (const company of companies) {
-      const prospects = (await deps.leads.prospectsOfCompany(company.id)).filter(
+      const prospects = (await deps.leads.prospectsOfCompany(company)).filter(
         (p) => p.workspaceId === company.workspaceId && p.listIds.length > 0,
       );
       const ids = prospects.map((p) => p.id);

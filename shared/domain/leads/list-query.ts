@@ -322,12 +322,15 @@ export function companyProjection(company: Company): MemberProjection {
 /** What a lead's list members hold: the projection they are ordered and filtered by, and the page's view. */
 export interface MemberState {
   projection: MemberProjection;
+  /** A prospect's company, kept in the list's digest so company changes find their members. */
+  companyId?: number;
   /** The API object a list page returns for the lead. */
   view: Record<string, unknown>;
 }
 
 export const prospectMember = (prospect: Prospect, company: Company | undefined): MemberState => ({
   projection: prospectProjection(prospect, company),
+  ...(prospect.companyId === undefined ? {} : { companyId: prospect.companyId }),
   view: toProspectView(prospect, company),
 });
 

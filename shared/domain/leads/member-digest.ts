@@ -21,6 +21,23 @@ export interface DigestEntry extends MemberProjection {
   id: number;
   /** The lead version this entry was derived from: older versions never overwrite newer ones. */
   version: number;
+  /** A prospect's company: how a company's changes find the members they must refresh. */
+  companyId?: number;
+}
+
+/** The digest entry of a lead at `version` whose members hold `state`. */
+export const digestEntry = (id: number, version: number, state: { projection: MemberProjection; companyId?: number }): DigestEntry => ({
+  id,
+  version,
+  ...state.projection,
+  ...(state.companyId === undefined ? {} : { companyId: state.companyId }),
+});
+
+/** The members whose company is one of `companyIds`. */
+export function membersOfCompanies(chunks: Iterable<DigestChunk>, companyIds: ReadonlySet<number>): number[] {
+  const ids: number[] = [];
+  for (const chunk of chunks) for (const entry of chunk.entries.values()) if (entry.companyId !== undefined && companyIds.has(entry.companyId)) ids.push(entry.id);
+  return ids;
 }
 
 interface Tombstone {
@@ -55,6 +72,7 @@ export function encodeChunk(chunk: DigestChunk): Uint8Array {
     format: FORMAT,
     ids: entries.map((e) => e.id),
     versions: entries.map((e) => e.version),
+    companies: entries.map((e) => e.companyId ?? null),
     sort: Object.fromEntries(sortKeys.map((key) => [key, entries.map((e) => e.sort[key] ?? null)])),
     filter: Object.fromEntries(filterKeys.map((key) => [key, entries.map((e) => e.filter[key] ?? null)])),
     gone: [...chunk.gone.values()].map((t) => [t.id, t.version, t.at]),
@@ -71,6 +89,7 @@ export function decodeChunk(bytes: Uint8Array): DigestChunk {
     format: number;
     ids: number[];
     versions: number[];
+    companies?: (number | null)[];
     sort: Record<string, (string | null)[]>;
     filter: Record<string, (string | null)[]>;
     gone: [number, number, number][];
@@ -93,7 +112,14 @@ export function decodeChunk(bytes: Uint8Array): DigestChunk {
       }
       return values;
     };
-    chunk.entries.set(id, { id, version: columns.versions[i] as number, sort: pick(columns.sort), filter: pick(columns.filter) });
+    const companyId = columns.companies?.[i];
+    chunk.entries.set(id, {
+      id,
+      version: columns.versions[i] as number,
+      sort: pick(columns.sort),
+      filter: pick(columns.filter),
+      ...(typeof companyId === 'number' ? { companyId } : {}),
+    });
   });
   for (const [id, version, at] of columns.gone ?? []) chunk.gone.set(id, { id, version, at });
   return chunk;

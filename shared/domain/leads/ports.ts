@@ -85,7 +85,8 @@ export interface LeadRepository {
   workspaceProspectsPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Prospect>>;
   /** The same for the workspace's companies. */
   workspaceCompaniesPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Company>>;
-  prospectsOfCompany(companyId: number): Promise<Prospect[]>;
+  /** The company's prospects that are members of lists (in the company's workspace). */
+  prospectsOfCompany(company: Company): Promise<Prospect[]>;
   /** Finishes the workspace's batches of writes interrupted past their lease; true when it finished any. */
   settleStaleWrites(workspaceId: number): Promise<boolean>;
   /** Records that every member of the company's prospects carries `company.version`. */
