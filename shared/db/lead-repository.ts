@@ -8,7 +8,8 @@ import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
-import { FingerprintedGuardItem, LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
+import { LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
+import { LeadFingerprints, guardItem, stampAction } from './lead-fingerprints';
 import { LeadJournal } from './lead-journal';
 import { ListMembers } from './list-members';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
@@ -27,23 +28,6 @@ import type { Clock } from '../time/clock';
 import { TABLE } from './table-schema';
 import { leadCountsActions, leadCountsDelta } from './workspace-lead-counts';
 
-/** A guard item; the one the change's import row stamps carries the row's fingerprint. */
-function guardItem(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identity: string, leadId: number, stamp: FingerprintStamp | undefined) {
-  return {
-    ...leadIdentityKey(workspaceId, kind, identity),
-    entityType: 'LeadIdentity',
-    identity,
-    leadId,
-    ...(stamp?.identity === identity ? fingerprintAttributes(stamp) : {}),
-  };
-}
-
-const fingerprintAttributes = (stamp: Fingerprint) => ({
-  fp: stamp.fp,
-  fpVersion: stamp.leadVersion,
-  ...(stamp.companyId !== undefined ? { fpCompanyId: stamp.companyId, fpCompanyVersion: stamp.companyVersion } : {}),
-});
-
 /** Transactions in flight at once when claiming identities or writing changed leads. */
 const CLAIM_CONCURRENCY = 4;
 
@@ -55,9 +39,11 @@ export class DynamoLeadRepository implements LeadRepository {
     clock: Clock,
   ) {
     this.members = new ListMembers(db, tableName, clock);
+    this.fingerprints = new LeadFingerprints(db, tableName);
     this.journal = new LeadJournal(db, tableName, clock, this.members);
   }
 
+  private readonly fingerprints: LeadFingerprints;
   /** The lists' member views and digests, shared with the list repository. */
   readonly members: ListMembers;
   /** The journals of batches of writes, shared with the list repository (which settles them). */
@@ -88,11 +74,13 @@ export class DynamoLeadRepository implements LeadRepository {
     );
   }
 
+  /** Every prospect of the workspace (gsi1): for maintenance such as the layout migration, not requests. */
   async workspaceProspects(workspaceId: number): Promise<Prospect[]> {
     const { gsi1pk } = prospectsByWorkspace(workspaceId, 0);
     return (await this.queryAll({ IndexName: TABLE.gsi1.name, pkName: TABLE.gsi1.partitionKey, pk: gsi1pk })).map(toProspect);
   }
 
+  /** Every company of the workspace (gsi1): for maintenance, not requests. */
   async workspaceCompanies(workspaceId: number): Promise<Company[]> {
     const { gsi1pk } = companiesByWorkspace(workspaceId, 0);
     return (await this.queryAll({ IndexName: TABLE.gsi1.name, pkName: TABLE.gsi1.partitionKey, pk: gsi1pk })).map(toCompany);
@@ -369,7 +357,7 @@ export class DynamoLeadRepository implements LeadRepository {
         },
       });
     }
-    if (change.stamp && !change.claim.includes(change.stamp.identity)) actions.push(this.stampAction(after.workspaceId, change.stamp));
+    if (change.stamp && !change.claim.includes(change.stamp.identity)) actions.push(stampAction(this.tableName, after.workspaceId, change.stamp));
     for (const identity of change.release) {
       actions.push({
         Delete: {
@@ -393,83 +381,16 @@ export class DynamoLeadRepository implements LeadRepository {
     return tokens.length > 0 && this.journal.settleWorkspace(workspaceId, tokens);
   }
 
-  async findFingerprints(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>> {
-    // Eventually consistent (half the read): confirmUnchanged checks what these say before it counts.
-    const items = await batchGetAll(
-      this.db,
-      this.tableName,
-      identities.map((identity) => leadIdentityKey(workspaceId, 'PROSPECT', identity)),
-    );
-    const prints = new Map<string, Fingerprint>();
-    for (const item of items) {
-      const guard = parseItem(FingerprintedGuardItem, item);
-      if (guard.fp !== undefined && guard.fpVersion !== undefined) {
-        prints.set(guard.identity, {
-          leadId: guard.leadId,
-          fp: guard.fp,
-          leadVersion: guard.fpVersion,
-          ...(guard.fpCompanyId !== undefined ? { companyId: guard.fpCompanyId, companyVersion: guard.fpCompanyVersion } : {}),
-        });
-      }
-    }
-    return prints;
+  findFingerprints(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>> {
+    return this.fingerprints.find(workspaceId, identities);
   }
 
-  async confirmUnchanged<O>(checks: { owner: O; workspaceId: number; fingerprint: Fingerprint }[]): Promise<Set<O>> {
-    type Owner = { row: O } | { companyId: number };
-    const check = (key: { pk: string; sk: string }, version: number, workspaceId: number): TransactItem => ({
-      ConditionCheck: {
-        TableName: this.tableName,
-        Key: key,
-        ConditionExpression: '#version = :version AND workspaceId = :workspaceId',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':version': version, ':workspaceId': workspaceId },
-      },
-    });
-    const units: TransactUnit<Owner>[] = checks.map(({ owner, workspaceId, fingerprint }) => ({
-      owner: { row: owner },
-      actions: [check(prospectKey(fingerprint.leadId), fingerprint.leadVersion, workspaceId)],
-    }));
-    const companies = new Map<number, { version: number; workspaceId: number }>();
-    for (const { workspaceId, fingerprint } of checks) {
-      if (fingerprint.companyId !== undefined) companies.set(fingerprint.companyId, { version: fingerprint.companyVersion ?? -1, workspaceId });
-    }
-    for (const [companyId, { version, workspaceId }] of companies) {
-      units.push({ owner: { companyId }, actions: [check(companyKey(companyId), version, workspaceId)] });
-    }
-    const refused = await commitUnits(this.db, units, { concurrency: CLAIM_CONCURRENCY });
-    const refusedCompanies = new Set([...refused].flatMap((owner) => ('companyId' in owner ? [owner.companyId] : [])));
-    return new Set(
-      checks
-        .filter(({ owner, fingerprint }) =>
-          [...refused].some((r) => 'row' in r && r.row === owner) || (fingerprint.companyId !== undefined && refusedCompanies.has(fingerprint.companyId)),
-        )
-        .map(({ owner }) => owner),
-    );
+  confirmUnchanged<O>(checks: { owner: O; workspaceId: number; fingerprint: Fingerprint }[]): Promise<Set<O>> {
+    return this.fingerprints.confirmUnchanged(checks);
   }
 
   async stampFingerprints(workspaceId: number, stamps: FingerprintStamp[]): Promise<void> {
-    await commitUnits(
-      this.db,
-      stamps.map((stamp) => ({ owner: stamp.identity, actions: [this.stampAction(workspaceId, stamp)] })),
-      { concurrency: CLAIM_CONCURRENCY },
-    );
-  }
-
-  /** Records a row's fingerprint on a guard, provided the guard is still the lead's. */
-  private stampAction(workspaceId: number, stamp: FingerprintStamp): TransactItem {
-    const attributes = fingerprintAttributes(stamp);
-    return {
-      Update: {
-        TableName: this.tableName,
-        Key: leadIdentityKey(workspaceId, 'PROSPECT', stamp.identity),
-        UpdateExpression: `SET ${Object.keys(attributes).map((name) => `${name} = :${name}`).join(', ')}${
-          stamp.companyId === undefined ? ' REMOVE fpCompanyId, fpCompanyVersion' : ''
-        }`,
-        ConditionExpression: 'leadId = :id',
-        ExpressionAttributeValues: { ':id': stamp.leadId, ...Object.fromEntries(Object.entries(attributes).map(([name, value]) => [`:${name}`, value])) },
-      },
-    };
+    await this.fingerprints.stamp(workspaceId, stamps);
   }
 
   private queryAll(query: { IndexName: string; pkName: string; pk: string }): Promise<Record<string, unknown>[]> {

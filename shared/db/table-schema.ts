@@ -16,12 +16,16 @@ export const GLOBAL_INDEXES = [TABLE.gsi1, TABLE.gsi2] as const;
 
 /**
  * Local secondary indexes (alternative sort keys within one partition). They can only be created
- * with the table, so add them before the first deploy. Each sorts on a string attribute.
+ * with the table, so they never change on a deployed table. Each sorts on a string attribute and
+ * projects ALL: an item with an `lsiNsk` attribute is copied whole into that index.
  *
  * Five generic slots (DynamoDB's maximum): an entity gives `lsiNsk` whatever meaning it needs
- * inside its own partitions. Lead-list members use them for the list's sortable fields (see
- * shared/db/lead-items.ts); they support strongly consistent reads, unlike GSIs. A partition
- * holding items with LSI keys is limited to 10 GB, so only bounded partitions may use them.
+ * inside its own partitions. Only lead-list member views carry them (the list's sortable fields,
+ * see shared/db/lead-items.ts), so that a page in any order is one strongly consistent Query
+ * returning the views. A table with LSIs caps every partition (table and indexes together) at
+ * 10 GB: a member view is kept under ~3.3 KB (its view at most 2 KB), so a full list of 100,000
+ * members stays under ~2 GB of copies plus its digest (docs/data-model.md, "The item-collection
+ * cap"); nothing else carries LSI keys.
  */
 export const LOCAL_INDEXES: readonly { name: string; sortKey: string }[] = [
   { name: 'lsi1', sortKey: 'lsi1sk' },
