@@ -1,71 +1,27 @@
-import type { Clock, IdGenerator } from '../ports';
 import { mergeCustomFields } from './custom-fields';
 import { type FingerprintStamp, fastPathCandidates, primaryIdentity, rowFingerprint } from './import-fingerprint';
 import type { CompanyInput, ProspectInput } from './import-rows';
-import {
-  type Company,
-  type Lead,
-  type LeadList,
-  LIMITS,
-  PROSPECT_STATUS,
-  type Prospect,
-  companyIdentities,
-  isProspect,
-  prospectIdentities,
-} from './lead';
+import { type Company, PROSPECT_STATUS, type Prospect, companyIdentities, prospectIdentities } from './lead';
 import { companyChangeAffectsProspects, companyMember, prospectMember } from './list-query';
-import type { LeadChange, LeadRepository } from './ports';
+import {
+  type LeadWriterDeps,
+  type PlannedWrite,
+  SKIP_MESSAGES,
+  type UpsertOptions,
+  type UpsertOutcome,
+  createRounds,
+  unique,
+} from './lead-rounds';
+import { createListMembership } from './list-membership';
 
-export interface LeadWriterDeps {
-  leads: LeadRepository;
-  ids: IdGenerator;
-  clock: Clock;
-  /** Leads one list may hold. */
-  maxLeadsPerList: number;
-}
+export {
+  type LeadWriterDeps,
+  type UpsertOutcome,
+  type UpsertOptions,
+  type SkipCode,
+  SKIP_MESSAGES,
+} from './lead-rounds';
 
-export type UpsertOutcome<T extends Lead> =
-  | { status: 'created' | 'updated' | 'unchanged'; lead: T }
-  /** An import row its lead's fingerprint shows to change nothing (the lead was not read). */
-  | { status: 'matched'; id: number }
-  /** The input names the same lead as an earlier input of the batch. */
-  | { status: 'duplicate'; of: number }
-  | { status: 'skipped'; reason: string };
-
-export interface UpsertOptions {
-  /** Add every upserted lead to this list. */
-  list?: LeadList;
-  /** Values of a matched lead are replaced by the input's non-empty values; otherwise it is left as is. */
-  overwrite: boolean;
-}
-
-/** Skip codes of add-leads and delete-leads (documented in docs/lead-lists.md). */
-export type SkipCode = 'not_found' | 'already_in_list' | 'not_in_list' | 'too_many_lists' | 'list_full' | 'concurrent_change';
-
-export const SKIP_MESSAGES = {
-  tooManyLists: `the lead is already in ${LIMITS.maxListsPerLead} lists, the maximum`,
-  listFull: 'the list is full',
-  concurrentChange: 'the lead changed during the request; send it again',
-  twoProspects: 'network_profile_url and email belong to two different prospects',
-  twoCompanies: 'website_url and network_url belong to two different companies',
-} as const;
-
-/** Attempts of a batch whose leads changed concurrently (re-read, re-planned, re-written). */
-const MAX_ROUNDS = 3;
-
-interface PlannedWrite<T extends Lead> {
-  index: number;
-  change: LeadChange;
-  status: 'created' | 'updated';
-  lead: T;
-}
-
-interface RoundPlan<T extends Lead, S> {
-  settled: Map<number, S>;
-  writes: PlannedWrite<T>[];
-}
-
-const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as T;
@@ -82,78 +38,8 @@ function prospectContent(prospect: Prospect) {
 
 /** Writes leads: upserts from imports and searches, joining and leaving lists, refreshing list members. */
 export function createLeadWriter(deps: LeadWriterDeps) {
-  const now = () => deps.clock.now().toISOString();
-
-  /**
-   * Plans a batch, writes it, and re-plans the leads whose write met a concurrent change, at most
-   * MAX_ROUNDS times; what is still contended then is skipped with a reason.
-   */
-  async function inRounds<T extends Lead, S>(
-    count: number,
-    plan: (pending: number[]) => Promise<RoundPlan<T, S>>,
-    applied: (write: PlannedWrite<T>) => S,
-    skipped: (reason: SkipCode) => S,
-  ): Promise<S[]> {
-    const outcomes = new Array<S>(count);
-    let pending = [...Array(count).keys()];
-    for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
-      const { settled, writes } = await plan(pending);
-      for (const [index, outcome] of settled) outcomes[index] = outcome;
-      const results = await deps.leads.save(
-        writes.map((write) => write.change),
-        { maxLeadsPerList: deps.maxLeadsPerList },
-      );
-      pending = [];
-      writes.forEach((write, k) => {
-        const result = results[k];
-        if (result === 'applied') outcomes[write.index] = applied(write);
-        else if (result === 'list_full') outcomes[write.index] = skipped('list_full');
-        else pending.push(write.index);
-      });
-    }
-    for (const index of pending) outcomes[index] = skipped('concurrent_change');
-    return outcomes;
-  }
-
-  const upsertSkip = (code: SkipCode): UpsertOutcome<never> => ({
-    status: 'skipped',
-    reason: code === 'list_full' ? SKIP_MESSAGES.listFull : SKIP_MESSAGES.concurrentChange,
-  });
-
-  async function loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>> {
-    const wanted = unique(ids);
-    const companies = wanted.length ? await deps.leads.getCompanies(wanted) : [];
-    return new Map(companies.filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]));
-  }
-
-  /** Owners of the given identities plus of every identity the found leads hold today. */
-  async function identityOwners<T extends Lead>(
-    workspaceId: number,
-    kind: 'PROSPECT' | 'COMPANY',
-    identities: string[],
-    load: (ids: number[]) => Promise<T[]>,
-    identitiesOf: (lead: T) => string[],
-    settledOnce = false,
-  ): Promise<{ owners: Map<string, number>; leads: Map<number, T> }> {
-    const owners = await deps.leads.findIdentities(workspaceId, kind, unique(identities));
-    const ownerIds = unique(owners.values());
-    const loaded = ownerIds.length ? await load(ownerIds) : [];
-    // A guard whose lead is missing is a batch still writing, or one interrupted: finish those past
-    // their lease (they release such guards) and look again.
-    if (loaded.length < ownerIds.length && !settledOnce && (await deps.leads.settleStaleWrites(workspaceId))) {
-      return identityOwners(workspaceId, kind, identities, load, identitiesOf, true);
-    }
-    const leads = new Map(loaded.filter((lead) => lead.workspaceId === workspaceId).map((lead) => [lead.id, lead]));
-    const more = unique([...leads.values()].flatMap(identitiesOf)).filter((identity) => !owners.has(identity));
-    if (more.length) for (const [identity, owner] of await deps.leads.findIdentities(workspaceId, kind, more)) owners.set(identity, owner);
-    return { owners, leads };
-  }
-
-  function joinedLists(lead: Lead, list: LeadList | undefined): number[] | 'too_many' {
-    if (!list || lead.listIds.includes(list.id)) return lead.listIds;
-    if (lead.listIds.length >= LIMITS.maxListsPerLead) return 'too_many';
-    return [...lead.listIds, list.id];
-  }
+  const rounds = createRounds(deps);
+  const { now, inRounds, upsertSkip, loadCompanies, identityOwners, joinedLists } = rounds;
 
   // ---- Companies ----
 
@@ -543,100 +429,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     return outcomes;
   }
 
-  // ---- Joining and leaving lists ----
-
-  async function loadLeads(list: LeadList, ids: number[]): Promise<Map<number, Lead>> {
-    const leads: Lead[] = list.searchType === 'PEOPLE' ? await deps.leads.getProspects(ids) : await deps.leads.getCompanies(ids);
-    return new Map(leads.filter((lead) => lead.workspaceId === list.workspaceId).map((lead) => [lead.id, lead]));
-  }
-
-  async function memberOf(list: LeadList, leads: Lead[]): Promise<(lead: Lead) => LeadChange['member']> {
-    if (list.searchType === 'COMPANY') return (lead) => companyMember(lead as Company);
-    const companies = await loadCompanies(
-      list.workspaceId,
-      leads.flatMap((lead) => (isProspect(lead) && lead.companyId ? [lead.companyId] : [])),
-    );
-    await ensureSynced(companies.values());
-    return (lead) => prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1));
-  }
-
-  type IdOutcome = { id: number; skipped?: SkipCode };
-
-  /** What a membership change does to one found lead: skip it, or write it as `after`. */
-  type MembershipRule = (lead: Lead, stamp: string) => { skipped: SkipCode } | { after: Lead };
-
-  /**
-   * Loads the leads, applies `rule` to each one found in the list's workspace, and writes the
-   * changed ones in rounds (retrying leads that changed concurrently), keeping list counters true.
-   */
-  async function changeMembership(list: LeadList, ids: number[], rule: MembershipRule): Promise<IdOutcome[]> {
-    return inRounds<Lead, IdOutcome>(
-      ids.length,
-      async (pending) => {
-        const leads = await loadLeads(list, pending.map((i) => ids[i] as number));
-        const project = await memberOf(list, [...leads.values()]);
-        const settled = new Map<number, IdOutcome>();
-        const writes: PlannedWrite<Lead>[] = [];
-        const stamp = now();
-        for (const index of pending) {
-          const id = ids[index] as number;
-          const lead = leads.get(id);
-          if (!lead) {
-            settled.set(index, { id, skipped: 'not_found' });
-            continue;
-          }
-          const decision = rule(lead, stamp);
-          if ('skipped' in decision) {
-            settled.set(index, { id, skipped: decision.skipped });
-            continue;
-          }
-          const { after } = decision;
-          writes.push({
-            index,
-            status: 'updated',
-            lead: after,
-            change: { before: lead, after, member: project(after), claim: [], release: [], refreshMembers: false },
-          });
-        }
-        return { settled, writes };
-      },
-      (write) => ({ id: write.lead.id }),
-      (code) => ({ id: -1, skipped: code }),
-    ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
-  }
-
-  /** Adds existing leads of the list's workspace to it; an archived prospect becomes NEW again. */
-  function addToList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
-    return changeMembership(list, ids, (lead, stamp) => {
-      const listIds = joinedLists(lead, list);
-      if (listIds === lead.listIds) return { skipped: 'already_in_list' };
-      if (listIds === 'too_many' || !listIds) return { skipped: 'too_many_lists' };
-      const restore = isProspect(lead) && lead.status === PROSPECT_STATUS.archived;
-      return {
-        after: {
-          ...lead,
-          listIds,
-          version: lead.version + 1,
-          ...(restore ? { status: PROSPECT_STATUS.new, updatedAt: stamp } : {}),
-        } as Lead,
-      };
-    });
-  }
-
-  /**
-   * Takes leads out of the list. A prospect is archived: it keeps its data, gets status ARCHIVED
-   * and leaves every list (archived prospects appear in none). A company only leaves this list.
-   */
-  function removeFromList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
-    return changeMembership(list, ids, (lead, stamp) => {
-      if (!lead.listIds.includes(list.id)) return { skipped: 'not_in_list' };
-      return {
-        after: (isProspect(lead)
-          ? { ...lead, listIds: [], status: PROSPECT_STATUS.archived, version: lead.version + 1, updatedAt: stamp }
-          : { ...lead, listIds: lead.listIds.filter((l) => l !== list.id), version: lead.version + 1 }) as Lead,
-      };
-    });
-  }
+  const { addToList, removeFromList } = createListMembership(deps, rounds, ensureSynced);
 
   return { upsertCompanies, upsertProspects, addToList, removeFromList };
 }

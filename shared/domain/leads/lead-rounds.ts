@@ -1,0 +1,139 @@
+import type { Clock, IdGenerator } from '../ports';
+import { type Company, type Lead, type LeadList, LIMITS } from './lead';
+import type { LeadChange, LeadRepository } from './ports';
+
+/**
+ * What the lead writer's parts share: its dependencies and outcomes, and the rounds a batch is
+ * planned and written in (shared/domain/leads/lead-writer.ts, list-membership.ts).
+ */
+
+export interface LeadWriterDeps {
+  leads: LeadRepository;
+  ids: IdGenerator;
+  clock: Clock;
+  /** Leads one list may hold. */
+  maxLeadsPerList: number;
+}
+
+export type UpsertOutcome<T extends Lead> =
+  | { status: 'created' | 'updated' | 'unchanged'; lead: T }
+  /** An import row its lead's fingerprint shows to change nothing (the lead was not read). */
+  | { status: 'matched'; id: number }
+  /** The input names the same lead as an earlier input of the batch. */
+  | { status: 'duplicate'; of: number }
+  | { status: 'skipped'; reason: string };
+
+export interface UpsertOptions {
+  /** Add every upserted lead to this list. */
+  list?: LeadList;
+  /** Values of a matched lead are replaced by the input's non-empty values; otherwise it is left as is. */
+  overwrite: boolean;
+}
+
+/** Skip codes of add-leads and delete-leads (documented in docs/lead-lists.md). */
+export type SkipCode = 'not_found' | 'already_in_list' | 'not_in_list' | 'too_many_lists' | 'list_full' | 'concurrent_change';
+
+export const SKIP_MESSAGES = {
+  tooManyLists: `the lead is already in ${LIMITS.maxListsPerLead} lists, the maximum`,
+  listFull: 'the list is full',
+  concurrentChange: 'the lead changed during the request; send it again',
+  twoProspects: 'network_profile_url and email belong to two different prospects',
+  twoCompanies: 'website_url and network_url belong to two different companies',
+} as const;
+
+/** Attempts of a batch whose leads changed concurrently (re-read, re-planned, re-written). */
+const MAX_ROUNDS = 3;
+
+export interface PlannedWrite<T extends Lead> {
+  index: number;
+  change: LeadChange;
+  status: 'created' | 'updated';
+  lead: T;
+}
+
+export interface RoundPlan<T extends Lead, S> {
+  settled: Map<number, S>;
+  writes: PlannedWrite<T>[];
+}
+
+export const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
+
+/** The helpers every part of the writer plans with. */
+export function createRounds(deps: LeadWriterDeps) {
+  const now = () => deps.clock.now().toISOString();
+
+  /**
+   * Plans a batch, writes it, and re-plans the leads whose write met a concurrent change, at most
+   * MAX_ROUNDS times; what is still contended then is skipped with a reason.
+   */
+  async function inRounds<T extends Lead, S>(
+    count: number,
+    plan: (pending: number[]) => Promise<RoundPlan<T, S>>,
+    applied: (write: PlannedWrite<T>) => S,
+    skipped: (reason: SkipCode) => S,
+  ): Promise<S[]> {
+    const outcomes = new Array<S>(count);
+    let pending = [...Array(count).keys()];
+    for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
+      const { settled, writes } = await plan(pending);
+      for (const [index, outcome] of settled) outcomes[index] = outcome;
+      const results = await deps.leads.save(
+        writes.map((write) => write.change),
+        { maxLeadsPerList: deps.maxLeadsPerList },
+      );
+      pending = [];
+      writes.forEach((write, k) => {
+        const result = results[k];
+        if (result === 'applied') outcomes[write.index] = applied(write);
+        else if (result === 'list_full') outcomes[write.index] = skipped('list_full');
+        else pending.push(write.index);
+      });
+    }
+    for (const index of pending) outcomes[index] = skipped('concurrent_change');
+    return outcomes;
+  }
+
+  const upsertSkip = (code: SkipCode): UpsertOutcome<never> => ({
+    status: 'skipped',
+    reason: code === 'list_full' ? SKIP_MESSAGES.listFull : SKIP_MESSAGES.concurrentChange,
+  });
+
+  async function loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>> {
+    const wanted = unique(ids);
+    const companies = wanted.length ? await deps.leads.getCompanies(wanted) : [];
+    return new Map(companies.filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]));
+  }
+
+  /** Owners of the given identities plus of every identity the found leads hold today. */
+  async function identityOwners<T extends Lead>(
+    workspaceId: number,
+    kind: 'PROSPECT' | 'COMPANY',
+    identities: string[],
+    load: (ids: number[]) => Promise<T[]>,
+    identitiesOf: (lead: T) => string[],
+    settledOnce = false,
+  ): Promise<{ owners: Map<string, number>; leads: Map<number, T> }> {
+    const owners = await deps.leads.findIdentities(workspaceId, kind, unique(identities));
+    const ownerIds = unique(owners.values());
+    const loaded = ownerIds.length ? await load(ownerIds) : [];
+    // A guard whose lead is missing is a batch still writing, or one interrupted: finish those past
+    // their lease (they release such guards) and look again.
+    if (loaded.length < ownerIds.length && !settledOnce && (await deps.leads.settleStaleWrites(workspaceId))) {
+      return identityOwners(workspaceId, kind, identities, load, identitiesOf, true);
+    }
+    const leads = new Map(loaded.filter((lead) => lead.workspaceId === workspaceId).map((lead) => [lead.id, lead]));
+    const more = unique([...leads.values()].flatMap(identitiesOf)).filter((identity) => !owners.has(identity));
+    if (more.length) for (const [identity, owner] of await deps.leads.findIdentities(workspaceId, kind, more)) owners.set(identity, owner);
+    return { owners, leads };
+  }
+
+  function joinedLists(lead: Lead, list: LeadList | undefined): number[] | 'too_many' {
+    if (!list || lead.listIds.includes(list.id)) return lead.listIds;
+    if (lead.listIds.length >= LIMITS.maxListsPerLead) return 'too_many';
+    return [...lead.listIds, list.id];
+  }
+
+  return { now, inRounds, upsertSkip, loadCompanies, identityOwners, joinedLists };
+}
+
+export type Rounds = ReturnType<typeof createRounds>;
