@@ -307,13 +307,21 @@ export class DynamoLeadRepository implements LeadRepository {
     if (viewed.size === 0) return;
     const first = (changes[[...viewed][0] as number] as LeadChange).after;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
-    const leads = await this.journal.currentLeads(searchType, [...viewed].map((index) => (changes[index] as LeadChange).after.id));
-    for (const index of viewed) {
-      const { after } = changes[index] as LeadChange;
-      const now = leads.get(after.id);
-      if (now && now.version === after.version) continue;
-      for (const listId of after.listIds) await this.journal.rederive(searchType, listId, [after.id], leads);
-    }
+    // Only the versions first (what is compared); the leads that moved on are read whole.
+    const leadKey = searchType === 'PEOPLE' ? prospectKey : companyKey;
+    const versions = new Map(
+      (
+        await batchGetAll(this.db, this.tableName, [...viewed].map((index) => leadKey((changes[index] as LeadChange).after.id)), {
+          consistent: true,
+          projection: 'id, #version',
+          names: { '#version': 'version' },
+        })
+      ).map((item) => [item.id as number, item.version as number]),
+    );
+    const moved = [...viewed].map((index) => (changes[index] as LeadChange).after).filter((after) => versions.get(after.id) !== after.version);
+    if (moved.length === 0) return;
+    const leads = await this.journal.currentLeads(searchType, moved.map((after) => after.id));
+    for (const after of moved) for (const listId of after.listIds) await this.journal.rederive(searchType, listId, [after.id], leads);
   }
 
   /** The member views a changed lead puts: in the lists it joins, or all of its lists when they change. */
