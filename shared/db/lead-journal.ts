@@ -18,6 +18,12 @@ import { companyKey, leadIdentityKey, leadJournalKey, leadListKey, listMemberKey
 import { LeadIdentityItem, LeadJournalItem, memberItem, toCompany, toProspect } from './lead-items';
 import type { LeadCounts } from '../domain/leads/ports';
 import type { ListMembers } from './list-members';
+import { MAX_TRANSACTION_ITEMS, type TransactItem } from './transactions';
+
+/** Attempts of a transaction registering a batch (contention on the lists or lead counts is retried). */
+const MAX_OPEN_ATTEMPTS = 12;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Fast brotli: the journal lives for one request, so speed matters more than the last bytes. */
 const JOURNAL_COMPRESSION = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
@@ -61,64 +67,71 @@ export class LeadJournal {
 
   async open(entry: JournalEntry, maxLeadsPerList: number): Promise<OpenOutcome> {
     const token = new Set([entry.token]);
-    for (let attempt = 0; ; attempt += 1) {
-      const lists = entry.lists.map((listId) => {
-        const joins = entry.reserved.get(listId) ?? 0;
-        return {
-          Update: {
-            TableName: this.tableName,
-            Key: leadListKey(entry.workspaceId, listId),
-            UpdateExpression: 'ADD capacityClaimed :joins, openJournals :token',
-            ConditionExpression: `attribute_exists(capacityClaimed)${joins > 0 ? ' AND capacityClaimed <= :room' : ''}`,
-            ExpressionAttributeValues: { ':joins': joins, ':token': token, ...(joins > 0 ? { ':room': maxLeadsPerList - joins } : {}) },
-          },
-        };
-      });
-      // The journal first, on its own (a journal no list names yet is simply never looked at), then
-      // its token and reservations in one transaction. Its ids and identities are compressed.
-      await this.db.send(
-        new PutCommand({
+    // The journal first, on its own (a journal no list names yet is simply never looked at), then
+    // its token and reservations. Its ids and identities are compressed.
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...leadJournalKey(entry.token),
+          entityType: 'LeadJournal',
+          token: entry.token,
+          workspaceId: entry.workspaceId,
+          searchType: entry.searchType,
+          at: this.clock.now().toISOString(),
+          lists: entry.lists,
+          reserved: Object.fromEntries(entry.reserved),
+          leads: brotliCompressSync(JSON.stringify({ leadIds: entry.leadIds, created: entry.created }), JOURNAL_COMPRESSION),
+        },
+      }),
+    );
+    const listUpdate = (listId: number): TransactItem => {
+      const joins = entry.reserved.get(listId) ?? 0;
+      return {
+        Update: {
           TableName: this.tableName,
-          Item: {
-            ...leadJournalKey(entry.token),
-            entityType: 'LeadJournal',
-            token: entry.token,
-            workspaceId: entry.workspaceId,
-            searchType: entry.searchType,
-            at: this.clock.now().toISOString(),
-            lists: entry.lists,
-            reserved: Object.fromEntries(entry.reserved),
-            leads: brotliCompressSync(JSON.stringify({ leadIds: entry.leadIds, created: entry.created }), JOURNAL_COMPRESSION),
-          },
-        }),
-      );
-      try {
-        await this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              ...lists,
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: workspaceLeadCountsKey(entry.workspaceId),
-                  UpdateExpression: 'ADD openJournals :token SET entityType = :type, workspaceId = :workspaceId',
-                  ExpressionAttributeValues: { ':token': token, ':type': 'WorkspaceLeadCounts', ':workspaceId': entry.workspaceId },
-                },
-              },
-            ],
-          }),
-        );
-        return { opened: true };
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons || attempt > 8) throw error;
-        const refused = reasons.findIndex((reason, i) => i < entry.lists.length && reason.Code === 'ConditionalCheckFailed');
-        if (refused < 0) continue;
-        const listId = entry.lists[refused] as number;
-        const room = await this.roomOf(entry.workspaceId, listId, maxLeadsPerList);
-        if (room !== undefined) return { opened: false, listId, room };
+          Key: leadListKey(entry.workspaceId, listId),
+          UpdateExpression: 'ADD capacityClaimed :joins, openJournals :token',
+          ConditionExpression: `attribute_exists(capacityClaimed)${joins > 0 ? ' AND capacityClaimed <= :room' : ''}`,
+          ExpressionAttributeValues: { ':joins': joins, ':token': token, ...(joins > 0 ? { ':room': maxLeadsPerList - joins } : {}) },
+        },
+      };
+    };
+    const counts: TransactItem = {
+      Update: {
+        TableName: this.tableName,
+        Key: workspaceLeadCountsKey(entry.workspaceId),
+        UpdateExpression: 'ADD openJournals :token SET entityType = :type, workspaceId = :workspaceId',
+        ExpressionAttributeValues: { ':token': token, ':type': 'WorkspaceLeadCounts', ':workspaceId': entry.workspaceId },
+      },
+    };
+    // Lists that reserve room go first, with the lead counts: a full list is found before any list
+    // took the token. A batch touching more lists than a transaction holds registers in several.
+    const ordered = [...entry.lists].sort((a, b) => (entry.reserved.get(b) ?? 0) - (entry.reserved.get(a) ?? 0));
+    const groups: number[][] = [];
+    for (let i = 0; i < ordered.length; i += MAX_TRANSACTION_ITEMS - 1) groups.push(ordered.slice(i, i + MAX_TRANSACTION_ITEMS - 1));
+    if (groups.length === 0) groups.push([]);
+    for (const [g, group] of groups.entries()) {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          await this.db.send(new TransactWriteCommand({ TransactItems: [...group.map(listUpdate), ...(g === 0 ? [counts] : [])] }));
+          break;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons || attempt >= MAX_OPEN_ATTEMPTS) throw error;
+          const refused = reasons.findIndex((reason, i) => i < group.length && reason.Code === 'ConditionalCheckFailed');
+          if (refused >= 0) {
+            const listId = group[refused] as number;
+            const room = await this.roomOf(entry.workspaceId, listId, maxLeadsPerList);
+            if (room !== undefined) return { opened: false, listId, room };
+            continue;
+          }
+          // Contention on the lists or the lead counts: back off and send again.
+          await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 7));
+        }
       }
     }
+    return { opened: true };
   }
 
   /** The room left in a list; undefined after giving a list older than capacity tracking its count. */

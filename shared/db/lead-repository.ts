@@ -122,26 +122,38 @@ export class DynamoLeadRepository implements LeadRepository {
   }
 
   /**
-   * The company's prospects that are in lists: the members whose digest entry names the company,
-   * in every PEOPLE list of its workspace (prospects out of every list have no members to refresh).
+   * The companies' prospects that are in lists: the members whose digest entry names one of them,
+   * in every PEOPLE list of their workspaces, each digest read once (prospects out of every list
+   * have no members to refresh).
    */
-  async prospectsOfCompany(company: Company): Promise<Prospect[]> {
-    const lists = (
-      await queryAll(this.db, {
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': leadListKey(company.workspaceId, 0).pk, ':prefix': LEAD_LIST_PREFIX },
-        ConsistentRead: true,
-      })
-    )
-      .map(toLeadList)
-      .filter((list) => list.searchType === 'PEOPLE' && list.totalProspects > 0);
+  async prospectsOfCompanies(companies: Company[]): Promise<{ byCompany: Map<number, Prospect[]>; complete: boolean }> {
+    const wanted = new Set(companies.map((company) => company.id));
     const ids = new Set<number>();
-    for (const list of lists) {
-      const chunks = await this.members.readDigest(list.id);
-      for (const id of membersOfCompanies([...chunks.values()].map((stored) => stored.chunk), new Set([company.id]))) ids.add(id);
+    let complete = true;
+    for (const workspaceId of new Set(companies.map((company) => company.workspaceId))) {
+      const lists = (
+        await queryAll(this.db, {
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': leadListKey(workspaceId, 0).pk, ':prefix': LEAD_LIST_PREFIX },
+          ConsistentRead: true,
+        })
+      )
+        .map(toLeadList)
+        .filter((list) => list.searchType === 'PEOPLE');
+      for (const list of lists) {
+        if (list.openJournals?.length) complete = false;
+        if (list.totalProspects === 0 && !list.openJournals?.length) continue;
+        const chunks = await this.members.readDigest(list.id);
+        for (const id of membersOfCompanies([...chunks.values()].map((stored) => stored.chunk), wanted)) ids.add(id);
+      }
     }
-    return ids.size ? this.getProspects([...ids]) : [];
+    const byCompany = new Map<number, Prospect[]>();
+    for (const prospect of ids.size ? await this.getProspects([...ids]) : []) {
+      if (prospect.companyId === undefined || !wanted.has(prospect.companyId)) continue;
+      byCompany.set(prospect.companyId, [...(byCompany.get(prospect.companyId) ?? []), prospect]);
+    }
+    return { byCompany, complete };
   }
 
   async markCompanyMembersSynced(company: Company): Promise<void> {
@@ -272,14 +284,23 @@ export class DynamoLeadRepository implements LeadRepository {
       ];
     };
     // Each group of claims is followed at once by the writes of its leads, while the next group claims.
-    const writes: Promise<void>[] = [];
+    const writes: Promise<Set<string>>[] = [];
     const write = (owners: number[]) => {
-      if (owners.length) writes.push(batchWriteAll(this.db, this.tableName, owners.map(writeRequests)));
+      if (owners.length === 0) return;
+      const written = batchWriteAll(this.db, this.tableName, owners.map(writeRequests));
+      written.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
+      writes.push(written);
     };
     write(indexes.filter((index) => (changes[index] as LeadChange).claim.length === 0));
     const refused = await commitUnits(this.db, claims, { concurrency: CLAIM_CONCURRENCY, committed: write });
     for (const index of refused) outcomes[index] = 'conflict';
-    await Promise.all(writes);
+    const retried = new Set((await Promise.all(writes)).flatMap((keys) => [...keys]));
+    // A view sent again landed later than its lead: a newer write of the lead may have come between.
+    const late = indexes.filter((index) => {
+      const { after } = changes[index] as LeadChange;
+      return outcomes[index] === 'applied' && after.listIds.some((listId) => retried.has(`${listMemberKey(listId, after.id).pk}\u0000${listMemberKey(listId, after.id).sk}`));
+    });
+    await this.verifyViews(changes, late);
   }
 
   /**
@@ -290,12 +311,15 @@ export class DynamoLeadRepository implements LeadRepository {
    */
   private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
     const units = indexes.map((index) => ({ owner: index, actions: this.updateActions(changes[index] as LeadChange) }));
-    const writes: Promise<void>[] = [];
+    const writes: Promise<Set<string>>[] = [];
     const viewed = new Set<number>();
     const write = (owners: number[]) => {
       const requests = owners.map((index) => this.viewPuts(changes[index] as LeadChange)).filter((group) => group.length > 0);
       for (const index of owners) if (this.viewPuts(changes[index] as LeadChange).length) viewed.add(index);
-      if (requests.length) writes.push(batchWriteAll(this.db, this.tableName, requests));
+      if (requests.length === 0) return;
+      const written = batchWriteAll(this.db, this.tableName, requests);
+      written.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
+      writes.push(written);
     };
     const refused = await commitUnits(this.db, units, {
       concurrency: CLAIM_CONCURRENCY,
@@ -304,7 +328,17 @@ export class DynamoLeadRepository implements LeadRepository {
     });
     for (const index of refused) outcomes[index] = 'conflict';
     await Promise.all(writes);
-    if (viewed.size === 0) return;
+    await this.verifyViews(changes, [...viewed]);
+  }
+
+  /**
+   * A view put in a batch may land after a newer write of its lead (a retried unprocessed request,
+   * or a slow call): the leads are read once more (their versions only) and any that moved on get
+   * their views derived again from the lead as it is, conditional on that version.
+   */
+  private async verifyViews(changes: LeadChange[], indexes: number[]): Promise<void> {
+    if (indexes.length === 0) return;
+    const viewed = new Set(indexes);
     const first = (changes[[...viewed][0] as number] as LeadChange).after;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
     // Only the versions first (what is compared); the leads that moved on are read whole.

@@ -1,10 +1,13 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons } from './client';
+import { itemSize } from './item-size';
 
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /** DynamoDB's limit of actions in one transaction. */
 export const MAX_TRANSACTION_ITEMS = 100;
+/** Bytes of items in one transaction: DynamoDB takes at most 4 MB; this leaves room for keys and expressions. */
+const MAX_TRANSACTION_BYTES = 3_500_000;
 /** Retries of a transaction cancelled only by contention with another transaction. */
 const MAX_CONFLICT_RETRIES = 6;
 
@@ -45,16 +48,20 @@ export async function commitUnits<O>(
   let current: TransactUnit<O>[] = [];
   let keys = new Set<string>();
   let size = 0;
+  let bytes = 0;
   for (const unit of units) {
     const own = unit.actions.map(actionKey);
-    if (current.length > 0 && (size + own.length > limit || own.some((key) => keys.has(key)))) {
+    const unitBytes = unit.actions.reduce((sum, action) => sum + (action.Put?.Item ? itemSize(action.Put.Item) : 1024), 0);
+    if (current.length > 0 && (size + own.length > limit || bytes + unitBytes > MAX_TRANSACTION_BYTES || own.some((key) => keys.has(key)))) {
       groups.push(current);
       current = [];
       keys = new Set();
       size = 0;
+      bytes = 0;
     }
     current.push(unit);
     size += own.length;
+    bytes += unitBytes;
     for (const key of own) keys.add(key);
   }
   if (current.length > 0) groups.push(current);

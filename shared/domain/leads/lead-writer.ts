@@ -184,10 +184,10 @@ export function createLeadWriter(deps: LeadWriterDeps) {
    * an interrupted request is caught up the next time it is read by a write (see ensureSynced).
    */
   async function syncCompanyMembers(companies: Company[]): Promise<void> {
+    if (companies.length === 0) return;
+    const { byCompany, complete } = await deps.leads.prospectsOfCompanies(companies);
     for (const company of companies) {
-      const prospects = (await deps.leads.prospectsOfCompany(company)).filter(
-        (p) => p.workspaceId === company.workspaceId && p.listIds.length > 0,
-      );
+      const prospects = (byCompany.get(company.id) ?? []).filter((p) => p.workspaceId === company.workspaceId && p.listIds.length > 0);
       const ids = prospects.map((p) => p.id);
       const outcomes = await inRounds<Prospect, boolean>(
         ids.length,
@@ -214,7 +214,9 @@ export function createLeadWriter(deps: LeadWriterDeps) {
         () => true,
         () => false,
       );
-      if (outcomes.every(Boolean)) await deps.leads.markCompanyMembersSynced(company);
+      // A batch still open on a list may be adding prospects of the company that the digest does
+      // not show yet: then the company stays behind, and the next write that reads it tries again.
+      if (complete && outcomes.every(Boolean)) await deps.leads.markCompanyMembersSynced(company);
     }
   }
 
@@ -286,6 +288,13 @@ export function createLeadWriter(deps: LeadWriterDeps) {
   function stampOf(options: UpsertOptions, input: ProspectInput, lead: Prospect, company: Company | undefined): FingerprintStamp | undefined {
     const identity = primaryIdentity(input);
     if (!options.list || !options.overwrite || !identity) return undefined;
+    // Which company a row names can change without its company changing (another company may
+    // claim one of the row's company identities later): only a company holding all of them is
+    // stable enough to stamp; otherwise the row is always planned.
+    if (input.company) {
+      const held = company ? companyIdentities(company) : [];
+      if (!company || lead.companyId !== company.id || !companyIdentities(input.company).every((id) => held.includes(id))) return undefined;
+    }
     return {
       identity,
       fp: rowFingerprint(options.list.id, input),

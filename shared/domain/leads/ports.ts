@@ -85,8 +85,11 @@ export interface LeadRepository {
   workspaceProspectsPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Prospect>>;
   /** The same for the workspace's companies. */
   workspaceCompaniesPage(workspaceId: number, page: WorkspaceLeadsPageQuery): Promise<WorkspaceLeadsPage<Company>>;
-  /** The company's prospects that are members of lists (in the company's workspace). */
-  prospectsOfCompany(company: Company): Promise<Prospect[]>;
+  /**
+   * The companies' prospects that are members of lists, by company; `complete` is false when a
+   * batch of writes was still open on one of the lists read (it may add more).
+   */
+  prospectsOfCompanies(companies: Company[]): Promise<{ byCompany: Map<number, Prospect[]>; complete: boolean }>;
   /** Finishes the workspace's batches of writes interrupted past their lease; true when it finished any. */
   settleStaleWrites(workspaceId: number): Promise<boolean>;
   /** Records that every member of the company's prospects carries `company.version`. */

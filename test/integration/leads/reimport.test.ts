@@ -168,9 +168,11 @@ describe('re-importing the same rows', () => {
     expect(await version(id as number)).toBe(2);
     expect((await item(companyKey(companyId)))?.version).toBe(2);
     expect((await leadsOf(stack, alice, people.id, 'company_name=zeta%20holding&company_industry=robotics')).total_count).toBe(1);
-    // Found unchanged by planning: the guard now records the versions it was found at, and the next
-    // import is confirmed by them.
-    expect(await fingerprint(url(30))).toEqual({ leadId: id, fpVersion: 2, fpCompanyId: companyId, fpCompanyVersion: 2 });
+    // Found unchanged by planning, but not stamped again: the row names the company as `Zeta`, an
+    // identity the renamed company no longer holds, so another company could claim it and make the
+    // same row link elsewhere. Such a row is always planned; the guard keeps its first stamp, which
+    // no longer matches the prospect's version.
+    expect(await fingerprint(url(30))).toEqual({ leadId: id, fpVersion: 1, fpCompanyId: companyId, fpCompanyVersion: 1 });
     expect(await importLeads(stack, alice, people.id, { leads: [row] })).toEqual(again);
     expect(await version(id as number)).toBe(2);
   });
@@ -229,6 +231,25 @@ describe('re-importing the same rows', () => {
     expect(byPage).toEqual(
       expectedImport({ search_type: 'COMPANY', total_rows: 1, created: 0, updated: 1, leads: [{ row: 1, id: companyId, status: 'updated' }], total_prospects: 1 }),
     );
+  });
+
+  it('(c3) a row whose company identities another company may claim later is never stamped: re-imported after that claim, it links to the new company', async () => {
+    const people = await createList(stack, alice, 'People at Omicron');
+    const accounts = await createList(stack, alice, 'Omicron accounts', 'COMPANY');
+    // A company known by its name only; the person row names that name and a domain nobody holds.
+    const [byName] = (await importLeads(stack, alice, accounts.id, { leads: [{ name: 'Omicron' }] })).leads.map((lead) => lead.id);
+    const row = person(77, { company_name: 'Omicron', company_website_url: 'omicron.example' });
+    const [id] = (await importLeads(stack, alice, people.id, { leads: [row] })).leads.map((lead) => lead.id);
+    expect((await prospectsOf(people.id))[0]?.company?.id).toBe(byName);
+    expect(await fingerprint(url(77))).toEqual({ leadId: id, fpVersion: undefined, fpCompanyId: undefined, fpCompanyVersion: undefined });
+    // Another company claims the row's domain.
+    const [byDomain] = (await importLeads(stack, alice, accounts.id, { leads: [{ name: 'Omicron Group', website_url: 'omicron.example' }] })).leads.map(
+      (lead) => lead.id,
+    );
+    expect(byDomain).not.toBe(byName);
+    const again = await importLeads(stack, alice, people.id, { leads: [row] });
+    expect(again.leads).toEqual([{ row: 1, id, status: 'updated' }]);
+    expect((await prospectsOf(people.id))[0]?.company?.id).toBe(byDomain);
   });
 
   it('(d) reports the second row with the same identity as a duplicate, even when the first would be confirmed by its fingerprint', async () => {
