@@ -35,6 +35,7 @@ import {
   workspaceLeadCountsKey,
 } from '../../shared/db/keys';
 import { JOURNAL_LEASE_MS } from '../../shared/db/lead-journal';
+import { MAX_CHUNK_BYTES } from '../../shared/db/list-members';
 import { DigestChunkItem, memberItem, toLeadList } from '../../shared/db/lead-items';
 import { DynamoLeadRepository } from '../../shared/db/lead-repository';
 import { WorkspaceLeadCountsItem } from '../../shared/db/workspace-lead-counts';
@@ -125,12 +126,21 @@ function entryText(entry: DigestEntry): string {
 }
 
 /** The fresh digest of these entries: chunks of DIGEST_CHUNK_CAPACITY members in id order, no tombstones. */
+/** Chunks of up to DIGEST_CHUNK_CAPACITY entries, halved until each encodes within MAX_CHUNK_BYTES (as ListMembers.close does). */
 function freshChunks(entries: DigestEntry[]): DigestChunk[] {
+  const pieces: DigestEntry[][] = [];
+  for (let i = 0; i < entries.length; i += DIGEST_CHUNK_CAPACITY) pieces.push(entries.slice(i, i + DIGEST_CHUNK_CAPACITY));
   const chunks: DigestChunk[] = [];
-  entries.forEach((entry, i) => {
-    if (i % DIGEST_CHUNK_CAPACITY === 0) chunks.push(emptyChunk());
-    (chunks.at(-1) as DigestChunk).entries.set(entry.id, entry);
-  });
+  while (pieces.length > 0) {
+    const piece = pieces.shift() as DigestEntry[];
+    const chunk = emptyChunk();
+    for (const entry of piece) chunk.entries.set(entry.id, entry);
+    if (piece.length > 1 && encodeChunk(chunk).byteLength > MAX_CHUNK_BYTES) {
+      pieces.unshift(piece.slice(0, piece.length / 2), piece.slice(piece.length / 2));
+      continue;
+    }
+    chunks.push(chunk);
+  }
   return chunks;
 }
 

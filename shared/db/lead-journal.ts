@@ -25,6 +25,15 @@ const MAX_OPEN_ATTEMPTS = 12;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Compressed bytes of a journal's leads: an item holds 400 KB. */
+const MAX_JOURNAL_BYTES = 350_000;
+
+/** A batch whose journal would not fit in an item (very long identities): the caller splits it. Nothing was written. */
+export class JournalTooLargeError extends Error {}
+
+/** Views derived again at once when a batch is finished. */
+const REDERIVE_CONCURRENCY = 8;
+
 /** Fast brotli: the journal lives for one request, so speed matters more than the last bytes. */
 const JOURNAL_COMPRESSION = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 
@@ -67,6 +76,8 @@ export class LeadJournal {
 
   async open(entry: JournalEntry, maxLeadsPerList: number): Promise<OpenOutcome> {
     const token = new Set([entry.token]);
+    const leads = brotliCompressSync(JSON.stringify({ leadIds: entry.leadIds, created: entry.created }), JOURNAL_COMPRESSION);
+    if (leads.byteLength > MAX_JOURNAL_BYTES) throw new JournalTooLargeError();
     // The journal first, on its own (a journal no list names yet is simply never looked at), then
     // its token and reservations. Its ids and identities are compressed.
     await this.db.send(
@@ -81,7 +92,7 @@ export class LeadJournal {
           at: this.clock.now().toISOString(),
           lists: entry.lists,
           reserved: Object.fromEntries(entry.reserved),
-          leads: brotliCompressSync(JSON.stringify({ leadIds: entry.leadIds, created: entry.created }), JOURNAL_COMPRESSION),
+          leads,
         },
       }),
     );
@@ -265,7 +276,11 @@ export class LeadJournal {
       );
       const open = Item?.openJournals instanceof Set && Item.openJournals.has(entry.token);
       if (!open) continue;
-      const changes = await this.rederive(entry.searchType, listId, entry.leadIds, leads);
+      // Only the leads that touch this list: members now, or held by its views or digest.
+      const views = await this.members.members(listId, entry.leadIds);
+      const digested = new Set([...(await this.members.readDigest(listId)).values()].flatMap((stored) => [...stored.chunk.entries.keys()]));
+      const relevant = entry.leadIds.filter((id) => leads.get(id)?.listIds.includes(listId) || views.has(id) || digested.has(id));
+      const changes = await this.rederive(entry.searchType, listId, relevant, leads);
       await this.members.close({ workspaceId: entry.workspaceId, id: listId }, changes, { reserved: entry.reserved.get(listId) ?? 0, token: entry.token });
     }
     // The new leads that were written are counted now, as the batch would have at its end.
@@ -295,17 +310,23 @@ export class LeadJournal {
         .map((company) => [company.id, company]),
     );
     const changes: DigestChange[] = [];
+    const writes: (() => Promise<void>)[] = [];
     for (const id of ids) {
       const lead = leads.get(id);
       if (!lead?.listIds.includes(listId)) {
         changes.push({ id, version: lead?.version ?? 0 });
-        await this.writeView(leadKey(id), listId, id, lead?.version);
+        writes.push(() => this.writeView(leadKey(id), listId, id, lead?.version));
         continue;
       }
       const state = people ? prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1)) : companyMember(lead as Company);
       changes.push({ id, version: lead.version, entry: digestEntry(id, lead.version, state) });
-      await this.writeView(leadKey(id), listId, id, lead.version, memberItem(searchType, listId, id, lead.version, state));
+      writes.push(() => this.writeView(leadKey(id), listId, id, lead.version, memberItem(searchType, listId, id, lead.version, state)));
     }
+    let next = 0;
+    const worker = async () => {
+      while (next < writes.length) await (writes[next++] as () => Promise<void>)();
+    };
+    await Promise.all(Array.from({ length: Math.min(REDERIVE_CONCURRENCY, writes.length) }, worker));
     return changes;
   }
 

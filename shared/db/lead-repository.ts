@@ -10,7 +10,7 @@ import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
 import { LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
 import { LeadFingerprints, guardItem, stampAction } from './lead-fingerprints';
-import { LeadJournal } from './lead-journal';
+import { JournalTooLargeError, LeadJournal } from './lead-journal';
 import { ListMembers } from './list-members';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import {
@@ -181,6 +181,17 @@ export class DynamoLeadRepository implements LeadRepository {
    * from), then close every list it touched (digest and counters together) and the journal.
    */
   async save(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]> {
+    try {
+      return await this.saveBatch(changes, options);
+    } catch (error) {
+      // Identities too long for one journal: two smaller batches, in order (room goes to the first).
+      if (!(error instanceof JournalTooLargeError) || changes.length < 2) throw error;
+      const half = Math.ceil(changes.length / 2);
+      return [...(await this.save(changes.slice(0, half), options)), ...(await this.save(changes.slice(half), options))];
+    }
+  }
+
+  private async saveBatch(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]> {
     const outcomes: ChangeOutcome[] = changes.map(() => 'applied');
     if (changes.length === 0) return outcomes;
     const first = (changes[0] as LeadChange).after;

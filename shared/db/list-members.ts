@@ -28,7 +28,7 @@ const READ_UNIT = 4096;
 const CHUNKS_PER_TRANSACTION = 60;
 const BYTES_PER_TRANSACTION = 3_000_000;
 /** A chunk is split beyond this (an item holds at most 400 KB); typical chunks are a few KB. */
-const MAX_CHUNK_BYTES = 300_000;
+export const MAX_CHUNK_BYTES = 300_000;
 const MAX_CLOSE_ATTEMPTS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

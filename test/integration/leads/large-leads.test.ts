@@ -91,4 +91,15 @@ describe('large leads: views kept with the lead, digest chunks split by size', (
     const one = await leadsOf(stack, alice, list.id, `email=p7-&page_size=100`);
     expect((one.prospects ?? []).map((p: ProspectView) => p.id)).toEqual([imported.leads[7]?.id]);
   });
+  it('a batch whose journal would not fit in an item (very long identities) is written as smaller batches: every row lands, counted once', async () => {
+    const list = await createList(stack, alice, 'Long profile URLs');
+    const rows = Array.from({ length: 800 }, (_, i) => person(1000 + i, { network_profile_url: `https://www.linkedin.com/in/${noise(950)}${i}` }));
+    const imported = await importLeads(stack, alice, list.id, { leads: rows });
+    expect(imported.created).toBe(800);
+    expect(imported.skipped_rows).toEqual([]);
+    expect(imported.total_prospects).toBe(800);
+    const ids: number[] = [];
+    for (let page = 1; page <= 8; page += 1) ids.push(...((await leadsOf(stack, alice, list.id, `page_size=100&page=${page}`)).prospects ?? []).map((p: ProspectView) => p.id));
+    expect(ids).toEqual(imported.leads.map((lead) => lead.id).sort((a, b) => a - b));
+  });
 });
