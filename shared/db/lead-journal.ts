@@ -112,8 +112,9 @@ export class LeadJournal {
       Update: {
         TableName: this.tableName,
         Key: workspaceLeadCountsKey(entry.workspaceId),
-        UpdateExpression: 'ADD openJournals :token SET entityType = :type, workspaceId = :workspaceId',
-        ExpressionAttributeValues: { ':token': token, ':type': 'WorkspaceLeadCounts', ':workspaceId': entry.workspaceId },
+        // `batches` counts the batches ever opened in the workspace (see batchesOpened).
+        UpdateExpression: 'ADD openJournals :token, batches :one SET entityType = :type, workspaceId = :workspaceId',
+        ExpressionAttributeValues: { ':token': token, ':one': 1, ':type': 'WorkspaceLeadCounts', ':workspaceId': entry.workspaceId },
       },
     };
     // Lists that reserve room go first, with the lead counts: a full list is found before any list
@@ -143,6 +144,19 @@ export class LeadJournal {
       }
     }
     return { opened: true };
+  }
+
+  /**
+   * How many batches of writes were ever opened in the workspace (strongly consistent). A writer
+   * that changes a lead after this batch wrote it must open a batch after it (one that opened
+   * before planned from an older version, and its conditional writes fail), so when the number is
+   * the same after this batch's views landed as right after it opened, no view can be stale.
+   */
+  async batchesOpened(workspaceId: number): Promise<number> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: workspaceLeadCountsKey(workspaceId), ConsistentRead: true, ProjectionExpression: 'batches' }),
+    );
+    return typeof Item?.batches === 'number' ? Item.batches : 0;
   }
 
   /** The room left in a list; undefined after giving a list older than capacity tracking its count. */

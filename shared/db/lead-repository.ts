@@ -239,8 +239,9 @@ export class DynamoLeadRepository implements LeadRepository {
 
     const created = live.filter((index) => !(changes[index] as LeadChange).before);
     const updated = live.filter((index) => (changes[index] as LeadChange).before);
-    await this.create(changes, created, outcomes);
-    await this.update(changes, updated, outcomes);
+    const openedAt = await this.journal.batchesOpened(first.workspaceId);
+    await this.create(changes, created, outcomes, openedAt);
+    await this.update(changes, updated, outcomes, openedAt);
 
     for (const [listId, indexes] of lists) {
       const digest: DigestChange[] = [];
@@ -268,7 +269,7 @@ export class DynamoLeadRepository implements LeadRepository {
   }
 
   /** New leads: their identities claimed in transactions, then each lead and its views in one batch call. */
-  private async create(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
+  private async create(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[], openedAt: number): Promise<void> {
     const claims: TransactUnit<number>[] = indexes.flatMap((index) => {
       const { after, claim, stamp } = changes[index] as LeadChange;
       const kind = isProspect(after) ? 'PROSPECT' : 'COMPANY';
@@ -311,7 +312,7 @@ export class DynamoLeadRepository implements LeadRepository {
       const { after } = changes[index] as LeadChange;
       return outcomes[index] === 'applied' && after.listIds.some((listId) => retried.has(`${listMemberKey(listId, after.id).pk}\u0000${listMemberKey(listId, after.id).sk}`));
     });
-    await this.verifyViews(changes, late);
+    await this.verifyViews(changes, late, openedAt);
   }
 
   /**
@@ -320,7 +321,7 @@ export class DynamoLeadRepository implements LeadRepository {
    * put that lands after a newer write of the same lead would be stale, so the leads are read once
    * more at the end and any that moved on meanwhile get their views derived again.
    */
-  private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[]): Promise<void> {
+  private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[], openedAt: number): Promise<void> {
     const units = indexes.map((index) => ({ owner: index, actions: this.updateActions(changes[index] as LeadChange) }));
     const writes: Promise<Set<string>>[] = [];
     const viewed = new Set<number>();
@@ -339,18 +340,21 @@ export class DynamoLeadRepository implements LeadRepository {
     });
     for (const index of refused) outcomes[index] = 'conflict';
     await Promise.all(writes);
-    await this.verifyViews(changes, [...viewed]);
+    await this.verifyViews(changes, [...viewed], openedAt);
   }
 
   /**
    * A view put in a batch may land after a newer write of its lead (a retried unprocessed request,
-   * or a slow call): the leads are read once more (their versions only) and any that moved on get
-   * their views derived again from the lead as it is, conditional on that version.
+   * or a slow call). Unless no batch opened in the workspace since this one (then nobody wrote
+   * them), the leads are read once more (their versions only) and any that moved on get their views
+   * derived again from the lead as it is, conditional on that version.
    */
-  private async verifyViews(changes: LeadChange[], indexes: number[]): Promise<void> {
+  private async verifyViews(changes: LeadChange[], indexes: number[], openedAt: number): Promise<void> {
     if (indexes.length === 0) return;
     const viewed = new Set(indexes);
     const first = (changes[[...viewed][0] as number] as LeadChange).after;
+    // No batch opened in the workspace since this one: nobody can have written these leads since.
+    if ((await this.journal.batchesOpened(first.workspaceId)) === openedAt) return;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
     // Only the versions first (what is compared); the leads that moved on are read whole.
     const leadKey = searchType === 'PEOPLE' ? prospectKey : companyKey;
