@@ -210,24 +210,7 @@ export class LeadJournal {
 
   /** Finishes the workspace's batches past their lease (tokens on its lead counts); true when any was. */
   async settleWorkspace(workspaceId: number, tokens: string[]): Promise<boolean> {
-    let finished = false;
-    for (const token of tokens) {
-      const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: leadJournalKey(token), ConsistentRead: true }));
-      if (!Item) {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: workspaceLeadCountsKey(workspaceId),
-            UpdateExpression: 'DELETE openJournals :token',
-            ExpressionAttributeValues: { ':token': new Set([token]) },
-          }),
-        );
-        finished = true;
-      } else if (await this.finishIfStale(Item)) {
-        finished = true;
-      }
-    }
-    return finished;
+    return this.settleTokens(tokens, workspaceLeadCountsKey(workspaceId));
   }
 
   /**
@@ -235,23 +218,30 @@ export class LeadJournal {
    * any (the caller reads the list again). Batches within their lease are left to their writer.
    */
   async settle(list: LeadList): Promise<boolean> {
+    return this.settleTokens(list.openJournals ?? [], leadListKey(list.workspaceId, list.id));
+  }
+
+  /**
+   * Finishes the batches of these tokens (held by the item at `holder`) whose lease has run out. A
+   * token whose journal is gone cannot be (the journal goes last) but is dropped from the holder.
+   */
+  private async settleTokens(tokens: string[], holder: { pk: string; sk: string }): Promise<boolean> {
     let finished = false;
-    for (const token of list.openJournals ?? []) {
+    for (const token of tokens) {
       const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: leadJournalKey(token), ConsistentRead: true }));
-      if (!Item) {
-        // The batch finished everything but this token (it cannot: the journal goes last); drop it.
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: leadListKey(list.workspaceId, list.id),
-            UpdateExpression: 'DELETE openJournals :token',
-            ExpressionAttributeValues: { ':token': new Set([token]) },
-          }),
-        );
-        finished = true;
+      if (Item) {
+        if (await this.finishIfStale(Item)) finished = true;
         continue;
       }
-      if (await this.finishIfStale(Item)) finished = true;
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: holder,
+          UpdateExpression: 'DELETE openJournals :token',
+          ExpressionAttributeValues: { ':token': new Set([token]) },
+        }),
+      );
+      finished = true;
     }
     return finished;
   }
@@ -285,11 +275,7 @@ export class LeadJournal {
       await this.takeBackClaims(entry.workspaceId, kind, created);
     }
     for (const listId of entry.lists) {
-      const { Item } = await this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: leadListKey(entry.workspaceId, listId), ConsistentRead: true }),
-      );
-      const open = Item?.openJournals instanceof Set && Item.openJournals.has(entry.token);
-      if (!open) continue;
+      if (!(await this.members.tokenOpen({ workspaceId: entry.workspaceId, id: listId }, entry.token))) continue;
       // Only the leads that touch this list: members now, or held by its views or digest.
       const views = await this.members.members(listId, entry.leadIds);
       const digested = new Set([...(await this.members.readDigest(listId)).values()].flatMap((stored) => [...stored.chunk.entries.keys()]));

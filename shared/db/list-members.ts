@@ -182,7 +182,8 @@ export class ListMembers {
     }
   }
 
-  private async tokenOpen(list: { workspaceId: number; id: number }, token: string): Promise<boolean> {
+  /** Whether the batch of `token` is still open on the list (not yet closed there). */
+  async tokenOpen(list: { workspaceId: number; id: number }, token: string): Promise<boolean> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: leadListKey(list.workspaceId, list.id), ConsistentRead: true, ProjectionExpression: 'openJournals' }),
     );
