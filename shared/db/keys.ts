@@ -86,7 +86,11 @@ export const prospectsByWorkspace = (workspaceId: number, prospectId: number) =>
   gsi1pk: `WORKSPACE#${padId(workspaceId)}#PROSPECTS`,
   gsi1sk: `PROSPECT#${padId(prospectId)}`,
 });
-/** GSI2 on a prospect with a company: the company's prospects (refreshing their list members). */
+/**
+ * GSI2 keys that prospects written before the member digest carry (a company's prospects). Nothing
+ * writes or reads them any more: a company's prospects are found through the lists' digests. Kept
+ * so the layout migration and its test can name such items.
+ */
 export const prospectsByCompany = (companyId: number, prospectId: number) => ({
   gsi2pk: `COMPANY#${padId(companyId)}#PROSPECTS`,
   gsi2sk: `PROSPECT#${padId(prospectId)}`,
