@@ -169,3 +169,56 @@ export const inboundMessageKey = (workspaceId: number, providerMessageId: string
   pk: `INBOUND_MESSAGE#${padId(workspaceId)}#${providerMessageId}`,
   sk: 'INBOUND_MESSAGE',
 });
+
+/**
+ * A campaign: its settings, status, prospect count and the structure of its flow, in a partition
+ * it shares with its flow's nodes, so a campaign with its whole flow is one Query. `workspaceId`
+ * on the item says whose it is.
+ */
+export const campaignKey = (campaignId: number) => ({ pk: `CAMPAIGN#${padId(campaignId)}`, sk: 'CAMPAIGN' });
+/** GSI1 on a campaign: the workspace's campaigns. */
+export const campaignsByWorkspace = (workspaceId: number, campaignId: number) => ({
+  gsi1pk: `WORKSPACE#${padId(workspaceId)}#CAMPAIGNS`,
+  gsi1sk: `CAMPAIGN#${padId(campaignId)}`,
+});
+
+/** A step or condition of a campaign's flow (its texts and delay; the wiring is on the campaign). */
+export const campaignNodeKey = (campaignId: number, nodeId: number) => ({
+  pk: `CAMPAIGN#${padId(campaignId)}`,
+  sk: `${CAMPAIGN_NODE_PREFIX}${padId(nodeId)}`,
+});
+export const CAMPAIGN_NODE_PREFIX = 'NODE#';
+
+/** Uniqueness guard of a campaign name within a workspace; holds the campaign id. */
+export const campaignNameKey = (workspaceId: number, name: string) => ({
+  pk: `CAMPAIGNNAME#${padId(workspaceId)}#${name}`,
+  sk: 'CAMPAIGNNAME',
+});
+
+/**
+ * A prospect's place in a campaign (status, current node, next action time, last error): one
+ * partition per campaign, so the campaign's prospects are one Query, by status through lsi1.
+ */
+export const campaignProspectKey = (campaignId: number, prospectId: number) => ({
+  pk: `CAMPAIGN#${padId(campaignId)}#PROSPECTS`,
+  sk: `PROSPECT#${padId(prospectId)}`,
+});
+/** LSI1 sort key of a campaign prospect: the campaign's prospects of one status, in id order. */
+export const campaignProspectByStatus = (status: string, prospectId: number) => ({ lsi1sk: `${status}#${padId(prospectId)}` });
+/**
+ * LSI2 sort key of a campaign prospect that waits for the campaign to run (added without
+ * activation, or while it was DRAFT or PAUSED): present only then, so activating the campaign
+ * finds them with one Query of lsi2.
+ */
+export const campaignProspectUnscheduled = (prospectId: number) => ({ lsi2sk: `${UNSCHEDULED_PREFIX}${padId(prospectId)}` });
+export const UNSCHEDULED_PREFIX = 'UNSCHEDULED#';
+/** Shards of the due-time index: spread due actions over partitions so no one partition runs hot. */
+export const DUE_SHARDS = 16;
+/**
+ * GSI2 keys of a scheduled campaign prospect: its next action's due time in shard
+ * `prospectId % DUE_SHARDS`, so the scheduler finds due actions with one Query per shard.
+ */
+export const campaignProspectDue = (nextActionAt: string, campaignId: number, prospectId: number) => ({
+  gsi2pk: `DUE#${String(prospectId % DUE_SHARDS).padStart(2, '0')}`,
+  gsi2sk: `${nextActionAt}#${padId(campaignId)}#${padId(prospectId)}`,
+});

@@ -118,6 +118,24 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   WEBHOOK_ATTEMPT_PREFIX: () => expect(keys.WEBHOOK_ATTEMPT_PREFIX).toBe('WEBHOOK_ATTEMPT#'),
   inboundMessageKey: () =>
     expect(keys.inboundMessageKey(8, 'msg-Ab1')).toEqual({ pk: 'INBOUND_MESSAGE#0000000000000008#msg-Ab1', sk: 'INBOUND_MESSAGE' }),
+  campaignKey: () => expect(keys.campaignKey(31)).toEqual({ pk: 'CAMPAIGN#0000000000000031', sk: 'CAMPAIGN' }),
+  campaignsByWorkspace: () =>
+    expect(keys.campaignsByWorkspace(8, 31)).toEqual({ gsi1pk: `${WORKSPACE}#CAMPAIGNS`, gsi1sk: 'CAMPAIGN#0000000000000031' }),
+  campaignNodeKey: () => expect(keys.campaignNodeKey(31, 40)).toEqual({ pk: 'CAMPAIGN#0000000000000031', sk: 'NODE#0000000000000040' }),
+  CAMPAIGN_NODE_PREFIX: () => expect(keys.CAMPAIGN_NODE_PREFIX).toBe('NODE#'),
+  campaignNameKey: () =>
+    expect(keys.campaignNameKey(8, 'Q4 (2)')).toEqual({ pk: `CAMPAIGNNAME#0000000000000008#Q4 (2)`, sk: 'CAMPAIGNNAME' }),
+  campaignProspectKey: () =>
+    expect(keys.campaignProspectKey(31, 45)).toEqual({ pk: 'CAMPAIGN#0000000000000031#PROSPECTS', sk: 'PROSPECT#0000000000000045' }),
+  campaignProspectByStatus: () => expect(keys.campaignProspectByStatus('IN_REVIEW', 45)).toEqual({ lsi1sk: 'IN_REVIEW#0000000000000045' }),
+  campaignProspectUnscheduled: () => expect(keys.campaignProspectUnscheduled(45)).toEqual({ lsi2sk: 'UNSCHEDULED#0000000000000045' }),
+  UNSCHEDULED_PREFIX: () => expect(keys.UNSCHEDULED_PREFIX).toBe('UNSCHEDULED#'),
+  DUE_SHARDS: () => expect(keys.DUE_SHARDS).toBe(16),
+  campaignProspectDue: () =>
+    expect(keys.campaignProspectDue('2026-11-23T09:00:00.000Z', 31, 45)).toEqual({
+      gsi2pk: 'DUE#13',
+      gsi2sk: '2026-11-23T09:00:00.000Z#0000000000000031#0000000000000045',
+    }),
 };
 
 describe('every key builder, exactly', () => {

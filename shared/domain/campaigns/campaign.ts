@@ -1,0 +1,184 @@
+import { conflict, validationError } from '../errors';
+import type { FlowStructure } from './flow';
+
+/**
+ * Campaigns: their settings, their status machine and their API shapes. The flow of steps and
+ * conditions is shared/domain/campaigns/flow.ts; decisions are written in docs/campaigns.md.
+ */
+
+export const CAMPAIGN_STATUSES = ['DRAFT', 'ACTIVE', 'PAUSED', 'COMPLETED', 'ARCHIVED'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+export interface DayWindow {
+  enabled: boolean;
+  /** `HH:MM`, 24-hour, in the campaign's timezone. */
+  start: string;
+  end: string;
+}
+/** Only the days given; `{}` means the default window (Monday to Friday, 09:00–17:00). */
+export type SendingWindow = Partial<Record<Weekday, DayWindow>>;
+
+export const CAMPAIGN_DEFAULTS = {
+  timezone: 'Europe/Amsterdam',
+  language: 'en',
+  emailMaxMessages: 40,
+  networkMaxMessages: 100,
+  networkMaxConnections: 50,
+} as const;
+
+/**
+ * The largest daily caps a campaign accepts, from what the senders allow: a Google Workspace
+ * mailbox sends at most 2,000 emails a day; the network provider recommends at most 80–100
+ * invitations a day per account (providers.md 1.9), and messages are kept at the same order.
+ */
+export const MAX_DAILY_CAPS = {
+  email_max_messages: 2000,
+  network_max_messages: 150,
+  network_max_connections: 100,
+} as const;
+
+export const CAMPAIGN_LIMITS = {
+  maxNameLength: 200,
+  /** Sender accounts attached to one campaign. */
+  maxAccounts: 20,
+  /** Steps and conditions of one campaign's flow (a detail read stays one small Query). */
+  maxNodes: 50,
+} as const;
+
+export interface Campaign {
+  id: number;
+  workspaceId: number;
+  name: string;
+  status: CampaignStatus;
+  timezone: string;
+  language: string;
+  emailMaxMessages: number;
+  networkMaxMessages: number;
+  networkMaxConnections: number;
+  sendingWindow: SendingWindow;
+  /** Sender accounts of the workspace the campaign sends from. */
+  accountIds: number[];
+  /** Prospects in the campaign, moved in the same transactions as they are. */
+  prospectCount: number;
+  flow: FlowStructure;
+  /** Incremented on every change of the flow's structure; structure writes are conditional on it. */
+  flowVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What PATCH may change. */
+export interface CampaignSettings {
+  name?: string;
+  timezone?: string;
+  language?: string;
+  emailMaxMessages?: number;
+  networkMaxMessages?: number;
+  networkMaxConnections?: number;
+  sendingWindow?: SendingWindow;
+  accountIds?: number[];
+}
+
+/** The status changes a caller asks for, each at its own path. */
+export type StatusAction = 'activate' | 'pause' | 'resume' | 'archive';
+
+/**
+ * The status a campaign moves to, or a 409 naming its current status. Asking for the status it
+ * already has returns that status (a retry is harmless); activate on PAUSED is resume, and
+ * activate on COMPLETED makes it ACTIVE again (new prospects may have arrived).
+ */
+export function nextStatus(current: CampaignStatus, action: StatusAction): CampaignStatus {
+  const allowed: Record<StatusAction, { from: CampaignStatus[]; to: CampaignStatus }> = {
+    activate: { from: ['DRAFT', 'ACTIVE', 'PAUSED', 'COMPLETED'], to: 'ACTIVE' },
+    resume: { from: ['PAUSED', 'ACTIVE'], to: 'ACTIVE' },
+    pause: { from: ['ACTIVE', 'PAUSED'], to: 'PAUSED' },
+    archive: { from: ['DRAFT', 'ACTIVE', 'PAUSED', 'COMPLETED', 'ARCHIVED'], to: 'ARCHIVED' },
+  };
+  const rule = allowed[action];
+  if (!rule.from.includes(current)) throw conflict(`Cannot ${action} a campaign that is ${current}`);
+  return rule.to;
+}
+
+/** Archived campaigns are read-only. */
+export function assertWritable(campaign: Campaign): void {
+  if (campaign.status === 'ARCHIVED') throw conflict('Campaign is archived');
+}
+
+/** Structure changes (insert, move, delete) only while nothing is being sent from the flow. */
+export function assertStructureEditable(campaign: Campaign): void {
+  assertWritable(campaign);
+  if (campaign.status !== 'DRAFT' && campaign.status !== 'PAUSED') {
+    throw conflict(`The flow of a campaign that is ${campaign.status} cannot change; pause it first`);
+  }
+}
+
+/** The IANA zone's canonical name, or a 400. `Intl` knows the zones of the runtime's ICU data. */
+export function canonicalTimezone(timezone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+  } catch {
+    throw validationError(`timezone must be an IANA time zone name such as Europe/Amsterdam, got "${timezone.slice(0, 60)}"`);
+  }
+}
+
+/** `name`, `name (2)`, `name (3)`, ...: the n-th name a new campaign may take when the former are used. */
+export function numberedName(base: string, n: number): string {
+  return n <= 1 ? base : `${base} (${n})`;
+}
+
+/** Spec "Campaign" (list, create and PATCH answers). */
+export function toCampaignView(campaign: Campaign) {
+  return {
+    id: campaign.id,
+    name: campaign.name,
+    status: campaign.status,
+    workspace_id: campaign.workspaceId,
+    timezone: campaign.timezone,
+    language: campaign.language,
+    email_max_messages: campaign.emailMaxMessages,
+    network_max_messages: campaign.networkMaxMessages,
+    network_max_connections: campaign.networkMaxConnections,
+    sending_window: campaign.sendingWindow,
+    account_ids: campaign.accountIds,
+    prospect_count: campaign.prospectCount,
+    created_at: campaign.createdAt,
+    updated_at: campaign.updatedAt,
+  };
+}
+
+/** Spec 3.9: the campaign list on the app host, exactly these fields. */
+export function toCampaignListItem(campaign: Campaign) {
+  return {
+    id: campaign.id,
+    name: campaign.name,
+    status: campaign.status,
+    workspace_id: campaign.workspaceId,
+    timezone: campaign.timezone,
+    language: campaign.language,
+    created_at: campaign.createdAt,
+    updated_at: campaign.updatedAt,
+    prospect_count: campaign.prospectCount,
+  };
+}
+
+/**
+ * Prospect statuses (docs/campaigns.md has the machine). Outside any campaign a prospect is NEW
+ * (or ARCHIVED); moved into a campaign it is IN_REVIEW until the engine contacts it.
+ */
+export const PROSPECT_STATUSES = [
+  'NEW',
+  'IN_REVIEW',
+  'IN_PROGRESS',
+  'REPLIED',
+  'INTERESTED',
+  'NOT_INTERESTED',
+  'MEETING_SCHEDULED',
+  'FINISHED',
+  'BOUNCED',
+  'UNSUBSCRIBED',
+  'ARCHIVED',
+  'Loading…',
+] as const;
+export type ProspectStatus = (typeof PROSPECT_STATUSES)[number];

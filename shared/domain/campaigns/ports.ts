@@ -1,0 +1,51 @@
+import type { Campaign, CampaignStatus } from './campaign';
+import type { FlowStructure } from './flow';
+import type { CampaignNode, CampaignWithFlow } from './nodes';
+
+/** What a campaign's settings change writes (the attributes PATCH may set). */
+export type CampaignSettingsChange = Partial<
+  Pick<
+    Campaign,
+    'name' | 'timezone' | 'language' | 'emailMaxMessages' | 'networkMaxMessages' | 'networkMaxConnections' | 'sendingWindow' | 'accountIds'
+  >
+>;
+
+/** A change of a flow: its new structure, and the nodes written and deleted with it, in one transaction. */
+export interface FlowChange {
+  flow: FlowStructure;
+  put: CampaignNode[];
+  delete: number[];
+}
+
+export interface CampaignRepository {
+  /**
+   * Stores a new campaign under the first free name of `name`, `name (2)`, `name (3)`, ... in its
+   * workspace; answers the campaign as stored (with that name).
+   */
+  create(campaign: Campaign): Promise<Campaign>;
+  /** The campaign if it belongs to the workspace (strongly consistent). */
+  get(workspaceId: number, campaignId: number): Promise<Campaign | undefined>;
+  /** The campaign with every node of its flow, in one Query. */
+  getWithFlow(workspaceId: number, campaignId: number): Promise<CampaignWithFlow | undefined>;
+  /** The workspace's campaigns, newest first. */
+  listForWorkspace(workspaceId: number): Promise<Campaign[]>;
+  /**
+   * Changes settings unless the campaign was archived meanwhile (409). A new name is claimed like
+   * a created one's (numbered when taken) and the old one released. Answers the campaign as stored.
+   */
+  updateSettings(campaign: Campaign, change: CampaignSettingsChange, updatedAt: string): Promise<Campaign>;
+  /** Moves the status from `from` to `to`; false when it was no longer `from`. */
+  setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string): Promise<boolean>;
+  /**
+   * Writes a change of the flow's structure with its nodes, conditional on the flow version read
+   * and on the campaign still being in a status that allows structure changes; false otherwise.
+   */
+  saveFlow(campaign: Campaign, change: FlowChange, updatedAt: string): Promise<boolean>;
+  /** Writes a node's contents unless the campaign was archived or the node deleted meanwhile; false then. */
+  saveNode(campaign: Campaign, node: CampaignNode): Promise<boolean>;
+}
+
+/** Starts the scheduling of a campaign's prospects that wait for it to run (after activate/resume). */
+export interface CampaignScheduling {
+  scheduleWaiting(campaign: Campaign): Promise<void>;
+}
