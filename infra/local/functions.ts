@@ -1,3 +1,5 @@
+import { buildCampaignsHandler } from '../../functions/http/campaigns/handler';
+import { buildCampaignSchedulingHandler } from '../../functions/queues/campaign-scheduling/handler';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { buildAuthorizer } from '../../functions/authorizer/handler';
 import { buildAccountsHandler } from '../../functions/http/accounts/handler';
@@ -12,7 +14,7 @@ import { buildUserWebhookHandler } from '../../functions/http/user-webhook/handl
 import { buildWebhookDeliveryHandler } from '../../functions/queues/webhook-delivery/handler';
 import { type AllSettings, settingsFrom } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, type GroupConfig } from '../../shared/http/route-table';
-import { QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import { CAMPAIGN_SCHEDULING, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import type { FunctionDeps } from '../../shared/runtime/function-deps';
 import type { ScheduledHandler } from './timer';
 
@@ -34,11 +36,13 @@ const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: Func
   providerWebhooks: buildProviderWebhooksHandler,
   leadLists: buildLeadListsHandler,
   prospects: buildProspectsHandler,
+  campaigns: buildCampaignsHandler,
 };
 
 /** Queue consumers by queue name (the catalog's). */
 const QUEUE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: FunctionDeps) => SqsHandler> = {
   [WEBHOOK_DELIVERY.name]: (settings, deps) => buildWebhookDeliveryHandler(settingsFrom(WEBHOOK_DELIVERY.settings, settings), deps),
+  [CAMPAIGN_SCHEDULING.name]: (settings, deps) => buildCampaignSchedulingHandler(settingsFrom(CAMPAIGN_SCHEDULING.settings, settings), deps),
 };
 
 /** Scheduled jobs by name (the catalog's); the outreach scheduler will be the first. */

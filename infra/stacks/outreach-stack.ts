@@ -37,6 +37,7 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   connections: 'read',
   userWebhook: 'readWrite',
   providerWebhooks: 'readWrite',
+  campaigns: 'readWrite',
 };
 
 const pascal = (name: string): string =>

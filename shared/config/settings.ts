@@ -176,6 +176,12 @@ export const SETTINGS = {
     meaning: "The SQS emulator's URL. Only the local runtime and the tests set it.",
   }),
   webhooksQueueUrl: define({ env: 'WEBHOOKS_QUEUE_URL', schema: text(), required: true, meaning: 'URL of the webhooks queue.' }),
+  campaignSchedulingQueueUrl: define({
+    env: 'CAMPAIGN_SCHEDULING_QUEUE_URL',
+    schema: text(),
+    required: true,
+    meaning: 'URL of the campaign-scheduling queue (schedules the prospects a campaign held back when it becomes ACTIVE).',
+  }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

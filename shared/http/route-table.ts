@@ -13,6 +13,7 @@
 import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, type SettingsOf, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { accountRoutes } from './routes/accounts';
 import { apiKeyRoutes } from './routes/api-keys';
+import { campaignRoutes } from './routes/campaigns';
 import { authRoutes } from './routes/auth';
 import { connectionRoutes } from './routes/connections';
 import type { RouteDefinition } from './routes/define';
@@ -85,6 +86,12 @@ export const FUNCTION_GROUPS = {
     routes: prospectRoutes,
     settings: [...TABLE_SETTINGS, 'directoryBaseUrl', 'directoryApiKey', 'searchQuotaPerMonth', 'maxLeadsPerList'],
     timeoutSeconds: 20,
+  }),
+  // Campaigns, their settings, status and flow: a few small reads and writes each.
+  campaigns: group({
+    entry: 'functions/http/campaigns/lambda.ts',
+    routes: campaignRoutes,
+    settings: [...TABLE_SETTINGS, 'sqsEndpoint', 'campaignSchedulingQueueUrl'],
   }),
 } as const;
 

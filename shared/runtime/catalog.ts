@@ -45,6 +45,22 @@ export const WEBHOOK_DELIVERY = {
   visibilityTimeoutSeconds: 180,
 } as const satisfies QueueDefinition;
 
-export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY];
+/**
+ * Scheduling a campaign's waiting prospects when it becomes ACTIVE
+ * (functions/queues/campaign-scheduling): one page per message, the consumer sending the next.
+ */
+export const CAMPAIGN_SCHEDULING = {
+  name: 'campaign-scheduling',
+  consumerEntry: 'functions/queues/campaign-scheduling/lambda.ts',
+  urlSetting: 'campaignSchedulingQueueUrl',
+  settings: [...TABLE_SETTINGS, 'sqsEndpoint', 'campaignSchedulingQueueUrl'],
+  batchSize: 1,
+  // A page is a few hundred conditional writes; five failures in a row is a real fault (DLQ alarm).
+  maxReceiveCount: 5,
+  // 6x the consumer's 30 s timeout.
+  visibilityTimeoutSeconds: 180,
+} as const satisfies QueueDefinition;
+
+export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING];
 
 export const SCHEDULES: readonly ScheduleDefinition[] = [];

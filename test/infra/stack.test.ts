@@ -4,6 +4,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES } from '../../shared/runtime/catalog';
 import { loadConfig } from '../../infra/config';
 import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/public-api';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
@@ -451,6 +452,8 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
       config,
       routes,
       queues: [
+        // The catalog's own queues stay (their producers require their URLs); one throwaway queue is added.
+        ...QUEUES.filter((queue) => queue.urlSetting !== 'webhooksQueueUrl'),
         {
           name: 'enrichment',
           consumerEntry: FUNCTION_GROUPS.health.entry,

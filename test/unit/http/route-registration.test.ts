@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { accountHandlers } from '../../../functions/http/accounts/routes';
 import { apiKeyHandlers } from '../../../functions/http/api-keys/routes';
 import { authHandlers } from '../../../functions/http/auth/routes';
+import { campaignHandlers } from '../../../functions/http/campaigns/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
@@ -30,6 +31,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   providerWebhooks: providerWebhookHandlers(none),
   leadLists: leadListHandlers(none),
   prospects: prospectHandlers(none),
+  campaigns: campaignHandlers(none),
 };
 
 const context = {} as Context;

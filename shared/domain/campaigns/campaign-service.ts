@@ -1,0 +1,168 @@
+import type { AccountRepository } from '../accounts/ports';
+import { conflict, forbidden, notFound, validationError } from '../errors';
+import type { IdGenerator } from '../ports';
+import type { SenderAccountRepository } from '../sender-accounts/ports';
+import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-account';
+import type { Clock } from '../../time/clock';
+import {
+  CAMPAIGN_DEFAULTS,
+  type Campaign,
+  type CampaignSettings,
+  type StatusAction,
+  assertWritable,
+  canonicalTimezone,
+  nextStatus,
+} from './campaign';
+import { channelsOf, emptyFlow } from './flow';
+import type { CampaignWithFlow } from './nodes';
+import type { CampaignRepository, CampaignScheduling } from './ports';
+
+export interface CampaignServiceDeps {
+  campaigns: CampaignRepository;
+  /** The workspaces a user is linked to (the app host's `workspace_id` rules). */
+  memberships: Pick<AccountRepository, 'listMemberships'>;
+  accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
+  ids: IdGenerator;
+  clock: Clock;
+  scheduling: CampaignScheduling;
+}
+
+export interface CampaignDetail extends CampaignWithFlow {
+  accounts: SenderAccount[];
+}
+
+/** Status changes lost to a concurrent change before answering 409 with the status found. */
+const STATUS_ATTEMPTS = 3;
+
+export function createCampaignService(deps: CampaignServiceDeps) {
+  const { campaigns, clock } = deps;
+  const now = () => clock.now().toISOString();
+
+  async function require(workspaceId: number, campaignId: number): Promise<Campaign> {
+    const campaign = await campaigns.get(workspaceId, campaignId);
+    if (!campaign) throw notFound('Campaign not found');
+    return campaign;
+  }
+
+  async function requireWithFlow(workspaceId: number, campaignId: number): Promise<CampaignWithFlow> {
+    const found = await campaigns.getWithFlow(workspaceId, campaignId);
+    if (!found) throw notFound('Campaign not found');
+    return found;
+  }
+
+  /** Why the campaign cannot run now: no steps, or a channel of its steps without an active sender account. */
+  async function readinessProblems(campaign: Campaign): Promise<string[]> {
+    const channels = channelsOf(campaign.flow);
+    if (channels.size === 0) return ['Campaign has no steps: add at least one step before activating'];
+    const attached = new Set(campaign.accountIds);
+    const active = (await deps.accounts.listForWorkspace(campaign.workspaceId)).filter(
+      (account) => attached.has(account.id) && isActiveAccount(account),
+    );
+    const problems: string[] = [];
+    if (channels.has('EMAIL') && !active.some((account) => account.type === 'EMAIL')) {
+      problems.push('Campaign has EMAIL steps but no active email account attached (attach a connected mailbox with account_ids)');
+    }
+    if (channels.has('NETWORK') && !active.some((account) => account.type === 'NETWORK')) {
+      problems.push(
+        'Campaign has NETWORK_INVITE or NETWORK_MESSAGE steps but no active network account attached (attach a connected network account with account_ids)',
+      );
+    }
+    return problems;
+  }
+
+  return {
+    async create(workspaceId: number, name: string): Promise<Campaign> {
+      const at = now();
+      return campaigns.create({
+        id: await deps.ids.next(),
+        workspaceId,
+        name,
+        status: 'DRAFT',
+        ...CAMPAIGN_DEFAULTS,
+        sendingWindow: {},
+        accountIds: [],
+        prospectCount: 0,
+        flow: emptyFlow(),
+        flowVersion: 0,
+        createdAt: at,
+        updatedAt: at,
+      });
+    },
+
+    list(workspaceId: number): Promise<Campaign[]> {
+      return campaigns.listForWorkspace(workspaceId);
+    },
+
+    get: require,
+
+    /**
+     * The app host's list (spec 3.9): `workspace` omitted means the caller's current workspace, a
+     * number that workspace if the user is linked to it, `ALL` every linked workspace. A workspace
+     * the user is not linked to is 403, whether or not it exists.
+     */
+    async listForUser(userId: number, currentWorkspaceId: number, workspace: string | undefined): Promise<Campaign[]> {
+      const selector = workspace?.trim();
+      if (selector === undefined || selector === '') return campaigns.listForWorkspace(currentWorkspaceId);
+      const linked = (await deps.memberships.listMemberships(userId)).map((membership) => membership.workspaceId);
+      if (selector.toUpperCase() === 'ALL') {
+        const lists = await Promise.all(linked.sort((a, b) => a - b).map((id) => campaigns.listForWorkspace(id)));
+        return lists.flat();
+      }
+      if (!/^[0-9]{1,16}$/.test(selector)) throw validationError('workspace_id must be a workspace id or ALL');
+      const workspaceId = Number(selector);
+      if (!linked.includes(workspaceId)) throw forbidden();
+      return campaigns.listForWorkspace(workspaceId);
+    },
+
+    async detail(workspaceId: number, campaignId: number): Promise<CampaignDetail> {
+      const [found, accounts] = await Promise.all([
+        requireWithFlow(workspaceId, campaignId),
+        deps.accounts.listForWorkspace(workspaceId),
+      ]);
+      return { ...found, accounts };
+    },
+
+    async update(workspaceId: number, campaignId: number, settings: CampaignSettings): Promise<Campaign> {
+      const campaign = await require(workspaceId, campaignId);
+      assertWritable(campaign);
+      const change = { ...settings };
+      if (change.timezone !== undefined) change.timezone = canonicalTimezone(change.timezone);
+      if (change.accountIds !== undefined) {
+        const known = new Set((await deps.accounts.listForWorkspace(workspaceId)).map((account) => account.id));
+        const unknown = change.accountIds.find((id) => !known.has(id));
+        if (unknown !== undefined) throw validationError(`account_ids: account ${unknown} not found in this workspace`);
+        change.accountIds = [...new Set(change.accountIds)];
+      }
+      if (Object.keys(change).length === 0) return campaign;
+      return campaigns.updateSettings(campaign, change, now());
+    },
+
+    /**
+     * Moves the campaign's status (nextStatus has the rules). Moving to ACTIVE checks that it can
+     * run and then schedules the prospects waiting for it, also when it already was ACTIVE (the
+     * prospects added since without activation).
+     */
+    async changeStatus(workspaceId: number, campaignId: number, action: StatusAction): Promise<Campaign> {
+      for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt += 1) {
+        const campaign = await require(workspaceId, campaignId);
+        const target = nextStatus(campaign.status, action);
+        if (target === 'ACTIVE' && campaign.status !== 'ACTIVE') {
+          const problems = await readinessProblems(campaign);
+          if (problems.length > 0) throw validationError(problems.join('; '));
+        }
+        let updated = campaign;
+        if (target !== campaign.status) {
+          const at = now();
+          if (!(await campaigns.setStatus(campaign, campaign.status, target, at))) continue;
+          updated = { ...campaign, status: target, updatedAt: at };
+        }
+        if (target === 'ACTIVE') await deps.scheduling.scheduleWaiting(updated);
+        return updated;
+      }
+      const current = await require(workspaceId, campaignId);
+      throw conflict(`Campaign status changed concurrently; it is now ${current.status}`);
+    },
+  };
+}
+
+export type CampaignService = ReturnType<typeof createCampaignService>;

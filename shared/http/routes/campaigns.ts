@@ -1,0 +1,163 @@
+import * as v from 'valibot';
+import { CAMPAIGN_LIMITS, MAX_DAILY_CAPS, WEEKDAYS } from '../../domain/campaigns/campaign';
+import { defineRoute, idParam } from './define';
+import { CampaignDetailView, CampaignListItemView, CampaignView } from './campaign-views';
+
+const campaignName = v.pipe(
+  v.string(),
+  v.trim(),
+  v.nonEmpty('name is required'),
+  v.maxLength(CAMPAIGN_LIMITS.maxNameLength, `name must be at most ${CAMPAIGN_LIMITS.maxNameLength} characters`),
+);
+
+export const CreateCampaignBody = v.object({ name: campaignName });
+
+const dailyCap = (field: keyof typeof MAX_DAILY_CAPS) => {
+  const message = `${field} must be an integer from 0 to ${MAX_DAILY_CAPS[field]}`;
+  return v.optional(v.pipe(v.number(message), v.integer(message), v.minValue(0, message), v.maxValue(MAX_DAILY_CAPS[field], message)));
+};
+
+const clockTime = (field: string) => {
+  const message = `${field} must be a time HH:MM (00:00 to 23:59)`;
+  return v.pipe(v.string(message), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, message));
+};
+
+const dayWindow = (day: string) =>
+  v.pipe(
+    v.strictObject(
+      {
+        enabled: v.boolean(`sending_window.${day}.enabled must be a boolean`),
+        start: clockTime(`sending_window.${day}.start`),
+        end: clockTime(`sending_window.${day}.end`),
+      },
+      `sending_window.${day} must be an object with exactly enabled, start and end`,
+    ),
+    v.check((window) => window.start < window.end, `sending_window.${day}: start must be before end`),
+  );
+
+const SENDING_WINDOW_MESSAGE = 'sending_window must be an object keyed by weekday names, monday to sunday';
+const SendingWindowEntries = v.strictObject(
+  Object.fromEntries(WEEKDAYS.map((day) => [day, v.optional(dayWindow(day))])) as Record<
+    (typeof WEEKDAYS)[number],
+    v.OptionalSchema<ReturnType<typeof dayWindow>, undefined>
+  >,
+  SENDING_WINDOW_MESSAGE,
+);
+/** An object (not an array, which valibot's object schemas accept) with only weekday keys. */
+const SendingWindowBody = v.pipe(
+  v.unknown(),
+  v.check((input) => typeof input === 'object' && input !== null && !Array.isArray(input), SENDING_WINDOW_MESSAGE),
+  SendingWindowEntries,
+);
+
+const accountIdMessage = 'account_ids must be an array of sender account ids';
+const settingsEntries = {
+  name: v.optional(campaignName),
+  timezone: v.optional(
+    v.pipe(
+      v.string('timezone must be an IANA time zone name such as Europe/Amsterdam'),
+      v.trim(),
+      v.nonEmpty('timezone must be an IANA time zone name such as Europe/Amsterdam'),
+      v.maxLength(64, 'timezone must be an IANA time zone name such as Europe/Amsterdam'),
+    ),
+  ),
+  language: v.optional(
+    v.pipe(
+      v.string('language must be a language code such as en, nl or pt-BR'),
+      v.regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'language must be a language code such as en, nl or pt-BR'),
+    ),
+  ),
+  email_max_messages: dailyCap('email_max_messages'),
+  network_max_messages: dailyCap('network_max_messages'),
+  network_max_connections: dailyCap('network_max_connections'),
+  sending_window: v.optional(SendingWindowBody),
+  account_ids: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.number(accountIdMessage), v.safeInteger(accountIdMessage), v.minValue(1, accountIdMessage)), accountIdMessage),
+      v.maxLength(CAMPAIGN_LIMITS.maxAccounts, `account_ids: at most ${CAMPAIGN_LIMITS.maxAccounts} accounts`),
+    ),
+  ),
+};
+const SETTINGS_FIELDS = Object.keys(settingsEntries);
+
+function unknownFieldMessage(input: unknown): string {
+  const field = Object.keys(input as object).find((key) => !SETTINGS_FIELDS.includes(key)) ?? '';
+  if (field === 'status') return 'status cannot be set by PATCH: use the activate, pause, resume and archive endpoints';
+  return `${field} is not a campaign setting (settings: ${SETTINGS_FIELDS.join(', ')})`;
+}
+
+/** PATCH: the settings only; any other field is a 400 naming it. */
+export const UpdateCampaignBody = v.pipe(
+  v.looseObject(settingsEntries),
+  v.check((input) => Object.keys(input).every((key) => SETTINGS_FIELDS.includes(key)), (issue) => unknownFieldMessage(issue.input)),
+);
+
+export const AppCampaignsQuery = v.object({ workspace_id: v.optional(v.string()) });
+
+const campaignPath = v.object({ id: idParam('Campaign not found') });
+const CampaignAnswer = v.strictObject({ success: v.literal(true), campaign: CampaignView });
+
+const statusRoute = (action: string, summary: string) =>
+  defineRoute('campaigns', {
+    method: 'POST',
+    path: `/public/campaigns/{id}/${action}`,
+    auth: 'apiKey',
+    summary,
+    request: { path: campaignPath },
+    responses: { 200: CampaignAnswer },
+    errors: [404, 409],
+  });
+
+/** Spec: Campaigns (API key), and the app host's campaign list (session or API key). */
+export const campaignRoutes = {
+  listCampaigns: defineRoute('campaigns', {
+    method: 'GET',
+    path: '/public/campaigns',
+    auth: 'apiKey',
+    summary: "The workspace's campaigns, newest first, with their prospect counts.",
+    responses: { 200: v.strictObject({ success: v.literal(true), campaigns: v.array(CampaignView) }) },
+  }),
+  createCampaign: defineRoute('campaigns', {
+    method: 'POST',
+    path: '/public/campaigns',
+    auth: 'apiKey',
+    summary: 'Creates a DRAFT campaign with the default settings; a name already used gets " (2)", " (3)", ... appended.',
+    request: { body: CreateCampaignBody },
+    responses: { 201: CampaignAnswer },
+    errors: [409],
+  }),
+  getCampaign: defineRoute('campaigns', {
+    method: 'GET',
+    path: '/public/campaigns/{id}',
+    auth: 'apiKey',
+    summary: 'A campaign with its sender accounts, steps, conditions and the root of its flow.',
+    request: { path: campaignPath },
+    responses: { 200: v.strictObject({ success: v.literal(true), campaign: CampaignDetailView }) },
+    errors: [404],
+  }),
+  updateCampaign: defineRoute('campaigns', {
+    method: 'PATCH',
+    path: '/public/campaigns/{id}',
+    auth: 'apiKey',
+    summary: "Changes a campaign's settings: name, timezone, language, daily caps, sending window and sender accounts.",
+    request: { path: campaignPath, body: UpdateCampaignBody },
+    responses: { 200: CampaignAnswer },
+    errors: [404, 409],
+  }),
+  activateCampaign: statusRoute(
+    'activate',
+    'DRAFT, PAUSED or COMPLETED to ACTIVE (needs a step and an active sender account for each channel its steps use); schedules the prospects waiting for it.',
+  ),
+  pauseCampaign: statusRoute('pause', 'ACTIVE to PAUSED: nothing more is sent until it is resumed.'),
+  resumeCampaign: statusRoute('resume', 'PAUSED to ACTIVE; schedules the prospects waiting for it.'),
+  archiveCampaign: statusRoute('archive', 'Any status to ARCHIVED: the campaign becomes read-only.'),
+  listAppCampaigns: defineRoute('campaigns', {
+    method: 'GET',
+    path: '/campaigns',
+    auth: 'apiKeyOrSession',
+    summary: 'Campaigns of the current workspace, of one linked workspace (`workspace_id`), or of every linked workspace (`workspace_id=ALL`).',
+    request: { query: AppCampaignsQuery },
+    responses: { 200: v.strictObject({ campaigns: v.array(CampaignListItemView) }) },
+    errors: [403],
+  }),
+};

@@ -1,0 +1,78 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infra/config';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { ROUTES } from '../../shared/http/route-table';
+import { CAMPAIGN_SCHEDULING } from '../../shared/runtime/catalog';
+import { type CfnResource, actionsOf, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+
+/** The campaigns function and the campaign-scheduling queue in the stack. */
+describe('OutreachStack: campaigns (no bundling)', () => {
+  const app = testApp({ bundle: false });
+  const config = loadConfig(app.node);
+  let stack: OutreachStack;
+  let template: Template;
+  let resources: Record<string, CfnResource>;
+
+  beforeAll(() => {
+    stack = new OutreachStack(app, 'CampaignsProbe', { config });
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources;
+  });
+
+  const scheduling = () => {
+    const consumer = stack.queueConsumers[CAMPAIGN_SCHEDULING.name];
+    if (!consumer) throw new Error('no campaign-scheduling queue');
+    return consumer;
+  };
+
+  it('routes every campaign path to the campaigns function', () => {
+    expect(ROUTES.filter((route) => route.group === 'campaigns').map((route) => `${route.method} ${route.path} ${route.auth}`)).toEqual([
+      'GET /api/v1/public/campaigns apiKey',
+      'POST /api/v1/public/campaigns apiKey',
+      'GET /api/v1/public/campaigns/{id} apiKey',
+      'PATCH /api/v1/public/campaigns/{id} apiKey',
+      'POST /api/v1/public/campaigns/{id}/activate apiKey',
+      'POST /api/v1/public/campaigns/{id}/pause apiKey',
+      'POST /api/v1/public/campaigns/{id}/resume apiKey',
+      'POST /api/v1/public/campaigns/{id}/archive apiKey',
+      'GET /api/v1/campaigns apiKeyOrSession',
+      ...ROUTES.filter((route) => route.group === 'campaigns')
+        .slice(9)
+        .map((route) => `${route.method} ${route.path} ${route.auth}`),
+    ]);
+  });
+
+  it('gives the campaigns function the table and the scheduling queue URL, and lets it only send to that queue', () => {
+    const fnId = logicalId(stack, stack.functions.campaigns);
+    const queueId = logicalId(stack, scheduling().queue);
+    expect(resources[fnId]?.Properties.Environment.Variables).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: { Ref: logicalId(stack, stack.table.table) },
+      RUNTIME: 'aws',
+      CAMPAIGN_SCHEDULING_QUEUE_URL: { Ref: queueId },
+    });
+    const roleId = logicalId(stack, stack.functions.campaigns.role as never);
+    const onQueue = policyStatements(template, roleId).filter((statement) => resourcesOf(statement).includes(`\${${queueId}.Arn}`));
+    expect(onQueue.flatMap(actionsOf).sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+  });
+
+  it('consumes the campaign-scheduling queue one message at a time, with a dead-letter queue after 5 receives', () => {
+    const consumer = scheduling();
+    const queueId = logicalId(stack, consumer.queue);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack, consumer.deadLetterQueue), 'Arn'] }, maxReceiveCount: 5 },
+    });
+    const mappings = resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
+    expect(mappings.filter((mapping) => mapping.EventSourceArn['Fn::GetAtt'][0] === queueId)).toEqual([
+      {
+        FunctionName: { Ref: logicalId(stack, consumer.function) },
+        EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        BatchSize: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      },
+    ]);
+    expect(resources[logicalId(stack, consumer.function)]?.Properties.Timeout).toBe(30);
+  });
+});
