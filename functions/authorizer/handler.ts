@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { SettingsOf } from '../../shared/config/settings';
+import { DynamoAccountRepository } from '../../shared/db/account-repository';
 import { DynamoApiKeyRepository } from '../../shared/db/api-key-repository';
 import { DynamoSessionRepository } from '../../shared/db/session-repository';
 import { type AcceptedCredentials, type Authenticator, createAuthenticator } from '../../shared/domain/auth/authenticator';
@@ -66,6 +67,7 @@ export function buildAuthorizer(config: SettingsOf<typeof AUTHORIZER.settings>, 
     createAuthenticator({
       keys: new DynamoApiKeyRepository(db, tableName),
       sessions: new DynamoSessionRepository(db, tableName),
+      memberships: new DynamoAccountRepository(db, tableName),
       tokens: new SessionTokens(config.sessionSecret, deps.clock),
       clock: deps.clock,
       sessionUsageKeys: config.sessionUsageKeys,

@@ -8,6 +8,7 @@ import { buildAuthHandler } from '../../functions/http/auth/handler';
 import { buildConnectionsHandler } from '../../functions/http/connections/handler';
 import { buildHealthHandler } from '../../functions/http/health/handler';
 import { buildLeadListsHandler } from '../../functions/http/lead-lists/handler';
+import { buildMembersHandler } from '../../functions/http/members/handler';
 import { buildProspectsHandler } from '../../functions/http/prospects/handler';
 import { buildProviderWebhooksHandler } from '../../functions/http/provider-webhooks/handler';
 import { buildUserWebhookHandler } from '../../functions/http/user-webhook/handler';
@@ -29,6 +30,7 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
 const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: FunctionDeps) => ProxyHandler } = {
   health: buildHealthHandler,
   auth: buildAuthHandler,
+  members: buildMembersHandler,
   apiKeys: buildApiKeysHandler,
   accounts: buildAccountsHandler,
   connections: buildConnectionsHandler,

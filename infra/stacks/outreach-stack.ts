@@ -30,6 +30,8 @@ export interface OutreachStackProps extends StackProps {
 const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = {
   health: undefined,
   auth: 'readWrite',
+  // Deletes memberships and revokes keys (their records, credentials and counters).
+  members: 'readWrite',
   apiKeys: 'readWrite',
   leadLists: 'readWrite',
   prospects: 'readWrite',
@@ -209,6 +211,8 @@ export class OutreachStack extends Stack {
       tracing: config.tracing,
     });
     this.api.grantUsageKeyManagement(functions.apiKeys);
+    // Removing a member revokes their keys: it deletes gateway keys, it never creates one.
+    this.api.grantUsageKeyRetirement(functions.members);
     settingValues.usagePlanId = this.api.usagePlan.usagePlanId;
     settingValues.sessionUsageKeys = this.api.sessionUsageKeys;
     // Built from the API's id and the configured stage name (not api.url, which would make the

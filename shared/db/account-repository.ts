@@ -1,11 +1,13 @@
-import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Membership, User, Workspace, WorkspaceRole } from '../domain/accounts/account';
 import type { AccountRepository } from '../domain/accounts/ports';
 import { conflict } from '../domain/errors';
-import { isTransactionConditionFailed, queryAll } from './client';
+import { batchGetAll } from './batch-get';
+import { isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
 import { everyValueOf, intAttribute, itemSchema, parseItem } from './item-schema';
 import { MEMBERSHIP_PREFIX, membershipByWorkspace, membershipKey, userEmailKey, userKey, workspaceKey } from './keys';
+import { TABLE } from './table-schema';
 
 const userItem = (user: User) => ({
   ...userKey(user.id),
@@ -109,9 +111,57 @@ export class DynamoAccountRepository implements AccountRepository {
   }
 
   async getMembership(userId: number, workspaceId: number): Promise<Membership | undefined> {
+    // Strongly consistent: the authorizer and the workspace switch must see a removal at once.
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: membershipKey(userId, workspaceId) }),
+      new GetCommand({ TableName: this.tableName, Key: membershipKey(userId, workspaceId), ConsistentRead: true }),
     );
     return Item ? parseItem(MembershipItem, Item) : undefined;
+  }
+
+  async listMembers(workspaceId: number): Promise<Membership[]> {
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      IndexName: TABLE.gsi1.name,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': membershipByWorkspace(workspaceId, 0).gsi1pk },
+    });
+    return items.map((item) => parseItem(MembershipItem, item));
+  }
+
+  async getUsers(userIds: readonly number[]): Promise<User[]> {
+    const items = await batchGetAll(this.db, this.tableName, userIds.map(userKey));
+    return items.map((item) => parseItem(UserItem, item));
+  }
+
+  async addMember(membership: Membership): Promise<void> {
+    // One item: no counter or guard goes with a membership (the workspace's owner link is written
+    // with the workspace, in createWorkspace).
+    try {
+      await this.db.send(
+        new PutCommand({ TableName: this.tableName, Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+    } catch (error) {
+      if (isConditionFailed(error)) throw conflict('User is already a member of this workspace');
+      throw error;
+    }
+  }
+
+  async removeMember(userId: number, workspaceId: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: membershipKey(userId, workspaceId),
+          // Never an owner's link, whatever the caller read before.
+          ConditionExpression: '#role = :member',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':member': 'MEMBER' satisfies WorkspaceRole },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
   }
 }

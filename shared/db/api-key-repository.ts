@@ -5,7 +5,7 @@ import type { ApiKeyRepository, CreateOutcome } from '../domain/api-keys/ports';
 import { conflict } from '../domain/errors';
 import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
 import { intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
-import { API_KEY_RECORD_PREFIX, apiKeyCounterKey, apiKeyCredentialKey, apiKeyRecordKey } from './keys';
+import { API_KEY_RECORD_PREFIX, apiKeyCounterKey, apiKeyCredentialKey, apiKeyRecordKey, membershipKey } from './keys';
 
 const recordItem = (key: ApiKey) => ({ ...apiKeyRecordKey(key.userId, key.id), entityType: 'ApiKey', ...key });
 
@@ -67,11 +67,12 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     private readonly tableName: string,
   ) {}
 
-  async listForUser(userId: number): Promise<ApiKey[]> {
+  async listForUser(userId: number, options: { consistent?: boolean } = {}): Promise<ApiKey[]> {
     const items = await queryAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': apiKeyRecordKey(userId, 0).pk, ':prefix': API_KEY_RECORD_PREFIX },
+      ...(options.consistent ? { ConsistentRead: true } : {}),
     });
     return items.map((item) => parseItem(ApiKeyItem, item));
   }
@@ -160,6 +161,15 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
               {
                 Put: { TableName: this.tableName, Item: credentialItem(credential), ConditionExpression: 'attribute_not_exists(pk)' },
               },
+              {
+                // The user's link to the key's workspace: a member removed from it (the removal
+                // then revokes their keys there) cannot get a new key for it in between.
+                ConditionCheck: {
+                  TableName: this.tableName,
+                  Key: membershipKey(key.userId, key.workspaceId),
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
             ],
           }),
         );
@@ -167,7 +177,9 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons || !onlyContention(reasons)) throw error;
-        const [counter, ...keyItems] = reasons;
+        const [counter, recordPut, credentialPut, membership] = reasons;
+        const keyItems = [recordPut, credentialPut];
+        if (conditionFailed(membership)) return 'not_member';
         if (conditionFailed(counter)) {
           // Full, or no counter yet (then this initialises it); a slot freed meanwhile is taken on the next attempt.
           if ((await this.activeKeyCount(key.userId)) >= maxActiveKeys) return 'limit_reached';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import type { UsageKeyRegistry } from '../domain/api-keys/ports';
+import type { UsageKeyRegistry, UsageKeyRetirer } from '../domain/api-keys/ports';
 
 // Loaded on first use: only key creation, rotation and revocation need it, and it would
 // otherwise add its load time to every cold start of the api-keys function.
@@ -15,19 +15,37 @@ export function newUsageKeyValue(): string {
 }
 
 /**
+ * Deleting API Gateway keys: all that revoking needs, so a function that only revokes (member
+ * removal) gets no usage plan and no permission to create keys.
+ */
+export class AwsUsageKeyRetirer implements UsageKeyRetirer {
+  private client: APIGatewayClient | undefined;
+
+  protected async sdk() {
+    const sdk = await apiGatewaySdk();
+    this.client ??= new sdk.APIGatewayClient({ retryMode: 'adaptive', maxAttempts: 6 });
+    return { sdk, client: this.client };
+  }
+
+  async retire(id: string): Promise<void> {
+    const { sdk, client } = await this.sdk();
+    try {
+      // Deleted rather than disabled: disabled keys still count against the 10,000-key account limit.
+      await client.send(new sdk.DeleteApiKeyCommand({ apiKey: id }));
+    } catch (error) {
+      if ((error as Error).name !== 'NotFoundException') throw error;
+    }
+  }
+}
+
+/**
  * API Gateway keys attached to the service's usage plan. CreateApiKey and DeleteApiKey are
  * limited to 5 calls per second per account; the SDK's adaptive retry absorbs
  * TooManyRequestsException with backoff instead of failing the caller.
  */
-export class AwsUsageKeyRegistry implements UsageKeyRegistry {
-  private client: APIGatewayClient | undefined;
-
-  constructor(private readonly usagePlanId: string) {}
-
-  private async sdk() {
-    const sdk = await apiGatewaySdk();
-    this.client ??= new sdk.APIGatewayClient({ retryMode: 'adaptive', maxAttempts: 6 });
-    return { sdk, client: this.client };
+export class AwsUsageKeyRegistry extends AwsUsageKeyRetirer implements UsageKeyRegistry {
+  constructor(private readonly usagePlanId: string) {
+    super();
   }
 
   async issue(label: string): Promise<{ id: string; value: string }> {
@@ -44,16 +62,6 @@ export class AwsUsageKeyRegistry implements UsageKeyRegistry {
       throw error;
     }
     return { id: created.id, value };
-  }
-
-  async retire(id: string): Promise<void> {
-    const { sdk, client } = await this.sdk();
-    try {
-      // Deleted rather than disabled: disabled keys still count against the 10,000-key account limit.
-      await client.send(new sdk.DeleteApiKeyCommand({ apiKey: id }));
-    } catch (error) {
-      if ((error as Error).name !== 'NotFoundException') throw error;
-    }
   }
 }
 

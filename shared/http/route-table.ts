@@ -19,6 +19,7 @@ import { connectionRoutes } from './routes/connections';
 import type { RouteDefinition } from './routes/define';
 import { healthRoutes } from './routes/health';
 import { leadListRoutes } from './routes/lead-lists';
+import { memberRoutes } from './routes/members';
 import { prospectRoutes } from './routes/prospects';
 import { providerWebhookRoutes } from './routes/provider-webhooks';
 import { userWebhookRoutes } from './routes/user-webhook';
@@ -42,6 +43,9 @@ export const FUNCTION_GROUPS = {
   // Liveness only: no table, no secret, no queues.
   health: group({ entry: 'functions/http/health/lambda.ts', routes: healthRoutes, settings: [] }),
   auth: group({ entry: 'functions/http/auth/lambda.ts', routes: authRoutes, settings: [...TABLE_SETTINGS, 'sessionSecret', 'sessionTtlDays'] }),
+  // Workspace members. Removing one revokes their keys for the workspace, so it retires usage
+  // keys (a gateway call per key); it never creates any, so it has no usage plan id.
+  members: group({ entry: 'functions/http/members/lambda.ts', routes: memberRoutes, settings: [...TABLE_SETTINGS] }),
   apiKeys: group({
     entry: 'functions/http/api-keys/lambda.ts',
     routes: apiKeyRoutes,

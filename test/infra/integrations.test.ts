@@ -171,7 +171,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
         .flatMap(actionsOf);
     expect(sends('providerWebhooks')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
     expect(fnEnv('providerWebhooks').WEBHOOKS_QUEUE_URL).toEqual({ Ref: logicalId(stack, webhooks().queue) });
-    for (const group of ['accounts', 'userWebhook', 'auth', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health'] as const) {
+    for (const group of ['accounts', 'userWebhook', 'auth', 'members', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health'] as const) {
       expect(sends(group), group).toEqual([]);
       expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toBeUndefined();
     }
@@ -202,6 +202,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'connections',
       'health',
       'leadLists',
+      'members',
       'prospects',
       'providerWebhooks',
       'userWebhook',

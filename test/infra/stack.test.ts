@@ -374,6 +374,8 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
         RUNTIME: 'aws',
         USAGE_PLAN_ID: usagePlanRef,
       });
+      // Members revoke keys (they retire gateway keys) but never create any: no usage plan.
+      expect(envOf(fnId('members'))).toEqual({ NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: tableRef, RUNTIME: 'aws' });
       expect(envOf(logicalId(stack, stack.authorizer))).toEqual({
         NODE_OPTIONS: '--enable-source-maps',
         TABLE_NAME: tableRef,
@@ -393,7 +395,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
           .flatMap(actionsOf)
           .filter((action) => action.startsWith('dynamodb:'));
       expect(dynamoActions(roleId(stack.functions.health))).toEqual([]);
-      for (const fn of [stack.functions.auth, stack.functions.apiKeys, stack.authorizer]) {
+      for (const fn of [stack.functions.auth, stack.functions.members, stack.functions.apiKeys, stack.authorizer]) {
         expect(dynamoActions(roleId(fn))).toEqual([
           'dynamodb:BatchGetItem',
           'dynamodb:BatchWriteItem',
@@ -424,6 +426,16 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       for (const fn of [stack.functions.auth, stack.functions.health, stack.authorizer]) {
         expect(policyStatements(template, roleId(fn)).flatMap(actionsOf).filter((action) => action.startsWith('apigateway:'))).toEqual([]);
       }
+    });
+
+    it('lets the members function delete gateway keys (revoking a removed member’s keys) and not create any', () => {
+      const statements = policyStatements(template, roleId(stack.functions.members)).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('apigateway:')),
+      );
+      const prefix = `arn:\${AWS::Partition}:apigateway:\${AWS::Region}::`;
+      expect(statements.map((statement) => ({ actions: actionsOf(statement), resources: resourcesOf(statement), effect: statement.Effect }))).toEqual([
+        { actions: ['apigateway:DELETE'], resources: [`${prefix}/apikeys/*`], effect: 'Allow' },
+      ]);
     });
   });
 

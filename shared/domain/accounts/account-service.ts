@@ -59,7 +59,10 @@ export function createAccountService(deps: AccountServiceDeps) {
       const user = await deps.accounts.findUserByEmail(normalizeEmail(input.email));
       const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
       if (!user || !passwordOk) throw unauthenticated('Invalid email or password');
-      const [first] = await deps.accounts.listMemberships(user.id);
+      // The first workspace the user owns: being linked to someone else's workspace (with a lower
+      // id) does not move where they land.
+      const memberships = await deps.accounts.listMemberships(user.id);
+      const first = memberships.find((membership) => membership.role === 'OWNER') ?? memberships[0];
       if (!first) throw forbidden('This account has no workspace');
       return openSession(user, first.workspaceId);
     },

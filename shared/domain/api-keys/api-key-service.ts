@@ -1,7 +1,7 @@
-import { conflict, notFound, validationError } from '../errors';
+import { conflict, forbidden, notFound, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type ApiKey, type ApiKeyCredential, formatKey, generateKeyMaterial } from './api-key';
-import type { ApiKeyRepository, CreateOutcome, UsageKeyRegistry } from './ports';
+import type { ApiKeyRepository, CreateOutcome, UsageKeyRegistry, UsageKeyRetirer } from './ports';
 
 export interface ApiKeyServiceDeps {
   keys: ApiKeyRepository;
@@ -23,16 +23,73 @@ const KEY_NOT_FOUND = 'API key not found';
 /** Reads of a key that keeps changing under a revoke (rotations in a loop) before giving up. */
 const MAX_REVOKE_ATTEMPTS = 3;
 
-/** Create, list, rotate and revoke a user's API keys. */
-export function createApiKeyService(deps: ApiKeyServiceDeps) {
-  const limitReached = () =>
-    validationError(`API key limit reached: at most ${deps.maxActiveKeysPerUser} active keys per user`);
+export interface KeyRevokerDeps {
+  keys: Pick<ApiKeyRepository, 'get' | 'listForUser' | 'revoke'>;
+  usageKeys: UsageKeyRetirer;
+  clock: Clock;
+  onRetireFailure?: (usageKeyId: string, error: unknown) => void;
+}
+
+/**
+ * Revoking keys: one of a user's keys (the API keys' own route), or every key of a user that acts
+ * in one workspace (a member's removal). Needs no usage plan: revoking only retires usage keys.
+ */
+export function createKeyRevoker(deps: KeyRevokerDeps) {
+  /** Retires a usage key without failing the caller's request: a leftover key is harmless, only counted. */
+  async function retireQuietly(usageKeyId: string) {
+    try {
+      await deps.usageKeys.retire(usageKeyId);
+    } catch (error) {
+      deps.onRetireFailure?.(usageKeyId, error);
+    }
+  }
 
   async function ownedKey(userId: number, keyId: number): Promise<ApiKey> {
     const key = await deps.keys.get(userId, keyId);
     if (!key) throw notFound(KEY_NOT_FOUND);
     return key;
   }
+
+  /** Idempotent: revoking a revoked key succeeds and changes nothing. */
+  async function revoke(userId: number, keyId: number): Promise<void> {
+    // A concurrent rotation changes the key between our read and our write: read it again.
+    for (let attempt = 0; attempt < MAX_REVOKE_ATTEMPTS; attempt += 1) {
+      const key = await ownedKey(userId, keyId);
+      if (!key.isActive) return;
+      if (await deps.keys.revoke(key, deps.clock.now().toISOString())) {
+        await retireQuietly(key.usageKeyId);
+        return;
+      }
+    }
+    throw conflict('API key changed while revoking, please retry');
+  }
+
+  return {
+    retireQuietly,
+    ownedKey,
+    revoke,
+
+    /**
+     * Revokes every active key of the user that acts in the workspace; how many. The listing is
+     * strongly consistent, so a key created just before is seen (and none can be created after
+     * the user's link to the workspace is gone: creation checks it).
+     */
+    async revokeInWorkspace(userId: number, workspaceId: number): Promise<number> {
+      const keys = await deps.keys.listForUser(userId, { consistent: true });
+      const acting = keys.filter((key) => key.isActive && key.workspaceId === workspaceId);
+      for (const key of acting) await revoke(userId, key.id);
+      return acting.length;
+    },
+  };
+}
+
+export type KeyRevoker = ReturnType<typeof createKeyRevoker>;
+
+/** Create, list, rotate and revoke a user's API keys. */
+export function createApiKeyService(deps: ApiKeyServiceDeps) {
+  const limitReached = () =>
+    validationError(`API key limit reached: at most ${deps.maxActiveKeysPerUser} active keys per user`);
+  const { retireQuietly, ownedKey, revoke } = createKeyRevoker(deps);
 
   function credentialFor(key: ApiKey, secretHash: string, usageKeyValue: string): ApiKeyCredential {
     return {
@@ -43,15 +100,6 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       secretHash,
       usageKeyValue,
     };
-  }
-
-  /** Retires a usage key without failing the caller's request: a leftover key is harmless, only counted. */
-  async function retireQuietly(usageKeyId: string) {
-    try {
-      await deps.usageKeys.retire(usageKeyId);
-    } catch (error) {
-      deps.onRetireFailure?.(usageKeyId, error);
-    }
   }
 
   return {
@@ -84,9 +132,10 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
         await retireQuietly(usageKey.id);
         throw error;
       }
-      if (outcome === 'limit_reached') {
+      if (outcome !== 'created') {
         await retireQuietly(usageKey.id);
-        throw limitReached();
+        // not_member: removed from the workspace while this request was on its way.
+        throw outcome === 'limit_reached' ? limitReached() : forbidden();
       }
       return { key, fullKey: formatKey(material.prefix, material.secret) };
     },
@@ -112,18 +161,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
     },
 
     /** Idempotent: revoking a revoked key succeeds and changes nothing. */
-    async revoke(userId: number, keyId: number): Promise<void> {
-      // A concurrent rotation changes the key between our read and our write: read it again.
-      for (let attempt = 0; attempt < MAX_REVOKE_ATTEMPTS; attempt += 1) {
-        const key = await ownedKey(userId, keyId);
-        if (!key.isActive) return;
-        if (await deps.keys.revoke(key, deps.clock.now().toISOString())) {
-          await retireQuietly(key.usageKeyId);
-          return;
-        }
-      }
-      throw conflict('API key changed while revoking, please retry');
-    },
+    revoke,
   };
 }
 

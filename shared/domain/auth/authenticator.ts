@@ -1,5 +1,5 @@
 import type { Session } from '../accounts/account';
-import type { SessionRepository } from '../accounts/ports';
+import type { AccountRepository, SessionRepository } from '../accounts/ports';
 import { lastUsedIsStale, parseKey, secretMatches } from '../api-keys/api-key';
 import type { ApiKeyRepository } from '../api-keys/ports';
 import type { Clock } from '../ports';
@@ -28,6 +28,8 @@ export type AuthOutcome =
 export interface AuthenticatorDeps {
   keys: Pick<ApiKeyRepository, 'getCredential' | 'recordUse'>;
   sessions: Pick<SessionRepository, 'get'>;
+  /** The session's link to its workspace (strongly consistent: a removal takes effect at once). */
+  memberships: Pick<AccountRepository, 'getMembership'>;
   tokens: { verify(token: string): Promise<{ userId: number; sessionId: string } | undefined> };
   clock: Clock;
   /**
@@ -47,9 +49,21 @@ const FAILURES: Record<AcceptedCredentials, { error: string; message: string }> 
 };
 
 /**
+ * A valid session whose user has been removed from the workspace it acts in. The user logs in
+ * again (a new session starts in a workspace they still belong to). API keys need no such check:
+ * the removal revokes the member's keys for the workspace.
+ */
+const WORKSPACE_LOST = {
+  error: 'Authentication required',
+  message: 'You are no longer a member of the workspace this session acts in; log in again',
+};
+
+/**
  * Checks the presented credentials. An API key costs one strongly consistent GetItem (so a
  * rotated or revoked key fails at once) and, at most once a minute per key, one write of last_used.
- * Unknown, malformed, revoked and wrong-secret keys all get the same answer.
+ * Unknown, malformed, revoked and wrong-secret keys all get the same answer. A session costs two
+ * strongly consistent GetItems: the session (so logout is immediate) and the user's link to the
+ * session's workspace (so a removal from it is).
  */
 export function createAuthenticator(deps: AuthenticatorDeps) {
   async function byApiKey(presented: string): Promise<AuthOutcome | undefined> {
@@ -72,6 +86,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     const session: Session | undefined = await deps.sessions.get(claims.sessionId);
     if (!session || session.userId !== claims.userId) return undefined;
     if (Date.parse(session.expiresAt) <= deps.clock.now().getTime()) return undefined;
+    if (!(await deps.memberships.getMembership(session.userId, session.workspaceId))) return { ok: false, ...WORKSPACE_LOST };
     const pool = deps.sessionUsageKeys;
     return {
       ok: true,

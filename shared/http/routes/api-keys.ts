@@ -43,6 +43,8 @@ export const apiKeyRoutes = {
     summary: 'Creates a key for the current workspace; the full key is shown once.',
     request: { body: CreateApiKeyBody },
     responses: { 201: IssuedApiKeyView },
+    // 403: the caller was removed from the workspace while the request was on its way.
+    errors: [403],
   }),
   rotateApiKey: defineRoute('apiKeys', {
     method: 'POST',

@@ -4,7 +4,7 @@ import { Id, Success, Timestamp, defineRoute } from './define';
 
 // Type checks keep valibot's default message, which describeIssue turns into
 // "<field> is required" or "<field> must be a string"; rules carry their own sentence.
-const Email = v.pipe(
+export const Email = v.pipe(
   v.string(),
   v.trim(),
   v.nonEmpty('email is required'),

@@ -109,6 +109,19 @@ export const idParam = (notFoundMessage: string) =>
     v.minValue(1, notFoundMessage),
   );
 
+/**
+ * A path id whose checking is left to the service: any text is accepted, and the handler gets the
+ * id, or undefined when the text cannot be one. For routes that must answer 403 for a workspace
+ * the caller is not linked to before any 404, whatever the rest of the path says.
+ */
+export const idOrNone = v.pipe(
+  v.optional(v.string(), ''),
+  v.transform((text): number | undefined => {
+    const id = /^[0-9]{1,16}$/.test(text) ? Number(text) : 0;
+    return Number.isSafeInteger(id) && id >= 1 ? id : undefined;
+  }),
+);
+
 export const Success = v.strictObject({ success: v.literal(true) });
 
 /** ISO 8601 timestamps as the service writes them. */

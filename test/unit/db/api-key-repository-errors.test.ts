@@ -43,6 +43,12 @@ describe('API key repository: cancelled transactions', () => {
     expect(calls).toEqual(['TransactWriteCommand']);
   });
 
+  it('answers not_member at once when the user is no longer linked to the key\'s workspace', async () => {
+    const { db, calls } = failingClient(cancelled('None', 'None', 'None', 'ConditionalCheckFailed'));
+    expect(await new DynamoApiKeyRepository(db, 't').create(key, credential, 25)).toBe('not_member');
+    expect(calls).toEqual(['TransactWriteCommand']);
+  });
+
   it('surfaces a revoke cancelled by a full item collection at once', async () => {
     const error = cancelled('None', 'None', 'ItemCollectionSizeLimitExceeded');
     const { db, calls } = failingClient(error);

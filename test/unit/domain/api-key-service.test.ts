@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createApiKeyService } from '../../../shared/domain/api-keys/api-key-service';
+import { createApiKeyService, createKeyRevoker } from '../../../shared/domain/api-keys/api-key-service';
 import { InMemoryApiKeyRepository, RecordingUsageKeys, sequentialIds } from '../../support/fakes/in-memory-api-keys';
 
 describe('API key service', () => {
@@ -79,5 +79,24 @@ describe('API key service', () => {
     await expect(service.revoke(2, created.key.id)).rejects.toMatchObject({ kind: 'not_found', message: 'API key not found' });
     await service.revoke(1, created.key.id);
     await expect(service.rotate(1, created.key.id)).rejects.toMatchObject({ kind: 'conflict', message: 'API key is revoked and cannot be rotated' });
+  });
+
+  it('revokes exactly the user’s active keys acting in one workspace, retiring their usage keys', async () => {
+    service = createApiKeyService({ keys, usageKeys, ids: sequentialIds(100), clock: { now: () => now }, maxActiveKeysPerUser: 10 });
+    const inTen = await service.create({ userId: 1, workspaceId: 10, name: 'a' });
+    const alreadyRevoked = await service.create({ userId: 1, workspaceId: 10, name: 'b' });
+    await service.revoke(1, alreadyRevoked.key.id);
+    const inEleven = await service.create({ userId: 1, workspaceId: 11, name: 'c' });
+    const othersInTen = await service.create({ userId: 2, workspaceId: 10, name: 'd' });
+    usageKeys.retired = [];
+    now = new Date('2026-11-21T13:00:00.000Z');
+
+    const revoker = createKeyRevoker({ keys, usageKeys, clock: { now: () => now } });
+    expect(await revoker.revokeInWorkspace(1, 10)).toBe(1);
+    expect(usageKeys.retired).toEqual([inTen.key.usageKeyId]);
+    expect(await keys.get(1, inTen.key.id)).toMatchObject({ isActive: false, updatedAt: '2026-11-21T13:00:00.000Z' });
+    expect(await keys.getCredential(inTen.key.prefix)).toBeUndefined();
+    for (const kept of [inEleven.key, othersInTen.key]) expect(await keys.get(kept.userId, kept.id)).toMatchObject({ isActive: true });
+    expect(await revoker.revokeInWorkspace(1, 10)).toBe(0);
   });
 });

@@ -13,6 +13,8 @@ const SESSION_FAILURE = {
 describe('authenticator', () => {
   let keys: InMemoryApiKeyRepository;
   let sessions: InMemorySessions;
+  /** `userId/workspaceId` of each link between a user and a workspace. */
+  let links: Set<string>;
   let now: Date;
   let fullKey: string;
   const tokens = { verify: async (token: string) => (token.startsWith('valid:') ? { userId: 5, sessionId: token.slice(6) } : undefined) };
@@ -29,7 +31,19 @@ describe('authenticator', () => {
       { prefix: material.prefix, keyId: 9, userId: 5, workspaceId: 50, secretHash: material.secretHash, usageKeyValue: 'gatewayvalue' },
     );
     sessions.sessions.set('s1', { id: 's1', userId: 5, workspaceId: 51, createdAt: '', expiresAt: '2026-11-28T12:00:00.000Z' });
-    authenticator = createAuthenticator({ keys, sessions, tokens, clock: { now: () => now }, sessionUsageKeys: ['pool0', 'pool1', 'pool2'] });
+    links = new Set(['5/50', '5/51']);
+    const memberships = {
+      getMembership: async (userId: number, workspaceId: number) =>
+        links.has(`${userId}/${workspaceId}`) ? { userId, workspaceId, workspaceName: 'W', role: 'MEMBER' as const, createdAt: '' } : undefined,
+    };
+    authenticator = createAuthenticator({
+      keys,
+      sessions,
+      memberships,
+      tokens,
+      clock: { now: () => now },
+      sessionUsageKeys: ['pool0', 'pool1', 'pool2'],
+    });
   });
 
   it('accepts a valid key with the key’s user, workspace and usage key', async () => {
@@ -71,6 +85,19 @@ describe('authenticator', () => {
     expect(await authenticator.authenticate('session', { sessionToken: 'valid:other' })).toEqual(SESSION_FAILURE);
     now = new Date('2026-11-28T12:00:00.000Z');
     expect(await authenticator.authenticate('session', { sessionToken: 'valid:s1' })).toEqual(SESSION_FAILURE);
+  });
+
+  it('refuses a session whose user is no longer linked to its workspace, saying so', async () => {
+    links.delete('5/51');
+    const lost = {
+      ok: false,
+      error: 'Authentication required',
+      message: 'You are no longer a member of the workspace this session acts in; log in again',
+    };
+    expect(await authenticator.authenticate('apiKeyOrSession', { sessionToken: 'valid:s1' })).toEqual(lost);
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:s1' })).toEqual(lost);
+    // The user's key for another workspace still works.
+    expect(await authenticator.authenticate('apiKeyOrSession', { apiKey: fullKey })).toMatchObject({ ok: true });
   });
 
   it('does not let an API key into a session-only route', async () => {

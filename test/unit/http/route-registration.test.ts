@@ -9,6 +9,7 @@ import { campaignHandlers } from '../../../functions/http/campaigns/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
+import { memberHandlers } from '../../../functions/http/members/routes';
 import { prospectHandlers } from '../../../functions/http/prospects/routes';
 import { providerWebhookHandlers } from '../../../functions/http/provider-webhooks/routes';
 import { userWebhookHandlers } from '../../../functions/http/user-webhook/routes';
@@ -24,6 +25,7 @@ const none = {} as never;
 const HANDLER_MAPS: Record<FunctionGroup, object> = {
   health: healthHandlers(),
   auth: authHandlers(none),
+  members: memberHandlers(none),
   apiKeys: apiKeyHandlers(none),
   accounts: accountHandlers(none),
   connections: connectionHandlers(none),
@@ -51,7 +53,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(32);
+    expect(ROUTES).toHaveLength(35);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {
