@@ -186,3 +186,59 @@ describe('campaigns: create, list, read, settings', () => {
     expect(foreign.body).toEqual({ error: 'Campaign not found' });
   });
 });
+
+describe('the app host campaign list (workspace_id)', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ rateLimitPerMinute: 100_000 });
+  });
+  afterAll(async () => stack?.stop());
+
+  it('lists the current, one linked, or every linked workspace, and refuses one not linked', async () => {
+    const alice = await signUp(stack);
+    const carol = await signUp(stack);
+    const dave = await signUp(stack);
+    const aliceKey = (await createKey(stack, alice)).key;
+    const carolKey = (await createKey(stack, carol)).key;
+    const daveKey = (await createKey(stack, dave)).key;
+    const make = async (apiKey: string, name: string) =>
+      (await stack.call<{ campaign: CampaignView & { workspace_id: number; created_at: string; updated_at: string } }>('POST', '/public/campaigns/', { apiKey, body: { name } })).body.campaign;
+    const a1 = await make(aliceKey, 'Alice one');
+    const a2 = await make(aliceKey, 'Alice two');
+    const c1 = await make(carolKey, 'Carol one');
+    await make(daveKey, 'Dave one');
+    const linked = await stack.call('POST', `/workspaces/${carol.workspaceId}/members/`, { apiKey: carolKey, body: { email: alice.email } });
+    expect(linked.status, linked.text).toBe(201);
+
+    const item = (c: typeof a1) => ({
+      id: c.id,
+      name: c.name,
+      status: 'DRAFT',
+      workspace_id: c.workspace_id,
+      timezone: 'Europe/Amsterdam',
+      language: 'en',
+      created_at: c.created_at,
+      updated_at: c.updated_at,
+      prospect_count: 0,
+    });
+    const list = (query: string, auth: { apiKey?: string; token?: string }) => stack.call(`GET`, `/campaigns/${query}`, auth);
+
+    expect((await list('', { apiKey: aliceKey })).body).toEqual({ campaigns: [item(a2), item(a1)] });
+    expect((await list('', { token: alice.token })).body).toEqual({ campaigns: [item(a2), item(a1)] });
+    expect((await list(`?workspace_id=${carol.workspaceId}`, { apiKey: aliceKey })).body).toEqual({ campaigns: [item(c1)] });
+    const all = await list('?workspace_id=ALL', { token: alice.token });
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual({ campaigns: [item(a2), item(a1), item(c1)] });
+    for (const query of [`?workspace_id=${dave.workspaceId}`, '?workspace_id=999999999']) {
+      const refused = await list(query, { apiKey: aliceKey });
+      expect(refused.status, query).toBe(403);
+      expect(refused.body).toEqual({ error: 'Access denied' });
+    }
+    const bad = await list('?workspace_id=mine', { apiKey: aliceKey });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'workspace_id must be a workspace id or ALL' });
+    // Carol's ALL is only her own workspace.
+    expect((await list('?workspace_id=all', { apiKey: carolKey })).body).toEqual({ campaigns: [item(c1)] });
+  });
+});
