@@ -170,15 +170,15 @@ export function channelsOf(flow: FlowStructure): Set<Channel> {
  * had is null as well.
  */
 export function resolveNode(flow: FlowStructure, id: number): number | null {
-  let current: number | null = id;
-  // Redirects resolve in one hop; the bound only guards against a corrupt item.
-  for (let hops = 0; current !== null && hops <= Object.keys(flow.redirects).length; hops += 1) {
+  // Edits keep redirects one hop long; following a longer chain (never a loop) costs nothing.
+  const seen = new Set<number>();
+  for (let current: number | null = id; current !== null && !seen.has(current); ) {
     if (linkOf(flow, current)) return current;
+    seen.add(current);
     const key: string = String(current);
-    if (!Object.hasOwn(flow.redirects, key)) return null;
-    current = flow.redirects[key] ?? null;
+    current = Object.hasOwn(flow.redirects, key) ? (flow.redirects[key] ?? null) : null;
   }
-  return current !== null && linkOf(flow, current) ? current : null;
+  return null;
 }
 
 export interface StepWiring {
