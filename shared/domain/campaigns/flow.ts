@@ -84,12 +84,6 @@ export function slotOf(link: FlowLink): Slot {
   return link.branch === undefined ? { parent: link.parent } : { parent: link.parent, branch: link.branch };
 }
 
-/** A node's children: a step's child, a condition's YES then NO. */
-export function childrenOf(link: FlowLink): number[] {
-  const children = link.kind === 'STEP' ? [link.child] : [link.yes, link.no];
-  return children.filter((child): child is number => child !== null && child !== undefined);
-}
-
 /** The next node along a path: a step's child, a condition's YES child. */
 const nextOnPath = (link: FlowLink): number | null => (link.kind === 'STEP' ? link.child : link.yes) ?? null;
 

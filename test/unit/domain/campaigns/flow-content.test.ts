@@ -71,13 +71,16 @@ describe('checkStepContent', () => {
         delay_in_hours: MAX_DELAY_HOURS,
       }),
     ).not.toThrow();
-    expect(() => checkStepContent('NETWORK_INVITE', { message_template: 'i'.repeat(300), message_template_b: 'i'.repeat(300), add_unsubscribe: false })).not.toThrow();
+    const invite = { message_template: 'i'.repeat(300), message_template_b: 'i'.repeat(300), add_unsubscribe: false };
+    expect(() => checkStepContent('NETWORK_INVITE', invite)).not.toThrow();
     expect(() => checkStepContent('NETWORK_INVITE', {})).not.toThrow();
-    expect(() => checkStepContent('NETWORK_MESSAGE', { message_template: 'n'.repeat(8000), subject_line: '', subject_line_b: null, delay_in_hours: 0 })).not.toThrow();
+    const message = { message_template: 'n'.repeat(8000), subject_line: '', subject_line_b: null, delay_in_hours: 0 };
+    expect(() => checkStepContent('NETWORK_MESSAGE', message)).not.toThrow();
   });
 
   it('documents the limits', () => {
-    expect([MAX_INVITE_MESSAGE_LENGTH, MAX_NETWORK_MESSAGE_LENGTH, MAX_EMAIL_SUBJECT_LENGTH, MAX_EMAIL_BODY_LENGTH, MAX_DELAY_HOURS]).toEqual([300, 8000, 500, 50_000, 8760]);
+    const limits = [MAX_INVITE_MESSAGE_LENGTH, MAX_NETWORK_MESSAGE_LENGTH, MAX_EMAIL_SUBJECT_LENGTH, MAX_EMAIL_BODY_LENGTH, MAX_DELAY_HOURS];
+    expect(limits).toEqual([300, 8000, 500, 50_000, 8760]);
   });
 
   it.each<[string, StepType, StepContent]>([

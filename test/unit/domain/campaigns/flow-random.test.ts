@@ -36,7 +36,8 @@ const OPERATIONS = ['addStep', 'addCondition', 'rewireStep', 'removeNode', 'rety
 type Operation = (typeof OPERATIONS)[number];
 
 /** Edits drawn by weight, so that flows grow before they shrink. */
-const WEIGHTED: Operation[] = ['addStep', 'addStep', 'addStep', 'addCondition', 'addCondition', 'rewireStep', 'rewireStep', 'rewireStep', 'removeNode', 'retypeNode'];
+const WEIGHTS: Record<Operation, number> = { addStep: 3, addCondition: 2, rewireStep: 3, removeNode: 1, retypeNode: 1 };
+const WEIGHTED = OPERATIONS.flatMap((operation) => Array<Operation>(WEIGHTS[operation]).fill(operation));
 
 /** A random edit: ids mostly from the flow, sometimes deleted, unknown or of the other kind, and now and then fields that clash. */
 function randomEdit(random: Random, flow: FlowStructure, nextId: number, used: number[]): [Operation, (flow: FlowStructure) => FlowStructure] {
@@ -78,7 +79,13 @@ function randomEdit(random: Random, flow: FlowStructure, nextId: number, used: n
       const id = anyId('STEP');
       const mode = random.int(20);
       const child =
-        mode < 10 ? {} : mode < 16 ? { childStepId: anyId('STEP') } : mode < 19 ? { childConditionId: anyId('CONDITION') } : { childStepId: anyId(), childConditionId: anyId() };
+        mode < 10
+          ? {}
+          : mode < 16
+            ? { childStepId: anyId('STEP') }
+            : mode < 19
+              ? { childConditionId: anyId('CONDITION') }
+              : { childStepId: anyId(), childConditionId: anyId() };
       const rewiring = { ...(random.chance(0.75) || Object.keys(child).length === 0 ? parent() : {}), ...child };
       return [operation, (input) => rewireStep(input, id, rewiring)];
     }

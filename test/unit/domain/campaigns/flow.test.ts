@@ -124,7 +124,11 @@ describe('flowProblems', () => {
     ['a condition with a step’s child', changed({ 2: { ...condition('HAS_EMAIL', 1, 3, null), child: 3 } }), ["condition 2 has a step's child"]],
     ['an unknown type', changed({ 3: step('SMS', 2, null, 'YES') }), ['step 3 has unknown type SMS']],
     ['a type of the other kind', changed({ 2: condition('EMAIL', 1, 3, null) }), ['condition 2 has unknown type EMAIL']],
-    ['an unknown kind', changed({ 3: { ...step('EMAIL', 2, null, 'YES'), kind: 'WAIT' as 'STEP' } }), ["condition 2's YES child 3 is not a step", 'node 3 has unknown kind WAIT']],
+    [
+      'an unknown kind',
+      changed({ 3: { ...step('EMAIL', 2, null, 'YES'), kind: 'WAIT' as 'STEP' } }),
+      ["condition 2's YES child 3 is not a step", 'node 3 has unknown kind WAIT'],
+    ],
     ['a key that is no id', { ...SMALL, nodes: { ...SMALL.nodes, '03': step('EMAIL', 2, null, 'YES') } }, ['node key 03 is not an integer id']],
     [
       'a branch its condition does not agree with',
@@ -136,9 +140,17 @@ describe('flowProblems', () => {
       changed({ 2: { ...condition('HAS_EMAIL', 1, 3, null), branch: 'YES' } }),
       ["step 1's child 2 does not name it back", 'node 2 has a branch under step 1'],
     ],
-    ['a step on a condition without a branch', changed({ 3: step('EMAIL', 2, null) }), ["condition 2's YES child 3 does not name it back", 'step 3 has no branch under condition 2']],
+    [
+      'a step on a condition without a branch',
+      changed({ 3: step('EMAIL', 2, null) }),
+      ["condition 2's YES child 3 does not name it back", 'step 3 has no branch under condition 2'],
+    ],
     ['a child not in the flow', changed({ 3: step('EMAIL', 2, 9, 'YES') }), ["step 3's child 9 is not in the flow"]],
-    ['a parent not in the flow', changed({ 3: step('EMAIL', 9, null, 'YES') }), ["condition 2's YES child 3 does not name it back", 'node 3 has parent 9, which is not in the flow']],
+    [
+      'a parent not in the flow',
+      changed({ 3: step('EMAIL', 9, null, 'YES') }),
+      ["condition 2's YES child 3 does not name it back", 'node 3 has parent 9, which is not in the flow'],
+    ],
     ['nodes without a root', { ...SMALL, root: null }, ['node 1 has no parent but is not the root', 'the flow has nodes but no root']],
     ['a root not in the flow', { ...SMALL, root: 9 }, ['node 1 has no parent but is not the root', 'root 9 is not in the flow']],
     ['a redirect of a live node', { ...SMALL, redirects: { 3: null } }, ['redirect 3 names a live node']],
