@@ -1,15 +1,12 @@
 import type { Campaign } from './campaign';
+import type { ConditionType, StepType } from './flow';
+
+export { CONDITION_TYPES, type ConditionType, STEP_TYPES, type StepType } from './flow';
 
 /**
  * The contents of a flow's nodes: a step's texts and delay, a condition's type and delay. Where a
  * node sits (parent, children) is the campaign's flow structure (flow.ts), not the node's.
  */
-
-export const STEP_TYPES = ['EMAIL', 'NETWORK_INVITE', 'NETWORK_MESSAGE'] as const;
-export type StepType = (typeof STEP_TYPES)[number];
-
-export const CONDITION_TYPES = ['HAS_EMAIL', 'HAS_EMAIL_PREMIUM', 'ACCEPTED_INVITE', 'ALREADY_CONNECTED'] as const;
-export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 export interface CampaignStep {
   kind: 'STEP';
