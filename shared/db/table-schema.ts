@@ -25,7 +25,9 @@ export const GLOBAL_INDEXES = [TABLE.gsi1, TABLE.gsi2] as const;
  * returning the views. A table with LSIs caps every partition (table and indexes together) at
  * 10 GB: a member view is kept under ~3.3 KB (its view at most 2 KB), so a full list of 100,000
  * members stays under ~2 GB of copies plus its digest (docs/data-model.md, "The item-collection
- * cap"); nothing else carries LSI keys.
+ * cap"). Campaign prospects use lsi1 (by status) and lsi2 (waiting to be scheduled) inside their
+ * campaign's partition: ~0.5 KB each in at most three copies, 150 MB for 100,000 prospects. Nothing
+ * else carries LSI keys.
  */
 export const LOCAL_INDEXES: readonly { name: string; sortKey: string }[] = [
   { name: 'lsi1', sortKey: 'lsi1sk' },
