@@ -79,6 +79,10 @@ const nameGuard = (campaign: Pick<Campaign, 'workspaceId' | 'id'>, name: string)
   campaignId: campaign.id,
 });
 
+/** The condition of a node's put that must find the node as it was read (its `updatedAt`); none for a new node. */
+const unchangedSince = (updatedAt: string | undefined) =>
+  updatedAt === undefined ? {} : { ConditionExpression: 'updatedAt = :read', ExpressionAttributeValues: { ':read': updatedAt } };
+
 /** How many numbered names one read looks at before claiming the first free one. */
 const NAMES_PER_READ = 25;
 /** Claims lost to a concurrent create of the same name before giving up (409, retry). */
@@ -265,7 +269,7 @@ export class DynamoCampaignRepository implements CampaignRepository {
           },
         },
       },
-      ...change.put.map((node): TransactItem => ({ Put: { TableName: this.tableName, Item: nodeItem(node) } })),
+      ...change.put.map((node): TransactItem => ({ Put: { TableName: this.tableName, Item: nodeItem(node), ...unchangedSince(change.expectedUpdatedAt?.[node.id]) } })),
       ...change.delete.map((id): TransactItem => ({ Delete: { TableName: this.tableName, Key: campaignNodeKey(campaign.id, id) } })),
     ];
     try {
@@ -277,7 +281,7 @@ export class DynamoCampaignRepository implements CampaignRepository {
     }
   }
 
-  async saveNode(campaign: Campaign, node: CampaignNode): Promise<boolean> {
+  async saveNode(campaign: Campaign, node: CampaignNode, expectedUpdatedAt?: string): Promise<boolean> {
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -291,7 +295,15 @@ export class DynamoCampaignRepository implements CampaignRepository {
                 ExpressionAttributeValues: { ':archived': 'ARCHIVED' },
               },
             },
-            { Put: { TableName: this.tableName, Item: nodeItem(node), ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: nodeItem(node),
+                ...(expectedUpdatedAt === undefined
+                  ? { ConditionExpression: 'attribute_exists(pk)' }
+                  : { ConditionExpression: 'attribute_exists(pk) AND updatedAt = :read', ExpressionAttributeValues: { ':read': expectedUpdatedAt } }),
+              },
+            },
           ],
         }),
       );

@@ -13,6 +13,7 @@
 import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, type SettingsOf, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { accountRoutes } from './routes/accounts';
 import { apiKeyRoutes } from './routes/api-keys';
+import { campaignFlowRoutes } from './routes/campaign-flow';
 import { campaignRoutes } from './routes/campaigns';
 import { authRoutes } from './routes/auth';
 import { connectionRoutes } from './routes/connections';
@@ -94,7 +95,7 @@ export const FUNCTION_GROUPS = {
   // Campaigns, their settings, status and flow: a few small reads and writes each.
   campaigns: group({
     entry: 'functions/http/campaigns/lambda.ts',
-    routes: campaignRoutes,
+    routes: { ...campaignRoutes, ...campaignFlowRoutes },
     settings: [...TABLE_SETTINGS, 'sqsEndpoint', 'campaignSchedulingQueueUrl'],
   }),
 } as const;

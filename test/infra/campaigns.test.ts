@@ -37,9 +37,15 @@ describe('OutreachStack: campaigns (no bundling)', () => {
       'POST /api/v1/public/campaigns/{id}/resume apiKey',
       'POST /api/v1/public/campaigns/{id}/archive apiKey',
       'GET /api/v1/campaigns apiKeyOrSession',
-      ...ROUTES.filter((route) => route.group === 'campaigns')
-        .slice(9)
-        .map((route) => `${route.method} ${route.path} ${route.auth}`),
+      'GET /api/v1/public/campaigns/{id}/steps apiKey',
+      'POST /api/v1/public/campaigns/{id}/steps apiKey',
+      'GET /api/v1/public/campaigns/{id}/steps/{step_id} apiKey',
+      'PATCH /api/v1/public/campaigns/{id}/steps/{step_id} apiKey',
+      'DELETE /api/v1/public/campaigns/{id}/steps/{step_id} apiKey',
+      'POST /api/v1/public/campaigns/{id}/conditions apiKey',
+      'GET /api/v1/public/campaigns/{id}/conditions/{condition_id} apiKey',
+      'PATCH /api/v1/public/campaigns/{id}/conditions/{condition_id} apiKey',
+      'DELETE /api/v1/public/campaigns/{id}/conditions/{condition_id} apiKey',
     ]);
   });
 

@@ -15,6 +15,11 @@ export interface FlowChange {
   flow: FlowStructure;
   put: CampaignNode[];
   delete: number[];
+  /**
+   * For existing nodes among `put`: their `updatedAt` as read. Each such put is conditional on it,
+   * so a content edit made meanwhile is never overwritten (saveFlow answers false instead).
+   */
+  expectedUpdatedAt?: Record<number, string>;
 }
 
 export interface CampaignRepository {
@@ -41,8 +46,11 @@ export interface CampaignRepository {
    * and on the campaign still being in a status that allows structure changes; false otherwise.
    */
   saveFlow(campaign: Campaign, change: FlowChange, updatedAt: string): Promise<boolean>;
-  /** Writes a node's contents unless the campaign was archived or the node deleted meanwhile; false then. */
-  saveNode(campaign: Campaign, node: CampaignNode): Promise<boolean>;
+  /**
+   * Writes a node's contents unless the campaign was archived or the node deleted meanwhile, or,
+   * given `expectedUpdatedAt`, changed since it was read; false then.
+   */
+  saveNode(campaign: Campaign, node: CampaignNode, expectedUpdatedAt?: string): Promise<boolean>;
 }
 
 /** Starts the scheduling of a campaign's prospects that wait for it to run (after activate/resume). */

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { accountHandlers } from '../../../functions/http/accounts/routes';
 import { apiKeyHandlers } from '../../../functions/http/api-keys/routes';
 import { authHandlers } from '../../../functions/http/auth/routes';
+import { campaignFlowHandlers } from '../../../functions/http/campaigns/flow-routes';
 import { campaignHandlers } from '../../../functions/http/campaigns/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
@@ -33,7 +34,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   providerWebhooks: providerWebhookHandlers(none),
   leadLists: leadListHandlers(none),
   prospects: prospectHandlers(none),
-  campaigns: campaignHandlers(none),
+  campaigns: { ...campaignHandlers(none), ...campaignFlowHandlers(none) },
 };
 
 const context = {} as Context;
@@ -53,7 +54,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(35);
+    expect(ROUTES).toHaveLength(44);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {

@@ -1,0 +1,352 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock } from '../../time/clock';
+import { conflict, notFound, validationError } from '../errors';
+import type { IdGenerator } from '../ports';
+import type { SenderAccountRepository } from '../sender-accounts/ports';
+import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, assertWritable } from './campaign';
+import type { CampaignDetail } from './campaign-service';
+import { type Branch, linkOf, orderedNodes } from './flow';
+import { type StepContent, checkStepContent, defaultDelay } from './flow-content';
+import { addCondition, addStep, removeNode, retypeNode, rewireStep } from './flow-edit';
+import type { CampaignCondition, CampaignNode, CampaignStep, CampaignWithFlow, ConditionType, StepType } from './nodes';
+import type { CampaignRepository, FlowChange } from './ports';
+
+/**
+ * The steps and conditions of a campaign's flow (docs/campaigns.md, "The flow"). The structure
+ * (where each node hangs) is the campaign's `flow`, changed by the pure edits of flow-edit.ts and
+ * written with `saveFlow`, conditional on the flow version read and on the campaign being DRAFT
+ * or PAUSED; a lost race re-reads and tries again. A node's contents (texts, delay) are its own
+ * item, written with `saveNode`, conditional on the node being as read; they may change in any
+ * status but ARCHIVED and apply to the sends not yet made.
+ */
+
+export interface FlowServiceDeps {
+  campaigns: CampaignRepository;
+  /** The sender accounts a campaign detail shows. */
+  accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
+  ids: IdGenerator;
+  clock: Clock;
+}
+
+/** The texts and settings of a step, in domain names. */
+export interface StepTexts {
+  subjectLine?: string;
+  messageTemplate?: string;
+  subjectLineB?: string;
+  messageTemplateB?: string;
+  delayInHours?: number;
+  addUnsubscribe?: boolean;
+}
+export interface NewStep extends StepTexts {
+  stepType: StepType;
+  parentStepId?: number;
+  parentConditionId?: number;
+  branch?: Branch;
+}
+/** A step's PATCH: absent fields stay as they are. */
+export interface StepPatch extends StepTexts {
+  /** Only the step's own type is accepted (a client sending the step back). */
+  stepType?: StepType;
+  parentStepId?: number;
+  parentConditionId?: number;
+  branch?: Branch;
+  childStepId?: number;
+  childConditionId?: number;
+}
+export interface NewCondition {
+  conditionType: ConditionType;
+  delayInHours?: number;
+  parentStepId?: number;
+  yesChildStepId?: number;
+  noChildStepId?: number;
+}
+export interface ConditionPatch {
+  conditionType?: ConditionType;
+  delayInHours?: number;
+}
+
+/** A node and the campaign as it is after the change (the detail the API answers with). */
+export interface NodeChange<N extends CampaignNode> {
+  node: N;
+  detail: CampaignDetail;
+}
+
+/** Structure writes lost to concurrent changes of the same flow before answering 409. */
+const FLOW_ATTEMPTS = 5;
+const STEP_TYPE_FIXED = 'step_type cannot be changed; delete the step and add a new one';
+
+/** The content fields as checkStepContent reads them. */
+const contentOf = (step: CampaignStep): StepContent => ({
+  subject_line: step.subjectLine,
+  message_template: step.messageTemplate,
+  subject_line_b: step.subjectLineB,
+  message_template_b: step.messageTemplateB,
+  add_unsubscribe: step.addUnsubscribe,
+  delay_in_hours: step.delayInHours,
+});
+
+/** The step with the given texts merged in. */
+const withTexts = (step: CampaignStep, texts: StepTexts): CampaignStep => ({
+  ...step,
+  subjectLine: texts.subjectLine ?? step.subjectLine,
+  messageTemplate: texts.messageTemplate ?? step.messageTemplate,
+  subjectLineB: texts.subjectLineB ?? step.subjectLineB,
+  messageTemplateB: texts.messageTemplateB ?? step.messageTemplateB,
+  delayInHours: texts.delayInHours ?? step.delayInHours,
+  addUnsubscribe: texts.addUnsubscribe ?? step.addUnsubscribe,
+});
+
+/**
+ * A node's new `updatedAt`: now, or a millisecond after the one read when the clock has not moved
+ * past it. It then strictly increases with every change of the node and serves as its version:
+ * a write conditional on the value read never overwrites a change made meanwhile.
+ */
+const touched = (previous: string, at: string): string => (at > previous ? at : new Date(Date.parse(previous) + 1).toISOString());
+
+const hasWiring = (patch: StepPatch): boolean =>
+  patch.parentStepId !== undefined ||
+  patch.parentConditionId !== undefined ||
+  patch.branch !== undefined ||
+  patch.childStepId !== undefined ||
+  patch.childConditionId !== undefined;
+
+/** The campaign and its nodes once a flow change is written. */
+function applied(found: CampaignWithFlow, change: FlowChange, at: string): CampaignWithFlow {
+  const nodes = new Map(found.nodes);
+  for (const node of change.put) nodes.set(node.id, node);
+  for (const id of change.delete) nodes.delete(id);
+  return { campaign: { ...found.campaign, flow: change.flow, flowVersion: found.campaign.flowVersion + 1, updatedAt: at }, nodes };
+}
+
+function stepOf(found: CampaignWithFlow, stepId: number): CampaignStep {
+  const node = found.nodes.get(stepId);
+  if (node?.kind !== 'STEP' || linkOf(found.campaign.flow, stepId)?.kind !== 'STEP') throw notFound('Step not found');
+  return node;
+}
+
+function conditionOf(found: CampaignWithFlow, conditionId: number): CampaignCondition {
+  const node = found.nodes.get(conditionId);
+  if (node?.kind !== 'CONDITION' || linkOf(found.campaign.flow, conditionId)?.kind !== 'CONDITION') throw notFound('Condition not found');
+  return node;
+}
+
+function assertRoom(campaign: Campaign): void {
+  if (Object.keys(campaign.flow.nodes).length >= CAMPAIGN_LIMITS.maxNodes) {
+    throw conflict(`A campaign's flow has at most ${CAMPAIGN_LIMITS.maxNodes} steps and conditions; delete one before adding another`);
+  }
+}
+
+/** What a change writes: the flow's structure (with nodes), one node's contents, or nothing. */
+type Plan =
+  | { write: 'flow'; change: FlowChange }
+  | { write: 'node'; node: CampaignNode; expectedUpdatedAt: string }
+  | { write: 'none' };
+const NOTHING: Plan = { write: 'none' };
+
+export function createFlowService(deps: FlowServiceDeps) {
+  const { campaigns, clock } = deps;
+  const now = () => clock.now().toISOString();
+
+  async function read(workspaceId: number, campaignId: number): Promise<CampaignWithFlow> {
+    const found = await campaigns.getWithFlow(workspaceId, campaignId);
+    if (!found) throw notFound('Campaign not found');
+    return found;
+  }
+
+  async function detailOf(found: CampaignWithFlow): Promise<CampaignDetail> {
+    return { ...found, accounts: await deps.accounts.listForWorkspace(found.campaign.workspaceId) };
+  }
+
+  /**
+   * Reads the campaign, plans a change from what it read (throwing a domain error when the change
+   * is not allowed) and writes it with saveFlow, or with saveNode for a content-only change. A
+   * write lost to a concurrent change (another flow edit, a status change, a content edit of the
+   * same node) re-reads and plans again, so the answer always reflects the state it was judged on.
+   */
+  async function change(workspaceId: number, campaignId: number, plan: (found: CampaignWithFlow, at: string) => Plan): Promise<CampaignWithFlow> {
+    for (let attempt = 0; attempt < FLOW_ATTEMPTS; attempt += 1) {
+      const found = await read(workspaceId, campaignId);
+      const at = now();
+      const planned = plan(found, at);
+      if (planned.write === 'none') return found;
+      if (planned.write === 'flow') {
+        if (await campaigns.saveFlow(found.campaign, planned.change, at)) return applied(found, planned.change, at);
+      } else if (await campaigns.saveNode(found.campaign, planned.node, planned.expectedUpdatedAt)) {
+        return { campaign: found.campaign, nodes: new Map(found.nodes).set(planned.node.id, planned.node) };
+      }
+    }
+    throw conflict("The campaign's flow is being changed by concurrent requests; please retry");
+  }
+
+  return {
+    /** The campaign's steps in flow order: the main path first, then the branches. */
+    async listSteps(workspaceId: number, campaignId: number): Promise<{ campaign: Campaign; steps: CampaignStep[] }> {
+      const found = await read(workspaceId, campaignId);
+      const steps = orderedNodes(found.campaign.flow).flatMap((id) => {
+        const node = found.nodes.get(id);
+        return node?.kind === 'STEP' ? [node] : [];
+      });
+      return { campaign: found.campaign, steps };
+    },
+
+    async getStep(workspaceId: number, campaignId: number, stepId: number): Promise<{ campaign: Campaign; step: CampaignStep }> {
+      const found = await read(workspaceId, campaignId);
+      return { campaign: found.campaign, step: stepOf(found, stepId) };
+    },
+
+    async getCondition(workspaceId: number, campaignId: number, conditionId: number): Promise<{ campaign: Campaign; condition: CampaignCondition }> {
+      const found = await read(workspaceId, campaignId);
+      return { campaign: found.campaign, condition: conditionOf(found, conditionId) };
+    },
+
+    /**
+     * Adds a step: under `parentStepId`, on a branch of `parentConditionId` (the given one, or the
+     * free one, YES first), or after the main path's last node. A taken slot is inserted into.
+     * Its delay defaults to 0 for the first step of the flow and 24 hours otherwise.
+     */
+    async addStep(workspaceId: number, campaignId: number, input: NewStep): Promise<NodeChange<CampaignStep>> {
+      const id = await deps.ids.next();
+      const after = await change(workspaceId, campaignId, ({ campaign }, at) => {
+        assertStructureEditable(campaign);
+        assertRoom(campaign);
+        const flow = addStep(
+          campaign.flow,
+          { id, type: input.stepType },
+          { parentStepId: input.parentStepId, parentConditionId: input.parentConditionId, branch: input.branch },
+        );
+        const step = withTexts(
+          {
+            kind: 'STEP',
+            id,
+            campaignId,
+            stepType: input.stepType,
+            subjectLine: '',
+            messageTemplate: '',
+            subjectLineB: '',
+            messageTemplateB: '',
+            delayInHours: defaultDelay(flow.root === id),
+            addUnsubscribe: false,
+            createdAt: at,
+            updatedAt: at,
+          },
+          input,
+        );
+        checkStepContent(step.stepType, contentOf(step));
+        return { write: 'flow', change: { flow, put: [step], delete: [] } };
+      });
+      return { node: stepOf(after, id), detail: await detailOf(after) };
+    },
+
+    /**
+     * Changes a step's texts, delay, A/B variant and unsubscribe flag (any status but ARCHIVED),
+     * and moves it when the wiring fields say so (DRAFT and PAUSED only; a move to where it already
+     * is changes nothing). Its type cannot change. Content rules apply to the step as stored.
+     */
+    async updateStep(workspaceId: number, campaignId: number, stepId: number, patch: StepPatch): Promise<NodeChange<CampaignStep>> {
+      const after = await change(workspaceId, campaignId, (found, at) => {
+        const step = stepOf(found, stepId);
+        const { campaign } = found;
+        assertWritable(campaign);
+        if (patch.stepType !== undefined && patch.stepType !== step.stepType) throw validationError(STEP_TYPE_FIXED);
+        const merged = withTexts(step, patch);
+        checkStepContent(merged.stepType, contentOf(merged));
+        const contentChanged = !isDeepStrictEqual(merged, step);
+        const flow = hasWiring(patch) ? rewireStep(campaign.flow, stepId, patch) : campaign.flow;
+        if (!isDeepStrictEqual(flow, campaign.flow)) {
+          assertStructureEditable(campaign);
+          const moved = { ...merged, updatedAt: touched(step.updatedAt, at) };
+          return { write: 'flow', change: { flow, put: [moved], delete: [], expectedUpdatedAt: { [stepId]: step.updatedAt } } };
+        }
+        if (!contentChanged) return NOTHING;
+        return { write: 'node', node: { ...merged, updatedAt: touched(step.updatedAt, at) }, expectedUpdatedAt: step.updatedAt };
+      });
+      return { node: stepOf(after, stepId), detail: await detailOf(after) };
+    },
+
+    /**
+     * Deletes a step: its child takes its place (the root's child becomes the root), and prospects
+     * waiting on it move on to that child, or finish when it had none (the flow's redirects).
+     */
+    async removeStep(workspaceId: number, campaignId: number, stepId: number): Promise<CampaignDetail> {
+      const after = await change(workspaceId, campaignId, (found) => {
+        stepOf(found, stepId);
+        assertStructureEditable(found.campaign);
+        return { write: 'flow', change: { flow: removeNode(found.campaign.flow, stepId, 'STEP'), put: [], delete: [stepId] } };
+      });
+      return detailOf(after);
+    },
+
+    /**
+     * Adds a condition (flow-edit's addCondition has the placement rules). Its delay defaults as
+     * a step's: 0 at the root, 24 hours otherwise.
+     */
+    async addCondition(workspaceId: number, campaignId: number, input: NewCondition): Promise<NodeChange<CampaignCondition>> {
+      const id = await deps.ids.next();
+      const after = await change(workspaceId, campaignId, ({ campaign }, at) => {
+        assertStructureEditable(campaign);
+        assertRoom(campaign);
+        const flow = addCondition(
+          campaign.flow,
+          { id, type: input.conditionType },
+          { parentStepId: input.parentStepId, yesChildStepId: input.yesChildStepId, noChildStepId: input.noChildStepId },
+        );
+        const condition: CampaignCondition = {
+          kind: 'CONDITION',
+          id,
+          campaignId,
+          conditionType: input.conditionType,
+          delayInHours: input.delayInHours ?? defaultDelay(flow.root === id),
+          createdAt: at,
+          updatedAt: at,
+        };
+        return { write: 'flow', change: { flow, put: [condition], delete: [] } };
+      });
+      return { node: conditionOf(after, id), detail: await detailOf(after) };
+    },
+
+    /**
+     * Changes a condition's delay (any status but ARCHIVED) or its type (a structure change:
+     * DRAFT and PAUSED only, and ACCEPTED_INVITE needs a NETWORK_INVITE step before it).
+     */
+    async updateCondition(workspaceId: number, campaignId: number, conditionId: number, patch: ConditionPatch): Promise<NodeChange<CampaignCondition>> {
+      const after = await change(workspaceId, campaignId, (found, at) => {
+        const condition = conditionOf(found, conditionId);
+        const { campaign } = found;
+        assertWritable(campaign);
+        const merged: CampaignCondition = {
+          ...condition,
+          conditionType: patch.conditionType ?? condition.conditionType,
+          delayInHours: patch.delayInHours ?? condition.delayInHours,
+        };
+        if (merged.conditionType !== condition.conditionType) {
+          assertStructureEditable(campaign);
+          const flow = retypeNode(campaign.flow, conditionId, 'CONDITION', merged.conditionType);
+          return {
+            write: 'flow',
+            change: {
+              flow,
+              put: [{ ...merged, updatedAt: touched(condition.updatedAt, at) }],
+              delete: [],
+              expectedUpdatedAt: { [conditionId]: condition.updatedAt },
+            },
+          };
+        }
+        if (merged.delayInHours === condition.delayInHours) return NOTHING;
+        return { write: 'node', node: { ...merged, updatedAt: touched(condition.updatedAt, at) }, expectedUpdatedAt: condition.updatedAt };
+      });
+      return { node: conditionOf(after, conditionId), detail: await detailOf(after) };
+    },
+
+    /** Deletes a condition without children (409 otherwise); prospects waiting on it finish. */
+    async removeCondition(workspaceId: number, campaignId: number, conditionId: number): Promise<CampaignDetail> {
+      const after = await change(workspaceId, campaignId, (found) => {
+        conditionOf(found, conditionId);
+        assertStructureEditable(found.campaign);
+        return { write: 'flow', change: { flow: removeNode(found.campaign.flow, conditionId, 'CONDITION'), put: [], delete: [conditionId] } };
+      });
+      return detailOf(after);
+    },
+  };
+}
+
+export type FlowService = ReturnType<typeof createFlowService>;
