@@ -4,7 +4,7 @@ import type { FlowService, StepTexts } from '../../../shared/domain/campaigns/fl
 import { toCampaignDetailView, toConditionView, toStepView } from '../../../shared/domain/campaigns/views';
 import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';
-import type { CreateConditionBody, CreateStepBody, UpdateStepBody, campaignFlowRoutes } from '../../../shared/http/routes/campaign-flow';
+import type { CreateStepBody, UpdateStepBody, campaignFlowRoutes } from '../../../shared/http/routes/campaign-flow';
 
 /** A field given with a value; null and absent are both "not given". */
 const given = <T>(value: T | null | undefined): T | undefined => (value === null ? undefined : value);
@@ -72,7 +72,7 @@ export function campaignFlowHandlers(flow: FlowService) {
     },
 
     createCampaignCondition: async (request) => {
-      const body: v.InferOutput<typeof CreateConditionBody> = request.body();
+      const body = request.body();
       const { node, detail } = await flow.addCondition(request.caller().workspaceId, request.path().id, {
         conditionType: body.condition_type,
         delayInHours: given(body.delay_in_hours),

@@ -71,7 +71,7 @@ export interface NodeChange<N extends CampaignNode> {
   detail: CampaignDetail;
 }
 
-/** Structure writes lost to concurrent changes of the same flow before answering 409. */
+/** Writes lost to concurrent changes of the same campaign (its flow, its status, the node) before answering 409. */
 const FLOW_ATTEMPTS = 5;
 const STEP_TYPE_FIXED = 'step_type cannot be changed; delete the step and add a new one';
 
