@@ -240,6 +240,11 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
     const all = await call('POST', steps(cid), email({ subject_line: placeholders, message_template: placeholders, message_template_b: null }));
     expect(all.status, all.text).toBe(201);
     expect(all.body.step).toMatchObject({ subject_line: placeholders, message_template: placeholders, message_template_b: '' });
+    // Two email bodies at their limit in 3-byte characters: a body over the usual 256 KB, accepted.
+    const euros = '€'.repeat(50_000);
+    const big = await call('POST', steps(cid), email({ message_template: euros, message_template_b: euros }));
+    expect(big.status, big.text.slice(0, 200)).toBe(201);
+    expect(big.body.step.message_template_b).toBe(euros);
   });
 
   it('places steps under a step, on a condition’s free branch (YES first, 409 when none), inserts into taken slots and appends through YES', async () => {
