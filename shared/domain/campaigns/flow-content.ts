@@ -88,6 +88,10 @@ export function checkStepContent(stepType: StepType, content: StepContent): void
   } else if (!given(content.subject_line) || content.subject_line.trim() === '') {
     throw validationError('subject_line is required for EMAIL steps');
   }
+  // An email or a network message without a body sends nothing useful; an invitation's note is optional.
+  if (stepType !== 'NETWORK_INVITE' && (!given(content.message_template) || content.message_template.trim() === '')) {
+    throw validationError(`message_template is required for ${stepType} steps`);
+  }
   const texts: [TemplateField, string | null | undefined, number][] = [
     ['subject_line', content.subject_line, MAX_EMAIL_SUBJECT_LENGTH],
     ['subject_line_b', content.subject_line_b, MAX_EMAIL_SUBJECT_LENGTH],

@@ -89,7 +89,10 @@ describe('checkStepContent', () => {
     // An emoji is two UTF-16 units.
     ['message_template must be at most 300 characters for NETWORK_INVITE steps', 'NETWORK_INVITE', { message_template: `${'i'.repeat(299)}👋` }],
     ['message_template must be at most 8000 characters for NETWORK_MESSAGE steps', 'NETWORK_MESSAGE', { message_template: 'n'.repeat(8001) }],
-    ['message_template_b must be at most 8000 characters for NETWORK_MESSAGE steps', 'NETWORK_MESSAGE', { message_template_b: 'n'.repeat(8001) }],
+    ['message_template_b must be at most 8000 characters for NETWORK_MESSAGE steps', 'NETWORK_MESSAGE', { message_template: 'Hi', message_template_b: 'n'.repeat(8001) }],
+    ['message_template is required for NETWORK_MESSAGE steps', 'NETWORK_MESSAGE', {}],
+    ['message_template is required for NETWORK_MESSAGE steps', 'NETWORK_MESSAGE', { message_template: '  ' }],
+    ['message_template is required for EMAIL steps', 'EMAIL', { subject_line: 'Hi' }],
     ['subject_line must be at most 500 characters for EMAIL steps', 'EMAIL', { ...email, subject_line: 's'.repeat(501) }],
     ['subject_line_b must be at most 500 characters for EMAIL steps', 'EMAIL', { ...email, subject_line_b: 's'.repeat(501) }],
     ['message_template must be at most 50000 characters for EMAIL steps', 'EMAIL', { ...email, message_template: 'm'.repeat(50_001) }],
