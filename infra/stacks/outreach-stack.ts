@@ -37,6 +37,8 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   connections: 'read',
   userWebhook: 'readWrite',
   providerWebhooks: 'readWrite',
+  // Moves prospects (leads, their list views and digests, campaign prospect items, campaign counts).
+  campaignProspects: 'readWrite',
 };
 
 const pascal = (name: string): string =>

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { accountHandlers } from '../../../functions/http/accounts/routes';
 import { apiKeyHandlers } from '../../../functions/http/api-keys/routes';
 import { authHandlers } from '../../../functions/http/auth/routes';
+import { campaignProspectHandlers } from '../../../functions/http/campaign-prospects/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
@@ -30,6 +31,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   providerWebhooks: providerWebhookHandlers(none),
   leadLists: leadListHandlers(none),
   prospects: prospectHandlers(none),
+  campaignProspects: campaignProspectHandlers(none),
 };
 
 const context = {} as Context;
@@ -49,7 +51,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(32);
+    expect(ROUTES).toHaveLength(36);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {
