@@ -1,7 +1,7 @@
 import { notFound, validationError } from '../errors';
 import type { ProspectInput } from '../leads/import-rows';
 import { readJsonLeads } from '../leads/import-rows';
-import { type Company, type LeadList, PROSPECT_STATUS, type Prospect, toCompanySummary, toProspectView } from '../leads/lead';
+import { type Company, PROSPECT_STATUS, type Prospect, toCompanySummary, toProspectView } from '../leads/lead';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
 import type { LeadWriter } from '../leads/lead-writer';
 import { type LeadWriterDeps, type PlannedWrite, SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
@@ -166,6 +166,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     first: Campaign,
     leads: Prospect[],
     decide: (lead: Prospect, campaign: Campaign, stamp: string) => Decision,
+    /** Companies already read (of the workspace), for the first round. */
+    known: Map<number, Company> = new Map(),
   ): Promise<MoveOutcome[]> {
     let campaign = first;
     let current: Map<number, Prospect> | undefined = new Map(leads.map((lead) => [lead.id, lead]));
@@ -180,10 +182,11 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         }
         const fresh = current;
         current = undefined;
-        const companies = await loadCompanies(
-          workspaceId,
-          [...fresh.values()].flatMap((lead) => (lead.workspaceId === workspaceId && lead.companyId !== undefined ? [lead.companyId] : [])),
+        const companies = new Map(known);
+        const missing = [...fresh.values()].flatMap((lead) =>
+          lead.workspaceId === workspaceId && lead.companyId !== undefined && !companies.has(lead.companyId) ? [lead.companyId] : [],
         );
+        for (const [id, company] of await loadCompanies(workspaceId, missing)) companies.set(id, company);
         const settled = new Map<number, MoveOutcome>();
         const writes: PlannedWrite<Prospect>[] = [];
         const stamp = now();
@@ -223,6 +226,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     leads: Prospect[],
     activate: boolean,
     check: (lead: Prospect) => MoveSkipReason | undefined,
+    known?: Map<number, Company>,
   ): Promise<MoveOutcome[]> {
     return rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
       const reason = check(lead);
@@ -250,7 +254,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         },
         schedule,
       };
-    });
+    }, known);
   }
 
   /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */
@@ -270,10 +274,13 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
      * itself, and moves them.
      */
     async addFromList(workspaceId: number, listId: number, input: AddToCampaignInput): Promise<AddToCampaignResult> {
-      const list: LeadList | undefined = await deps.lists.get(workspaceId, listId);
+      // Read together; the answers are judged in the documented order (list, then campaign).
+      const [list, found] = await Promise.all([deps.lists.get(workspaceId, listId), deps.campaigns.get(workspaceId, input.campaignId)]);
       if (!list) throw notFound(LIST_NOT_FOUND);
       if (list.searchType !== 'PEOPLE') throw validationError(PEOPLE_ONLY);
-      const campaign = await writableCampaign(workspaceId, input.campaignId);
+      if (!found) throw notFound(CAMPAIGN_NOT_FOUND);
+      assertWritable(found);
+      const campaign = found;
       const chunks = await deps.digests.chunks(list.id);
       const rules = { campaignId: campaign.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany };
       const explicit = input.prospectIds !== undefined;
@@ -296,6 +303,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       // were refused.
       const counter = new CompanyCounter(input.perCompany, counts);
       const chosen: Prospect[] = [];
+      // The companies the views show, read while the prospects are (the digest names them).
+      const companies = new Map<number, Company>();
       let cursor = 0;
       while (chosen.length < wanted && cursor < candidates.length) {
         const trial = counter.copy();
@@ -309,7 +318,10 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
           trial.take(candidate.companyId);
           batch.push(candidate);
         }
-        const fresh = new Map((await deps.leads.getProspects(batch.map((candidate) => candidate.id))).map((lead) => [lead.id, lead]));
+        const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
+        const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
+        for (const [id, company] of loaded) companies.set(id, company);
+        const fresh = new Map(read.map((lead) => [lead.id, lead]));
         for (const candidate of batch) {
           const lead = fresh.get(candidate.id);
           const reason = !lead || lead.workspaceId !== workspaceId ? 'not_in_list' : check(lead);
@@ -328,7 +340,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         chosen.length >= MAX_MOVES_PER_REQUEST &&
         candidates.slice(cursor).some((candidate) => counter.allows(candidate.companyId));
 
-      const outcomes = chosen.length ? await moveInto(workspaceId, campaign, chosen, input.activate, check) : [];
+      const outcomes = chosen.length ? await moveInto(workspaceId, campaign, chosen, input.activate, check, companies) : [];
       const moved: MovedProspect[] = [];
       outcomes.forEach((outcome, i) => {
         if ('moved' in outcome) moved.push(outcome.moved);
