@@ -1,5 +1,6 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignProspectKey, padId } from '../../../shared/db/keys';
+import { campaignProspectKey, listMemberKey, padId } from '../../../shared/db/keys';
 import type { Campaign } from '../../../shared/domain/campaigns/campaign';
 import { ManualClock } from '../../../shared/time/clock';
 import type { TestStack } from '../../support/test-stack';
@@ -340,6 +341,18 @@ describe('add-to-campaign', () => {
     expect((await storedProspect(stack, bobsProspect))?.campaignId).toBeUndefined();
     expect((await addToCampaign(stack, bob, bobsList.id, { campaign: campaign.id, prospect_ids: [bobsProspect] })).body).toEqual({ error: 'Campaign not found' });
     expect(await prospectCount(stack, bobsCampaign.id)).toBe(0);
+  });
+
+  it('shows campaign_id null in views stored before prospects had campaigns', async () => {
+    const { list, ids } = await seedList('Old views', [{ first_name: 'Olga' }]);
+    const key = listMemberKey(list.id, ids[0] as number);
+    const stored = (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }))).Item as Record<string, unknown>;
+    const { campaign_id: _none, ...oldView } = JSON.parse(stored.view as string) as Record<string, unknown>;
+    await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: { ...stored, view: JSON.stringify(oldView) } }));
+    for (const query of ['', 'first_name=olga']) {
+      const [shown] = (await leadsOf(stack, alice, list.id, query)).prospects ?? [];
+      expect(shown).toMatchObject({ id: ids[0], first_name: 'Olga', campaign_id: null });
+    }
   });
 
   it('an archived prospect (delete-leads) leaves its campaign in the same write', async () => {
