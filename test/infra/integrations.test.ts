@@ -197,6 +197,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'accounts',
       'apiKeys',
       'auth',
+      'campaignProspects',
       'connections',
       'health',
       'leadLists',
