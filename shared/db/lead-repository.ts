@@ -332,15 +332,23 @@ export class DynamoLeadRepository implements LeadRepository {
     const writes: Promise<Set<string>>[] = [];
     const viewed = new Set<number>();
     const write = (owners: number[]) => {
-      const requests = owners.map((index) => this.viewPuts(changes[index] as LeadChange)).filter((group) => group.length > 0);
-      for (const index of owners) if (this.viewPuts(changes[index] as LeadChange).length) viewed.add(index);
+      const requests: WriteRequest[][] = [];
+      for (const index of owners) {
+        const puts = this.viewPuts(changes[index] as LeadChange);
+        if (puts.length === 0) continue;
+        requests.push(puts);
+        viewed.add(index);
+      }
       if (requests.length === 0) return;
       const written = batchWriteAll(this.db, this.tableName, requests);
       written.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
       writes.push(written);
     };
     const refused = await commitUnits(this.db, units, {
-      concurrency: CLAIM_CONCURRENCY,
+      // Transactions that move campaign counters all update the campaign's item: DynamoDB cancels
+      // concurrent ones (TransactionConflict), so they go one after another (their views are still
+      // written while the next one commits).
+      concurrency: units.some((unit) => unit.shared.length > 0) ? 1 : CLAIM_CONCURRENCY,
       committed: write,
       groupActions: (owners) => this.countActions(changes, owners),
     });
