@@ -32,7 +32,9 @@ describe('add-to-campaign', () => {
   /** A fresh PEOPLE list of Alice's holding these rows (each with a profile URL of its own); their ids in row order. */
   async function seedList(name: string, rows: Record<string, unknown>[]): Promise<{ list: LeadListView; ids: number[] }> {
     const list = await createList(stack, alice, name);
-    const imported = await importLeads(stack, alice, list.id, { leads: rows.map((fields) => person((row += 1), fields)) });
+    const leads = rows.map((fields, i) => person(row + i + 1, fields));
+    row += rows.length;
+    const imported = await importLeads(stack, alice, list.id, { leads });
     expect(imported.created + imported.updated).toBe(rows.length);
     return { list, ids: imported.leads.map((lead) => lead.id) };
   }
