@@ -298,26 +298,31 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       const check = (lead: Prospect): MoveSkipReason | undefined =>
         !lead.listIds.includes(list.id) || lead.status === PROSPECT_STATUS.archived ? 'not_in_list' : campaignRule(rules, lead.campaignId);
 
-      // Walk the candidates in order: read as many as are still wanted (leaving out those whose
-      // company the digest shows at its limit), check each read prospect, and read on while some
-      // were refused.
+      // Walk the candidates in order: read as many as are still wanted, holding back those whose
+      // company the digest shows at its limit (counting the ones being read), check each read
+      // prospect on itself, and read on while some were refused. A held-back candidate is looked
+      // at again after each read: a refused prospect may have left its company room.
       const counter = new CompanyCounter(input.perCompany, counts);
       const chosen: Prospect[] = [];
       // The companies the views show, read while the prospects are (the digest names them).
       const companies = new Map<number, Company>();
-      let cursor = 0;
-      while (chosen.length < wanted && cursor < candidates.length) {
+      let queue = candidates;
+      while (chosen.length < wanted) {
         const trial = counter.copy();
         const batch: Candidate[] = [];
-        while (batch.length < wanted - chosen.length && cursor < candidates.length) {
-          const candidate = candidates[cursor++] as Candidate;
-          if (!trial.allows(candidate.companyId)) {
-            if (explicit) skipped.push({ id: candidate.id, reason: 'company_limit' });
-            continue;
+        const held: Candidate[] = [];
+        let scanned = 0;
+        for (; scanned < queue.length && batch.length < wanted - chosen.length; scanned += 1) {
+          const candidate = queue[scanned] as Candidate;
+          if (trial.allows(candidate.companyId)) {
+            trial.take(candidate.companyId);
+            batch.push(candidate);
+          } else {
+            held.push(candidate);
           }
-          trial.take(candidate.companyId);
-          batch.push(candidate);
         }
+        queue = [...held, ...queue.slice(scanned)];
+        if (batch.length === 0) break;
         const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
         const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
         for (const [id, company] of loaded) companies.set(id, company);
@@ -334,11 +339,13 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
           chosen.push(lead);
         }
       }
+      // Named prospects still held back are at their company's limit.
+      if (explicit) for (const candidate of queue) skipped.push({ id: candidate.id, reason: 'company_limit' });
       const hasMore =
         !explicit &&
         (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) &&
         chosen.length >= MAX_MOVES_PER_REQUEST &&
-        candidates.slice(cursor).some((candidate) => counter.allows(candidate.companyId));
+        queue.some((candidate) => counter.allows(candidate.companyId));
 
       const outcomes = chosen.length ? await moveInto(workspaceId, campaign, chosen, input.activate, check, companies) : [];
       const moved: MovedProspect[] = [];
