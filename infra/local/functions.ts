@@ -5,6 +5,7 @@ import { buildAuthorizer } from '../../functions/authorizer/handler';
 import { buildAccountsHandler } from '../../functions/http/accounts/handler';
 import { buildApiKeysHandler } from '../../functions/http/api-keys/handler';
 import { buildAuthHandler } from '../../functions/http/auth/handler';
+import { buildCampaignProspectsHandler } from '../../functions/http/campaign-prospects/handler';
 import { buildConnectionsHandler } from '../../functions/http/connections/handler';
 import { buildHealthHandler } from '../../functions/http/health/handler';
 import { buildLeadListsHandler } from '../../functions/http/lead-lists/handler';
@@ -39,6 +40,7 @@ const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: Func
   leadLists: buildLeadListsHandler,
   prospects: buildProspectsHandler,
   campaigns: buildCampaignsHandler,
+  campaignProspects: buildCampaignProspectsHandler,
 };
 
 /** Queue consumers by queue name (the catalog's). */

@@ -40,6 +40,8 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   userWebhook: 'readWrite',
   providerWebhooks: 'readWrite',
   campaigns: 'readWrite',
+  // Moves prospects (leads, their list views and digests, campaign prospect items, campaign counts).
+  campaignProspects: 'readWrite',
 };
 
 const pascal = (name: string): string =>

@@ -179,6 +179,7 @@ export const ProspectItem = itemSchema(
       id: intAttribute,
       workspaceId: intAttribute,
       companyId: v.optional(intAttribute),
+      campaignId: v.optional(intAttribute),
       firstName: v.string(),
       lastName: v.string(),
       status: v.string(),
@@ -190,9 +191,10 @@ export const ProspectItem = itemSchema(
       ...textFields(PROSPECT_TEXT_FIELDS),
     }),
     v.transform((item): Prospect => {
-      const { id, workspaceId, companyId, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } = item;
+      const { id, workspaceId, companyId, campaignId, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } = item;
       const prospect = withText<Prospect>({ id, workspaceId, firstName, lastName, status, listIds, version, createdAt, updatedAt }, text);
       if (companyId !== undefined) prospect.companyId = companyId;
+      if (campaignId !== undefined) prospect.campaignId = campaignId;
       if (customFields !== undefined) prospect.customFields = customFields;
       return prospect;
     }),

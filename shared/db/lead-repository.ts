@@ -5,6 +5,7 @@ import { type DigestChange, digestEntry, membersOfCompanies } from '../domain/le
 import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
 import type { ChangeOutcome, LeadChange, LeadRepository, WorkspaceLeadsPage, WorkspaceLeadsPageQuery } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
+import { campaignCountActions, campaignCounterKeys, campaignMoveActions } from './campaign-prospects';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
@@ -194,6 +195,8 @@ export class DynamoLeadRepository implements LeadRepository {
   private async saveBatch(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]> {
     const outcomes: ChangeOutcome[] = changes.map(() => 'applied');
     if (changes.length === 0) return outcomes;
+    // A campaign move is written in the transaction of its prospect's change, which new leads do not have.
+    if (changes.some((change) => change.campaign && !change.before)) throw new Error('a new lead cannot carry a campaign move');
     const first = (changes[0] as LeadChange).after;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
     const token = randomUUID();
@@ -322,19 +325,30 @@ export class DynamoLeadRepository implements LeadRepository {
    * more at the end and any that moved on meanwhile get their views derived again.
    */
   private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[], openedAt: number): Promise<void> {
-    const units = indexes.map((index) => ({ owner: index, actions: this.updateActions(changes[index] as LeadChange) }));
+    const units = indexes.map((index) => {
+      const change = changes[index] as LeadChange;
+      return { owner: index, actions: this.updateActions(change), shared: campaignCounterKeys(change) };
+    });
     const writes: Promise<Set<string>>[] = [];
     const viewed = new Set<number>();
     const write = (owners: number[]) => {
-      const requests = owners.map((index) => this.viewPuts(changes[index] as LeadChange)).filter((group) => group.length > 0);
-      for (const index of owners) if (this.viewPuts(changes[index] as LeadChange).length) viewed.add(index);
+      const requests: WriteRequest[][] = [];
+      for (const index of owners) {
+        const puts = this.viewPuts(changes[index] as LeadChange);
+        if (puts.length === 0) continue;
+        requests.push(puts);
+        viewed.add(index);
+      }
       if (requests.length === 0) return;
       const written = batchWriteAll(this.db, this.tableName, requests);
       written.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
       writes.push(written);
     };
     const refused = await commitUnits(this.db, units, {
-      concurrency: CLAIM_CONCURRENCY,
+      // Transactions that move campaign counters all update the campaign's item: DynamoDB cancels
+      // concurrent ones (TransactionConflict), so they go one after another (their views are still
+      // written while the next one commits).
+      concurrency: units.some((unit) => unit.shared.length > 0) ? 1 : CLAIM_CONCURRENCY,
       committed: write,
       groupActions: (owners) => this.countActions(changes, owners),
     });
@@ -383,9 +397,10 @@ export class DynamoLeadRepository implements LeadRepository {
       .map((listId) => ({ PutRequest: { Item: memberItem(searchType, listId, after.id, after.version, member) } }));
   }
 
-  /** The workspace count updates of some changes, written in the same transaction as they are. */
+  /** The workspace's and the campaigns' count updates of some changes, written in the same transaction as they are. */
   private countActions(changes: LeadChange[], indexes: number[]): TransactItem[] {
-    return leadCountsActions(this.tableName, indexes.map((index) => changes[index] as LeadChange));
+    const written = indexes.map((index) => changes[index] as LeadChange);
+    return [...leadCountsActions(this.tableName, written), ...campaignCountActions(this.tableName, written)];
   }
 
   private updateActions(change: LeadChange): TransactItem[] {
@@ -429,6 +444,7 @@ export class DynamoLeadRepository implements LeadRepository {
     for (const listId of previous) {
       if (!after.listIds.includes(listId)) actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
     }
+    actions.push(...campaignMoveActions(TableName, change));
     return actions;
   }
 

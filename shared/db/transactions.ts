@@ -23,6 +23,11 @@ export const actionKey = (action: TransactItem): string => {
 export interface TransactUnit<O> {
   owner: O;
   actions: TransactItem[];
+  /**
+   * Items the group actions write on the unit's behalf (e.g. the counter of a campaign it enters):
+   * each distinct one takes a place in the transaction that carries the unit.
+   */
+  shared?: string[];
 }
 
 /**
@@ -38,7 +43,11 @@ export async function commitUnits<O>(
     concurrency?: number;
     /** Called with the units of each transaction that committed. */
     committed?: (owners: O[]) => void;
-    /** Actions every transaction carries for the units it commits (at most one, e.g. a counter). */
+    /**
+     * Actions every transaction carries for the units it commits: at most one of its own (e.g. a
+     * counter) plus one per distinct `shared` item of its units. When one of their conditions
+     * fails, every unit of the transaction is refused (returned).
+     */
     groupActions?: (owners: O[]) => TransactItem[];
   } = {},
 ): Promise<Set<O>> {
@@ -47,15 +56,21 @@ export async function commitUnits<O>(
   const groups: TransactUnit<O>[][] = [];
   let current: TransactUnit<O>[] = [];
   let keys = new Set<string>();
+  let shared = new Set<string>();
   let size = 0;
   let bytes = 0;
   for (const unit of units) {
     const own = unit.actions.map(actionKey);
     const unitBytes = unit.actions.reduce((sum, action) => sum + (action.Put?.Item ? itemSize(action.Put.Item) : 1024), 0);
-    if (current.length > 0 && (size + own.length > limit || bytes + unitBytes > MAX_TRANSACTION_BYTES || own.some((key) => keys.has(key)))) {
+    const added = (unit.shared ?? []).filter((key) => !shared.has(key)).length;
+    if (
+      current.length > 0 &&
+      (size + own.length + shared.size + added > limit || bytes + unitBytes > MAX_TRANSACTION_BYTES || own.some((key) => keys.has(key)))
+    ) {
       groups.push(current);
       current = [];
       keys = new Set();
+      shared = new Set();
       size = 0;
       bytes = 0;
     }
@@ -63,6 +78,7 @@ export async function commitUnits<O>(
     size += own.length;
     bytes += unitBytes;
     for (const key of own) keys.add(key);
+    for (const key of unit.shared ?? []) shared.add(key);
   }
   if (current.length > 0) groups.push(current);
 
@@ -98,6 +114,8 @@ async function commitGroup<O>(db: DynamoDBDocumentClient, group: TransactUnit<O>
       const reasons = cancellationReasons(error);
       if (!reasons) throw error;
       if (reasons.some((reason) => !['None', 'ConditionalCheckFailed', 'TransactionConflict', undefined].includes(reason.Code))) throw error;
+      // A group action's condition (e.g. a campaign's status) holds for every unit it carries.
+      if (reasons.some((reason, i) => reason.Code === 'ConditionalCheckFailed' && !owners[i])) return [...failed, ...live.map((unit) => unit.owner)];
       const refused = new Set<TransactUnit<O>>();
       reasons.forEach((reason, i) => {
         const owner = owners[i];

@@ -1,28 +1,9 @@
 import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
-import { PROSPECT_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import type { WaitingProspects } from '../domain/campaigns/scheduling';
 import { isConditionFailed } from './client';
-import { intAttribute, itemSchema, parseItem } from './item-schema';
+import { toCampaignProspect } from './campaign-prospects';
 import { UNSCHEDULED_PREFIX, campaignProspectDue, campaignProspectKey } from './keys';
-
-export const CampaignProspectItem = itemSchema(
-  'CampaignProspect',
-  v.object({
-    campaignId: intAttribute,
-    prospectId: intAttribute,
-    workspaceId: intAttribute,
-    status: v.picklist(PROSPECT_STATUSES),
-    nodeId: v.nullable(intAttribute),
-    schedule: v.picklist(['WAITING', 'QUEUED', 'SCHEDULED']),
-    nextActionAt: v.nullable(v.string()),
-    lastError: v.nullable(v.string()),
-    companyId: v.nullable(intAttribute),
-    addedAt: v.string(),
-    updatedAt: v.string(),
-  }),
-);
 
 /** The campaign prospects that wait for their campaign to run, found through the sparse lsi2. */
 export class DynamoWaitingProspects implements WaitingProspects {
@@ -42,7 +23,7 @@ export class DynamoWaitingProspects implements WaitingProspects {
         ConsistentRead: true,
       }),
     );
-    return (Items ?? []).map((item) => parseItem(CampaignProspectItem, item));
+    return (Items ?? []).map(toCampaignProspect);
   }
 
   async schedule(prospect: CampaignProspect, nodeId: number | null, nextActionAt: string): Promise<boolean> {

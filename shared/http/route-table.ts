@@ -16,6 +16,7 @@ import { apiKeyRoutes } from './routes/api-keys';
 import { campaignFlowRoutes } from './routes/campaign-flow';
 import { campaignRoutes } from './routes/campaigns';
 import { authRoutes } from './routes/auth';
+import { campaignProspectRoutes } from './routes/campaign-prospects';
 import { connectionRoutes } from './routes/connections';
 import type { RouteDefinition } from './routes/define';
 import { healthRoutes } from './routes/health';
@@ -97,6 +98,13 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/http/campaigns/lambda.ts',
     routes: { ...campaignRoutes, ...campaignFlowRoutes },
     settings: [...TABLE_SETTINGS, 'sqsEndpoint', 'campaignSchedulingQueueUrl'],
+  }),
+  // Moves of up to 1,000 prospects a request (and imports of 1,000 rows): within the gateway's 29 s.
+  campaignProspects: group({
+    entry: 'functions/http/campaign-prospects/lambda.ts',
+    routes: campaignProspectRoutes,
+    settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
+    timeoutSeconds: 28,
   }),
 } as const;
 

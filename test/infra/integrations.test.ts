@@ -199,6 +199,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'apiKeys',
       'auth',
       'campaigns',
+      'campaignProspects',
       'connections',
       'health',
       'leadLists',

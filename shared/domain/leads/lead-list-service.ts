@@ -110,7 +110,9 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     }
     return members.flatMap((member) => {
       const view = member.view ?? built.get(member.leadId);
-      return view ? [view] : [];
+      if (!view) return [];
+      // Views stored before prospects had campaigns lack campaign_id: they were in none.
+      return list.searchType === 'PEOPLE' && !('campaign_id' in view) ? [{ ...view, campaign_id: null }] : [view];
     });
   }
 

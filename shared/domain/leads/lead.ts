@@ -29,8 +29,11 @@ export interface LeadList {
   updatedAt: string;
 }
 
-/** A prospect outside any campaign. ARCHIVED after deletion from a list (kept, in no list). */
-export const PROSPECT_STATUS = { new: 'NEW', archived: 'ARCHIVED' } as const;
+/**
+ * A prospect outside any campaign is NEW; ARCHIVED after deletion from a list (kept, in no list
+ * and no campaign). Moved into a campaign it is IN_REVIEW (docs/campaigns.md).
+ */
+export const PROSPECT_STATUS = { new: 'NEW', archived: 'ARCHIVED', inReview: 'IN_REVIEW' } as const;
 
 export interface CompanyFields {
   name: string;
@@ -86,6 +89,8 @@ export interface Prospect extends ProspectFields {
   status: string;
   /** PEOPLE lists holding the prospect. */
   listIds: number[];
+  /** The campaign the prospect is in (one at a time); its place there is a campaign prospect item. */
+  campaignId?: number;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -179,6 +184,7 @@ export function toProspectView(prospect: Prospect, company: Company | undefined)
     profile_picture_url: prospect.profilePictureUrl ?? '',
     custom_fields: prospect.customFields ?? {},
     status: prospect.status,
+    campaign_id: prospect.campaignId ?? null,
     company: company ? toCompanySummary(company) : null,
     created_at: prospect.createdAt,
     updated_at: prospect.updatedAt,

@@ -26,8 +26,8 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
 
   type IdOutcome = { id: number; skipped?: SkipCode };
 
-  /** What a membership change does to one found lead: skip it, or write it as `after`. */
-  type MembershipRule = (lead: Lead, stamp: string) => { skipped: SkipCode } | { after: Lead };
+  /** What a membership change does to one found lead: skip it, or write it as `after` (with the campaign it leaves). */
+  type MembershipRule = (lead: Lead, stamp: string) => { skipped: SkipCode } | { after: Lead; campaign?: LeadChange['campaign'] };
 
   /**
    * Loads the leads, applies `rule` to each one found in the list's workspace, and writes the
@@ -54,12 +54,12 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
             settled.set(index, { id, skipped: decision.skipped });
             continue;
           }
-          const { after } = decision;
+          const { after, campaign } = decision;
           writes.push({
             index,
             status: 'updated',
             lead: after,
-            change: { before: lead, after, member: project(after), claim: [], release: [], refreshMembers: false },
+            change: { before: lead, after, member: project(after), claim: [], release: [], refreshMembers: false, ...(campaign ? { campaign } : {}) },
           });
         }
         return { settled, writes };
@@ -89,15 +89,18 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
 
   /**
    * Takes leads out of the list. A prospect is archived: it keeps its data, gets status ARCHIVED
-   * and leaves every list (archived prospects appear in none). A company only leaves this list.
+   * and leaves every list (archived prospects appear in none) and its campaign (its campaign
+   * prospect item deleted and the campaign's count moved in the same transaction, whatever the
+   * campaign's status). A company only leaves this list.
    */
   function removeFromList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
     return changeMembership(list, ids, (lead, stamp) => {
       if (!lead.listIds.includes(list.id)) return { skipped: 'not_in_list' };
+      if (!isProspect(lead)) return { after: { ...lead, listIds: lead.listIds.filter((l) => l !== list.id), version: lead.version + 1 } };
+      const { campaignId, ...rest } = lead;
       return {
-        after: (isProspect(lead)
-          ? { ...lead, listIds: [], status: PROSPECT_STATUS.archived, version: lead.version + 1, updatedAt: stamp }
-          : { ...lead, listIds: lead.listIds.filter((l) => l !== list.id), version: lead.version + 1 }) as Lead,
+        after: { ...rest, listIds: [], status: PROSPECT_STATUS.archived, version: lead.version + 1, updatedAt: stamp },
+        ...(campaignId === undefined ? {} : { campaign: { leave: campaignId } }),
       };
     });
   }

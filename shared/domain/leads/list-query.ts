@@ -324,6 +324,8 @@ export interface MemberState {
   projection: MemberProjection;
   /** A prospect's company, kept in the list's digest so company changes find their members. */
   companyId?: number;
+  /** A prospect's campaign, kept in the list's digest so add-to-campaign selects without reading leads. */
+  campaignId?: number;
   /** The API object a list page returns for the lead. */
   view: Record<string, unknown>;
 }
@@ -331,6 +333,7 @@ export interface MemberState {
 export const prospectMember = (prospect: Prospect, company: Company | undefined): MemberState => ({
   projection: prospectProjection(prospect, company),
   ...(prospect.companyId === undefined ? {} : { companyId: prospect.companyId }),
+  ...(prospect.campaignId === undefined ? {} : { campaignId: prospect.campaignId }),
   view: toProspectView(prospect, company),
 });
 

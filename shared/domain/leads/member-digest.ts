@@ -23,14 +23,21 @@ export interface DigestEntry extends MemberProjection {
   version: number;
   /** A prospect's company: how a company's changes find the members they must refresh. */
   companyId?: number;
+  /** A prospect's campaign (chunks written before this column read as none). */
+  campaignId?: number;
 }
 
 /** The digest entry of a lead at `version` whose members hold `state`. */
-export const digestEntry = (id: number, version: number, state: { projection: MemberProjection; companyId?: number }): DigestEntry => ({
+export const digestEntry = (
+  id: number,
+  version: number,
+  state: { projection: MemberProjection; companyId?: number; campaignId?: number },
+): DigestEntry => ({
   id,
   version,
   ...state.projection,
   ...(state.companyId === undefined ? {} : { companyId: state.companyId }),
+  ...(state.campaignId === undefined ? {} : { campaignId: state.campaignId }),
 });
 
 /** The members whose company is one of `companyIds`. */
@@ -73,6 +80,8 @@ export function encodeChunk(chunk: DigestChunk): Uint8Array {
     ids: entries.map((e) => e.id),
     versions: entries.map((e) => e.version),
     companies: entries.map((e) => e.companyId ?? null),
+    // Written only when a member is in a campaign, so lists without campaigns keep their bytes.
+    ...(entries.some((e) => e.campaignId !== undefined) ? { campaigns: entries.map((e) => e.campaignId ?? null) } : {}),
     sort: Object.fromEntries(sortKeys.map((key) => [key, entries.map((e) => e.sort[key] ?? null)])),
     filter: Object.fromEntries(filterKeys.map((key) => [key, entries.map((e) => e.filter[key] ?? null)])),
     gone: [...chunk.gone.values()].map((t) => [t.id, t.version, t.at]),
@@ -90,6 +99,8 @@ export function decodeChunk(bytes: Uint8Array): DigestChunk {
     ids: number[];
     versions: number[];
     companies?: (number | null)[];
+    /** Absent in chunks written before campaigns (and in chunks without a member in one). */
+    campaigns?: (number | null)[];
     sort: Record<string, (string | null)[]>;
     filter: Record<string, (string | null)[]>;
     gone: [number, number, number][];
@@ -113,12 +124,14 @@ export function decodeChunk(bytes: Uint8Array): DigestChunk {
       return values;
     };
     const companyId = columns.companies?.[i];
+    const campaignId = columns.campaigns?.[i];
     chunk.entries.set(id, {
       id,
       version: columns.versions[i] as number,
       sort: pick(columns.sort),
       filter: pick(columns.filter),
       ...(typeof companyId === 'number' ? { companyId } : {}),
+      ...(typeof campaignId === 'number' ? { campaignId } : {}),
     });
   });
   for (const [id, version, at] of columns.gone ?? []) chunk.gone.set(id, { id, version, at });
@@ -201,28 +214,35 @@ export interface DigestQuery {
   limit: number;
 }
 
-const matches = (entry: DigestEntry, filters: ListFilter[]): boolean =>
+/** Whether a member matches every filter (each a case- and accent-insensitive "contains" of any value). */
+export const matchesFilters = (entry: DigestEntry, filters: ListFilter[]): boolean =>
   filters.every((filter) => {
     const value = entry.filter[filter.key];
     return value !== undefined && filter.values.some((wanted) => value.includes(wanted));
   });
 
 /**
- * The page's lead ids and the number of members matching the filters, in exactly the order the
- * member partition's keys give: by id, or by the field's sort value compared as UTF-8 bytes (as
- * DynamoDB compares strings) with the id breaking ties.
+ * Members in exactly the order the member partition's keys give: by id, or by the field's sort
+ * value compared as UTF-8 bytes (as DynamoDB compares strings) with the id breaking ties.
+ * Sorts `entries` in place and returns it.
  */
-export function queryDigest(chunks: Iterable<DigestChunk>, query: DigestQuery): { ids: number[]; matched: number } {
-  const found: DigestEntry[] = [];
-  for (const chunk of chunks) for (const entry of chunk.entries.values()) if (matches(entry, query.filters)) found.push(entry);
+export function orderEntries(entries: DigestEntry[], sortField: string, direction: SortDirection): DigestEntry[] {
   let ordered: DigestEntry[];
-  if (query.sortField === 'id') {
-    ordered = found.sort((a, b) => a.id - b.id);
+  if (sortField === 'id') {
+    ordered = entries.sort((a, b) => a.id - b.id);
   } else {
-    const keyed = found.map((entry) => ({ entry, key: Buffer.from(entry.sort[query.sortField] ?? '', 'utf8') }));
+    const keyed = entries.map((entry) => ({ entry, key: Buffer.from(entry.sort[sortField] ?? '', 'utf8') }));
     keyed.sort((a, b) => Buffer.compare(a.key, b.key) || a.entry.id - b.entry.id);
     ordered = keyed.map((k) => k.entry);
   }
-  if (query.direction === 'desc') ordered.reverse();
+  if (direction === 'desc') ordered.reverse();
+  return ordered;
+}
+
+/** The page's lead ids and the number of members matching the filters, in the member partition's key order. */
+export function queryDigest(chunks: Iterable<DigestChunk>, query: DigestQuery): { ids: number[]; matched: number } {
+  const found: DigestEntry[] = [];
+  for (const chunk of chunks) for (const entry of chunk.entries.values()) if (matchesFilters(entry, query.filters)) found.push(entry);
+  const ordered = orderEntries(found, query.sortField, query.direction);
   return { ids: ordered.slice(query.offset, query.offset + query.limit).map((e) => e.id), matched: found.length };
 }

@@ -1,3 +1,5 @@
+import type { CampaignStatus } from '../campaigns/campaign';
+import type { CampaignProspect } from '../campaigns/campaign-prospect';
 import type { Fingerprint, FingerprintStamp } from './import-fingerprint';
 import type { Company, Lead, LeadList, Prospect } from './lead';
 import type { ListFilter, MemberState, SortDirection } from './list-query';
@@ -52,6 +54,26 @@ export interface LeadChange {
   refreshMembers: boolean;
   /** The import row's fingerprint to record on the lead's primary identity guard. */
   stamp?: FingerprintStamp;
+  /** A prospect's move into, out of or between campaigns, written in the same transaction as it. */
+  campaign?: CampaignMove;
+}
+
+/**
+ * What a prospect's change does to campaigns, atomically with the prospect (conditional on its
+ * version): the campaign prospect item of the campaign it leaves is deleted and the one of the
+ * campaign it enters is put, and each campaign's `prospectCount` moves by the same amount in the
+ * same transaction. Only for a prospect that exists already (`before`).
+ */
+export interface CampaignMove {
+  /** The campaign the prospect leaves (its `campaignId` before). */
+  leave?: number;
+  /** Its place in the campaign it enters (its `campaignId` after). */
+  enter?: CampaignProspect;
+  /**
+   * The status a campaign must still have when the write lands (as read when the move was
+   * planned): otherwise the write fails like a concurrent change and is planned again.
+   */
+  expect?: { campaignId: number; status: CampaignStatus };
 }
 
 /** `conflict`: the lead or an identity changed meanwhile; `list_full`: a list it joins is at its maximum. */

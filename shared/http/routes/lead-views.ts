@@ -42,6 +42,8 @@ export const ProspectView = v.strictObject({
   profile_picture_url: v.string(),
   custom_fields: v.record(v.string(), v.unknown()),
   status: v.string(),
+  /** The campaign the prospect is in, or null. */
+  campaign_id: v.nullable(Id),
   company: v.nullable(CompanySummaryView),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -23,6 +23,7 @@ export interface ProspectView {
   job_title: string;
   location: string;
   status: string;
+  campaign_id: number | null;
   company: Record<string, unknown> | null;
   created_at: string;
   [key: string]: unknown;
@@ -131,6 +132,7 @@ export function expectedProspect(fields: Record<string, unknown>): Record<string
     profile_picture_url: '',
     custom_fields: {},
     status: 'NEW',
+    campaign_id: null,
     company: null,
     created_at: aTimestamp(),
     updated_at: aTimestamp(),

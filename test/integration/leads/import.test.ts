@@ -90,6 +90,7 @@ describe('import into a lead list', () => {
       profile_picture_url: 'https://example.com/alex.jpg',
       custom_fields: { plan: 'pro' },
       status: 'NEW',
+      campaign_id: null,
       company: {
         id: anId(),
         name: 'Acme Inc',

@@ -13,6 +13,7 @@ import {
 } from './helpers';
 
 const PROSPECT_FIELDS = [
+  'campaign_id',
   'company',
   'created_at',
   'custom_fields',

@@ -7,6 +7,7 @@ import { apiKeyHandlers } from '../../../functions/http/api-keys/routes';
 import { authHandlers } from '../../../functions/http/auth/routes';
 import { campaignFlowHandlers } from '../../../functions/http/campaigns/flow-routes';
 import { campaignHandlers } from '../../../functions/http/campaigns/routes';
+import { campaignProspectHandlers } from '../../../functions/http/campaign-prospects/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
@@ -35,6 +36,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   leadLists: leadListHandlers(none),
   prospects: prospectHandlers(none),
   campaigns: { ...campaignHandlers(none), ...campaignFlowHandlers(none) },
+  campaignProspects: campaignProspectHandlers(none),
 };
 
 const context = {} as Context;
@@ -54,7 +56,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(53);
+    expect(ROUTES).toHaveLength(57);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {

@@ -1,4 +1,4 @@
-import { brotliCompressSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   DIGEST_CHUNK_CAPACITY,
@@ -76,6 +76,29 @@ describe('member digest: encoding', () => {
     expect(decodeChunk(encodeChunk(emptyChunk()))).toEqual(emptyChunk());
     const chunk = chunkOf([entry(1, 1, { name: 'ørsted 😀' }, { name: 'ørsted 😀', location: 'zürich' })]);
     expect(decodeChunk(encodeChunk(chunk))).toEqual(chunk);
+  });
+
+  it('round-trips members’ companies and campaigns; a chunk written before the campaigns column reads as no campaign', () => {
+    const chunk = chunkOf([
+      { ...entry(1, 1), companyId: 7, campaignId: 90 },
+      { ...entry(2, 3), companyId: 7 },
+      { ...entry(3, 1), campaignId: 91 },
+      entry(4, 1),
+    ]);
+    expect(decodeChunk(encodeChunk(chunk))).toEqual(chunk);
+    // Without any member in a campaign the column is left out (lists without campaigns keep their bytes).
+    const withoutCampaigns = chunkOf([{ ...entry(2, 3), companyId: 7 }, entry(4, 1)]);
+    const bytes = encodeChunk(withoutCampaigns);
+    expect(Object.keys(JSON.parse(brotliDecompressSync(bytes).toString('utf8')))).not.toContain('campaigns');
+    expect(decodeChunk(bytes)).toEqual(withoutCampaigns);
+    // As written before campaigns existed: no `campaigns` column at all.
+    const old = brotliCompressSync(
+      Buffer.from(JSON.stringify({ format: 1, ids: [5, 6], versions: [2, 1], companies: [8, null], sort: {}, filter: {}, gone: [] })),
+    );
+    expect([...decodeChunk(old).entries.values()]).toEqual([
+      { id: 5, version: 2, sort: {}, filter: {}, companyId: 8 },
+      { id: 6, version: 1, sort: {}, filter: {} },
+    ]);
   });
 
   it('refuses bytes that are not a chunk, and a chunk of another format', () => {

@@ -1,0 +1,31 @@
+import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
+import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
+import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
+import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
+import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
+import { httpHandler } from '../../../shared/http/http-handler';
+import type { GroupConfig } from '../../../shared/http/route-table';
+import { campaignProspectRoutes } from '../../../shared/http/routes/campaign-prospects';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { tableAccess } from '../../../shared/runtime/table';
+import { campaignProspectHandlers } from './routes';
+
+/** The campaign-prospects function: add-to-campaign, the campaign import, a campaign's prospects, remove-prospects. */
+export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProspects'>, deps: FunctionDeps) {
+  const { db, tableName, ids } = tableAccess(config);
+  const leads = new DynamoLeadRepository(db, tableName, deps.clock);
+  const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList };
+  const moves = createProspectMoves({
+    ...writerDeps,
+    campaigns: new DynamoCampaignRepository(db, tableName),
+    campaignProspects: new DynamoCampaignProspects(db, tableName),
+    lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
+    digests: { chunks: async (listId) => [...(await leads.members.readDigest(listId)).values()].map((stored) => stored.chunk) },
+    writer: createLeadWriter(writerDeps),
+  });
+  return httpHandler(campaignProspectRoutes, campaignProspectHandlers(moves), {
+    logger: loggerFor('campaign-prospects', deps),
+    checkResponses: deps.checkResponses,
+  });
+}

@@ -1,0 +1,151 @@
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { PROSPECT_STATUSES } from '../domain/campaigns/campaign';
+import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
+import type { CampaignProspectPage, CampaignProspectPageQuery, CampaignProspects } from '../domain/campaigns/prospect-ports';
+import type { LeadChange } from '../domain/leads/ports';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
+import { campaignKey, campaignProspectByStatus, campaignProspectDue, campaignProspectKey, campaignProspectUnscheduled } from './keys';
+import type { TransactItem } from './transactions';
+
+/**
+ * Campaign prospect items (`campaignProspectKey`): a prospect's place in a campaign. They are
+ * written only together with their prospect, in the transactions of the lead write path
+ * (shared/db/lead-repository.ts), with the campaigns' `prospectCount` moved in the same
+ * transaction, so a campaign's count is always the number of its items.
+ */
+
+/** The item of a campaign prospect: by status on lsi1; on lsi2 while unscheduled, on gsi2 (due time) once scheduled. */
+export function campaignProspectItem(prospect: CampaignProspect) {
+  const scheduled = prospect.schedule === 'SCHEDULED' && prospect.nextActionAt !== null;
+  return {
+    ...campaignProspectKey(prospect.campaignId, prospect.prospectId),
+    ...campaignProspectByStatus(prospect.status, prospect.prospectId),
+    ...(scheduled
+      ? campaignProspectDue(prospect.nextActionAt as string, prospect.campaignId, prospect.prospectId)
+      : campaignProspectUnscheduled(prospect.prospectId)),
+    entityType: 'CampaignProspect',
+    ...prospect,
+  };
+}
+
+export const CampaignProspectItem = itemSchema(
+  'CampaignProspect',
+  v.object({
+    campaignId: intAttribute,
+    prospectId: intAttribute,
+    workspaceId: intAttribute,
+    status: v.picklist(PROSPECT_STATUSES),
+    nodeId: v.optional(v.nullable(intAttribute), null),
+    schedule: v.picklist(['WAITING', 'QUEUED', 'SCHEDULED']),
+    nextActionAt: v.optional(v.nullable(v.string()), null),
+    lastError: v.optional(v.nullable(v.string()), null),
+    companyId: v.optional(v.nullable(intAttribute), null),
+    addedAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
+
+export const toCampaignProspect = (item: Record<string, unknown>): CampaignProspect => parseItem(CampaignProspectItem, item);
+
+const keyString = (key: { pk: string; sk: string }) => `${key.pk}\u0000${key.sk}`;
+
+/** The campaign items whose counters a change moves (each takes a place in its transaction). */
+export function campaignCounterKeys(change: LeadChange): string[] {
+  const move = change.campaign;
+  if (!move) return [];
+  return [move.leave, move.enter?.campaignId].flatMap((id) => (id === undefined ? [] : [keyString(campaignKey(id))]));
+}
+
+/**
+ * The actions of a change's campaign move besides its prospect: the item of the campaign it leaves
+ * deleted, the one of the campaign it enters put. Each is conditional on the item being there (or
+ * not): with the prospect's version condition they always hold, and if they did not (an item
+ * edited by hand), the change fails as a conflict instead of leaving a count wrong.
+ */
+export function campaignMoveActions(tableName: string, change: LeadChange): TransactItem[] {
+  const move = change.campaign;
+  if (!move) return [];
+  const actions: TransactItem[] = [];
+  if (move.leave !== undefined && move.leave !== move.enter?.campaignId) {
+    actions.push({
+      Delete: { TableName: tableName, Key: campaignProspectKey(move.leave, change.after.id), ConditionExpression: 'attribute_exists(pk)' },
+    });
+  }
+  if (move.enter) {
+    actions.push({ Put: { TableName: tableName, Item: campaignProspectItem(move.enter), ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  return actions;
+}
+
+/**
+ * The counter updates of the changes written in one transaction: `ADD prospectCount :delta` on
+ * each campaign they enter or leave (never a Put: the campaign item is only ever updated), with
+ * the statuses the changes expect of it as the condition.
+ */
+export function campaignCountActions(tableName: string, changes: LeadChange[]): TransactItem[] {
+  const deltas = new Map<number, number>();
+  const expected = new Map<number, Set<string>>();
+  for (const change of changes) {
+    const move = change.campaign;
+    if (!move) continue;
+    if (move.leave !== undefined && move.leave !== move.enter?.campaignId) deltas.set(move.leave, (deltas.get(move.leave) ?? 0) - 1);
+    if (move.enter) deltas.set(move.enter.campaignId, (deltas.get(move.enter.campaignId) ?? 0) + 1);
+    if (move.expect) expected.set(move.expect.campaignId, new Set([...(expected.get(move.expect.campaignId) ?? []), move.expect.status]));
+  }
+  return [...deltas].map(([campaignId, delta]): TransactItem => {
+    const statuses = [...(expected.get(campaignId) ?? [])];
+    const values: Record<string, unknown> = { ':delta': delta };
+    statuses.forEach((status, i) => {
+      values[`:s${i}`] = status;
+    });
+    return {
+      Update: {
+        TableName: tableName,
+        Key: campaignKey(campaignId),
+        UpdateExpression: 'ADD prospectCount :delta',
+        ConditionExpression: ['attribute_exists(pk)', ...statuses.map((_, i) => `#status = :s${i}`)].join(' AND '),
+        ...(statuses.length ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: values,
+      },
+    };
+  });
+}
+
+/** Reading a campaign's prospects: pages in prospect id order, of one status through lsi1. */
+export class DynamoCampaignProspects implements CampaignProspects {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async page(campaignId: number, query: CampaignProspectPageQuery): Promise<CampaignProspectPage> {
+    const { pk } = campaignProspectKey(campaignId, 0);
+    const byStatus = query.status !== undefined;
+    const after = query.after;
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        ...(byStatus ? { IndexName: 'lsi1' } : {}),
+        KeyConditionExpression: byStatus ? 'pk = :pk AND begins_with(lsi1sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk, ...(byStatus ? { ':prefix': `${query.status}#` } : {}) },
+        ...(after === undefined
+          ? {}
+          : {
+              ExclusiveStartKey: {
+                ...campaignProspectKey(campaignId, after),
+                ...(byStatus ? campaignProspectByStatus(query.status as string, after) : {}),
+              },
+            }),
+        // One more than the page: whether there is a next page is known without another request.
+        Limit: query.limit + 1,
+        ConsistentRead: true,
+      }),
+    );
+    const items = (result.Items ?? []).map(toCampaignProspect);
+    const prospects = items.slice(0, query.limit);
+    const last = prospects.at(-1);
+    const more = items.length > query.limit || result.LastEvaluatedKey !== undefined;
+    return { prospects, ...(more && last ? { lastId: last.prospectId } : {}) };
+  }
+}

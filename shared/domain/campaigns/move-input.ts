@@ -1,0 +1,135 @@
+import * as v from 'valibot';
+import { validationError } from '../errors';
+import { LIMITS } from '../leads/lead';
+import { LIST_FILTERS, SORT_FIELDS, parseLeadsQuery } from '../leads/list-query';
+import { isPlainObject } from '../validation';
+import type { AddToCampaignInput } from './prospect-moves';
+
+/**
+ * The bodies of add-to-campaign and remove-prospects, read with the texts of their 400 answers
+ * (docs/campaigns.md). The route schemas take each field as sent; these functions check them in
+ * the order the fields are listed, so a body with several problems gets one stable answer.
+ */
+
+export const MISSING_CAMPAIGN = 'Missing required fields: campaign, prospect_ids';
+
+const ID_TEXT = /^\s*\d{1,16}\s*$/;
+
+/** A positive integer id, as a number or as digits. */
+function idOf(value: unknown): number | undefined {
+  const id = typeof value === 'string' && ID_TEXT.test(value) ? Number(value) : value;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+/**
+ * An id list: a JSON array of positive integers; numeric strings and one comma-separated string (as
+ * no-code tools send) are accepted too, as add-leads accepts them. Undefined when absent or null.
+ */
+export function readIds(value: unknown, field: string): number[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const items = typeof value === 'string' ? value.split(',').map((part) => part.trim()).filter((part) => part !== '') : value;
+  const message = `${field} must be an array of integer ids`;
+  if (!Array.isArray(items)) throw validationError(message);
+  const ids = items.map((item) => {
+    const id = idOf(item);
+    if (id === undefined) throw validationError(message);
+    return id;
+  });
+  if (ids.length > LIMITS.maxIdsPerRequest) throw validationError(`${field} may hold at most ${LIMITS.maxIdsPerRequest} ids`);
+  return ids;
+}
+
+function integerAtLeast(value: unknown, field: string, min: number, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw validationError(`${field} must be an integer of at least ${min}`);
+  return value;
+}
+
+function booleanOf(value: unknown, field: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw validationError(`${field} must be true or false`);
+  return value;
+}
+
+/** add-to-campaign's body as sent: every field optional here, checked by readAddToCampaign. */
+export const AddToCampaignBody = v.object({
+  campaign: v.optional(v.pipe(v.unknown(), v.description('The target campaign id (required).'))),
+  prospect_ids: v.optional(v.pipe(v.unknown(), v.description('Prospects of the list to move; when absent or empty, `amount` picks them.'))),
+  amount: v.optional(v.pipe(v.unknown(), v.description('How many matching prospects to move; 0 (default): all, at most 1000 a request.'))),
+  allow_duplicates: v.optional(v.pipe(v.unknown(), v.description('false (default): skip prospects already in another campaign.'))),
+  prospects_per_company: v.optional(v.pipe(v.unknown(), v.description('At most this many of the campaign’s prospects from this list per company (default 1).'))),
+  filters: v.optional(v.pipe(v.unknown(), v.description('The list-leads filters: filter name -> value or values.'))),
+  sort_field: v.optional(v.pipe(v.unknown(), v.description('Which prospects `amount` takes first: a list-leads sort field (default id).'))),
+  sort_direction: v.optional(v.pipe(v.unknown(), v.description('asc (default) or desc.'))),
+  activate: v.optional(v.pipe(v.unknown(), v.description('true: schedule the prospects (ACTIVE campaign) or queue them (PAUSED).'))),
+});
+
+const RESERVED = new Set(['page', 'page_size', 'sort_field', 'sort_direction']);
+
+/** add-to-campaign's body, or a 400 naming its first problem. */
+export function readAddToCampaign(body: v.InferOutput<typeof AddToCampaignBody>): AddToCampaignInput {
+  if (body.campaign === undefined || body.campaign === null || body.campaign === '') throw validationError(MISSING_CAMPAIGN);
+  const campaignId = idOf(body.campaign);
+  if (campaignId === undefined) throw validationError('campaign must be an integer id');
+  const prospectIds = readIds(body.prospect_ids, 'prospect_ids');
+  const amount = integerAtLeast(body.amount, 'amount', 0, 0);
+  const allowDuplicates = booleanOf(body.allow_duplicates, 'allow_duplicates');
+  const perCompany = integerAtLeast(body.prospects_per_company, 'prospects_per_company', 1, 1);
+
+  // Filters and sorting are the list-leads query's, with its messages.
+  const filterMessage = 'filters must be an object of filter name -> value or list of values';
+  if (body.filters !== undefined && body.filters !== null && !isPlainObject(body.filters)) throw validationError(filterMessage);
+  const params: Record<string, string[]> = Object.create(null);
+  const sortMessage = `sort_field must be one of: ${SORT_FIELDS.PEOPLE.join(', ')}`;
+  if (body.sort_field !== undefined && body.sort_field !== null) {
+    if (typeof body.sort_field !== 'string') throw validationError(sortMessage);
+    params.sort_field = [body.sort_field];
+  }
+  if (body.sort_direction !== undefined && body.sort_direction !== null) {
+    if (typeof body.sort_direction !== 'string') throw validationError("sort_direction must be 'asc' or 'desc'");
+    params.sort_direction = [body.sort_direction];
+  }
+  for (const [key, value] of Object.entries((body.filters ?? {}) as Record<string, unknown>)) {
+    if (RESERVED.has(key)) throw validationError(`Unknown filter '${key}'. Filters of PEOPLE lists: ${LIST_FILTERS.PEOPLE.join(', ')}`);
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((item) => typeof item !== 'string')) throw validationError(`Filter ${key} must be a string or a list of strings`);
+    params[key] = values as string[];
+  }
+  const query = parseLeadsQuery('PEOPLE', params);
+  const activate = booleanOf(body.activate, 'activate');
+  return {
+    campaignId,
+    ...(prospectIds && prospectIds.length > 0 ? { prospectIds } : {}),
+    amount,
+    allowDuplicates,
+    perCompany,
+    filters: query.filters,
+    sortField: query.sortField,
+    direction: query.direction,
+    activate,
+  };
+}
+
+/** remove-prospects' body as sent. */
+export const RemoveProspectsBody = v.object({
+  prospect_ids: v.optional(v.pipe(v.unknown(), v.description('Prospects to take out of the campaign (at most 1000).'))),
+});
+
+export function readRemoveProspects(body: v.InferOutput<typeof RemoveProspectsBody>): number[] {
+  const ids = readIds(body.prospect_ids, 'prospect_ids');
+  if (ids === undefined) throw validationError('prospect_ids is required');
+  if (ids.length === 0) throw validationError('prospect_ids must contain at least one id');
+  return ids;
+}
+
+/** The campaign import's body: `leads` (checked row by row like a list import's) and `activate`. */
+export const CampaignImportBody = v.object({
+  leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
+  activate: v.optional(v.boolean('activate must be true or false'), false),
+});
+
+/** The campaign prospects page's query. */
+export const CampaignProspectsQuery = v.object({
+  status: v.optional(v.pipe(v.string(), v.description('Only prospects of this status.'))),
+  cursor: v.optional(v.pipe(v.string(), v.description('The `next_cursor` of the previous page.'))),
+});

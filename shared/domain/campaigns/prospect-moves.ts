@@ -1,0 +1,481 @@
+import { notFound, validationError } from '../errors';
+import type { ProspectInput } from '../leads/import-rows';
+import { readJsonLeads } from '../leads/import-rows';
+import { type Company, PROSPECT_STATUS, type Prospect, toCompanySummary, toProspectView } from '../leads/lead';
+import { LIST_NOT_FOUND } from '../leads/lead-list-service';
+import type { LeadWriter } from '../leads/lead-writer';
+import { type LeadWriterDeps, type PlannedWrite, SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
+import { type ListFilter, type SortDirection, prospectMember } from '../leads/list-query';
+import type { DigestChunk } from '../leads/member-digest';
+import type { CampaignMove, LeadChange, LeadListRepository } from '../leads/ports';
+import { type Campaign, type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus, assertWritable } from './campaign';
+import type { CampaignProspect, ScheduleState } from './campaign-prospect';
+import type { CampaignRepository } from './ports';
+import type { CampaignProspects } from './prospect-ports';
+import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
+
+/**
+ * Moving prospects into and out of campaigns: add-to-campaign from a lead list, the campaign
+ * import, a campaign's prospects page and remove-prospects. The prospect is the source of truth
+ * (`campaignId`, status IN_REVIEW); its campaign prospect item and both campaigns' counts are
+ * written with it, in the transactions of the lead write path (LeadChange.campaign). Decisions:
+ * docs/campaigns.md, "Moving prospects into campaigns".
+ */
+
+export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
+/** Prospects one request moves at most (add-to-campaign, campaign import). */
+export const MAX_MOVES_PER_REQUEST = 1000;
+/** Prospects on one page of a campaign's prospects. */
+export const CAMPAIGN_PROSPECTS_PAGE_SIZE = 100;
+
+export const PEOPLE_ONLY = 'add-to-campaign is only available for people lists';
+
+/** The warning of a request that asked to activate prospects the campaign cannot run yet. */
+export const notRunningWarning = (status: CampaignStatus) =>
+  `Campaign is in ${status}: prospects were added but not scheduled; activate the campaign to start outreach`;
+
+export interface DigestReader {
+  /** The list's member digest chunks (strongly consistent). */
+  chunks(listId: number): Promise<DigestChunk[]>;
+}
+
+export interface ProspectMoveDeps extends LeadWriterDeps {
+  campaigns: Pick<CampaignRepository, 'get'>;
+  campaignProspects: CampaignProspects;
+  lists: Pick<LeadListRepository, 'get'>;
+  digests: DigestReader;
+  writer: LeadWriter;
+}
+
+export interface AddToCampaignInput {
+  campaignId: number;
+  /** Explicit prospects, in the order given (repeats removed); otherwise `amount` picks from the list. */
+  prospectIds?: number[];
+  /** 0: every matching prospect (at most MAX_MOVES_PER_REQUEST a request). */
+  amount: number;
+  allowDuplicates: boolean;
+  perCompany: number;
+  filters: ListFilter[];
+  sortField: string;
+  direction: SortDirection;
+  activate: boolean;
+}
+
+/** A moved prospect: the prospect as written and its company. */
+export interface MovedProspect {
+  prospect: Prospect;
+  company: Company | undefined;
+}
+
+export interface AddToCampaignResult {
+  moved: MovedProspect[];
+  skipped: { id: number; reason: MoveSkipReason }[];
+  hasMore: boolean;
+  warning?: string;
+}
+
+export interface CampaignImportResult {
+  count: number;
+  created: number;
+  updated: number;
+  skipped: { index: number; reason: string }[];
+  warning?: string;
+}
+
+/** Where a prospect added now stands, by the campaign's status and the request's `activate`. */
+export function placement(status: CampaignStatus, activate: boolean): { schedule: ScheduleState; warning?: string } {
+  if (!activate) return { schedule: 'WAITING' };
+  if (status === 'ACTIVE') return { schedule: 'SCHEDULED' };
+  if (status === 'PAUSED') return { schedule: 'QUEUED' };
+  return { schedule: 'WAITING', warning: notRunningWarning(status) };
+}
+
+/** The node a flow's deleted node now stands for: its redirects followed to the end (null when none is left). */
+export function resolveNode(campaign: Campaign, nodeId: number | null): number | null {
+  let current = nodeId;
+  const seen = new Set<number>();
+  while (current !== null && Object.hasOwn(campaign.flow.redirects, String(current)) && !seen.has(current)) {
+    seen.add(current);
+    current = campaign.flow.redirects[String(current)] ?? null;
+  }
+  return current;
+}
+
+/** A prospect as add-to-campaign answers it: the prospect view with the company's id, name, website and industry. */
+export function toMovedProspectView({ prospect, company }: MovedProspect) {
+  const summary = company ? toCompanySummary(company) : undefined;
+  return {
+    ...toProspectView(prospect, company),
+    company: summary ? { id: summary.id, name: summary.name, website_url: summary.website_url, industry: summary.industry } : null,
+  };
+}
+
+/** What one prospect's write does, as decided on the prospect read now: its new state and its campaign move. */
+type Decision = { after: Prospect; move: CampaignMove; schedule?: ScheduleState } | { skipped: MoveSkipReason };
+
+type MoveOutcome = { moved: MovedProspect; schedule?: ScheduleState; status: CampaignStatus } | { skipped: MoveSkipReason };
+
+const unique = <T>(values: T[]): T[] => [...new Set(values)];
+
+/** The opaque cursor of a campaign's prospects page: the campaign, the status filter and the last id shown. */
+export function encodeProspectsCursor(campaignId: number, status: ProspectStatus | undefined, lastId: number): string {
+  return Buffer.from(JSON.stringify({ c: campaignId, s: status ?? null, a: lastId })).toString('base64url');
+}
+
+export const INVALID_CURSOR = 'cursor is not valid for this listing';
+
+export function decodeProspectsCursor(cursor: string, campaignId: number, status: ProspectStatus | undefined): number {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw validationError(INVALID_CURSOR);
+  }
+  const { c, s, a } = (parsed ?? {}) as { c?: unknown; s?: unknown; a?: unknown };
+  if (c !== campaignId || s !== (status ?? null) || typeof a !== 'number' || !Number.isSafeInteger(a) || a < 1) throw validationError(INVALID_CURSOR);
+  return a;
+}
+
+export const STATUS_MESSAGE = `status must be one of: ${PROSPECT_STATUSES.join(', ')}`;
+
+export function createProspectMoves(deps: ProspectMoveDeps) {
+  const rounds = createRounds(deps);
+  const { now, inRounds, loadCompanies } = rounds;
+
+  async function campaignOf(workspaceId: number, campaignId: number): Promise<Campaign> {
+    const campaign = await deps.campaigns.get(workspaceId, campaignId);
+    if (!campaign) throw notFound(CAMPAIGN_NOT_FOUND);
+    return campaign;
+  }
+
+  async function writableCampaign(workspaceId: number, campaignId: number): Promise<Campaign> {
+    const campaign = await campaignOf(workspaceId, campaignId);
+    assertWritable(campaign);
+    return campaign;
+  }
+
+  /**
+   * Writes prospects' campaign changes in rounds: each prospect (conditional on its version) with
+   * its campaign prospect items and both campaigns' counts in one transaction, conditional on the
+   * campaign still having the status the decision was made by. A prospect that changed meanwhile,
+   * or a campaign whose status did, is read again and decided again on what is read; a campaign
+   * archived meanwhile stops the request with 409 (what was written before stays).
+   */
+  async function rewrite(
+    workspaceId: number,
+    first: Campaign,
+    leads: Prospect[],
+    decide: (lead: Prospect, campaign: Campaign, stamp: string) => Decision,
+    /** Companies already read (of the workspace), for the first round. */
+    known: Map<number, Company> = new Map(),
+  ): Promise<MoveOutcome[]> {
+    let campaign = first;
+    let current: Map<number, Prospect> | undefined = new Map(leads.map((lead) => [lead.id, lead]));
+    const ids = leads.map((lead) => lead.id);
+    const planned = new Map<number, MoveOutcome>();
+    return inRounds<Prospect, MoveOutcome>(
+      ids.length,
+      async (pending) => {
+        if (!current) {
+          campaign = await writableCampaign(workspaceId, campaign.id);
+          current = new Map((await deps.leads.getProspects(pending.map((i) => ids[i] as number))).map((lead) => [lead.id, lead]));
+        }
+        const fresh = current;
+        current = undefined;
+        const companies = new Map(known);
+        const missing = [...fresh.values()].flatMap((lead) =>
+          lead.workspaceId === workspaceId && lead.companyId !== undefined && !companies.has(lead.companyId) ? [lead.companyId] : [],
+        );
+        for (const [id, company] of await loadCompanies(workspaceId, missing)) companies.set(id, company);
+        const settled = new Map<number, MoveOutcome>();
+        const writes: PlannedWrite<Prospect>[] = [];
+        const stamp = now();
+        for (const index of pending) {
+          const lead = fresh.get(ids[index] as number);
+          const decision: Decision = !lead || lead.workspaceId !== workspaceId ? { skipped: 'not_in_list' } : decide(lead, campaign, stamp);
+          if (!lead || 'skipped' in decision) {
+            settled.set(index, 'skipped' in decision ? decision : { skipped: 'not_in_list' });
+            continue;
+          }
+          const { after, move, schedule } = decision;
+          const company = after.companyId === undefined ? undefined : companies.get(after.companyId);
+          const change: LeadChange = {
+            before: lead,
+            after,
+            member: prospectMember(after, company),
+            claim: [],
+            release: [],
+            // Its status and campaign show in its views in every list it is in.
+            refreshMembers: true,
+            campaign: move,
+          };
+          planned.set(index, { moved: { prospect: after, company }, ...(schedule ? { schedule } : {}), status: campaign.status });
+          writes.push({ index, status: 'updated', lead: after, change });
+        }
+        return { settled, writes };
+      },
+      (write) => planned.get(write.index) as MoveOutcome,
+      () => ({ skipped: 'concurrent_change' }),
+    );
+  }
+
+  /** Moves prospects into the campaign (out of the one they are in), placed by the campaign's status and `activate`. */
+  function moveInto(
+    workspaceId: number,
+    campaign: Campaign,
+    leads: Prospect[],
+    activate: boolean,
+    check: (lead: Prospect) => MoveSkipReason | undefined,
+    known?: Map<number, Company>,
+  ): Promise<MoveOutcome[]> {
+    return rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
+      const reason = check(lead);
+      if (reason) return { skipped: reason };
+      const { schedule } = placement(current.status, activate);
+      const enter: CampaignProspect = {
+        campaignId: current.id,
+        prospectId: lead.id,
+        workspaceId,
+        status: PROSPECT_STATUS.inReview,
+        nodeId: current.flow.root,
+        schedule,
+        nextActionAt: schedule === 'SCHEDULED' ? stamp : null,
+        lastError: null,
+        companyId: lead.companyId ?? null,
+        addedAt: stamp,
+        updatedAt: stamp,
+      };
+      return {
+        after: { ...lead, status: PROSPECT_STATUS.inReview, campaignId: current.id, version: lead.version + 1, updatedAt: stamp },
+        move: {
+          ...(lead.campaignId === undefined ? {} : { leave: lead.campaignId }),
+          enter,
+          expect: { campaignId: current.id, status: current.status },
+        },
+        schedule,
+      };
+    }, known);
+  }
+
+  /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */
+  function warningOf(outcomes: MoveOutcome[], activate: boolean, status: CampaignStatus): string | undefined {
+    const statuses = unique(outcomes.flatMap((outcome) => ('moved' in outcome ? [outcome.status] : [])));
+    for (const moved of statuses.length ? statuses : [status]) {
+      const { warning } = placement(moved, activate);
+      if (warning) return warning;
+    }
+    return undefined;
+  }
+
+  return {
+    /**
+     * add-to-campaign: picks prospects of the list from its digest (named ones, or `amount` of the
+     * matching ones in the requested order), reads only those, checks each again on the prospect
+     * itself, and moves them.
+     */
+    async addFromList(workspaceId: number, listId: number, input: AddToCampaignInput): Promise<AddToCampaignResult> {
+      // Read together; the answers are judged in the documented order (list, then campaign).
+      const [list, found] = await Promise.all([deps.lists.get(workspaceId, listId), deps.campaigns.get(workspaceId, input.campaignId)]);
+      if (!list) throw notFound(LIST_NOT_FOUND);
+      if (list.searchType !== 'PEOPLE') throw validationError(PEOPLE_ONLY);
+      if (!found) throw notFound(CAMPAIGN_NOT_FOUND);
+      assertWritable(found);
+      const campaign = found;
+      const chunks = await deps.digests.chunks(list.id);
+      const rules = { campaignId: campaign.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany };
+      const explicit = input.prospectIds !== undefined;
+      const skipped: { id: number; reason: MoveSkipReason }[] = [];
+      let candidates: Candidate[];
+      let counts: Map<number, number>;
+      if (input.prospectIds) {
+        const named = idCandidates(chunks, unique(input.prospectIds), rules);
+        ({ candidates, counts } = named);
+        skipped.push(...named.skipped);
+      } else {
+        ({ candidates, counts } = amountCandidates(chunks, { ...rules, filters: input.filters, sortField: input.sortField, direction: input.direction }));
+      }
+      const wanted = explicit ? candidates.length : input.amount === 0 ? MAX_MOVES_PER_REQUEST : Math.min(input.amount, MAX_MOVES_PER_REQUEST);
+      const check = (lead: Prospect): MoveSkipReason | undefined =>
+        !lead.listIds.includes(list.id) || lead.status === PROSPECT_STATUS.archived ? 'not_in_list' : campaignRule(rules, lead.campaignId);
+
+      // Walk the candidates in order: read as many as are still wanted, holding back those whose
+      // company the digest shows at its limit (counting the ones being read), check each read
+      // prospect on itself, and read on while some were refused. A held-back candidate is looked
+      // at again after each read: a refused prospect may have left its company room.
+      const counter = new CompanyCounter(input.perCompany, counts);
+      const chosen: Prospect[] = [];
+      // The companies the views show, read while the prospects are (the digest names them).
+      const companies = new Map<number, Company>();
+      let queue = candidates;
+      while (chosen.length < wanted) {
+        const trial = counter.copy();
+        const batch: Candidate[] = [];
+        const held: Candidate[] = [];
+        let scanned = 0;
+        for (; scanned < queue.length && batch.length < wanted - chosen.length; scanned += 1) {
+          const candidate = queue[scanned] as Candidate;
+          if (trial.allows(candidate.companyId)) {
+            trial.take(candidate.companyId);
+            batch.push(candidate);
+          } else {
+            held.push(candidate);
+          }
+        }
+        queue = [...held, ...queue.slice(scanned)];
+        if (batch.length === 0) break;
+        const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
+        const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
+        for (const [id, company] of loaded) companies.set(id, company);
+        const fresh = new Map(read.map((lead) => [lead.id, lead]));
+        for (const candidate of batch) {
+          const lead = fresh.get(candidate.id);
+          const reason = !lead || lead.workspaceId !== workspaceId ? 'not_in_list' : check(lead);
+          const refused = reason ?? (counter.allows(lead?.companyId) ? undefined : 'company_limit');
+          if (!lead || refused) {
+            if (explicit) skipped.push({ id: candidate.id, reason: refused ?? 'not_in_list' });
+            continue;
+          }
+          counter.take(lead.companyId);
+          chosen.push(lead);
+        }
+      }
+      // Named prospects still held back are at their company's limit.
+      if (explicit) for (const candidate of queue) skipped.push({ id: candidate.id, reason: 'company_limit' });
+      const hasMore =
+        !explicit &&
+        (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) &&
+        chosen.length >= MAX_MOVES_PER_REQUEST &&
+        queue.some((candidate) => counter.allows(candidate.companyId));
+
+      const outcomes = chosen.length ? await moveInto(workspaceId, campaign, chosen, input.activate, check, companies) : [];
+      const moved: MovedProspect[] = [];
+      outcomes.forEach((outcome, i) => {
+        if ('moved' in outcome) moved.push(outcome.moved);
+        else skipped.push({ id: (chosen[i] as Prospect).id, reason: outcome.skipped });
+      });
+      const warning = warningOf(outcomes, input.activate, campaign.status);
+      return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };
+    },
+
+    /**
+     * The campaign import: rows normalised and matched exactly as a list import's (an existing
+     * prospect is updated and moved, never duplicated), then moved into the campaign. Imported
+     * prospects join no list.
+     */
+    async importLeads(workspaceId: number, campaignId: number, input: { leads?: unknown[]; activate: boolean }): Promise<CampaignImportResult> {
+      const campaign = await writableCampaign(workspaceId, campaignId);
+      if (input.leads === undefined) throw validationError('leads is required');
+      const rows = readJsonLeads(input.leads, 'PEOPLE');
+      const skipped: { index: number; reason: string }[] = [];
+      const valid: { row: number; input: ProspectInput }[] = [];
+      for (const row of rows) {
+        if ('error' in row) {
+          // The campaign import needs the profile URL (an email alone does not do).
+          skipped.push({ index: row.row, reason: row.error === 'network_profile_url or email is required' ? URL_REQUIRED : row.error });
+        } else if (!(row.input as ProspectInput).fields.networkProfileUrl) {
+          skipped.push({ index: row.row, reason: URL_REQUIRED });
+        } else {
+          valid.push({ row: row.row, input: row.input as ProspectInput });
+        }
+      }
+      const upserted = await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input), { overwrite: true });
+      const toMove: { row: number; created: boolean; lead: Prospect }[] = [];
+      let created = 0;
+      let updated = 0;
+      upserted.forEach((outcome, i) => {
+        const row = (valid[i] as { row: number }).row;
+        if (outcome.status === 'duplicate') {
+          skipped.push({ index: row, reason: `duplicate of row ${(valid[outcome.of] as { row: number }).row} (same network_profile_url or email)` });
+        } else if (outcome.status === 'skipped') {
+          skipped.push({ index: row, reason: outcome.reason });
+        } else if (outcome.status === 'matched') {
+          // Only list imports match rows by fingerprint; a campaign import plans every row.
+          skipped.push({ index: row, reason: SKIP_MESSAGES.concurrentChange });
+        } else if (outcome.lead.campaignId === campaign.id) {
+          if (outcome.status === 'created') created += 1;
+          else updated += 1;
+        } else {
+          toMove.push({ row, created: outcome.status === 'created', lead: outcome.lead });
+        }
+      });
+      const outcomes = toMove.length
+        ? await moveInto(
+            workspaceId,
+            campaign,
+            toMove.map((m) => m.lead),
+            input.activate,
+            (lead) => (lead.campaignId === campaign.id ? 'already_in_campaign' : undefined),
+          )
+        : [];
+      outcomes.forEach((outcome, i) => {
+        const { row, created: isNew } = toMove[i] as { row: number; created: boolean };
+        if ('moved' in outcome || outcome.skipped === 'already_in_campaign') {
+          if (isNew) created += 1;
+          else updated += 1;
+        } else {
+          skipped.push({ index: row, reason: SKIP_MESSAGES.concurrentChange });
+        }
+      });
+      skipped.sort((a, b) => a.index - b.index);
+      const warning = warningOf(outcomes, input.activate, campaign.status);
+      return { count: created + updated, created, updated, skipped, ...(warning ? { warning } : {}) };
+    },
+
+    /** A page of the campaign's prospects (archived campaigns included), of one status or all, in id order. */
+    async prospectsPage(workspaceId: number, campaignId: number, query: { status?: string; cursor?: string }) {
+      if (query.status !== undefined && !(PROSPECT_STATUSES as readonly string[]).includes(query.status)) throw validationError(STATUS_MESSAGE);
+      const status = query.status as ProspectStatus | undefined;
+      const campaign = await campaignOf(workspaceId, campaignId);
+      const after = query.cursor === undefined ? undefined : decodeProspectsCursor(query.cursor, campaign.id, status);
+      const page = await deps.campaignProspects.page(campaign.id, {
+        ...(status ? { status } : {}),
+        ...(after === undefined ? {} : { after }),
+        limit: CAMPAIGN_PROSPECTS_PAGE_SIZE,
+      });
+      const leads = new Map(
+        (page.prospects.length ? await deps.leads.getProspects(page.prospects.map((p) => p.prospectId)) : []).map((lead) => [lead.id, lead]),
+      );
+      const companies = await loadCompanies(
+        workspaceId,
+        [...leads.values()].flatMap((lead) => (lead.companyId === undefined ? [] : [lead.companyId])),
+      );
+      const prospects = page.prospects.flatMap((item) => {
+        const lead = leads.get(item.prospectId);
+        if (!lead || lead.workspaceId !== workspaceId) return [];
+        return [
+          {
+            ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
+            current_step_id: resolveNode(campaign, item.nodeId),
+            next_action_at: item.nextActionAt,
+            last_error: item.lastError,
+          },
+        ];
+      });
+      return { prospects, nextCursor: page.lastId === undefined ? null : encodeProspectsCursor(campaign.id, status, page.lastId) };
+    },
+
+    /**
+     * Takes prospects out of the campaign: each becomes NEW outside any campaign, its campaign
+     * prospect item (its pending action) deleted and the campaign's count moved with it. It stays
+     * in its lead lists. Ids not in the campaign (or of another workspace) are left alone.
+     */
+    async removeProspects(workspaceId: number, campaignId: number, ids: number[]): Promise<{ count: number }> {
+      const campaign = await writableCampaign(workspaceId, campaignId);
+      const leads = (await deps.leads.getProspects(unique(ids))).filter((lead) => lead.workspaceId === workspaceId && lead.campaignId === campaign.id);
+      if (leads.length === 0) return { count: 0 };
+      const outcomes = await rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
+        if (lead.campaignId !== current.id) return { skipped: 'not_in_list' };
+        const { campaignId: _left, ...rest } = lead;
+        return {
+          after: { ...rest, status: PROSPECT_STATUS.new, version: lead.version + 1, updatedAt: stamp },
+          move: { leave: current.id, expect: { campaignId: current.id, status: current.status } },
+        };
+      });
+      return { count: outcomes.filter((outcome) => 'moved' in outcome).length };
+    },
+  };
+}
+
+export const URL_REQUIRED = 'network_profile_url is required';
+
+export type ProspectMoves = ReturnType<typeof createProspectMoves>;

@@ -1,0 +1,76 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infra/config';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { ROUTES } from '../../shared/http/route-table';
+import { type CfnResource, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+
+/** The function that moves prospects into and out of campaigns. */
+describe('OutreachStack: campaign prospects (no bundling)', () => {
+  const app = testApp({ bundle: false });
+  const config = loadConfig(app.node);
+  let stack: OutreachStack;
+  let template: Template;
+  let resources: Record<string, CfnResource>;
+
+  beforeAll(() => {
+    stack = new OutreachStack(app, 'CampaignProspectsProbe', { config });
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources;
+  });
+
+  const fn = () => resources[logicalId(stack, stack.functions.campaignProspects)];
+
+  it('gives the function the table and the list limit only, and a timeout within the gateway’s 29 s', () => {
+    expect(fn()?.Properties.Environment.Variables).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: { Ref: logicalId(stack, stack.table.table) },
+      RUNTIME: 'aws',
+      MAX_LEADS_PER_LIST: '100000',
+    });
+    expect(fn()?.Properties.Timeout).toBe(28);
+  });
+
+  it('lets it read and write the table and query its indexes (lsi1 pages by status), nothing else of the data', () => {
+    const tableArn = `\${${logicalId(stack, stack.table.table)}.Arn}`;
+    const statements = policyStatements(template, logicalId(stack, stack.functions.campaignProspects.role as never));
+    const onTable = statements.filter((statement) => resourcesOf(statement).includes(tableArn));
+    expect(onTable.flatMap((statement) => [statement.Action].flat())).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:DescribeTable',
+      'dynamodb:GetItem',
+      'dynamodb:GetRecords',
+      'dynamodb:GetShardIterator',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(onTable.flatMap(resourcesOf)).toEqual([tableArn, `${tableArn}/index/*`]);
+    // No queue, no secret: every other statement is the function's own logging.
+    const others = statements.filter((statement) => !resourcesOf(statement).includes(tableArn)).flatMap((statement) => [statement.Action].flat());
+    expect(others.filter((action) => /^(sqs|secretsmanager|kms):/.test(String(action)))).toEqual([]);
+  });
+
+  it('serves its four routes with an API key only, through its own function', () => {
+    const mine = ROUTES.filter((route) => route.group === 'campaignProspects');
+    expect(mine.map((route) => `${route.method} ${route.path} ${route.auth}`)).toEqual([
+      'POST /api/v1/public/lead-lists/{id}/add-to-campaign apiKey',
+      'POST /api/v1/public/campaigns/{id}/import apiKey',
+      'GET /api/v1/public/campaigns/{id}/prospects apiKey',
+      'POST /api/v1/public/campaigns/{id}/remove-prospects apiKey',
+    ]);
+    const methods = resourcesOfType(template, 'AWS::ApiGateway::Method')
+      .map(([, method]) => method.Properties)
+      .filter((method) => JSON.stringify(method.Integration ?? {}).includes(`${stack.stackName}-campaign-prospects`));
+    expect(methods.map((method) => `${method.HttpMethod} ${method.AuthorizationType} apiKeyRequired=${method.ApiKeyRequired}`).sort()).toEqual([
+      'GET CUSTOM apiKeyRequired=true',
+      'POST CUSTOM apiKeyRequired=true',
+      'POST CUSTOM apiKeyRequired=true',
+      'POST CUSTOM apiKeyRequired=true',
+    ]);
+  });
+});

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
+import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
+import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
+import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
+import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import type { Campaign, CampaignStatus } from '../../../shared/domain/campaigns/campaign';
+import { type AddToCampaignInput, createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
+import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
+import type { TestStack } from '../../support/test-stack';
+import { type Workspace, createList, importLeads, leadsStack, person } from '../leads/helpers';
+import { campaignItems, createCampaign, prospectCount, setStatus, storedProspect } from './helpers';
+
+/**
+ * A move is written conditional on the campaign's status as it was read: when the campaign
+ * changed status between the read and the write, the prospects are decided again on the campaign
+ * as it is (driven here by a campaign port that answers a stale status once).
+ */
+describe('moving prospects while the campaign changes status', () => {
+  let stack: TestStack;
+  let alice: Workspace;
+  let row = 0;
+
+  function movesSeeing(stale: CampaignStatus) {
+    const leads = new DynamoLeadRepository(stack.db, stack.tableName, stack.clock);
+    const ids = new DynamoIdAllocator(stack.db, stack.tableName);
+    const repository = new DynamoCampaignRepository(stack.db, stack.tableName);
+    let answered = false;
+    const writerDeps = { leads, ids, clock: stack.clock, maxLeadsPerList: 100_000 };
+    return createProspectMoves({
+      ...writerDeps,
+      campaigns: {
+        async get(workspaceId, campaignId) {
+          const campaign = await repository.get(workspaceId, campaignId);
+          if (answered || !campaign) return campaign;
+          answered = true;
+          return { ...campaign, status: stale };
+        },
+      },
+      campaignProspects: new DynamoCampaignProspects(stack.db, stack.tableName),
+      lists: new DynamoLeadListRepository(stack.db, stack.tableName, leads.members, leads.journal),
+      digests: { chunks: async (listId) => [...(await leads.members.readDigest(listId)).values()].map((stored) => stored.chunk) },
+      writer: createLeadWriter(writerDeps),
+    });
+  }
+
+  const input = (campaign: Campaign): AddToCampaignInput => ({
+    campaignId: campaign.id,
+    amount: 0,
+    allowDuplicates: false,
+    perCompany: 1,
+    filters: [],
+    sortField: 'id',
+    direction: 'asc',
+    activate: true,
+  });
+
+  async function seed(name: string) {
+    const list = await createList(stack, alice, name);
+    const leads = Array.from({ length: 3 }, (_, i) => person(row + i));
+    row += 3;
+    const ids = (await importLeads(stack, alice, list.id, { leads })).leads.map((lead) => lead.id);
+    return { list, ids };
+  }
+
+  beforeAll(async () => {
+    ({ stack, alice } = await leadsStack());
+  });
+  afterAll(async () => stack?.stop());
+
+  it('a campaign activated since it was read: the prospects are scheduled, not left waiting, and no warning is given', async () => {
+    const { list, ids } = await seed('Activated meanwhile');
+    const campaign = await createCampaign(stack, alice, 'Activated meanwhile');
+    await setStatus(stack, campaign, 'ACTIVE');
+    const result = await movesSeeing('DRAFT').addFromList(alice.workspaceId, list.id, input(campaign));
+    expect(result.moved.map((m) => m.prospect.id)).toEqual(ids);
+    expect(result.warning).toBeUndefined();
+    expect((await campaignItems(stack, campaign.id)).map((item) => item.schedule)).toEqual(['SCHEDULED', 'SCHEDULED', 'SCHEDULED']);
+    expect(await prospectCount(stack, campaign.id)).toBe(3);
+  });
+
+  it('a campaign archived since it was read: 409, nothing moved', async () => {
+    const { list, ids } = await seed('Archived meanwhile');
+    const campaign = await createCampaign(stack, alice, 'Archived meanwhile', { status: 'ARCHIVED' });
+    await expect(movesSeeing('ACTIVE').addFromList(alice.workspaceId, list.id, input(campaign))).rejects.toMatchObject({
+      kind: 'conflict',
+      message: 'Campaign is archived',
+    });
+    expect(await prospectCount(stack, campaign.id)).toBe(0);
+    expect(await campaignItems(stack, campaign.id)).toEqual([]);
+    for (const id of ids) expect((await storedProspect(stack, id))?.status).toBe('NEW');
+  });
+});
