@@ -10,6 +10,7 @@ import type { DigestChunk } from '../leads/member-digest';
 import type { CampaignMove, LeadChange, LeadListRepository } from '../leads/ports';
 import { type Campaign, type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus, assertWritable } from './campaign';
 import type { CampaignProspect, ScheduleState } from './campaign-prospect';
+import { resolveNode } from './flow';
 import type { CampaignRepository } from './ports';
 import type { CampaignProspects } from './prospect-ports';
 import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
@@ -40,7 +41,7 @@ export interface DigestReader {
 }
 
 export interface ProspectMoveDeps extends LeadWriterDeps {
-  campaigns: Pick<CampaignRepository, 'get'>;
+  campaigns: Pick<CampaignRepository, 'get' | 'setStatus'>;
   campaignProspects: CampaignProspects;
   lists: Pick<LeadListRepository, 'get'>;
   digests: DigestReader;
@@ -90,17 +91,6 @@ export function placement(status: CampaignStatus, activate: boolean): { schedule
   return { schedule: 'WAITING', warning: notRunningWarning(status) };
 }
 
-/** The node a flow's deleted node now stands for: its redirects followed to the end (null when none is left). */
-export function resolveNode(campaign: Campaign, nodeId: number | null): number | null {
-  let current = nodeId;
-  const seen = new Set<number>();
-  while (current !== null && Object.hasOwn(campaign.flow.redirects, String(current)) && !seen.has(current)) {
-    seen.add(current);
-    current = campaign.flow.redirects[String(current)] ?? null;
-  }
-  return current;
-}
-
 /** A prospect as add-to-campaign answers it: the prospect view with the company's id, name, website and industry. */
 export function toMovedProspectView({ prospect, company }: MovedProspect) {
   const summary = company ? toCompanySummary(company) : undefined;
@@ -146,6 +136,20 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     const campaign = await deps.campaigns.get(workspaceId, campaignId);
     if (!campaign) throw notFound(CAMPAIGN_NOT_FOUND);
     return campaign;
+  }
+
+  /**
+   * Prospects added to a COMPLETED campaign with `activate: true` make it ACTIVE again (it ran
+   * before, so it has steps and accounts), and they are scheduled like any added to an ACTIVE one.
+   */
+  async function reopenIfCompleted(campaign: Campaign, activate: boolean): Promise<Campaign> {
+    if (!activate || campaign.status !== 'COMPLETED') return campaign;
+    const at = now();
+    if (await deps.campaigns.setStatus(campaign, 'COMPLETED', 'ACTIVE', at)) return { ...campaign, status: 'ACTIVE', updatedAt: at };
+    // Changed meanwhile: take it as it is now.
+    const current = await campaignOf(campaign.workspaceId, campaign.id);
+    assertWritable(current);
+    return current;
   }
 
   async function writableCampaign(workspaceId: number, campaignId: number): Promise<Campaign> {
@@ -280,7 +284,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       if (list.searchType !== 'PEOPLE') throw validationError(PEOPLE_ONLY);
       if (!found) throw notFound(CAMPAIGN_NOT_FOUND);
       assertWritable(found);
-      const campaign = found;
+      const campaign = await reopenIfCompleted(found, input.activate);
       const chunks = await deps.digests.chunks(list.id);
       const rules = { campaignId: campaign.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany };
       const explicit = input.prospectIds !== undefined;
@@ -363,7 +367,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
      * prospects join no list.
      */
     async importLeads(workspaceId: number, campaignId: number, input: { leads?: unknown[]; activate: boolean }): Promise<CampaignImportResult> {
-      const campaign = await writableCampaign(workspaceId, campaignId);
+      const campaign = await reopenIfCompleted(await writableCampaign(workspaceId, campaignId), input.activate);
       if (input.leads === undefined) throw validationError('leads is required');
       const rows = readJsonLeads(input.leads, 'PEOPLE');
       const skipped: { index: number; reason: string }[] = [];
@@ -445,7 +449,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         return [
           {
             ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
-            current_step_id: resolveNode(campaign, item.nodeId),
+            current_step_id: item.nodeId === null ? null : resolveNode(campaign.flow, item.nodeId),
             next_action_at: item.nextActionAt,
             last_error: item.lastError,
           },

@@ -266,7 +266,7 @@ describe('add-to-campaign', () => {
     expect(await prospectCount(stack, campaign.id)).toBe(7);
   });
 
-  it('schedules by the campaign’s status: ACTIVE now, PAUSED queued for resume, DRAFT waiting with a warning; activate false waits', async () => {
+  it('schedules by the campaign’s status: ACTIVE now, PAUSED queued for resume, DRAFT waiting with a warning, COMPLETED made ACTIVE again; activate false waits', async () => {
     const { list, ids } = await seedList('Activation', [{}, {}, {}, {}, {}]);
     const flow = { root: 4242, nodes: { 4242: { kind: 'STEP' as const, type: 'NETWORK_INVITE', parent: null, child: null } }, redirects: {} };
     const active = await createCampaign(stack, alice, 'Active', { status: 'ACTIVE', flow });
@@ -292,9 +292,13 @@ describe('add-to-campaign', () => {
     const waiting = await move(draft, ids[2] as number, true);
     expect(waiting.body).toMatchObject({ count: 1, warning: DRAFT_WARNING });
     expect((await campaignItems(stack, draft.id))[0]).toMatchObject({ schedule: 'WAITING', nodeId: 4242, nextActionAt: null });
-    expect((await move(completed, ids[3] as number, true)).body.warning).toBe(
-      'Campaign is in COMPLETED: prospects were added but not scheduled; activate the campaign to start outreach',
-    );
+    // A COMPLETED campaign runs again: it becomes ACTIVE and the prospect is scheduled.
+    const reopened = await move(completed, ids[3] as number, true);
+    expect(reopened.body).toMatchObject({ count: 1 });
+    expect(reopened.body.warning).toBeUndefined();
+    expect((await campaignItems(stack, completed.id))[0]).toMatchObject({ schedule: 'SCHEDULED', nodeId: 4242, nextActionAt: NOW });
+    const status = await stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${completed.id}/`, { apiKey: alice.key });
+    expect(status.body.campaign.status).toBe('ACTIVE');
 
     const notActivated = await move(later, ids[4] as number);
     expect(notActivated.body.warning).toBeUndefined();

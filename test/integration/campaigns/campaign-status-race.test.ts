@@ -36,6 +36,7 @@ describe('moving prospects while the campaign changes status', () => {
           answered = true;
           return { ...campaign, status: stale };
         },
+        setStatus: (...args) => repository.setStatus(...args),
       },
       campaignProspects: new DynamoCampaignProspects(stack.db, stack.tableName),
       lists: new DynamoLeadListRepository(stack.db, stack.tableName, leads.members, leads.journal),

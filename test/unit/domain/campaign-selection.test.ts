@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { placement, resolveNode } from '../../../shared/domain/campaigns/prospect-moves';
+import { placement } from '../../../shared/domain/campaigns/prospect-moves';
 import { CompanyCounter, amountCandidates, idCandidates } from '../../../shared/domain/campaigns/selection';
-import type { Campaign } from '../../../shared/domain/campaigns/campaign';
 import type { DigestChunk, DigestEntry } from '../../../shared/domain/leads/member-digest';
 
 const member = (id: number, fields: { name?: string; title?: string; companyId?: number; campaignId?: number } = {}): DigestEntry => ({
@@ -73,9 +72,4 @@ describe('add-to-campaign selection from the digest', () => {
     for (const status of ['ACTIVE', 'PAUSED', 'DRAFT', 'COMPLETED'] as const) expect(placement(status, false)).toEqual({ schedule: 'WAITING' });
   });
 
-  it('resolves a deleted node through the flow’s redirects (chains, removals, loops)', () => {
-    const campaign = { flow: { root: 3, nodes: {}, redirects: { 1: 2, 2: 3, 4: null, 5: 6, 6: 5 } } } as unknown as Campaign;
-    expect([resolveNode(campaign, 1), resolveNode(campaign, 3), resolveNode(campaign, 4), resolveNode(campaign, null)]).toEqual([3, 3, null, null]);
-    expect([5, 6]).toContain(resolveNode(campaign, 5));
-  });
 });
