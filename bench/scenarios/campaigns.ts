@@ -2,6 +2,7 @@ import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoCampaignRepository } from '../../shared/db/campaign-repository';
 import { DynamoIdAllocator } from '../../shared/db/id-allocator';
 import type { Campaign } from '../../shared/domain/campaigns/campaign';
+import { benchCampaignDetail } from '../campaign-detail';
 import { type BenchContext, type BenchScenario, fmt, measured, median, table } from '../lib';
 
 const LEADS = 10_000;
@@ -146,6 +147,7 @@ export const scenario: BenchScenario = {
       `median of 3 (${floors.map((ms) => fmt(ms, 0)).join(', ')} ms); a request takes ${fmt(median(times) / median(floors), 2)}× it`,
     ]);
     if (counts[0] !== LEADS - PER_REQUEST || counts[1] !== PER_REQUEST) throw new Error(`counts ${counts.join(', ')}`);
+    const detail = await benchCampaignDetail(context);
 
     return {
       title: 'Campaigns: add-to-campaign of 10,000 prospects (10 × 1,000)',
@@ -166,6 +168,10 @@ export const scenario: BenchScenario = {
           'in each list it is in (batch), and its share of the digest chunks, journal and counters. "WCU (computed)" counts a ' +
           'transaction by its actions (2 WCU per KB per copy: table and each index the item has keys for; an Update or ' +
           'ConditionCheck 1 KB) as the lead-lists scenario does. See docs/data-model.md.',
+        '',
+        '### Campaign detail',
+        '',
+        detail.markdown,
       ].join('\n'),
     };
   },
