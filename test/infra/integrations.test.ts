@@ -171,7 +171,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
         .flatMap(actionsOf);
     expect(sends('providerWebhooks')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
     expect(fnEnv('providerWebhooks').WEBHOOKS_QUEUE_URL).toEqual({ Ref: logicalId(stack, webhooks().queue) });
-    for (const group of ['accounts', 'userWebhook', 'auth', 'members', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health'] as const) {
+    for (const group of ['accounts', 'userWebhook', 'auth', 'members', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health', 'campaigns', 'campaignProspects'] as const) {
       expect(sends(group), group).toEqual([]);
       expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toBeUndefined();
     }
@@ -198,8 +198,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'accounts',
       'apiKeys',
       'auth',
-      'campaigns',
       'campaignProspects',
+      'campaigns',
       'connections',
       'health',
       'leadLists',
