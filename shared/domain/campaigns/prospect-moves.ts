@@ -1,18 +1,30 @@
 import { notFound, validationError } from '../errors';
 import type { ProspectInput } from '../leads/import-rows';
 import { readJsonLeads } from '../leads/import-rows';
-import { type Company, PROSPECT_STATUS, type Prospect, toCompanySummary, toProspectView } from '../leads/lead';
+import { type Company, PROSPECT_STATUS, type Prospect, toProspectView } from '../leads/lead';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
-import type { LeadWriter } from '../leads/lead-writer';
-import { type LeadWriterDeps, type PlannedWrite, SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
-import { type ListFilter, type SortDirection, prospectMember } from '../leads/list-query';
-import type { DigestChunk } from '../leads/member-digest';
-import type { CampaignMove, LeadChange, LeadListRepository } from '../leads/ports';
+import { type PlannedWrite, SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
+import { prospectMember } from '../leads/list-query';
+import type { CampaignMove, LeadChange, } from '../leads/ports';
 import { type Campaign, type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus, assertWritable } from './campaign';
 import type { CampaignProspect, ScheduleState } from './campaign-prospect';
 import { resolveNode } from './flow';
-import type { CampaignRepository } from './ports';
-import type { CampaignProspects } from './prospect-ports';
+import {
+  type AddToCampaignInput,
+  type AddToCampaignResult,
+  CAMPAIGN_NOT_FOUND,
+  CAMPAIGN_PROSPECTS_PAGE_SIZE,
+  type CampaignImportResult,
+  decodeProspectsCursor,
+  encodeProspectsCursor,
+  MAX_MOVES_PER_REQUEST,
+  type MovedProspect,
+  PEOPLE_ONLY,
+  placement,
+  type ProspectMoveDeps,
+  STATUS_MESSAGE,
+  URL_REQUIRED,
+} from './prospect-move-shapes';
 import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
 
 /**
@@ -23,83 +35,6 @@ import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, 
  * docs/campaigns.md, "Moving prospects into campaigns".
  */
 
-export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
-/** Prospects one request moves at most (add-to-campaign, campaign import). */
-export const MAX_MOVES_PER_REQUEST = 1000;
-/** Prospects on one page of a campaign's prospects. */
-export const CAMPAIGN_PROSPECTS_PAGE_SIZE = 100;
-
-export const PEOPLE_ONLY = 'add-to-campaign is only available for people lists';
-
-/** The warning of a request that asked to activate prospects the campaign cannot run yet. */
-export const notRunningWarning = (status: CampaignStatus) =>
-  `Campaign is in ${status}: prospects were added but not scheduled; activate the campaign to start outreach`;
-
-export interface DigestReader {
-  /** The list's member digest chunks (strongly consistent). */
-  chunks(listId: number): Promise<DigestChunk[]>;
-}
-
-export interface ProspectMoveDeps extends LeadWriterDeps {
-  campaigns: Pick<CampaignRepository, 'get' | 'setStatus'>;
-  campaignProspects: CampaignProspects;
-  lists: Pick<LeadListRepository, 'get'>;
-  digests: DigestReader;
-  writer: LeadWriter;
-}
-
-export interface AddToCampaignInput {
-  campaignId: number;
-  /** Explicit prospects, in the order given (repeats removed); otherwise `amount` picks from the list. */
-  prospectIds?: number[];
-  /** 0: every matching prospect (at most MAX_MOVES_PER_REQUEST a request). */
-  amount: number;
-  allowDuplicates: boolean;
-  perCompany: number;
-  filters: ListFilter[];
-  sortField: string;
-  direction: SortDirection;
-  activate: boolean;
-}
-
-/** A moved prospect: the prospect as written and its company. */
-export interface MovedProspect {
-  prospect: Prospect;
-  company: Company | undefined;
-}
-
-export interface AddToCampaignResult {
-  moved: MovedProspect[];
-  skipped: { id: number; reason: MoveSkipReason }[];
-  hasMore: boolean;
-  warning?: string;
-}
-
-export interface CampaignImportResult {
-  count: number;
-  created: number;
-  updated: number;
-  skipped: { index: number; reason: string }[];
-  warning?: string;
-}
-
-/** Where a prospect added now stands, by the campaign's status and the request's `activate`. */
-export function placement(status: CampaignStatus, activate: boolean): { schedule: ScheduleState; warning?: string } {
-  if (!activate) return { schedule: 'WAITING' };
-  if (status === 'ACTIVE') return { schedule: 'SCHEDULED' };
-  if (status === 'PAUSED') return { schedule: 'QUEUED' };
-  return { schedule: 'WAITING', warning: notRunningWarning(status) };
-}
-
-/** A prospect as add-to-campaign answers it: the prospect view with the company's id, name, website and industry. */
-export function toMovedProspectView({ prospect, company }: MovedProspect) {
-  const summary = company ? toCompanySummary(company) : undefined;
-  return {
-    ...toProspectView(prospect, company),
-    company: summary ? { id: summary.id, name: summary.name, website_url: summary.website_url, industry: summary.industry } : null,
-  };
-}
-
 /** What one prospect's write does, as decided on the prospect read now: its new state and its campaign move. */
 type Decision = { after: Prospect; move: CampaignMove; schedule?: ScheduleState } | { skipped: MoveSkipReason };
 
@@ -107,26 +42,7 @@ type MoveOutcome = { moved: MovedProspect; schedule?: ScheduleState; status: Cam
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
-/** The opaque cursor of a campaign's prospects page: the campaign, the status filter and the last id shown. */
-export function encodeProspectsCursor(campaignId: number, status: ProspectStatus | undefined, lastId: number): string {
-  return Buffer.from(JSON.stringify({ c: campaignId, s: status ?? null, a: lastId })).toString('base64url');
-}
-
-export const INVALID_CURSOR = 'cursor is not valid for this listing';
-
-export function decodeProspectsCursor(cursor: string, campaignId: number, status: ProspectStatus | undefined): number {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw validationError(INVALID_CURSOR);
-  }
-  const { c, s, a } = (parsed ?? {}) as { c?: unknown; s?: unknown; a?: unknown };
-  if (c !== campaignId || s !== (status ?? null) || typeof a !== 'number' || !Number.isSafeInteger(a) || a < 1) throw validationError(INVALID_CURSOR);
-  return a;
-}
-
-export const STATUS_MESSAGE = `status must be one of: ${PROSPECT_STATUSES.join(', ')}`;
+export * from './prospect-move-shapes';
 
 export function createProspectMoves(deps: ProspectMoveDeps) {
   const rounds = createRounds(deps);
@@ -480,6 +396,5 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   };
 }
 
-export const URL_REQUIRED = 'network_profile_url is required';
 
 export type ProspectMoves = ReturnType<typeof createProspectMoves>;
