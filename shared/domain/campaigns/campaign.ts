@@ -150,17 +150,8 @@ export function toCampaignView(campaign: Campaign) {
 
 /** Spec 3.9: the campaign list on the app host, exactly these fields. */
 export function toCampaignListItem(campaign: Campaign) {
-  return {
-    id: campaign.id,
-    name: campaign.name,
-    status: campaign.status,
-    workspace_id: campaign.workspaceId,
-    timezone: campaign.timezone,
-    language: campaign.language,
-    created_at: campaign.createdAt,
-    updated_at: campaign.updatedAt,
-    prospect_count: campaign.prospectCount,
-  };
+  const { id, name, status, workspace_id, timezone, language, created_at, updated_at, prospect_count } = toCampaignView(campaign);
+  return { id, name, status, workspace_id, timezone, language, created_at, updated_at, prospect_count };
 }
 
 /**

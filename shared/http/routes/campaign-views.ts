@@ -30,17 +30,17 @@ const campaignFields = {
 export const CampaignView = v.strictObject(campaignFields);
 
 /** Spec 3.9: the app host's campaign list, exactly these fields. */
-export const CampaignListItemView = v.strictObject({
-  id: Id,
-  name: v.string(),
-  status: v.picklist(CAMPAIGN_STATUSES),
-  workspace_id: Id,
-  timezone: v.string(),
-  language: v.string(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  prospect_count: Count,
-});
+export const CampaignListItemView = v.pick(CampaignView, [
+  'id',
+  'name',
+  'status',
+  'workspace_id',
+  'timezone',
+  'language',
+  'created_at',
+  'updated_at',
+  'prospect_count',
+]);
 
 const NullableId = v.nullable(Id);
 
