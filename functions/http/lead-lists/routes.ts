@@ -3,7 +3,8 @@ import type { IdsResult, LeadListService } from '../../../shared/domain/leads/le
 import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';
 import type { leadListRoutes } from '../../../shared/http/routes/lead-lists';
-import { idList, queryParams } from './schemas';
+import { idList } from '../../../shared/domain/validation';
+import { queryParams } from './schemas';
 
 function leadIds(body: { prospect_ids?: unknown; company_ids?: unknown }) {
   const prospectIds = idList(body.prospect_ids, 'prospect_ids');

@@ -1,5 +1,5 @@
 import type { AccountRepository } from '../accounts/ports';
-import { conflict, forbidden, notFound, validationError } from '../errors';
+import { conflict, forbidden, validationError } from '../errors';
 import type { IdGenerator } from '../ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-account';
@@ -14,6 +14,7 @@ import {
   nextStatus,
 } from './campaign';
 import { channelsOf, emptyFlow } from './flow';
+import { requireCampaign, requireCampaignWithFlow } from './lookup';
 import type { CampaignWithFlow } from './nodes';
 import type { CampaignRepository, CampaignScheduling } from './ports';
 
@@ -38,17 +39,7 @@ export function createCampaignService(deps: CampaignServiceDeps) {
   const { campaigns, clock } = deps;
   const now = () => clock.now().toISOString();
 
-  async function require(workspaceId: number, campaignId: number): Promise<Campaign> {
-    const campaign = await campaigns.get(workspaceId, campaignId);
-    if (!campaign) throw notFound('Campaign not found');
-    return campaign;
-  }
-
-  async function requireWithFlow(workspaceId: number, campaignId: number): Promise<CampaignWithFlow> {
-    const found = await campaigns.getWithFlow(workspaceId, campaignId);
-    if (!found) throw notFound('Campaign not found');
-    return found;
-  }
+  const require = (workspaceId: number, campaignId: number) => requireCampaign(campaigns, workspaceId, campaignId);
 
   /** Why the campaign cannot run now: no steps, or a channel of its steps without an active sender account. */
   async function readinessProblems(campaign: Campaign): Promise<string[]> {
@@ -116,7 +107,7 @@ export function createCampaignService(deps: CampaignServiceDeps) {
 
     async detail(workspaceId: number, campaignId: number): Promise<CampaignDetail> {
       const [found, accounts] = await Promise.all([
-        requireWithFlow(workspaceId, campaignId),
+        requireCampaignWithFlow(campaigns, workspaceId, campaignId),
         deps.accounts.listForWorkspace(workspaceId),
       ]);
       return { ...found, accounts };

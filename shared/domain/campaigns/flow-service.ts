@@ -8,6 +8,7 @@ import type { CampaignDetail } from './campaign-service';
 import { type Branch, linkOf, orderedNodes } from './flow';
 import { type StepContent, checkStepContent, defaultDelay } from './flow-content';
 import { addCondition, addStep, removeNode, retypeNode, rewireStep } from './flow-edit';
+import { requireCampaignWithFlow } from './lookup';
 import type { CampaignCondition, CampaignNode, CampaignStep, CampaignWithFlow, ConditionType, StepType } from './nodes';
 import type { CampaignRepository, FlowChange } from './ports';
 
@@ -147,11 +148,7 @@ export function createFlowService(deps: FlowServiceDeps) {
   const { campaigns, clock } = deps;
   const now = () => clock.now().toISOString();
 
-  async function read(workspaceId: number, campaignId: number): Promise<CampaignWithFlow> {
-    const found = await campaigns.getWithFlow(workspaceId, campaignId);
-    if (!found) throw notFound('Campaign not found');
-    return found;
-  }
+  const read = (workspaceId: number, campaignId: number) => requireCampaignWithFlow(campaigns, workspaceId, campaignId);
 
   async function detailOf(found: CampaignWithFlow): Promise<CampaignDetail> {
     return { ...found, accounts: await deps.accounts.listForWorkspace(found.campaign.workspaceId) };

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { validationError } from '../errors';
 import { LIMITS } from '../leads/lead';
 import { LIST_FILTERS, SORT_FIELDS, parseLeadsQuery } from '../leads/list-query';
-import { isPlainObject } from '../validation';
+import { idList, isPlainObject } from '../validation';
 import type { AddToCampaignInput } from './prospect-moves';
 
 /**
@@ -21,21 +21,10 @@ function idOf(value: unknown): number | undefined {
   return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
 
-/**
- * An id list: a JSON array of positive integers; numeric strings and one comma-separated string (as
- * no-code tools send) are accepted too, as add-leads accepts them. Undefined when absent or null.
- */
+/** An id list as add-leads reads it (idList), of at most LIMITS.maxIdsPerRequest ids. Undefined when absent or null. */
 export function readIds(value: unknown, field: string): number[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  const items = typeof value === 'string' ? value.split(',').map((part) => part.trim()).filter((part) => part !== '') : value;
-  const message = `${field} must be an array of integer ids`;
-  if (!Array.isArray(items)) throw validationError(message);
-  const ids = items.map((item) => {
-    const id = idOf(item);
-    if (id === undefined) throw validationError(message);
-    return id;
-  });
-  if (ids.length > LIMITS.maxIdsPerRequest) throw validationError(`${field} may hold at most ${LIMITS.maxIdsPerRequest} ids`);
+  const ids = idList(value, field);
+  if (ids && ids.length > LIMITS.maxIdsPerRequest) throw validationError(`${field} may hold at most ${LIMITS.maxIdsPerRequest} ids`);
   return ids;
 }
 

@@ -17,7 +17,7 @@ import type { MoveSkipReason } from './selection';
  * prospect-moves.ts.
  */
 
-export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
+export { CAMPAIGN_NOT_FOUND } from './lookup';
 /** Prospects one request moves at most (add-to-campaign, campaign import). */
 export const MAX_MOVES_PER_REQUEST = 1000;
 /** Prospects on one page of a campaign's prospects. */

@@ -9,10 +9,10 @@ import type { CampaignMove, LeadChange, } from '../leads/ports';
 import { type Campaign, type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus, assertWritable } from './campaign';
 import type { CampaignProspect, ScheduleState } from './campaign-prospect';
 import { resolveNode } from './flow';
+import { CAMPAIGN_NOT_FOUND, requireCampaign } from './lookup';
 import {
   type AddToCampaignInput,
   type AddToCampaignResult,
-  CAMPAIGN_NOT_FOUND,
   CAMPAIGN_PROSPECTS_PAGE_SIZE,
   type CampaignImportResult,
   decodeProspectsCursor,
@@ -48,11 +48,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   const rounds = createRounds(deps);
   const { now, inRounds, loadCompanies } = rounds;
 
-  async function campaignOf(workspaceId: number, campaignId: number): Promise<Campaign> {
-    const campaign = await deps.campaigns.get(workspaceId, campaignId);
-    if (!campaign) throw notFound(CAMPAIGN_NOT_FOUND);
-    return campaign;
-  }
+  const campaignOf = (workspaceId: number, campaignId: number) => requireCampaign(deps.campaigns, workspaceId, campaignId);
 
   /**
    * Prospects added to a COMPLETED campaign with `activate: true` make it ACTIVE again (it ran
@@ -395,6 +391,5 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     },
   };
 }
-
 
 export type ProspectMoves = ReturnType<typeof createProspectMoves>;

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
+import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
 import { CONDITION_TYPES, STEP_TYPES } from '../../domain/campaigns/flow';
 import { MAX_DELAY_HOURS } from '../../domain/campaigns/flow-content';
 import { CampaignDetailView, ConditionView, StepView } from './campaign-views';
-import { defineRoute, idParam } from './define';
+import { closed, defineRoute, idParam } from './define';
 
 /**
  * The steps and conditions of a campaign's flow (spec: Campaigns; docs/campaigns.md, "The flow").
@@ -23,18 +24,6 @@ const delay = v.pipe(v.number(DELAY_MESSAGE), v.integer(DELAY_MESSAGE), v.minVal
 const text = (field: string) => v.nullish(v.string(`${field} must be a string`));
 const branch = v.picklist(['YES', 'NO'], 'branch must be YES or NO');
 const unsubscribe = v.boolean('add_unsubscribe must be a boolean');
-
-/** An object schema that answers a field it does not know with a 400 naming it. */
-function closed<const Entries extends v.ObjectEntries>(entries: Entries, unknownField: (field: string, fields: string[]) => string) {
-  const fields = Object.keys(entries);
-  return v.pipe(
-    v.looseObject(entries),
-    v.check(
-      (input) => Object.keys(input).every((key) => fields.includes(key)),
-      (issue) => unknownField(Object.keys(issue.input as object).find((key) => !fields.includes(key)) ?? '', fields),
-    ),
-  );
-}
 
 const textEntries = {
   message_template: text('message_template'),
@@ -95,9 +84,9 @@ export const UpdateConditionBody = closed(
       : `${field} cannot be changed on a condition (fields: ${fields.join(', ')})`,
 );
 
-const campaignPath = v.object({ id: idParam('Campaign not found') });
-const stepPath = v.object({ id: idParam('Campaign not found'), step_id: idParam('Step not found') });
-const conditionPath = v.object({ id: idParam('Campaign not found'), condition_id: idParam('Condition not found') });
+const campaignPath = v.object({ id: idParam(CAMPAIGN_NOT_FOUND) });
+const stepPath = v.object({ id: idParam(CAMPAIGN_NOT_FOUND), step_id: idParam('Step not found') });
+const conditionPath = v.object({ id: idParam(CAMPAIGN_NOT_FOUND), condition_id: idParam('Condition not found') });
 
 const StepAnswer = v.strictObject({ success: v.literal(true), step: StepView, campaign: CampaignDetailView });
 const ConditionAnswer = v.strictObject({ success: v.literal(true), condition: ConditionView, campaign: CampaignDetailView });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { AddToCampaignBody, CampaignImportBody, CampaignProspectsQuery, RemoveProspectsBody } from '../../domain/campaigns/move-input';
-import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/prospect-moves';
+import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
 import { Count, Id, Timestamp, defineRoute, idParam } from './define';
 import { ProspectView } from './lead-views';
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
+import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
 import { CAMPAIGN_LIMITS, MAX_DAILY_CAPS, WEEKDAYS } from '../../domain/campaigns/campaign';
-import { defineRoute, idParam } from './define';
+import { closed, defineRoute, idParam } from './define';
 import { CampaignDetailView, CampaignListItemView, CampaignView } from './campaign-views';
 
 const campaignName = v.pipe(
@@ -78,23 +79,16 @@ const settingsEntries = {
     ),
   ),
 };
-const SETTINGS_FIELDS = Object.keys(settingsEntries);
-
-function unknownFieldMessage(input: unknown): string {
-  const field = Object.keys(input as object).find((key) => !SETTINGS_FIELDS.includes(key)) ?? '';
-  if (field === 'status') return 'status cannot be set by PATCH: use the activate, pause, resume and archive endpoints';
-  return `${field} is not a campaign setting (settings: ${SETTINGS_FIELDS.join(', ')})`;
-}
-
 /** PATCH: the settings only; any other field is a 400 naming it. */
-export const UpdateCampaignBody = v.pipe(
-  v.looseObject(settingsEntries),
-  v.check((input) => Object.keys(input).every((key) => SETTINGS_FIELDS.includes(key)), (issue) => unknownFieldMessage(issue.input)),
+export const UpdateCampaignBody = closed(settingsEntries, (field, fields) =>
+  field === 'status'
+    ? 'status cannot be set by PATCH: use the activate, pause, resume and archive endpoints'
+    : `${field} is not a campaign setting (settings: ${fields.join(', ')})`,
 );
 
 export const AppCampaignsQuery = v.object({ workspace_id: v.optional(v.string()) });
 
-const campaignPath = v.object({ id: idParam('Campaign not found') });
+const campaignPath = v.object({ id: idParam(CAMPAIGN_NOT_FOUND) });
 const CampaignAnswer = v.strictObject({ success: v.literal(true), campaign: CampaignView });
 
 const statusRoute = (action: string, summary: string) =>

@@ -131,3 +131,16 @@ export const Id = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 export const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 /** Page numbers and sizes as answered: integers from 1. */
 export const PageNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/** An object schema that answers a field it does not know with a 400 naming it. */
+export function closed<const Entries extends v.ObjectEntries>(entries: Entries, unknownField: (field: string, fields: string[]) => string) {
+  const fields = Object.keys(entries);
+  return v.pipe(
+    v.looseObject(entries),
+    v.check(
+      (input) => Object.keys(input).every((key) => fields.includes(key)),
+      (issue) => unknownField(Object.keys(issue.input as object).find((key) => !fields.includes(key)) ?? '', fields),
+    ),
+  );
+}
+
