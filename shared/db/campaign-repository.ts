@@ -101,8 +101,11 @@ export class DynamoCampaignRepository implements CampaignRepository {
   ) {}
 
   async create(campaign: Campaign): Promise<Campaign> {
+    // The name as given is claimed without a read first (the usual case: it is free); only when it
+    // is taken are the numbered names read to find the first free one.
+    let name = campaign.name;
     for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt += 1) {
-      const name = await this.freeName(campaign.workspaceId, campaign.name);
+      if (attempt > 0) name = await this.freeName(campaign.workspaceId, campaign.name);
       const stored = { ...campaign, name };
       try {
         await this.db.send(
@@ -115,14 +118,14 @@ export class DynamoCampaignRepository implements CampaignRepository {
         );
         return stored;
       } catch (error) {
-        // A concurrent create (or rename) took the name between the read and the write: look again.
+        // The name is taken (or was taken between the read and the write): look for the next free one.
         if (!isTransactionConditionFailed(error)) throw error;
       }
     }
     throw conflict('Campaign name is being taken by concurrent requests, please retry');
   }
 
-  /** The first of `name`, `name (2)`, ... that no campaign of the workspace holds (eventually consistent read; the claim is conditional). */
+  /** The first of `name`, `name (2)`, ... that no campaign of the workspace holds (read consistently; the claim is conditional all the same). */
   private async freeName(workspaceId: number, base: string, own?: number): Promise<string> {
     for (let first = 1; ; first += NAMES_PER_READ) {
       const names = Array.from({ length: NAMES_PER_READ }, (_, i) => numberedName(base, first + i));
