@@ -17,8 +17,51 @@ export interface SenderAccount {
   providerType: string;
   /** The connected user's id at the provider, to recognise the account's own messages. */
   ownProviderUserId: string | null;
+  /** How many actions of each kind the account sends per UTC day, across all campaigns; defaults when absent. */
+  dailyLimits?: AccountDailyLimits | undefined;
+  /**
+   * Set by the outreach engine when the provider refused a send for a reason of the account
+   * (disconnected, credentials, restricted, quota reached): no campaign sends through it until
+   * `until` (a quota: the next UTC day) or, when `until` is null, until the provider reports it
+   * active again (the account-status webhook clears it).
+   */
+  sendingPause?: SendingPause | null | undefined;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface SendingPause {
+  /** Why, e.g. `errors/disconnected_account` or `errors/limit_exceeded`. */
+  reason: string;
+  /** ISO time the pause ends by itself; null: until the provider reports the account active. */
+  until: string | null;
+  /** When the engine paused it. */
+  at: string;
+}
+
+/** Per-account daily limits, counted in UTC days across every campaign the account sends for. */
+export interface AccountDailyLimits {
+  emails: number;
+  invitations: number;
+  networkMessages: number;
+}
+
+/**
+ * Defaults inside the provider's quotas (docs/engine.md): a warm mailbox sends ~50 cold emails a
+ * day safely; the network recommends ~80-100 invitations a week (20 a day) and ~50 messages a day.
+ */
+export const DEFAULT_ACCOUNT_DAILY_LIMITS: AccountDailyLimits = { emails: 50, invitations: 20, networkMessages: 50 };
+/** The most PATCH accepts: a Google Workspace mailbox sends 2,000 a day; the network's own ceilings. */
+export const MAX_ACCOUNT_DAILY_LIMITS: AccountDailyLimits = { emails: 2000, invitations: 100, networkMessages: 150 };
+
+export const dailyLimitsOf = (account: SenderAccount): AccountDailyLimits => account.dailyLimits ?? DEFAULT_ACCOUNT_DAILY_LIMITS;
+
+/** Whether the engine may send through the account at `now`: active at the provider and not paused. */
+export function canSendAt(account: SenderAccount, now: Date): boolean {
+  if (!isActiveAccount(account)) return false;
+  const pause = account.sendingPause;
+  if (!pause) return true;
+  return pause.until !== null && new Date(pause.until).getTime() <= now.getTime();
 }
 
 export const MAX_ACCOUNT_NAME_LENGTH = 100;
