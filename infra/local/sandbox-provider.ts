@@ -9,9 +9,10 @@ import { type Clock, systemClock } from '../../shared/time/clock';
  * webhook registrations. Errors use the provider's `{status, type, title, detail}` body.
  *
  * Control API (`/_sandbox/...`, no key; for tests and demos, loopback only): create accounts and
- * change their status, set a profile's network distance, make calls fail (HTTP status, 429, or a
- * hang), accept an invitation, make a prospect reply, complete a hosted-connect page. The last
- * four post the provider's webhooks to the registered URLs exactly as the real provider would.
+ * change their status, set a profile's network distance, make calls fail (an HTTP status, a
+ * provider error type, 429, or a hang), accept an invitation, make a prospect reply, complete a
+ * hosted-connect page. The last four post the provider's webhooks to the registered URLs exactly
+ * as the real provider would; so does every email sent (`mail_sent`, after the send's answer).
  * docs/integrations.md lists every endpoint with curl examples.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -51,6 +52,19 @@ interface Invitation {
   status: 'PENDING' | 'ACCEPTED';
 }
 
+interface Chat {
+  id: string;
+  accountId: string;
+  /** Provider ids of the other attendees. */
+  attendees: string[];
+}
+
+/** An email the sandbox sent, by email id and provider id (what `reply_to` may name). */
+interface SentMail {
+  emailId: string;
+  messageId: string;
+}
+
 interface Webhook {
   id: string;
   requestUrl: string;
@@ -64,14 +78,111 @@ interface HostedLink {
   body: Record<string, unknown>;
 }
 
+/**
+ * The provider's documented error types and the HTTP status each comes with (providers.md §1.2,
+ * from the provider's OpenAPI spec). A fault of kind `error` answers the status listed here.
+ */
+const ERROR_TYPES_BY_STATUS: Readonly<Record<number, readonly string[]>> = {
+  400: [
+    'invalid_parameters',
+    'invalid_request',
+    'malformed_request',
+    'content_too_large',
+    'invalid_url',
+    'too_many_characters',
+    'unescaped_characters',
+    'missing_parameters',
+  ],
+  401: [
+    'missing_credentials',
+    'multiple_sessions',
+    'invalid_checkpoint_solution',
+    'checkpoint_error',
+    'invalid_credentials',
+    'expired_credentials',
+    'insufficient_privileges',
+    'disconnected_account',
+    'disconnected_feature',
+    'invalid_credentials_but_valid_account_imap',
+    'expired_link',
+    'wrong_account',
+    'captcha_not_supported',
+  ],
+  403: [
+    'account_restricted',
+    'account_mismatch',
+    'insufficient_permissions',
+    'session_mismatch',
+    'feature_not_subscribed',
+    'subscription_required',
+    'unknown_authentication_context',
+    'action_required',
+    'resource_access_restricted',
+  ],
+  404: ['resource_not_found', 'invalid_resource_identifier'],
+  422: [
+    'invalid_account',
+    'invalid_recipient',
+    'no_connection_with_recipient',
+    'blocked_recipient',
+    'user_unreachable',
+    'unprocessable_entity',
+    'action_already_performed',
+    'invalid_message',
+    'invalid_post',
+    'not_allowed_inmail',
+    'insufficient_credits',
+    'cannot_resend_yet',
+    'cannot_resend_within_24hrs',
+    'limit_exceeded',
+    'already_invited_recently',
+    'cannot_invite_attendee',
+    'parent_mail_not_found',
+    'invalid_reply_subject',
+    'invalid_headers',
+    'send_as_denied',
+    'invalid_folder',
+    'invalid_thread',
+    'limit_too_high',
+    'unauthorized',
+    'sender_rejected',
+    'recipient_rejected',
+    'ip_rejected_by_server',
+    'provider_unreachable',
+    'account_configuration_error',
+    'cant_send_message',
+    'realtime_client_not_initialized',
+  ],
+  429: ['too_many_requests'],
+  500: ['unexpected_error', 'provider_error', 'authentication_intent_error'],
+  503: ['no_client_session', 'no_channel', 'no_handler', 'network_down', 'service_unavailable'],
+  504: ['request_timeout'],
+};
+
+/** `errors/<name>` to its documented HTTP status, e.g. `errors/disconnected_account` to 401. */
+export const PROVIDER_ERROR_STATUS: ReadonlyMap<string, number> = new Map(
+  Object.entries(ERROR_TYPES_BY_STATUS).flatMap(([status, types]) => types.map((type) => [`errors/${type}`, Number(status)] as const)),
+);
+
 export interface Fault {
   /** Only calls with this method (any when unset). */
   method?: string;
   /** Only calls whose path starts with this (any when unset), e.g. `/api/v1/users/`. */
   path?: string;
-  /** `status`: answer with `status`; `rate_limit`: 429 too_many_requests; `timeout`: never answer. */
-  kind: 'status' | 'rate_limit' | 'timeout';
+  /**
+   * `status`: answer with `status` (and `type` when given); `error`: answer the provider error
+   * `type` with its documented status ({@link PROVIDER_ERROR_STATUS}); `rate_limit`: 429
+   * too_many_requests; `timeout`: never answer.
+   */
+  kind: 'status' | 'error' | 'rate_limit' | 'timeout';
+  /** An HTTP status from 400 to 599. With kind `status` and no status: the type's documented one, else 500. */
   status?: number;
+  /**
+   * The provider error `type` in the answer's body, e.g. `errors/disconnected_account` (kinds
+   * `status` and `error`). Unset with kind `status`: `errors/provider_error` for a 5xx, else
+   * `errors/invalid_request`.
+   */
+  type?: string;
   /** How many matching calls fail; unset or 0: until the faults are cleared. */
   times?: number;
 }
@@ -86,10 +197,25 @@ export interface RecordedRequest {
 export interface SentItem {
   kind: 'invitation' | 'chat' | 'message' | 'email';
   accountId: string;
+  /** Invitation: the invitee's provider id; chat: the attendees' ids; message: the chat id; email: the addresses. */
   to: string;
   text: string;
   subject?: string;
   at: string;
+  /** The invitation id the invite answered. */
+  invitationId?: string;
+  /** The chat the message went into (chat and message). */
+  chatId?: string;
+  /** Chat and message: the provider's message id the send answered; email: its RFC Message-ID (`<...@sandbox.local>`). */
+  messageId?: string;
+  /** Email: the tracking id the send answered (also in its `mail_sent` webhook). */
+  trackingId?: string;
+  /** Email: the provider's email id (`id` / `email_id` of its `mail_sent` webhook). */
+  emailId?: string;
+  /** Email: the `reply_to` field as sent (the email id or provider id of the email replied to). */
+  replyTo?: string;
+  /** Email: the `custom_headers` as sent. */
+  headers?: { name: string; value: string }[];
 }
 
 /** The accounts every sandbox starts with (stable ids, so a restarted `npm start` finds them again). */
@@ -181,18 +307,43 @@ function defaultDistance(identifier: string): Distance {
 
 const titleCase = (word: string) => (word ? `${word[0]?.toUpperCase()}${word.slice(1)}` : word);
 
+/** `errors/disconnected_account` to `Disconnected account` (the body's `title`). */
+const titleOf = (type: string) => titleCase((type.split('/').pop() ?? type).replaceAll('_', ' '));
+
+/** An email's HTML body as plain text (the webhook's `body_plain`): tags dropped, common entities decoded. */
+function plainText(html: string): string {
+  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+  return html
+    .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6])>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => entities[name] ?? '')
+    .trim();
+}
+
+/** Header names the provider accepts in `custom_headers` (providers.md §1.6). */
+const isAllowedHeader = (name: string) => /^x-/i.test(name) || ['unscribe-list', 'reply-to', 'content-type'].includes(name.toLowerCase());
+
 export async function startSandboxProvider(options: SandboxProviderOptions): Promise<SandboxProvider> {
   const log = options.log ?? (() => {});
   const retryDelays = options.webhookRetryDelaysMs ?? [2_000, 4_000, 8_000, 16_000, 32_000];
   const accounts = new Map<string, SandboxAccount>();
   const profiles = new Map<string, Profile>();
+  /** The same profiles by provider id (every lookup is by key: a benchmark sends thousands). */
+  const profilesByProviderId = new Map<string, Profile>();
   const invitations = new Map<string, Invitation>();
+  /** The pending invitation per `${accountId}|${providerId}`. */
+  const pendingInvitations = new Map<string, Invitation>();
+  const chats = new Map<string, Chat>();
+  /** The 1:1 chat per `${accountId}|${attendee provider id}` (a network keeps one conversation per pair). */
+  const chatsByPair = new Map<string, Chat>();
+  const mails = new Map<string, SentMail>();
   const webhooks = new Map<string, Webhook>();
   const hostedLinks = new Map<string, HostedLink>();
   const sent: SentItem[] = [];
   const requests: RecordedRequest[] = [];
   let faults: (Fault & { remaining: number | null })[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
   let baseUrl = '';
 
   const clock = options.clock ?? systemClock;
@@ -215,7 +366,12 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   function reset(): void {
     accounts.clear();
     profiles.clear();
+    profilesByProviderId.clear();
     invitations.clear();
+    pendingInvitations.clear();
+    chats.clear();
+    chatsByPair.clear();
+    mails.clear();
     hostedLinks.clear();
     sent.length = 0;
     requests.length = 0;
@@ -227,7 +383,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
 
   /** A profile by public identifier or provider id; unknown public identifiers get a stable made-up profile. */
   function profileFor(identifier: string, create = true): Profile | undefined {
-    const found = profiles.get(identifier) ?? [...profiles.values()].find((profile) => profile.providerId === identifier);
+    const found = profiles.get(identifier) ?? profilesByProviderId.get(identifier);
     if (found || !create) return found;
     if (identifier.startsWith('ACo')) return undefined;
     const [first = 'Sandbox', ...rest] = identifier.split('-');
@@ -240,8 +396,22 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       distances: new Map([['*', defaultDistance(identifier)]]),
     };
     profiles.set(identifier, profile);
+    profilesByProviderId.set(profile.providerId, profile);
     return profile;
   }
+
+  const pairKey = (accountId: string, providerId: string) => `${accountId}|${providerId}`;
+
+  function openChat(accountId: string, attendees: string[], id = newId('chat_')): Chat {
+    const chat: Chat = { id, accountId, attendees };
+    chats.set(id, chat);
+    const [only] = attendees;
+    if (attendees.length === 1 && only !== undefined && !chatsByPair.has(pairKey(accountId, only))) chatsByPair.set(pairKey(accountId, only), chat);
+    return chat;
+  }
+
+  /** The account's 1:1 chat with `attendee` (a network keeps one conversation per pair), made on first use. */
+  const chatWith = (accountId: string, attendee: string): Chat => chatsByPair.get(pairKey(accountId, attendee)) ?? openChat(accountId, [attendee]);
 
   const distanceOf = (profile: Profile, accountId: string): Distance =>
     profile.distances.get(accountId) ?? profile.distances.get('*') ?? 'OUT_OF_NETWORK';
@@ -264,9 +434,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
 
   function profileView(profile: Profile, accountId: string) {
     const distance = distanceOf(profile, accountId);
-    const pending = [...invitations.values()].some(
-      (invitation) => invitation.accountId === accountId && invitation.providerId === profile.providerId && invitation.status === 'PENDING',
-    );
+    const pending = pendingInvitations.has(pairKey(accountId, profile.providerId));
     return {
       object: 'UserProfile',
       provider: 'LINKEDIN',
@@ -317,6 +485,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
         const retry = (index: number) => {
           const delay = retryDelays[index];
           if (delay === undefined) return;
+          if (stopped) return;
           const timer = setTimeout(async () => {
             timers.delete(timer);
             const again = await attempt();
@@ -341,9 +510,47 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     return fault;
   }
 
-  type Handler = (ctx: { params: string[]; query: Record<string, string>; body: Record<string, unknown> }) => Promise<[number, unknown]> | [number, unknown];
+  /** Status, body, and optionally what to do once the answer is sent (webhooks the call causes). */
+  type Answer = [number, unknown] | [number, unknown, () => void];
+  type Handler = (ctx: { params: string[]; query: Record<string, string>; body: Record<string, unknown> }) => Promise<Answer> | Answer;
 
   const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
+
+  /** A JSON-stringified `[{display_name?, identifier}]` form field (to, cc, bcc) as webhook attendees. */
+  function attendeeList(field: unknown, name: string): { display_name: string; identifier: string; identifier_type: 'EMAIL_ADDRESS' }[] {
+    if (field === undefined) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(field));
+    } catch {
+      throw new HttpError(400, 'errors/invalid_parameters', 'Invalid parameters', `${name} must be JSON`);
+    }
+    if (!Array.isArray(parsed)) throw new HttpError(400, 'errors/invalid_parameters', 'Invalid parameters', `${name} must be a JSON array`);
+    return parsed.map((entry: { display_name?: unknown; identifier?: unknown }) => {
+      const identifier = str(entry?.identifier);
+      if (!identifier) throw new HttpError(400, 'errors/invalid_parameters', 'Invalid parameters', `every ${name} needs an identifier`);
+      return { display_name: str(entry.display_name) ?? identifier, identifier, identifier_type: 'EMAIL_ADDRESS' };
+    });
+  }
+
+  /** The `custom_headers` form field (`[{name, value}]`); names outside the provider's list are refused. */
+  function customHeaders(field: unknown): { name: string; value: string }[] {
+    if (field === undefined) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(field));
+    } catch {
+      throw new HttpError(422, 'errors/invalid_headers', 'Invalid headers', 'custom_headers must be a JSON array');
+    }
+    if (!Array.isArray(parsed)) throw new HttpError(422, 'errors/invalid_headers', 'Invalid headers', 'custom_headers must be a JSON array');
+    return parsed.map((entry: { name?: unknown; value?: unknown }) => {
+      const name = str(entry?.name);
+      if (!name || !isAllowedHeader(name) || typeof entry.value !== 'string') {
+        throw new HttpError(422, 'errors/invalid_headers', 'Invalid headers', 'Header names start with X- or are Unscribe-List, Reply-To or Content-Type');
+      }
+      return { name, value: entry.value };
+    });
+  }
 
   const providerRoutes: [string, RegExp, Handler][] = [
     ['GET', /^\/api\/v1\/accounts$/, () => [200, { object: 'AccountList', items: [...accounts.values()].map(accountView), cursor: null }]],
@@ -379,10 +586,9 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
         if (distanceOf(profile, account.id) === 'FIRST_DEGREE') {
           throw new HttpError(422, 'errors/action_already_performed', 'Action already performed', 'Already connected');
         }
-        const pending = [...invitations.values()].some(
-          (i) => i.accountId === account.id && i.providerId === profile.providerId && i.status === 'PENDING',
-        );
-        if (pending) throw new HttpError(422, 'errors/already_invited_recently', 'Already invited recently');
+        if (pendingInvitations.has(pairKey(account.id, profile.providerId))) {
+          throw new HttpError(422, 'errors/already_invited_recently', 'Already invited recently');
+        }
         const invitation: Invitation = {
           id: newId('inv_'),
           accountId: account.id,
@@ -392,7 +598,8 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
           status: 'PENDING',
         };
         invitations.set(invitation.id, invitation);
-        sent.push({ kind: 'invitation', accountId: account.id, to: profile.providerId, text: message ?? '', at: now() });
+        pendingInvitations.set(pairKey(account.id, profile.providerId), invitation);
+        sent.push({ kind: 'invitation', accountId: account.id, to: profile.providerId, text: message ?? '', at: now(), invitationId: invitation.id });
         return [200, { object: 'UserInvitationSent', invitation_id: invitation.id }];
       },
     ],
@@ -403,25 +610,38 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
         const account = activeAccount(body.account_id);
         const attendees = [body.attendees_ids].flat().filter((value): value is string => typeof value === 'string');
         const text = String(body.text ?? '');
-        for (const attendee of attendees) {
+        const providerIds = attendees.map((attendee) => {
           const profile = profileFor(attendee, false);
           if (!profile || distanceOf(profile, account.id) !== 'FIRST_DEGREE') {
             throw new HttpError(422, 'errors/no_connection_with_recipient', 'Recipient cannot be reached');
           }
-        }
-        const chatId = newId('chat_');
+          return profile.providerId;
+        });
+        // A 1:1 conversation continues in the pair's existing chat, as on the network.
+        const [only] = providerIds;
+        const chat = providerIds.length === 1 && only !== undefined ? chatWith(account.id, only) : openChat(account.id, providerIds);
         const messageId = newId('msg_');
-        sent.push({ kind: 'chat', accountId: account.id, to: attendees.join(','), text, at: now() });
-        return [201, { object: 'ChatStarted', chat_id: chatId, message_id: messageId }];
+        sent.push({ kind: 'chat', accountId: account.id, to: attendees.join(','), text, at: now(), chatId: chat.id, messageId });
+        return [201, { object: 'ChatStarted', chat_id: chat.id, message_id: messageId }];
       },
     ],
     [
       'POST',
       /^\/api\/v1\/chats\/([^/]+)\/messages$/,
       ({ params, body }) => {
-        const accountId = str(body.account_id) ?? [...accounts.values()][0]?.id ?? '';
-        sent.push({ kind: 'message', accountId, to: params[0] ?? '', text: String(body.text ?? ''), at: now() });
-        return [201, { object: 'MessageSent', message_id: newId('msg_') }];
+        const chatId = params[0] ?? '';
+        const chat = chats.get(chatId);
+        const given = str(body.account_id);
+        // account_id guards against posting into another account's chat.
+        if (chat && given && given !== chat.accountId) {
+          throw new HttpError(403, 'errors/account_mismatch', 'Account mismatch', 'The chat belongs to another account');
+        }
+        if (chat) activeAccount(chat.accountId);
+        // A chat the sandbox never saw (it accepts any id): the account given, else the first one.
+        const accountId = chat?.accountId ?? given ?? accounts.keys().next().value ?? '';
+        const messageId = newId('msg_');
+        sent.push({ kind: 'message', accountId, to: chatId, text: String(body.text ?? ''), at: now(), chatId, messageId });
+        return [201, { object: 'MessageSent', message_id: messageId }];
       },
     ],
     [
@@ -430,22 +650,67 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       ({ body }) => {
         const account = activeAccount(body.account_id);
         if (account.type === 'LINKEDIN') throw new HttpError(422, 'errors/invalid_account', 'Invalid account', 'Not a mailbox');
-        let to: { identifier?: string }[] = [];
-        try {
-          to = JSON.parse(String(body.to ?? '[]'));
-        } catch {
-          throw new HttpError(400, 'errors/invalid_parameters', 'Invalid parameters', 'to must be a JSON array');
-        }
-        if (!Array.isArray(to) || to.length === 0) throw new HttpError(400, 'errors/missing_parameters', 'Missing parameters', 'to');
+        const to = attendeeList(body.to, 'to');
+        if (to.length === 0) throw new HttpError(400, 'errors/missing_parameters', 'Missing parameters', 'to');
+        const cc = attendeeList(body.cc, 'cc');
+        const bcc = attendeeList(body.bcc, 'bcc');
+        const [from] = body.from === undefined ? [] : attendeeList(`[${String(body.from)}]`, 'from');
+        const headers = customHeaders(body.custom_headers);
+        const replyTo = str(body.reply_to);
+        const subject = String(body.subject ?? '');
+        const html = String(body.body ?? '');
+        const at = now();
+        const mail: SentMail = { emailId: newId('mail_'), messageId: `<${randomBytes(12).toString('hex')}@sandbox.local>` };
+        const providerId = newId('prv_');
+        const trackingId = newId('trk_');
+        mails.set(mail.emailId, mail);
+        mails.set(providerId, mail);
         sent.push({
           kind: 'email',
           accountId: account.id,
           to: to.map((attendee) => attendee.identifier).join(','),
-          subject: String(body.subject ?? ''),
-          text: String(body.body ?? ''),
-          at: now(),
+          subject,
+          text: html,
+          at,
+          messageId: mail.messageId,
+          trackingId,
+          emailId: mail.emailId,
+          ...(replyTo ? { replyTo } : {}),
+          ...(headers.length > 0 ? { headers } : {}),
         });
-        return [201, { object: 'EmailSent', tracking_id: newId('trk_') }];
+        const parent = replyTo ? mails.get(replyTo) : undefined;
+        const event = {
+          object: 'Mail',
+          event: 'mail_sent',
+          id: mail.emailId,
+          email_id: mail.emailId,
+          account_id: account.id,
+          date: at,
+          from_attendee: from ?? { display_name: account.name, identifier: `${account.id}@sandbox.example`, identifier_type: 'EMAIL_ADDRESS' },
+          to_attendees: to,
+          cc_attendees: cc,
+          bcc_attendees: bcc,
+          reply_to_attendees: [],
+          subject,
+          body: html,
+          body_plain: plainText(html),
+          provider_id: providerId,
+          message_id: mail.messageId,
+          tracking_id: trackingId,
+          in_reply_to: parent ? { message_id: parent.messageId, id: parent.emailId } : null,
+          has_attachments: false,
+          attachments: [],
+          read_date: null,
+          is_complete: true,
+          origin: 'unipile',
+          role: 'sent',
+          folders: ['SENT'],
+        };
+        // The provider reports the sent mail on its own, after the send's answer.
+        const announce = () => {
+          emit('email', event).catch((error: unknown) => log(`sandbox provider: mail_sent failed: ${String(error)}`));
+        };
+        return [201, { object: 'EmailSent', tracking_id: trackingId }, announce];
       },
     ],
     [
@@ -579,15 +844,36 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       /^\/_sandbox\/faults$/,
       ({ body }) => {
         const kind = body.kind;
-        if (kind !== 'status' && kind !== 'rate_limit' && kind !== 'timeout') {
-          throw new HttpError(400, 'errors/invalid_parameters', 'kind must be status, rate_limit or timeout');
+        if (kind !== 'status' && kind !== 'error' && kind !== 'rate_limit' && kind !== 'timeout') {
+          throw new HttpError(400, 'errors/invalid_parameters', 'kind must be status, error, rate_limit or timeout');
         }
+        const status = body.status;
+        if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {
+          throw new HttpError(400, 'errors/invalid_parameters', 'status must be an HTTP status from 400 to 599');
+        }
+        const type = body.type;
+        if (type !== undefined && (typeof type !== 'string' || type.length === 0)) {
+          throw new HttpError(400, 'errors/invalid_parameters', 'type must be a provider error type, e.g. errors/disconnected_account');
+        }
+        if (type !== undefined && kind !== 'status' && kind !== 'error') {
+          throw new HttpError(400, 'errors/invalid_parameters', 'type goes with kind status or error');
+        }
+        let answered = status;
+        if (kind === 'error') {
+          if (type === undefined) throw new HttpError(400, 'errors/missing_parameters', 'kind error needs a type');
+          const documented = PROVIDER_ERROR_STATUS.get(type);
+          if (documented === undefined) throw new HttpError(400, 'errors/invalid_parameters', `Unknown provider error type ${type}`);
+          if (status !== undefined) throw new HttpError(400, 'errors/invalid_parameters', 'kind error picks the status: use kind status to choose one');
+          answered = documented;
+        }
+        if (kind === 'status' && answered === undefined) answered = (type === undefined ? undefined : PROVIDER_ERROR_STATUS.get(type)) ?? 500;
         const times = typeof body.times === 'number' && body.times > 0 ? body.times : null;
         const fault = {
           kind,
           ...(str(body.method) ? { method: String(body.method).toUpperCase() } : {}),
           ...(str(body.path) ? { path: String(body.path) } : {}),
-          ...(typeof body.status === 'number' ? { status: body.status } : {}),
+          ...(answered === undefined ? {} : { status: answered }),
+          ...(type === undefined ? {} : { type }),
           remaining: times,
         } as Fault & { remaining: number | null };
         faults.push(fault);
@@ -611,6 +897,8 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
         const account = accounts.get(invitation.accountId);
         const profile = profileFor(invitation.providerId, false);
         invitation.status = 'ACCEPTED';
+        const key = pairKey(invitation.accountId, invitation.providerId);
+        if (pendingInvitations.get(key) === invitation) pendingInvitations.delete(key);
         profile?.distances.set(invitation.accountId, 'FIRST_DEGREE');
         const deliveries = await emit('users', {
           event: 'new_relation',
@@ -635,6 +923,9 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
         const profile = profileFor(String(body.from ?? ''));
         if (!profile) throw notFound('User not found');
         const messageId = newId('msg_');
+        const chatId = str(body.chat_id);
+        // Without a chat id, the prospect answers in the chat the account has with them.
+        const chat = chatId ? (chats.get(chatId) ?? openChat(account.id, [profile.providerId], chatId)) : chatWith(account.id, profile.providerId);
         const sender = {
           attendee_id: newId('att_'),
           attendee_name: `${profile.firstName} ${profile.lastName}`,
@@ -646,7 +937,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
           account_id: account.id,
           account_type: account.type,
           account_info: { type: account.type, user_id: account.ownUserId },
-          chat_id: str(body.chat_id) ?? newId('chat_'),
+          chat_id: chat.id,
           timestamp: now(),
           message_id: messageId,
           message: String(body.text ?? ''),
@@ -727,16 +1018,18 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       if (fault?.kind === 'rate_limit') {
         throw new HttpError(429, 'errors/too_many_requests', 'Too many requests', 'The provider cannot accept more requests now');
       }
-      if (fault?.kind === 'status') {
+      if (fault?.kind === 'status' || fault?.kind === 'error') {
         const status = fault.status ?? 500;
+        if (fault.type) throw new HttpError(status, fault.type, titleOf(fault.type), `Injected by a sandbox fault (HTTP ${status})`);
         throw new HttpError(status, status >= 500 ? 'errors/provider_error' : 'errors/invalid_request', 'Sandbox fault', `Injected HTTP ${status}`);
       }
     }
     const found = match(isControl ? controlRoutes : providerRoutes, method, url.pathname);
     if (!found) throw notFound(`No route ${method} ${url.pathname}`);
     const body = await parseBody(req, raw);
-    const [status, payload] = await found.handler({ params: found.params, query, body });
+    const [status, payload, afterAnswer] = await found.handler({ params: found.params, query, body });
     send(res, status, payload);
+    afterAnswer?.();
   };
 
   const server: Server = createServer((req, res) => {
@@ -757,6 +1050,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     accessToken: options.accessToken,
     control: new SandboxProviderControl(baseUrl),
     async stop() {
+      stopped = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       await new Promise<void>((resolve) => {
@@ -787,7 +1081,13 @@ export class SandboxProviderControl {
   }
 
   state() {
-    return this.call<{ accounts: SandboxAccount[]; invitations: Invitation[]; sent: SentItem[]; webhooks: { id: string; request_url: string; source: string }[] }>(
+    return this.call<{
+      accounts: SandboxAccount[];
+      invitations: Invitation[];
+      sent: SentItem[];
+      webhooks: { id: string; request_url: string; source: string }[];
+      faults: (Fault & { remaining: number | null })[];
+    }>(
       'GET',
       '/_sandbox/state',
     );
@@ -819,9 +1119,13 @@ export class SandboxProviderControl {
     return this.call<Record<string, unknown>>('PUT', `/_sandbox/profiles/${encodeURIComponent(identifier)}`, input);
   }
 
-  /** Makes matching provider calls fail: an HTTP status, a 429, or no answer at all. */
+  /**
+   * Makes matching provider calls fail: an HTTP status (with a provider error type if given), a
+   * provider error type at its documented status (`kind: 'error'`), a 429, or no answer at all.
+   * Answers the fault as stored, with the status it will answer.
+   */
   addFault(fault: Fault) {
-    return this.call<Fault>('POST', '/_sandbox/faults', fault);
+    return this.call<Fault & { remaining: number | null }>('POST', '/_sandbox/faults', fault);
   }
 
   clearFaults() {
