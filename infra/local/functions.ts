@@ -1,5 +1,7 @@
 import { buildCampaignsHandler } from '../../functions/http/campaigns/handler';
 import { buildCampaignSchedulingHandler } from '../../functions/queues/campaign-scheduling/handler';
+import { buildOutreachHandler } from '../../functions/queues/outreach/handler';
+import { buildOutreachSchedulerHandler } from '../../functions/schedules/outreach-scheduler/handler';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { buildAuthorizer } from '../../functions/authorizer/handler';
 import { buildAccountsHandler } from '../../functions/http/accounts/handler';
@@ -16,7 +18,7 @@ import { buildUserWebhookHandler } from '../../functions/http/user-webhook/handl
 import { buildWebhookDeliveryHandler } from '../../functions/queues/webhook-delivery/handler';
 import { type AllSettings, settingsFrom } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, type GroupConfig } from '../../shared/http/route-table';
-import { CAMPAIGN_SCHEDULING, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import { CAMPAIGN_SCHEDULING, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import type { FunctionDeps } from '../../shared/runtime/function-deps';
 import type { ScheduledHandler } from './timer';
 
@@ -47,10 +49,13 @@ const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: Func
 const QUEUE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: FunctionDeps) => SqsHandler> = {
   [WEBHOOK_DELIVERY.name]: (settings, deps) => buildWebhookDeliveryHandler(settingsFrom(WEBHOOK_DELIVERY.settings, settings), deps),
   [CAMPAIGN_SCHEDULING.name]: (settings, deps) => buildCampaignSchedulingHandler(settingsFrom(CAMPAIGN_SCHEDULING.settings, settings), deps),
+  [OUTREACH.name]: (settings, deps) => buildOutreachHandler(settingsFrom(OUTREACH.settings, settings), deps),
 };
 
-/** Scheduled jobs by name (the catalog's); the outreach scheduler will be the first. */
-const SCHEDULE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: FunctionDeps) => ScheduledHandler> = {};
+/** Scheduled jobs by name (the catalog's). */
+const SCHEDULE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: FunctionDeps) => ScheduledHandler> = {
+  [OUTREACH_SCHEDULER.name]: (settings, deps) => buildOutreachSchedulerHandler(settingsFrom(OUTREACH_SCHEDULER.settings, settings), deps),
+};
 
 export interface LocalFunctions {
   http: Record<FunctionGroup, ProxyHandler>;

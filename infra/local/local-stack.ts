@@ -226,7 +226,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     poller.start();
     stops.unshift(() => poller.stop());
     const timer = startTimer(
-      SCHEDULES.map((job) => ({ name: job.name, everyMs: job.everyMinutes * 60_000, handler: functions.schedules[job.name] as ScheduledHandler })),
+      SCHEDULES.map((job) => ({ name: job.name, everyMs: job.localEveryMs ?? job.everyMinutes * 60_000, handler: functions.schedules[job.name] as ScheduledHandler })),
       clock,
       log,
     );

@@ -182,6 +182,12 @@ export const SETTINGS = {
     required: true,
     meaning: 'URL of the campaign-scheduling queue (schedules the prospects a campaign held back when it becomes ACTIVE).',
   }),
+  outreachQueueUrl: define({
+    env: 'OUTREACH_QUEUE_URL',
+    schema: text(),
+    required: true,
+    meaning: 'URL of the outreach queue: due campaign actions, sent by the scheduler to the sender.',
+  }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

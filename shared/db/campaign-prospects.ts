@@ -3,9 +3,11 @@ import * as v from 'valibot';
 import { PROSPECT_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import type { CampaignProspectPage, CampaignProspectPageQuery, CampaignProspects } from '../domain/campaigns/prospect-ports';
+import type { CampaignCompletion } from '../domain/engine/ports';
 import type { LeadChange } from '../domain/leads/ports';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { campaignKey, campaignProspectByStatus, campaignProspectDue, campaignProspectKey, campaignProspectUnscheduled } from './keys';
+import { campaignKey, campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled, outreachActionKey } from './keys';
+import { firstAction, outreachActionItem } from './outreach-actions';
 import type { TransactItem } from './transactions';
 
 /**
@@ -15,15 +17,16 @@ import type { TransactItem } from './transactions';
  * transaction, so a campaign's count is always the number of its items.
  */
 
-/** The item of a campaign prospect: by status on lsi1; on lsi2 while unscheduled, on gsi2 (due time) once scheduled. */
+/**
+ * The item of a campaign prospect: by status on lsi1; on lsi2 while unscheduled. A scheduled one
+ * has an outreach action item (shared/db/outreach-actions.ts) that carries the due time.
+ */
 export function campaignProspectItem(prospect: CampaignProspect) {
   const scheduled = prospect.schedule === 'SCHEDULED' && prospect.nextActionAt !== null;
   return {
     ...campaignProspectKey(prospect.campaignId, prospect.prospectId),
     ...campaignProspectByStatus(prospect.status, prospect.prospectId),
-    ...(scheduled
-      ? campaignProspectDue(prospect.nextActionAt as string, prospect.campaignId, prospect.prospectId)
-      : campaignProspectUnscheduled(prospect.prospectId)),
+    ...(scheduled ? {} : campaignProspectUnscheduled(prospect.prospectId)),
     entityType: 'CampaignProspect',
     ...prospect,
   };
@@ -71,9 +74,34 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
     actions.push({
       Delete: { TableName: tableName, Key: campaignProspectKey(move.leave, change.after.id), ConditionExpression: 'attribute_exists(pk)' },
     });
+    // Its pending action goes with it (there is none while it waited to be scheduled).
+    actions.push({ Delete: { TableName: tableName, Key: outreachActionKey(move.leave, change.after.id) } });
   }
   if (move.enter) {
-    actions.push({ Put: { TableName: tableName, Item: campaignProspectItem(move.enter), ConditionExpression: 'attribute_not_exists(pk)' } });
+    const enter = move.enter;
+    actions.push({ Put: { TableName: tableName, Item: campaignProspectItem(enter), ConditionExpression: 'attribute_not_exists(pk)' } });
+    if (enter.schedule === 'SCHEDULED' && enter.nextActionAt !== null) {
+      actions.push({ Put: { TableName: tableName, Item: outreachActionItem(firstAction(enter, enter.nodeId, enter.nextActionAt)) } });
+    }
+  }
+  if (move.progress) {
+    const { campaignId, status, lastError, at } = move.progress;
+    actions.push({
+      Update: {
+        TableName: tableName,
+        Key: campaignProspectKey(campaignId, change.after.id),
+        UpdateExpression: 'SET #status = :status, lsi1sk = :byStatus, lastError = :error, nextActionAt = :none, updatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': status,
+          ':byStatus': campaignProspectByStatus(status, change.after.id).lsi1sk,
+          ':error': lastError,
+          ':none': null,
+          ':at': at,
+        },
+      },
+    });
   }
   return actions;
 }
@@ -113,11 +141,32 @@ export function campaignCountActions(tableName: string, changes: LeadChange[]): 
 }
 
 /** Reading a campaign's prospects: pages in prospect id order, of one status through lsi1. */
-export class DynamoCampaignProspects implements CampaignProspects {
+export class DynamoCampaignProspects implements CampaignProspects, CampaignCompletion {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /** Whether any prospect is still IN_REVIEW (waiting or scheduled) or IN_PROGRESS: two one-item Queries of lsi1. */
+  async hasUnfinished(campaignId: number): Promise<boolean> {
+    const { pk } = campaignProspectKey(campaignId, 0);
+    const found = await Promise.all(
+      ['IN_REVIEW#', 'IN_PROGRESS#'].map((prefix) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'lsi1',
+            KeyConditionExpression: 'pk = :pk AND begins_with(lsi1sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+            ProjectionExpression: 'pk',
+            Limit: 1,
+            ConsistentRead: true,
+          }),
+        ),
+      ),
+    );
+    return found.some((result) => (result.Items ?? []).length > 0);
+  }
 
   async page(campaignId: number, query: CampaignProspectPageQuery): Promise<CampaignProspectPage> {
     const { pk } = campaignProspectKey(campaignId, 0);

@@ -214,11 +214,41 @@ export const campaignProspectUnscheduled = (prospectId: number) => ({ lsi2sk: `$
 export const UNSCHEDULED_PREFIX = 'UNSCHEDULED#';
 /** Shards of the due-time index: spread due actions over partitions so no one partition runs hot. */
 export const DUE_SHARDS = 16;
+
+
 /**
- * GSI2 keys of a scheduled campaign prospect: its next action's due time in shard
- * `prospectId % DUE_SHARDS`, so the scheduler finds due actions with one Query per shard.
+ * The outreach engine's action of a prospect in a campaign (shared/db/outreach-actions.ts), in a
+ * partition per campaign apart from its prospects, so a prospects page never reads them. While due
+ * it carries the due-time index keys (`actionDue`).
  */
-export const campaignProspectDue = (nextActionAt: string, campaignId: number, prospectId: number) => ({
-  gsi2pk: `DUE#${String(prospectId % DUE_SHARDS).padStart(2, '0')}`,
-  gsi2sk: `${nextActionAt}#${padId(campaignId)}#${padId(prospectId)}`,
+export const outreachActionKey = (campaignId: number, prospectId: number) => ({
+  pk: `CAMPAIGN#${padId(campaignId)}#ACTIONS`,
+  sk: `PROSPECT#${padId(prospectId)}`,
 });
+/**
+ * GSI2 keys of a due action: its due time in shard `prospectId % DUE_SHARDS`, so the scheduler
+ * finds due actions with one Query per shard and no partition runs hot.
+ */
+export const actionDue = (dueAt: string, campaignId: number, prospectId: number) => ({
+  gsi2pk: `DUE#${String(prospectId % DUE_SHARDS).padStart(2, '0')}`,
+  gsi2sk: `${dueAt}#${padId(campaignId)}#${padId(prospectId)}`,
+});
+/** The scheduler's lease of one due-time shard (and how far it has dispatched it). */
+export const dispatchLeaseKey = (shard: number) => ({ pk: `DISPATCH#${String(shard).padStart(2, '0')}`, sk: 'LEASE' });
+/** A campaign's daily send counter of one kind, in the campaign's local day. */
+export const campaignSendCounterKey = (campaignId: number, day: string, kind: string) => ({
+  pk: `SENDCOUNT#CAMPAIGN#${padId(campaignId)}#${day}`,
+  sk: kind,
+});
+/** A sender account's daily send counter of one kind, in UTC days. */
+export const accountSendCounterKey = (accountId: number, day: string, kind: string) => ({
+  pk: `SENDCOUNT#ACCOUNT#${padId(accountId)}#${day}`,
+  sk: kind,
+});
+/** The outcome record of one action: a prospect's stint in a campaign and the node (append-only). */
+export const actionOutcomeKey = (campaignId: number, prospectId: number, stint: string, nodeId: number) => ({
+  pk: `CAMPAIGN#${padId(campaignId)}#OUTCOMES`,
+  sk: `PROSPECT#${padId(prospectId)}#${stint}#NODE#${padId(nodeId)}`,
+});
+/** An email the engine sent, under the provider's tracking id (its Message-ID arrives with the mail_sent webhook). */
+export const sentEmailKey = (trackingId: string) => ({ pk: `SENT_EMAIL#${trackingId}`, sk: 'SENT_EMAIL' });

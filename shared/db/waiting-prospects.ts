@@ -1,9 +1,10 @@
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import type { WaitingProspects } from '../domain/campaigns/scheduling';
-import { isConditionFailed } from './client';
+import { isConditionFailed, isTransactionConditionFailed } from './client';
 import { toCampaignProspect } from './campaign-prospects';
-import { UNSCHEDULED_PREFIX, campaignProspectDue, campaignProspectKey } from './keys';
+import { UNSCHEDULED_PREFIX, campaignProspectKey } from './keys';
+import { firstAction, outreachActionItem } from './outreach-actions';
 
 /** The campaign prospects that wait for their campaign to run, found through the sparse lsi2. */
 export class DynamoWaitingProspects implements WaitingProspects {
@@ -29,24 +30,26 @@ export class DynamoWaitingProspects implements WaitingProspects {
   async schedule(prospect: CampaignProspect, nodeId: number | null, nextActionAt: string): Promise<boolean> {
     try {
       await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: campaignProspectKey(prospect.campaignId, prospect.prospectId),
-          UpdateExpression: 'SET #schedule = :scheduled, nodeId = :node, nextActionAt = :at, updatedAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk REMOVE lsi2sk',
-          ConditionExpression: 'attribute_exists(lsi2sk)',
-          ExpressionAttributeNames: { '#schedule': 'schedule' },
-          ExpressionAttributeValues: {
-            ':scheduled': 'SCHEDULED',
-            ':node': nodeId,
-            ':at': nextActionAt,
-            ':duePk': campaignProspectDue(nextActionAt, prospect.campaignId, prospect.prospectId).gsi2pk,
-            ':dueSk': campaignProspectDue(nextActionAt, prospect.campaignId, prospect.prospectId).gsi2sk,
-          },
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: campaignProspectKey(prospect.campaignId, prospect.prospectId),
+                UpdateExpression: 'SET #schedule = :scheduled, nodeId = :node, nextActionAt = :at, updatedAt = :at REMOVE lsi2sk',
+                ConditionExpression: 'attribute_exists(lsi2sk)',
+                ExpressionAttributeNames: { '#schedule': 'schedule' },
+                ExpressionAttributeValues: { ':scheduled': 'SCHEDULED', ':node': nodeId, ':at': nextActionAt },
+              },
+            },
+            // Its first action, due now: the engine takes it from here.
+            { Put: { TableName: this.tableName, Item: outreachActionItem(firstAction(prospect, nodeId, nextActionAt)) } },
+          ],
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailed(error)) return false;
+      if (isConditionFailed(error) || isTransactionConditionFailed(error)) return false;
       throw error;
     }
   }

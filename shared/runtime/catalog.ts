@@ -1,4 +1,4 @@
-import { QUEUE_SETTINGS, type SettingName, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
+import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { RETRY_DELAYS_SECONDS, maxAttemptsFor } from '../domain/webhooks/delivery';
 
 /**
@@ -27,6 +27,8 @@ export interface ScheduleDefinition {
   readonly settings: readonly SettingName[];
   /** How often the job runs. */
   readonly everyMinutes: number;
+  /** How often the local runtime's timer runs it (defaults to everyMinutes). */
+  readonly localEveryMs?: number;
 }
 
 /**
@@ -61,6 +63,35 @@ export const CAMPAIGN_SCHEDULING = {
   visibilityTimeoutSeconds: 180,
 } as const satisfies QueueDefinition;
 
-export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING];
+/**
+ * Due campaign actions (functions/queues/outreach): the scheduler sends them ACTIONS_PER_MESSAGE
+ * to a message; the sender carries each out exactly once (a claim before the provider call). Waits
+ * the engine owns (delays, backoff, caps) are due times in DynamoDB, never visibility timeouts.
+ */
+export const OUTREACH = {
+  name: 'outreach',
+  consumerEntry: 'functions/queues/outreach/lambda.ts',
+  urlSetting: 'outreachQueueUrl',
+  settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'maxLeadsPerList'],
+  batchSize: 5,
+  // A message fails only on a storage error (provider failures are due times); a few tries, then the DLQ alarm.
+  maxReceiveCount: 5,
+  // 6x the consumer's 120 s timeout.
+  visibilityTimeoutSeconds: 720,
+} as const satisfies QueueDefinition;
 
-export const SCHEDULES: readonly ScheduleDefinition[] = [];
+export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING, OUTREACH];
+
+/**
+ * The outreach scheduler (functions/schedules/outreach-scheduler): every minute in AWS, every
+ * few seconds in the local runtime (and at once when the local clock is moved).
+ */
+export const OUTREACH_SCHEDULER = {
+  name: 'outreach-scheduler',
+  entry: 'functions/schedules/outreach-scheduler/lambda.ts',
+  settings: [...TABLE_SETTINGS, 'sqsEndpoint', 'outreachQueueUrl'],
+  everyMinutes: 1,
+  localEveryMs: 5_000,
+} as const satisfies ScheduleDefinition;
+
+export const SCHEDULES: readonly ScheduleDefinition[] = [OUTREACH_SCHEDULER];

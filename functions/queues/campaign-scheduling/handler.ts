@@ -2,6 +2,7 @@ import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'a
 import * as v from 'valibot';
 import type { SettingsOf } from '../../../shared/config/settings';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
+import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
 import { DynamoWaitingProspects } from '../../../shared/db/waiting-prospects';
 import { type SchedulingMessage, createSchedulingSweep } from '../../../shared/domain/campaigns/scheduling';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -39,6 +40,7 @@ export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIG
   const sweep = createSchedulingSweep({
     campaigns: new DynamoCampaignRepository(db, tableName),
     waiting: new DynamoWaitingProspects(db, tableName),
+    parked: new DynamoOutreachActions(db, tableName),
     clock: deps.clock,
     pageSize: SCHEDULING_PAGE_SIZE,
   });

@@ -1,4 +1,4 @@
-import type { CampaignStatus } from '../campaigns/campaign';
+import type { CampaignStatus, ProspectStatus } from '../campaigns/campaign';
 import type { CampaignProspect } from '../campaigns/campaign-prospect';
 import type { Fingerprint, FingerprintStamp } from './import-fingerprint';
 import type { Company, Lead, LeadList, Prospect } from './lead';
@@ -74,6 +74,11 @@ export interface CampaignMove {
    * planned): otherwise the write fails like a concurrent change and is planned again.
    */
   expect?: { campaignId: number; status: CampaignStatus };
+  /**
+   * The outreach engine moved the prospect's status in the campaign it stays in: its campaign
+   * prospect item takes the same status (and the error that ended its sequence, if any).
+   */
+  progress?: { campaignId: number; status: ProspectStatus; lastError: string | null; at: string };
 }
 
 /** `conflict`: the lead or an identity changed meanwhile; `list_full`: a list it joins is at its maximum. */

@@ -131,11 +131,24 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   campaignProspectUnscheduled: () => expect(keys.campaignProspectUnscheduled(45)).toEqual({ lsi2sk: 'UNSCHEDULED#0000000000000045' }),
   UNSCHEDULED_PREFIX: () => expect(keys.UNSCHEDULED_PREFIX).toBe('UNSCHEDULED#'),
   DUE_SHARDS: () => expect(keys.DUE_SHARDS).toBe(16),
-  campaignProspectDue: () =>
-    expect(keys.campaignProspectDue('2026-11-23T09:00:00.000Z', 31, 45)).toEqual({
+  actionDue: () =>
+    expect(keys.actionDue('2026-11-23T09:00:00.000Z', 31, 45)).toEqual({
       gsi2pk: 'DUE#13',
       gsi2sk: '2026-11-23T09:00:00.000Z#0000000000000031#0000000000000045',
     }),
+  outreachActionKey: () =>
+    expect(keys.outreachActionKey(31, 45)).toEqual({ pk: 'CAMPAIGN#0000000000000031#ACTIONS', sk: 'PROSPECT#0000000000000045' }),
+  dispatchLeaseKey: () => expect(keys.dispatchLeaseKey(3)).toEqual({ pk: 'DISPATCH#03', sk: 'LEASE' }),
+  campaignSendCounterKey: () =>
+    expect(keys.campaignSendCounterKey(31, '2026-11-23', 'EMAIL')).toEqual({ pk: 'SENDCOUNT#CAMPAIGN#0000000000000031#2026-11-23', sk: 'EMAIL' }),
+  accountSendCounterKey: () =>
+    expect(keys.accountSendCounterKey(9, '2026-11-23', 'INVITE')).toEqual({ pk: 'SENDCOUNT#ACCOUNT#0000000000000009#2026-11-23', sk: 'INVITE' }),
+  actionOutcomeKey: () =>
+    expect(keys.actionOutcomeKey(31, 45, '2026-11-23T09:00:00.000Z', 7)).toEqual({
+      pk: 'CAMPAIGN#0000000000000031#OUTCOMES',
+      sk: 'PROSPECT#0000000000000045#2026-11-23T09:00:00.000Z#NODE#0000000000000007',
+    }),
+  sentEmailKey: () => expect(keys.sentEmailKey('trk_1')).toEqual({ pk: 'SENT_EMAIL#trk_1', sk: 'SENT_EMAIL' }),
 };
 
 describe('every key builder, exactly', () => {

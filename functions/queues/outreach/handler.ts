@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SettingsOf } from '../../../shared/config/settings';
+import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
+import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
+import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
+import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
+import { DynamoSendCounters } from '../../../shared/db/send-counters';
+import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account-repository';
+import { createProspectProgress } from '../../../shared/domain/engine/prospect-progress';
+import { createSender } from '../../../shared/domain/engine/sender';
+import { refsOf } from '../../../shared/messaging/outreach-queue';
+import type { OUTREACH } from '../../../shared/runtime/catalog';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { providerFrom } from '../../../shared/runtime/integrations';
+import { tableAccess } from '../../../shared/runtime/table';
+
+/**
+ * The sender (consumer of the outreach queue): carries out each message's due actions
+ * (shared/domain/engine/sender.ts). Provider failures are due times the engine sets, not message
+ * failures; a message is reported failed (partial batch response) only when one of its actions
+ * hit an error the engine could not record (storage), and its redelivery repeats nothing: every
+ * action is claimed before it is sent.
+ */
+export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings>, deps: FunctionDeps) {
+  const logger = loggerFor('outreach', deps);
+  const { db, tableName, ids } = tableAccess(config);
+  const leads = new DynamoLeadRepository(db, tableName, deps.clock);
+  const sender = createSender({
+    actions: new DynamoOutreachActions(db, tableName),
+    counters: new DynamoSendCounters(db, tableName),
+    outcomes: new DynamoOutcomeLog(db, tableName),
+    progress: createProspectProgress({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
+    completion: new DynamoCampaignProspects(db, tableName),
+    campaigns: new DynamoCampaignRepository(db, tableName),
+    accounts: new DynamoSenderAccountRepository(db, tableName),
+    leads,
+    provider: providerFrom(config),
+    clock: deps.clock,
+    newToken: randomUUID,
+  });
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    if (context) logger.addContext(context);
+    const owners: string[] = [];
+    const refs = event.Records.flatMap((record) => {
+      const found = refsOf(record.body);
+      // A message that can never be read: the scheduler dispatches its actions again, so dropping it loses nothing.
+      if (!found) logger.warn('Unreadable outreach message dropped', { messageId: record.messageId });
+      for (const _ of found ?? []) owners.push(record.messageId);
+      return found ?? [];
+    });
+    const results = await sender.processBatch(refs);
+    const failed = new Set<string>();
+    results.forEach((result, i) => {
+      if (!(result instanceof Error)) return;
+      const ref = refs[i];
+      logger.error('Outreach action failed; its message will be retried', { campaignId: ref?.campaignId, prospectId: ref?.prospectId, error: String(result) });
+      failed.add(owners[i] as string);
+    });
+    return { batchItemFailures: [...failed].map((itemIdentifier): SQSBatchItemFailure => ({ itemIdentifier })) };
+  };
+}

@@ -1,0 +1,182 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
+import type { ActionRef, OutreachAction } from '../domain/engine/action';
+import type { ActionStore, DueIndex } from '../domain/engine/ports';
+import { isConditionFailed } from './client';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
+import { DUE_SHARDS, actionDue, outreachActionKey } from './keys';
+
+/**
+ * The engine's action items (domain: shared/domain/engine/action.ts). ~0.4 KB each, in the table
+ * and, while due, in gsi2 (`DUE#nn`): each write is 1 WCU plus 1 for the index copy (2 when the due
+ * time, the index's sort key, moves). Every write is a whole-item Put conditional on the version
+ * and stint read, so two deliveries of one message can never both act.
+ */
+
+const SEND_KINDS = ['EMAIL', 'INVITE', 'MESSAGE'] as const;
+
+export const OutreachActionItem = itemSchema(
+  'OutreachAction',
+  v.object({
+    campaignId: intAttribute,
+    prospectId: intAttribute,
+    workspaceId: intAttribute,
+    stint: v.string(),
+    version: intAttribute,
+    nodeId: v.nullable(intAttribute),
+    dueAt: v.nullable(v.string()),
+    parked: v.nullable(v.picklist(['CAMPAIGN_NOT_ACTIVE', 'CONDITION', 'NO_SENDING_DAY'])),
+    claim: v.nullable(
+      v.object({
+        token: v.string(),
+        at: v.string(),
+        accountId: intAttribute,
+        kind: v.picklist(SEND_KINDS),
+        accountDay: v.string(),
+        campaignDay: v.string(),
+      }),
+    ),
+    reservation: v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute })),
+    attempts: intAttribute,
+    lastActionAt: v.nullable(v.string()),
+    started: v.boolean(),
+    accounts: v.object({ EMAIL: v.optional(intAttribute), NETWORK: v.optional(intAttribute) }),
+    networkProviderId: v.nullable(v.string()),
+    updatedAt: v.string(),
+  }),
+);
+
+/** The stored item of an action: in the due-time index while it has a due time. */
+export function outreachActionItem(action: OutreachAction) {
+  return {
+    ...outreachActionKey(action.campaignId, action.prospectId),
+    ...(action.dueAt !== null ? actionDue(action.dueAt, action.campaignId, action.prospectId) : {}),
+    entityType: 'OutreachAction',
+    ...action,
+  };
+}
+
+/** The first action of a prospect scheduled in a campaign (at the flow node it waits on). */
+export function firstAction(prospect: CampaignProspect, nodeId: number | null, dueAt: string): OutreachAction {
+  return {
+    campaignId: prospect.campaignId,
+    prospectId: prospect.prospectId,
+    workspaceId: prospect.workspaceId,
+    // A stay in the campaign: the time it was added there, unique per prospect and campaign.
+    stint: prospect.addedAt,
+    version: 1,
+    nodeId,
+    dueAt,
+    parked: null,
+    claim: null,
+    reservation: null,
+    attempts: 0,
+    lastActionAt: null,
+    started: false,
+    accounts: {},
+    networkProviderId: null,
+    updatedAt: dueAt,
+  };
+}
+
+export const toOutreachAction = (item: Record<string, unknown>): OutreachAction => parseItem(OutreachActionItem, item);
+
+const SAME_VERSION = 'version = :version AND stint = :stint';
+
+/** A due-index entry as a ref (the attributes the index Query projects). */
+function refOf(item: Record<string, unknown>): ActionRef {
+  return {
+    campaignId: Number(item.campaignId),
+    prospectId: Number(item.prospectId),
+    workspaceId: Number(item.workspaceId),
+    dueAt: String(item.dueAt),
+  };
+}
+
+export class DynamoOutreachActions implements ActionStore, DueIndex {
+  readonly shards = DUE_SHARDS;
+
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(campaignId: number, prospectId: number): Promise<OutreachAction | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ConsistentRead: true }),
+    );
+    return Item ? toOutreachAction(Item) : undefined;
+  }
+
+  async replace(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: outreachActionItem({ ...next, version: previous.version + 1 }),
+          ConditionExpression: SAME_VERSION,
+          ExpressionAttributeValues: { ':version': previous.version, ':stint': previous.stint },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async remove(action: OutreachAction): Promise<boolean> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: outreachActionKey(action.campaignId, action.prospectId),
+          ConditionExpression: SAME_VERSION,
+          ExpressionAttributeValues: { ':version': action.version, ':stint': action.stint },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]> {
+    const found: OutreachAction[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          FilterExpression: 'parked = :parked',
+          ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':parked': 'CAMPAIGN_NOT_ACTIVE' },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      found.push(...(page.Items ?? []).map(toOutreachAction));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey && found.length < limit);
+    return found.slice(0, limit);
+  }
+
+  async due(shard: number, upTo: string, after: string | undefined, limit: number, startKey?: unknown): Promise<{ refs: ActionRef[]; next?: unknown }> {
+    // Entries sort by `<dueAt>#<campaign>#<prospect>`: everything due by `upTo` sorts before `<upTo>#~`.
+    const upper = `${upTo}#~`;
+    const { Items, LastEvaluatedKey } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: after === undefined ? 'gsi2pk = :pk AND gsi2sk <= :upper' : 'gsi2pk = :pk AND gsi2sk BETWEEN :lower AND :upper',
+        ExpressionAttributeValues: { ':pk': `DUE#${String(shard).padStart(2, '0')}`, ':upper': upper, ...(after === undefined ? {} : { ':lower': after }) },
+        ProjectionExpression: 'campaignId, prospectId, workspaceId, dueAt',
+        Limit: limit,
+        ...(startKey ? { ExclusiveStartKey: startKey as Record<string, unknown> } : {}),
+      }),
+    );
+    return { refs: (Items ?? []).map(refOf), ...(LastEvaluatedKey ? { next: LastEvaluatedKey } : {}) };
+  }
+}

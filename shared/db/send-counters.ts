@@ -1,0 +1,81 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SendKind } from '../domain/engine/action';
+import type { SendCounters } from '../domain/engine/ports';
+import { isConditionFailed } from './client';
+import { accountSendCounterKey, campaignSendCounterKey } from './keys';
+
+/** Counters outlive their day by this long (TTL), for support and the analytics roll-up to read. */
+const KEEP_DAYS = 35;
+
+const expiry = (day: string): number => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + KEEP_DAYS * 86_400;
+
+/**
+ * Daily send counters: one small item per campaign, local day and kind, and per sender account,
+ * UTC day and kind. Each change is one atomic UpdateItem (1 WCU): `ADD n :1` answers the new
+ * value, so two senders never get the same position; an account's count only moves while under its
+ * limit (a conditional ADD).
+ */
+export class DynamoSendCounters implements SendCounters {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async takeCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<number> {
+    const { Attributes } = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: campaignSendCounterKey(campaignId, day, kind),
+        UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':one': 1, ':ttl': expiry(day) },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.n ?? 1);
+  }
+
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void> {
+    await this.decrement(campaignSendCounterKey(campaignId, day, kind));
+  }
+
+  async takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean> {
+    if (limit <= 0) return false;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: accountSendCounterKey(accountId, day, kind),
+          UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: 'attribute_not_exists(n) OR n < :limit',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': expiry(day) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async returnAccountSend(accountId: number, day: string, kind: SendKind): Promise<void> {
+    await this.decrement(accountSendCounterKey(accountId, day, kind));
+  }
+
+  private async decrement(key: { pk: string; sk: string }): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'ADD n :minus',
+          ConditionExpression: 'n > :zero',
+          ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import type { StepType } from '../campaigns/flow';
+import type { Variant } from './render';
+
+/**
+ * A prospect's next action in a campaign: the engine's own item beside the campaign prospect
+ * (shared/db/outreach-actions.ts). It exists while the prospect is scheduled in the campaign and is
+ * deleted with it (moved out, archived, removed) or when its sequence ends. Every write of it is
+ * conditional on `version` and `stint` (optimistic concurrency), so a redelivered or duplicate
+ * message can never act on it twice. docs/engine.md, "The state of an action".
+ */
+
+/** The three kinds of sends, each with its own daily caps. */
+export type SendKind = 'EMAIL' | 'INVITE' | 'MESSAGE';
+
+export const kindOfStep = (type: StepType): SendKind => (type === 'EMAIL' ? 'EMAIL' : type === 'NETWORK_INVITE' ? 'INVITE' : 'MESSAGE');
+export const channelOfKind = (kind: SendKind): 'EMAIL' | 'NETWORK' => (kind === 'EMAIL' ? 'EMAIL' : 'NETWORK');
+
+/** Why an action is out of the due-time index: the campaign stopped running, or the flow waits at a condition. */
+export type ParkReason = 'CAMPAIGN_NOT_ACTIVE' | 'CONDITION' | 'NO_SENDING_DAY';
+
+export interface ActionClaim {
+  /** Unique per claim: the result write must carry it. */
+  token: string;
+  at: string;
+  /** The sender account the send goes through. */
+  accountId: number;
+  kind: SendKind;
+  /** The UTC day the account's counter was taken in, and the campaign day of its counter. */
+  accountDay: string;
+  campaignDay: string;
+}
+
+/** A slot taken in the campaign's daily cap for a later moment of the same day (sends spread through the window). */
+export interface SlotReservation {
+  day: string;
+  kind: SendKind;
+  /** The position in the day's cap (1-based). */
+  k: number;
+}
+
+export interface OutreachAction {
+  campaignId: number;
+  prospectId: number;
+  workspaceId: number;
+  /** Identifies this stay of the prospect in the campaign: a prospect moved out and back gets a new one. */
+  stint: string;
+  /** Incremented on every write; writes are conditional on it. */
+  version: number;
+  /** The flow node to carry out next (a deleted node resolves through the flow's redirects); null: the flow has ended. */
+  nodeId: number | null;
+  /** When it is due; null while parked (not in the due-time index). */
+  dueAt: string | null;
+  parked: ParkReason | null;
+  claim: ActionClaim | null;
+  reservation: SlotReservation | null;
+  /** Transient failures of the current node so far. */
+  attempts: number;
+  /** The previous action of this prospect (sent or skipped); delays count from it. */
+  lastActionAt: string | null;
+  /** Whether a first action has been carried out (the prospect is IN_PROGRESS). */
+  started: boolean;
+  /** The sender account per channel once the prospect was contacted on it (the thread stays in one account). */
+  accounts: { EMAIL?: number; NETWORK?: number };
+  /** The prospect's id at the network provider, once looked up. */
+  networkProviderId: string | null;
+  updatedAt: string;
+}
+
+/** What a due-time index entry names: enough to read the action and to tell a stale entry. */
+export interface ActionRef {
+  campaignId: number;
+  prospectId: number;
+  workspaceId: number;
+  dueAt: string;
+}
+
+export type OutcomeKind = 'SENT' | 'SKIPPED' | 'FAILED' | 'UNCERTAIN';
+
+/**
+ * One append-only record per finished action (sent, skipped, failed, or of unknown result after
+ * a crash), keyed by the prospect's stint and the node, so a repeated write is the same record.
+ * The analytics capability rolls these up.
+ */
+export interface ActionOutcome {
+  workspaceId: number;
+  campaignId: number;
+  prospectId: number;
+  stint: string;
+  nodeId: number;
+  stepType: StepType;
+  outcome: OutcomeKind;
+  /** Why it was skipped or failed (or how a crash was settled). */
+  reason: string | null;
+  accountId: number | null;
+  variant: Variant | null;
+  at: string;
+  /** Provider references of what was sent. */
+  trackingId?: string;
+  invitationId?: string;
+  chatId?: string;
+  messageId?: string;
+}
+
+/** An email sent, under the provider's tracking id: the provider's `mail_sent` webhook adds its Message-ID. */
+export interface SentEmail {
+  trackingId: string;
+  workspaceId: number;
+  campaignId: number;
+  prospectId: number;
+  nodeId: number;
+  accountId: number;
+  at: string;
+  messageId: string | null;
+}

@@ -1,0 +1,112 @@
+import type { Campaign } from '../campaigns/campaign';
+import type { SenderAccount } from '../sender-accounts/sender-account';
+import { canSendAt, dailyLimitsOf } from '../sender-accounts/sender-account';
+import type { OutreachAction, SendKind } from './action';
+import { channelOfKind } from './action';
+import type { SendCounters } from './ports';
+import { type OpenSpan, nextOpenMoment, nextUtcDay, openSpanAfterDays, slotTime, utcDay } from './window';
+
+/**
+ * Daily caps and the choice of sender account. Pure decisions over the atomic counters:
+ * - The campaign's cap per kind counts in the campaign's local day. Each due action takes the
+ *   next position k of the day; k within the cap is sent at its slot (the day's open hours cut
+ *   into `cap` equal slots), so the day's sends spread through the window and all go out before
+ *   it closes; past the cap the action waits for the day where its position falls
+ *   (positions cap+1..2cap the next sending day, and so on), never dropped.
+ * - A sender account's limit per kind counts in UTC days across every campaign; an account at
+ *   its limit, paused, or not active is passed over for a prospect not yet contacted on that
+ *   channel; a prospect already contacted waits for its own account.
+ */
+
+/** A slot this close ahead is sent now rather than waited for. */
+export const SLOT_TOLERANCE_MS = 60_000;
+/** How long an action waits when no account of its channel can send and none will at a known time. */
+export const NO_ACCOUNT_RETRY_MS = 60 * 60_000;
+
+export const capOf = (campaign: Campaign, kind: SendKind): number =>
+  kind === 'EMAIL' ? campaign.emailMaxMessages : kind === 'INVITE' ? campaign.networkMaxConnections : campaign.networkMaxMessages;
+
+export const accountLimitOf = (account: SenderAccount, kind: SendKind): number => {
+  const limits = dailyLimitsOf(account);
+  return kind === 'EMAIL' ? limits.emails : kind === 'INVITE' ? limits.invitations : limits.networkMessages;
+};
+
+export type CapDecision =
+  | { go: true; k: number; fresh: boolean }
+  /** Wait until `dueAt`; `reserve` keeps position k of that day (a slot later today). */
+  | { go: false; dueAt: string; reserve?: { day: string; kind: SendKind; k: number } };
+
+/** Where an action stands against its campaign's cap for the day `span` is open on. */
+export async function checkCampaignCap(
+  counters: SendCounters,
+  campaign: Campaign,
+  action: OutreachAction,
+  kind: SendKind,
+  span: OpenSpan,
+  now: Date,
+): Promise<CapDecision> {
+  const cap = capOf(campaign, kind);
+  const reserved = action.reservation?.day === span.day && action.reservation.kind === kind ? action.reservation.k : undefined;
+  const k = reserved ?? (cap > 0 ? await counters.takeCampaignSlot(campaign.id, span.day, kind) : 1);
+  if (cap === 0 || k > cap) {
+    // Demand beyond the cap: position k falls on the day (k-1) div cap sending days ahead.
+    const daysAhead = cap === 0 ? 1 : Math.floor((k - 1) / cap);
+    const later = openSpanAfterDays(span.start, daysAhead, campaign.sendingWindow, campaign.timezone) ?? span;
+    const slot = cap === 0 ? later.start : slotTime(later, ((k - 1) % cap) + 1, cap);
+    return { go: false, dueAt: slot.toISOString() };
+  }
+  const slot = slotTime(span, k, cap);
+  if (slot.getTime() > now.getTime() + SLOT_TOLERANCE_MS) return { go: false, dueAt: slot.toISOString(), reserve: { day: span.day, kind, k } };
+  return { go: true, k, fresh: reserved === undefined };
+}
+
+export type AccountDecision = { account: SenderAccount; day: string } | { wait: string };
+
+/**
+ * The account the action goes through: the one that already contacted the prospect on this
+ * channel, else the campaign's accounts of the channel in turn starting at the prospect's own
+ * (prospects spread evenly across them), the first that can send and is under its limit.
+ */
+export async function chooseAccount(
+  counters: SendCounters,
+  campaign: Campaign,
+  accounts: Map<number, SenderAccount>,
+  action: OutreachAction,
+  kind: SendKind,
+  now: Date,
+): Promise<AccountDecision> {
+  const channel = channelOfKind(kind);
+  const day = utcDay(now);
+  const tomorrow = nextOpenMoment(nextUtcDay(now), campaign.sendingWindow, campaign.timezone) ?? nextUtcDay(now);
+  const sticky = action.accounts[channel];
+  if (sticky !== undefined) {
+    const account = accounts.get(sticky);
+    if (!account) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString() };
+    if (!canSendAt(account, now)) return { wait: pauseEnd(account, now) };
+    if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
+    return { wait: tomorrow.toISOString() };
+  }
+  const candidates = campaign.accountIds
+    .map((id) => accounts.get(id))
+    .filter((account): account is SenderAccount => account !== undefined && account.type === channel);
+  if (candidates.length === 0) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString() };
+  const first = action.prospectId % candidates.length;
+  let sending = 0;
+  for (let i = 0; i < candidates.length; i += 1) {
+    const account = candidates[(first + i) % candidates.length] as SenderAccount;
+    if (!canSendAt(account, now)) continue;
+    sending += 1;
+    if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
+  }
+  // Every account that can send is at its limit: tomorrow. None can send: when the first pause ends.
+  if (sending > 0) return { wait: tomorrow.toISOString() };
+  const ends = candidates.map((account) => pauseEnd(account, now)).sort();
+  return { wait: ends[0] as string };
+}
+
+/** When a paused or inactive account may be tried again. */
+function pauseEnd(account: SenderAccount, now: Date): string {
+  const until = account.sendingPause?.until;
+  if (until && new Date(until).getTime() > now.getTime()) return until;
+  return new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString();
+}

@@ -1,0 +1,65 @@
+import type { ActionOutcome, ActionRef, OutreachAction, SendKind, SentEmail } from './action';
+
+/** The engine's actions (shared/db/outreach-actions.ts). */
+export interface ActionStore {
+  get(campaignId: number, prospectId: number): Promise<OutreachAction | undefined>;
+  /**
+   * Writes `next` (version = previous + 1) if the stored action still has `previous`'s version and
+   * stint; false when it changed or is gone. The due-time index follows `next.dueAt`.
+   */
+  replace(previous: OutreachAction, next: OutreachAction): Promise<boolean>;
+  /** Deletes it if it still has this version and stint (its sequence ended, or it was cancelled). */
+  remove(action: OutreachAction): Promise<boolean>;
+  /** Actions of a campaign parked because it stopped running, up to `limit`. */
+  parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]>;
+}
+
+/** The due-time index the scheduler reads (sharded, see shared/db/keys.ts DUE_SHARDS). */
+export interface DueIndex {
+  readonly shards: number;
+  /** Entries of one shard due in (after, upTo], oldest first; `after` undefined: from the start. */
+  due(shard: number, upTo: string, after: string | undefined, limit: number, startKey?: unknown): Promise<{ refs: ActionRef[]; next?: unknown }>;
+}
+
+/** A lease per shard, so two scheduler runs never dispatch one shard at once; it keeps how far the shard was dispatched. */
+export interface DispatchLeases {
+  /** Takes the shard's lease until `until` if it is free at `now`; undefined when another run holds it. */
+  take(shard: number, now: string, until: string, holder: string): Promise<{ through?: string; fullSweepAt?: string } | undefined>;
+  release(shard: number, holder: string, state: { through: string; fullSweepAt?: string | undefined }): Promise<void>;
+}
+
+/** Sends due actions to the sender queue. */
+export interface ActionQueue {
+  send(batches: ActionRef[][]): Promise<void>;
+}
+
+/** Atomic daily counters of sends (shared/db/send-counters.ts). */
+export interface SendCounters {
+  /** Takes the next position in the campaign's day for a kind (1-based); positions past the cap are demand, not sends. */
+  takeCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<number>;
+  /** Gives a position back (the send did not happen). */
+  returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void>;
+  /** Counts one send of the account's UTC day if it stays within `limit`; false when the limit is reached. */
+  takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean>;
+  returnAccountSend(accountId: number, day: string, kind: SendKind): Promise<void>;
+}
+
+export interface OutcomeLog {
+  /** Records the outcome once (a repeat of the same stint and node is ignored). */
+  record(outcome: ActionOutcome): Promise<void>;
+  recordEmail(email: SentEmail): Promise<void>;
+}
+
+/**
+ * A prospect's status as the engine moves it, written with the prospect (its lists' views show it)
+ * and its campaign prospect item. `gone`: it is no longer in this campaign.
+ */
+export interface ProspectProgress {
+  start(action: OutreachAction): Promise<'applied' | 'gone'>;
+  finish(action: OutreachAction, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<'applied' | 'gone'>;
+}
+
+/** Whether a campaign still has prospects the engine has not finished with. */
+export interface CampaignCompletion {
+  hasUnfinished(campaignId: number): Promise<boolean>;
+}

@@ -1,0 +1,60 @@
+import { type ProviderFailure, isProviderFailure } from '../providers/provider';
+
+/**
+ * How the engine sorts a failed provider call (providers.md 1.2, reliability.md 5). Pure.
+ * - `transient`: 5xx, 429, timeouts, unreachable: retried with backoff (a due time, not SQS).
+ * - `account`: the sender account cannot send (disconnected, credentials, restricted, a quota):
+ *   the account's sends pause; the action waits and is tried again later (another account may
+ *   take it if the prospect was not contacted on that channel yet).
+ * - `prospect`: this prospect cannot be reached (not found, invitation refused, hard bounce): its
+ *   sequence ends with the reason recorded.
+ * - `already_connected`: an invitation to a first-degree connection: skipped, the flow goes on.
+ * - `already_invited`: an invitation already pending: counts as sent.
+ * - `not_connected`: a network message to someone who is not a first-degree connection: skipped.
+ */
+export type FailureClass =
+  | { kind: 'transient'; reason: string }
+  | { kind: 'account'; reason: string; quota: boolean }
+  | { kind: 'prospect'; reason: string; bounce: boolean }
+  | { kind: 'already_connected'; reason: string }
+  | { kind: 'already_invited'; reason: string }
+  | { kind: 'not_connected'; reason: string };
+
+const QUOTA_TYPES = new Set(['errors/limit_exceeded', 'errors/cannot_resend_yet', 'errors/insufficient_credits', 'errors/not_allowed_inmail']);
+const ACCOUNT_TYPES = new Set([
+  'errors/account_restricted',
+  'errors/feature_not_subscribed',
+  'errors/invalid_account',
+  'errors/sender_rejected',
+  'errors/send_as_denied',
+]);
+const PROSPECT_TYPES = new Set(['errors/invalid_recipient', 'errors/cannot_invite_attendee', 'errors/blocked_recipient']);
+const BOUNCE_TYPES = new Set(['errors/recipient_rejected']);
+
+export function classifyFailure(error: unknown): FailureClass {
+  if (!isProviderFailure(error)) return { kind: 'transient', reason: 'unexpected error calling the provider' };
+  const failure: ProviderFailure = error;
+  const type = failure.type ?? '';
+  const reason = type || (failure.kind === 'http' ? `HTTP ${failure.status}` : failure.kind);
+  if (failure.kind !== 'http') return { kind: 'transient', reason };
+  const status = failure.status ?? 0;
+  if (type === 'errors/action_already_performed') return { kind: 'already_connected', reason };
+  if (type === 'errors/already_invited_recently') return { kind: 'already_invited', reason };
+  if (type === 'errors/no_connection_with_recipient') return { kind: 'not_connected', reason };
+  if (BOUNCE_TYPES.has(type)) return { kind: 'prospect', reason, bounce: true };
+  if (PROSPECT_TYPES.has(type)) return { kind: 'prospect', reason, bounce: false };
+  if (QUOTA_TYPES.has(type)) return { kind: 'account', reason, quota: true };
+  if (ACCOUNT_TYPES.has(type) || status === 401 || status === 403) return { kind: 'account', reason, quota: false };
+  if (status === 404) return { kind: 'prospect', reason: type || 'profile not found', bounce: false };
+  if (status === 429 || status >= 500 || status === 408) return { kind: 'transient', reason };
+  // Any other 4xx is our request the provider will refuse again: end this prospect's sequence
+  // with the reason rather than retrying it forever.
+  return { kind: 'prospect', reason, bounce: false };
+}
+
+/** Backoff of transient failures: 1, 5, 15, 60 minutes, then every 3 hours; after 8 tries the action ends as failed. */
+export const RETRY_DELAYS_MINUTES = [1, 5, 15, 60, 180, 180, 180, 180] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MINUTES.length;
+
+/** How long an account problem holds the account's sends before it is tried again, when the provider gives no end. */
+export const ACCOUNT_RETRY_MINUTES = 60;

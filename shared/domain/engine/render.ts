@@ -1,0 +1,74 @@
+import type { CampaignStep } from '../campaigns/nodes';
+import type { Company, Prospect } from '../leads/lead';
+
+/**
+ * What a step sends to one prospect: its A/B variant and its texts with the placeholders filled.
+ * Pure. Placeholders are those the flow accepts (flow-content.ts); a value the prospect lacks
+ * renders as empty text, never as the placeholder.
+ */
+
+export type Variant = 'A' | 'B';
+
+export interface RenderedStep {
+  variant: Variant;
+  subject: string;
+  text: string;
+}
+
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
+
+/**
+ * The A/B variant of a step for a prospect: B only when the step has a B text (or subject), then
+ * an even split by prospect and step. Deterministic, so a retried or redelivered action picks the
+ * same variant it recorded; consecutive prospect ids alternate, so any run of prospects splits
+ * 50/50 to within one.
+ */
+export function chooseVariant(step: CampaignStep, prospectId: number): Variant {
+  const hasB = step.messageTemplateB.trim() !== '' || step.subjectLineB.trim() !== '';
+  if (!hasB) return 'A';
+  return (prospectId + step.id) % 2 === 0 ? 'A' : 'B';
+}
+
+function valueOf(name: string, prospect: Prospect, company: Company | undefined): string {
+  if (name.startsWith('custom.')) {
+    const value = prospect.customFields?.[name.slice('custom.'.length)];
+    return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+  switch (name) {
+    case 'first_name':
+      return prospect.firstName ?? '';
+    case 'last_name':
+      return prospect.lastName ?? '';
+    case 'job_title':
+      return prospect.jobTitle ?? '';
+    case 'location':
+      return prospect.location ?? '';
+    case 'company_name':
+      return company?.name ?? '';
+    default:
+      return '';
+  }
+}
+
+const escapeHtml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * Fills `{{name}}` placeholders (spaces inside the braces allowed) from the prospect and its
+ * company. `html`: the template is an email body the user wrote as HTML, so the values are escaped
+ * (a name with `<` stays text).
+ */
+export function renderTemplate(template: string, prospect: Prospect, company: Company | undefined, html = false): string {
+  return template.replace(PLACEHOLDER, (_whole, name: string) => {
+    const value = valueOf(name.trim(), prospect, company);
+    return html ? escapeHtml(value) : value;
+  });
+}
+
+export function renderStep(step: CampaignStep, prospect: Prospect, company: Company | undefined): RenderedStep {
+  const variant = chooseVariant(step, prospect.id);
+  const text = variant === 'B' && step.messageTemplateB.trim() !== '' ? step.messageTemplateB : step.messageTemplate;
+  const subject = variant === 'B' && step.subjectLineB.trim() !== '' ? step.subjectLineB : step.subjectLine;
+  const html = step.stepType === 'EMAIL';
+  return { variant, subject: renderTemplate(subject, prospect, company), text: renderTemplate(text, prospect, company, html) };
+}

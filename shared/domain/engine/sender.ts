@@ -1,0 +1,387 @@
+import type { Clock } from '../../time/clock';
+import type { Campaign } from '../campaigns/campaign';
+import type { CampaignRepository } from '../campaigns/ports';
+import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
+import { resolveNode } from '../campaigns/flow';
+import type { Company, Prospect } from '../leads/lead';
+import type { NetworkProvider } from '../providers/provider';
+import type { SenderAccountRepository } from '../sender-accounts/ports';
+import type { SenderAccount, SendingPause } from '../sender-accounts/sender-account';
+import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, ParkReason } from './action';
+import { channelOfKind, kindOfStep } from './action';
+import { checkCampaignCap, chooseAccount } from './pacing';
+import type { ActionStore, CampaignCompletion, OutcomeLog, ProspectProgress, SendCounters } from './ports';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure } from './provider-answers';
+import { renderStep } from './render';
+import { publicIdOf } from '../inbox/reply-router';
+import { type SendResult, performStep } from './steps';
+import { nextOpenMoment, nextUtcDay, openSpanFrom } from './window';
+
+/**
+ * The sender: carries out one due action of one prospect, exactly once (docs/engine.md).
+ * 1. Reads the action; an entry whose due time no longer matches is stale (already handled).
+ * 2. Decides without writing what needs no send: campaign not ACTIVE (park), flow ended (finish),
+ *    a condition (wait there), window closed (wait for it to open), step impossible for the
+ *    prospect (skip, recorded).
+ * 3. Takes the campaign's daily position and an account's daily send (atomic counters), then
+ *    claims the action with a conditional write: only one delivery of a message gets past here.
+ * 4. Calls the provider, records the outcome (append-only, once per stint and node), and moves
+ *    the action to its next node (or ends the sequence), conditional on its claim.
+ * A crash between claim and result leaves a claim that expires; the next reader settles it by the
+ * crash rule (settleCrash): never a blind second send.
+ */
+
+/** A claim older than this was left by a crashed sender (a send takes seconds; the consumer times out long before). */
+export const CLAIM_TIMEOUT_MS = 10 * 60_000;
+
+export type ActionResult =
+  | 'sent'
+  | 'skipped'
+  | 'failed'
+  | 'retrying'
+  | 'waiting'
+  | 'parked'
+  | 'finished'
+  | 'cancelled'
+  | 'stale'
+  | 'in_flight'
+  | 'raced';
+
+export interface SenderDeps {
+  actions: ActionStore;
+  counters: SendCounters;
+  outcomes: OutcomeLog & { find(action: OutreachAction, nodeId: number): Promise<ActionOutcome | undefined> };
+  progress: ProspectProgress;
+  completion: CampaignCompletion;
+  campaigns: Pick<CampaignRepository, 'getWithFlow' | 'setStatus'>;
+  accounts: Pick<SenderAccountRepository, 'listForWorkspace'> & { pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> };
+  leads: { getProspects(ids: number[]): Promise<Prospect[]>; getCompanies(ids: number[]): Promise<Company[]> };
+  provider: NetworkProvider;
+  clock: Clock;
+  newToken: () => string;
+}
+
+/** What one batch of refs reads once: campaigns with their flows, accounts, prospects and companies. */
+interface BatchReads {
+  campaign(workspaceId: number, campaignId: number): Promise<{ campaign: Campaign; nodes: Map<number, CampaignNode> } | undefined>;
+  accounts(workspaceId: number): Promise<Map<number, SenderAccount>>;
+  prospect(id: number): Promise<Prospect | undefined>;
+  company(prospect: Prospect): Promise<Company | undefined>;
+}
+
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function createSender(deps: SenderDeps) {
+  const iso = (date: Date) => date.toISOString();
+  const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
+    ...action,
+    ...change,
+    version: action.version + 1,
+    updatedAt: iso(now),
+  });
+
+  function batchReads(refs: ActionRef[]): BatchReads {
+    const campaigns = new Map<number, ReturnType<BatchReads['campaign']>>();
+    const accounts = new Map<number, Promise<Map<number, SenderAccount>>>();
+    const prospects = deps.leads.getProspects([...new Set(refs.map((ref) => ref.prospectId))]).then((list) => new Map(list.map((p) => [p.id, p])));
+    const companies = new Map<number, Promise<Company | undefined>>();
+    return {
+      campaign(workspaceId, campaignId) {
+        let found = campaigns.get(campaignId);
+        if (!found) {
+          found = deps.campaigns.getWithFlow(workspaceId, campaignId);
+          campaigns.set(campaignId, found);
+        }
+        return found;
+      },
+      accounts(workspaceId) {
+        let found = accounts.get(workspaceId);
+        if (!found) {
+          found = deps.accounts.listForWorkspace(workspaceId).then((list) => new Map(list.map((a) => [a.id, a])));
+          accounts.set(workspaceId, found);
+        }
+        return found;
+      },
+      prospect: async (id) => (await prospects).get(id),
+      company(prospect) {
+        const id = prospect.companyId;
+        if (id === undefined) return Promise.resolve(undefined);
+        let found = companies.get(id);
+        if (!found) {
+          found = deps.leads.getCompanies([id]).then((list) => list.find((c) => c.workspaceId === prospect.workspaceId));
+          companies.set(id, found);
+        }
+        return found;
+      },
+    };
+  }
+
+  async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
+    const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null });
+    return (await deps.actions.replace(action, parked)) ? 'parked' : 'raced';
+  }
+
+  async function wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean> {
+    return deps.actions.replace(action, bump(action, now, { reservation: null, ...change }));
+  }
+
+  /** Ends the prospect's sequence: its status, then the action, then whether the campaign is done. */
+  async function finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult> {
+    await deps.progress.finish(action, status, lastError);
+    await deps.actions.remove(action);
+    if (campaign.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaign.id))) {
+      await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', iso(deps.clock.now()));
+    }
+    return 'finished';
+  }
+
+  /** After an action was carried out (sent or skipped): on to the step's child, or the end of the flow. */
+  async function advance(
+    action: OutreachAction,
+    campaign: Campaign,
+    nodes: Map<number, CampaignNode>,
+    nodeId: number,
+    now: Date,
+    change: Partial<OutreachAction>,
+  ): Promise<void> {
+    const next = campaign.flow.nodes[String(nodeId)]?.child ?? null;
+    if (next === null) {
+      await finish(action, campaign, 'FINISHED', null);
+      return;
+    }
+    if (!action.started && (await deps.progress.start(action)) === 'gone') {
+      await deps.actions.remove(action);
+      return;
+    }
+    const node = nodes.get(next);
+    const delayed = new Date(now.getTime() + (node?.delayInHours ?? 0) * 3_600_000);
+    // A step waits for the window; a condition is evaluated when its delay is over.
+    const dueAt = node?.kind === 'STEP' ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed) : delayed;
+    await deps.actions.replace(
+      action,
+      bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), claim: null, reservation: null, attempts: 0, lastActionAt: iso(now), started: true }),
+    );
+  }
+
+  function outcomeOf(action: OutreachAction, step: CampaignStep, now: Date, fields: { outcome: OutcomeKind; reason: string | null } & Partial<ActionOutcome>): ActionOutcome {
+    return {
+      workspaceId: action.workspaceId,
+      campaignId: action.campaignId,
+      prospectId: action.prospectId,
+      stint: action.stint,
+      nodeId: step.id,
+      stepType: step.stepType,
+      accountId: action.claim?.accountId ?? null,
+      variant: null,
+      at: iso(now),
+      ...fields,
+    };
+  }
+
+  async function giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, campaignId: number): Promise<void> {
+    await Promise.all([
+      deps.counters.returnAccountSend(claim.accountId, claim.accountDay, claim.kind),
+      campaignSlot ? deps.counters.returnCampaignSlot(campaignId, claim.campaignDay, claim.kind) : Promise.resolve(),
+    ]);
+  }
+
+  /** Applies what the provider answered to a claimed action. */
+  async function settle(
+    claimed: OutreachAction,
+    campaign: Campaign,
+    nodes: Map<number, CampaignNode>,
+    step: CampaignStep,
+    account: SenderAccount,
+    result: SendResult,
+    now: Date,
+  ): Promise<ActionResult> {
+    const claim = claimed.claim as NonNullable<OutreachAction['claim']>;
+    const learned = result.networkProviderId ? { networkProviderId: result.networkProviderId } : {};
+    if ('sent' in result) {
+      await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? null, variant: result.variant, ...result.sent.refs }));
+      if (result.sent.refs.trackingId) {
+        await deps.outcomes.recordEmail({
+          trackingId: result.sent.refs.trackingId,
+          workspaceId: claimed.workspaceId,
+          campaignId: claimed.campaignId,
+          prospectId: claimed.prospectId,
+          nodeId: step.id,
+          accountId: account.id,
+          at: iso(now),
+          messageId: null,
+        });
+      }
+      await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: account.id } });
+      return 'sent';
+    }
+    if ('skipped' in result) {
+      await giveBack(claim, true, campaign.id);
+      await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
+      await advance(claimed, campaign, nodes, step.id, now, learned);
+      return 'skipped';
+    }
+    const failure = classifyFailure(result.error);
+    await giveBack(claim, true, campaign.id);
+    if (failure.kind === 'transient') {
+      const attempts = claimed.attempts + 1;
+      if (attempts >= MAX_ATTEMPTS) {
+        await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: `gave up after ${attempts} attempts: ${failure.reason}` }));
+        return finish(claimed, campaign, 'FINISHED', `gave up after ${attempts} attempts: ${failure.reason}`);
+      }
+      const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
+      await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts });
+      return 'retrying';
+    }
+    if (failure.kind === 'account') {
+      const until = failure.quota ? iso(nextUtcDay(now)) : null;
+      await deps.accounts.pauseSending(account, { reason: failure.reason, until, at: iso(now) }, iso(now));
+      // Another account may take it at once (if the prospect has none on this channel yet).
+      await wait(claimed, now, { ...learned, dueAt: iso(new Date(now.getTime() + 60_000)), claim: null });
+      return 'retrying';
+    }
+    if (failure.kind === 'prospect') {
+      await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: failure.reason }));
+      return finish(claimed, campaign, failure.bounce ? 'BOUNCED' : 'FINISHED', failure.reason);
+    }
+    // A step this prospect does not need (already connected) or cannot get (not connected): skipped, on with the flow.
+    await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
+    await advance(claimed, campaign, nodes, step.id, now, learned);
+    return 'skipped';
+  }
+
+  /**
+   * The crash rule for a claim that expired: the outcome record decides if it was written (the
+   * crash came after it); otherwise an invitation is reconciled from the provider (it shows a
+   * pending invitation or a connection), and an email or message, which the provider cannot tell,
+   * counts as sent with the outcome UNCERTAIN: it is never repeated (at most once).
+   */
+  async function settleCrash(action: OutreachAction, reads: BatchReads, now: Date): Promise<ActionResult> {
+    const claim = action.claim as NonNullable<OutreachAction['claim']>;
+    const loaded = await reads.campaign(action.workspaceId, action.campaignId);
+    const nodeId = action.nodeId;
+    const node = nodeId === null ? undefined : loaded?.nodes.get(nodeId);
+    if (!loaded || !node || node.kind !== 'STEP') {
+      await deps.actions.remove(action);
+      return 'cancelled';
+    }
+    const { campaign, nodes } = loaded;
+    const recorded = await deps.outcomes.find(action, node.id);
+    const accounts = await reads.accounts(action.workspaceId);
+    const account = accounts.get(claim.accountId);
+    if (recorded) {
+      if (recorded.outcome === 'FAILED') return finish(action, campaign, 'FINISHED', recorded.reason);
+      const sticky = recorded.outcome === 'SKIPPED' ? {} : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } };
+      await advance(action, campaign, nodes, node.id, now, sticky);
+      return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
+    }
+    if (claim.kind === 'INVITE' && account) {
+      const prospect = await reads.prospect(action.prospectId);
+      const identifier = publicIdOf(prospect?.networkProfileUrl);
+      if (!identifier) return 'in_flight';
+      try {
+        const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
+        if (profile.invitationPending || profile.networkDistance === 'FIRST_DEGREE') {
+          await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation' }));
+          await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, NETWORK: claim.accountId } });
+          return 'sent';
+        }
+      } catch {
+        return 'in_flight'; // the provider cannot tell now: the next full sweep tries again
+      }
+      await giveBack(claim, true, campaign.id);
+      await wait(action, now, { dueAt: iso(now), claim: null });
+      return 'retrying';
+    }
+    await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)' }));
+    await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } });
+    return 'sent';
+  }
+
+  async function process(ref: ActionRef, reads: BatchReads): Promise<ActionResult> {
+    const action = await deps.actions.get(ref.campaignId, ref.prospectId);
+    if (!action || action.dueAt !== ref.dueAt) return 'stale';
+    const now = deps.clock.now();
+    if (action.claim) {
+      if (now.getTime() - Date.parse(action.claim.at) < CLAIM_TIMEOUT_MS) return 'in_flight';
+      return settleCrash(action, reads, now);
+    }
+    if (Date.parse(ref.dueAt) > now.getTime()) return 'stale';
+    const loaded = await reads.campaign(action.workspaceId, action.campaignId);
+    if (!loaded || loaded.campaign.status === 'ARCHIVED') {
+      await deps.actions.remove(action);
+      return 'cancelled';
+    }
+    const { campaign, nodes } = loaded;
+    if (campaign.status !== 'ACTIVE') return park(action, 'CAMPAIGN_NOT_ACTIVE', now);
+    const nodeId = action.nodeId === null ? null : resolveNode(campaign.flow, action.nodeId);
+    const node = nodeId === null ? undefined : nodes.get(nodeId);
+    if (!node) return finish(action, campaign, 'FINISHED', null);
+    // Conditions are evaluated by the conversations capability; until then the flow waits there.
+    if (node.kind === 'CONDITION') return park(action, 'CONDITION', now, node.id);
+    const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
+    if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);
+    if (span.start.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id })) ? 'waiting' : 'raced';
+
+    const prospect = await reads.prospect(action.prospectId);
+    if (!prospect || prospect.campaignId !== action.campaignId) {
+      await deps.actions.remove(action);
+      return 'cancelled';
+    }
+    const kind = kindOfStep(node.stepType);
+    const impossible =
+      kind === 'EMAIL' ? (prospect.email && EMAIL_SHAPE.test(prospect.email) ? undefined : 'no valid email address') : prospect.networkProfileUrl ? undefined : 'no network profile URL';
+    if (impossible) {
+      await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SKIPPED', reason: impossible }));
+      await advance(action, campaign, nodes, node.id, now, {});
+      return 'skipped';
+    }
+
+    const cap = await checkCampaignCap(deps.counters, campaign, action, kind, span, now);
+    if (!cap.go) {
+      const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null });
+      if (!held && cap.reserve && action.reservation?.k !== cap.reserve.k) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
+      return held ? 'waiting' : 'raced';
+    }
+    const accounts = await reads.accounts(action.workspaceId);
+    const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
+    if ('wait' in choice) {
+      // The campaign's position is given back: the action is sent another day, or through another account later.
+      await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
+      return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id })) ? 'waiting' : 'raced';
+    }
+    const claim = { token: deps.newToken(), at: iso(now), accountId: choice.account.id, kind, accountDay: choice.day, campaignDay: span.day };
+    const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });
+    if (!(await deps.actions.replace(action, claimed))) {
+      await giveBack(claim, true, campaign.id);
+      return 'raced';
+    }
+    const company = await reads.company(prospect);
+    const rendered = renderStep(node, prospect, company);
+    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered });
+    return settle(claimed, campaign, nodes, node, choice.account, result, now);
+  }
+
+  return {
+    /** Carries out a batch of due actions, CONCURRENCY at a time; an action that throws is reported, the others go on. */
+    async processBatch(refs: ActionRef[], concurrency = 8): Promise<(ActionResult | Error)[]> {
+      const reads = batchReads(refs);
+      const results = new Array<ActionResult | Error>(refs.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < refs.length) {
+          const index = next;
+          next += 1;
+          try {
+            results[index] = await process(refs[index] as ActionRef, reads);
+          } catch (error) {
+            results[index] = error instanceof Error ? error : new Error(String(error));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, refs.length) }, worker));
+      return results;
+    },
+  };
+}
+
+export type Sender = ReturnType<typeof createSender>;

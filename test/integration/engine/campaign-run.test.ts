@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
+import {
+  type EngineWorld,
+  actionsOf,
+  activate,
+  advance,
+  campaignStatus,
+  campaignWith,
+  engineWorld,
+  outcomesOf,
+  prospectStatuses,
+  prospectsIn,
+  sandboxSent,
+} from './helpers';
+
+/**
+ * Whole campaigns played with the injected clock: an email, then an invitation two days later,
+ * each inside the default window (Monday to Friday, 09:00-17:00 Europe/Amsterdam).
+ */
+const bySubject = (a: { subject?: string }, b: { subject?: string }) => (a.subject ?? '').localeCompare(b.subject ?? '');
+
+describe('the outreach engine plays a campaign', () => {
+  // Monday 2026-11-23 10:00 in Amsterdam (UTC+1).
+  const clock = new ManualClock('2026-11-23T09:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  it('sends each step once, at its time, then finishes the prospects and completes the campaign', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Run', [
+      { step_type: 'EMAIL', subject_line: 'Hello {{first_name}}', message_template: 'Hi {{first_name}} of {{company_name}}' },
+      { step_type: 'NETWORK_INVITE', message_template: 'Connect, {{first_name}}?', delay_in_hours: 48 },
+    ]);
+    const [ada, bob] = await prospectsIn(world, campaign.id, [{ first_name: 'Ada', company_name: 'Acme' }, { first_name: 'Bob' }]);
+    await stack.provider.control.clearRequests();
+    await activate(world, campaign.id);
+
+    const emails = (await sandboxSent(stack)).filter((item) => item.kind === 'email');
+    expect(emails.map((e) => ({ to: e.to, subject: e.subject, text: e.text, accountId: e.accountId, at: e.at })).sort(bySubject)).toEqual([
+      { to: expect.stringMatching(/^person\d+@example\.com$/), subject: 'Hello Ada', text: 'Hi Ada of Acme', accountId: 'sbx-mailbox-dev', at: '2026-11-23T09:00:00.000Z' },
+      { to: expect.stringMatching(/^person\d+@example\.com$/), subject: 'Hello Bob', text: 'Hi Bob of ', accountId: 'sbx-mailbox-dev', at: '2026-11-23T09:00:00.000Z' },
+    ]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [ada as number]: { status: 'IN_PROGRESS', last_error: null },
+      [bob as number]: { status: 'IN_PROGRESS', last_error: null },
+    });
+
+    // 47 hours later nothing more is due; at 48 the invitations go.
+    await advance(stack, clock, 47);
+    expect((await sandboxSent(stack)).filter((item) => item.kind === 'invitation')).toEqual([]);
+    await advance(stack, clock, 1);
+    const invitations = (await sandboxSent(stack)).filter((item) => item.kind === 'invitation');
+    expect(invitations.map((i) => ({ text: i.text, accountId: i.accountId, at: i.at })).sort((a, b) => a.text.localeCompare(b.text))).toEqual([
+      { text: 'Connect, Ada?', accountId: 'sbx-network-dev', at: '2026-11-25T09:00:00.000Z' },
+      { text: 'Connect, Bob?', accountId: 'sbx-network-dev', at: '2026-11-25T09:00:00.000Z' },
+    ]);
+
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [ada as number]: { status: 'FINISHED', last_error: null },
+      [bob as number]: { status: 'FINISHED', last_error: null },
+    });
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+    expect(await actionsOf(stack, campaign.id)).toEqual([]);
+    const outcomes = await outcomesOf(stack, campaign.id);
+    expect(outcomes.map((o) => [o.prospectId, o.nodeId, o.outcome, o.stepType, o.accountId, o.variant])).toEqual([
+      [ada, campaign.stepIds[0], 'SENT', 'EMAIL', world.mailbox, 'A'],
+      [ada, campaign.stepIds[1], 'SENT', 'NETWORK_INVITE', world.network, 'A'],
+      [bob, campaign.stepIds[0], 'SENT', 'EMAIL', world.mailbox, 'A'],
+      [bob, campaign.stepIds[1], 'SENT', 'NETWORK_INVITE', world.network, 'A'],
+    ]);
+    // Nothing more is ever sent.
+    await advance(stack, clock, 72);
+    expect((await sandboxSent(stack)).length).toBe(4);
+  });
+});
