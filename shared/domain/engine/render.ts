@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CampaignStep } from '../campaigns/nodes';
 import type { Company, Prospect } from '../leads/lead';
 
@@ -19,14 +20,15 @@ const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
 /**
  * The A/B variant of a step for a prospect: B only when the step has a B text (or subject), then
- * an even split by prospect and step. Deterministic, so a retried or redelivered action picks the
- * same variant it recorded; consecutive prospect ids alternate, so any run of prospects splits
- * 50/50 to within one.
+ * a 50/50 split by a hash of prospect and step. Deterministic, so a retried or redelivered action
+ * picks the variant it recorded, and independent per step (a prospect on B in one step is not
+ * always on B in the next).
  */
-export function chooseVariant(step: CampaignStep, prospectId: number): Variant {
+export function chooseVariant(step: Pick<CampaignStep, 'id' | 'messageTemplateB' | 'subjectLineB'>, prospectId: number): Variant {
   const hasB = step.messageTemplateB.trim() !== '' || step.subjectLineB.trim() !== '';
   if (!hasB) return 'A';
-  return (prospectId + step.id) % 2 === 0 ? 'A' : 'B';
+  const digest = createHash('sha256').update(`${prospectId}:${step.id}`).digest();
+  return ((digest[0] as number) & 1) === 0 ? 'A' : 'B';
 }
 
 function valueOf(name: string, prospect: Prospect, company: Company | undefined): string {

@@ -221,6 +221,10 @@ export function createSender(deps: SenderDeps) {
       return 'skipped';
     }
     const failure = classifyFailure(result.error);
+    if (failure.kind === 'already_invited') {
+      // An invitation already pending counts as sent (the caps keep it).
+      return settle(claimed, campaign, nodes, step, account, { ...result, sent: { refs: {}, note: 'an invitation was already pending' } }, now);
+    }
     await giveBack(claim, true, campaign.id);
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;

@@ -32,7 +32,7 @@ export async function engineWorld(clock: ManualClock): Promise<EngineWorld> {
 
 /** A sandbox account of either kind, registered in the workspace; its id in the workspace. */
 export async function extraAccount(world: EngineWorld, type: 'LINKEDIN' | 'MAIL', id: string): Promise<number> {
-  await world.stack.provider.control.addAccount({ id, type, name: id });
+  await world.stack.provider.control.createAccount({ id, type, name: id });
   const response = await world.stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: world.ws.key, body: { provider_account_id: id } });
   expect(response.status, response.text).toBe(201);
   return response.body.account.id;

@@ -1,0 +1,168 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outreachActionKey } from '../../../shared/db/keys';
+import { toMessage } from '../../../shared/messaging/outreach-queue';
+import { sendJsonMessages } from '../../../shared/messaging/sqs';
+import { ManualClock } from '../../../shared/time/clock';
+import {
+  type EngineWorld,
+  actionsOf,
+  activate,
+  advance,
+  campaignWith,
+  engineWorld,
+  outcomesOf,
+  play,
+  prospectStatuses,
+  prospectsIn,
+  sandboxSent,
+} from './helpers';
+
+/**
+ * How the engine sorts what the provider answers (the sandbox's fault API injects each error by
+ * type), and exactly-once under a redelivered message and a crash after the claim.
+ */
+describe('provider answers, redelivery and crashes', () => {
+  // Monday 2026-11-23, 10:00 in Amsterdam.
+  const clock = new ManualClock('2026-11-23T09:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  const sentOfKind = async (kind: string) => (await sandboxSent(world.stack)).filter((item) => item.kind === kind);
+  const outcomeSummary = async (campaignId: number) => (await outcomesOf(world.stack, campaignId)).map((o) => `${o.stepType} ${o.outcome}${o.reason ? ` (${o.reason})` : ''}`);
+
+  it('retries a transient failure after a backoff and sends once', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Transient', [{ step_type: 'EMAIL', subject_line: 'Transient' }]);
+    const [id] = await prospectsIn(world, campaign.id, [{}]);
+    await stack.provider.control.addFault({ kind: 'status', status: 503, method: 'POST', path: '/api/v1/emails', times: 1 });
+    await activate(world, campaign.id);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Transient')).toEqual([]);
+    expect(await actionsOf(stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, dueAt: '2026-11-23T09:01:00.000Z', claim: null })]);
+    await advance(stack, clock, 1 / 60);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Transient').map((e) => e.at)).toEqual(['2026-11-23T09:01:00.000Z']);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'FINISHED', last_error: null } });
+  });
+
+  it('ends the sequence of a prospect the provider refuses, and bounces a hard bounce', async () => {
+    const { stack } = world;
+    const invite = await campaignWith(world, 'Refused', [{ step_type: 'NETWORK_INVITE' }, { step_type: 'EMAIL', delay_in_hours: 1 }]);
+    const [refused] = await prospectsIn(world, invite.id, [{}]);
+    await stack.provider.control.addFault({ kind: 'error', type: 'errors/invalid_recipient', path: '/api/v1/users/invite', times: 1 });
+    await activate(world, invite.id);
+    expect(await prospectStatuses(world, invite.id)).toEqual({ [refused as number]: { status: 'FINISHED', last_error: 'errors/invalid_recipient' } });
+    expect(await outcomeSummary(invite.id)).toEqual(['NETWORK_INVITE FAILED (errors/invalid_recipient)']);
+
+    const email = await campaignWith(world, 'Bounce', [{ step_type: 'EMAIL' }, { step_type: 'NETWORK_INVITE', delay_in_hours: 1 }]);
+    const [bounced] = await prospectsIn(world, email.id, [{}]);
+    await stack.provider.control.addFault({ kind: 'error', type: 'errors/recipient_rejected', path: '/api/v1/emails', times: 1 });
+    await activate(world, email.id);
+    await advance(stack, clock, 2);
+    expect(await prospectStatuses(world, email.id)).toEqual({ [bounced as number]: { status: 'BOUNCED', last_error: 'errors/recipient_rejected' } });
+    expect(await outcomeSummary(email.id)).toEqual(['EMAIL FAILED (errors/recipient_rejected)']);
+    expect(await actionsOf(stack, email.id)).toEqual([]);
+  });
+
+  it('skips the invitation of a prospect already connected, and a message to one who is not', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Connections', [
+      { step_type: 'NETWORK_INVITE' },
+      { step_type: 'NETWORK_MESSAGE', message_template: 'Thanks {{first_name}}', delay_in_hours: 1 },
+    ]);
+    const [connected, stranger] = await prospectsIn(world, campaign.id, [
+      { first_name: 'Connie', network_profile_url: 'https://www.linkedin.com/in/connie-connected' },
+      { first_name: 'Stan', network_profile_url: 'https://www.linkedin.com/in/stan-stranger' },
+    ]);
+    await stack.provider.control.setProfile('connie-connected', { network_distance: 'FIRST_DEGREE' });
+    await stack.provider.control.setProfile('stan-stranger', { network_distance: 'THIRD_DEGREE' });
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    const outcomes = await outcomesOf(stack, campaign.id);
+    const byProspect = (id: number | undefined) => outcomes.filter((o) => o.prospectId === id).map((o) => `${o.stepType} ${o.outcome}${o.reason ? ` (${o.reason})` : ''}`);
+    expect(byProspect(connected)).toEqual(['NETWORK_INVITE SKIPPED (already connected)', 'NETWORK_MESSAGE SENT']);
+    // Stan's invitation is pending (never accepted), so the message cannot reach him.
+    expect(byProspect(stranger)).toEqual(['NETWORK_INVITE SENT', 'NETWORK_MESSAGE SKIPPED (not a first-degree connection)']);
+    expect((await sentOfKind('chat')).filter((c) => c.text === 'Thanks Connie').length).toBe(1);
+  });
+
+  it('counts an invitation the provider says is already pending as sent', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Pending', [{ step_type: 'NETWORK_INVITE' }]);
+    await prospectsIn(world, campaign.id, [{}]);
+    await stack.provider.control.addFault({ kind: 'error', type: 'errors/already_invited_recently', path: '/api/v1/users/invite', times: 1 });
+    await activate(world, campaign.id);
+    expect(await outcomeSummary(campaign.id)).toEqual(['NETWORK_INVITE SENT (an invitation was already pending)']);
+  });
+
+  it('pauses an account the provider disconnected, shows it, and goes on once it is back', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Disconnected', [{ step_type: 'EMAIL', subject_line: 'After reconnect' }]);
+    await prospectsIn(world, campaign.id, [{}]);
+    await stack.provider.control.addFault({ kind: 'error', type: 'errors/disconnected_account', path: '/api/v1/emails', times: 1 });
+    await activate(world, campaign.id);
+    const accounts = await stack.call<{ accounts: { id: number; sending_paused: unknown }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key });
+    expect(accounts.body.accounts.find((a) => a.id === world.mailbox)?.sending_paused).toEqual({
+      reason: 'errors/disconnected_account',
+      until: null,
+      at: clock.now().toISOString(),
+    });
+    await advance(stack, clock, 2);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'After reconnect')).toEqual([]);
+    // The provider reports the account healthy again (account-status webhook): the pause ends.
+    await stack.provider.control.setAccountStatus('sbx-mailbox-dev', 'OK');
+    await advance(stack, clock, 1);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'After reconnect').map((e) => e.at)).toEqual([clock.now().toISOString()]);
+  });
+
+  it('sends once when the same outreach message is delivered twice', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Twice', [{ step_type: 'EMAIL', subject_line: 'Once only' }]);
+    const [id] = await prospectsIn(world, campaign.id, [{}]);
+    const response = await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key });
+    expect(response.status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    const [action] = await actionsOf(stack, campaign.id);
+    const ref = { campaignId: campaign.id, prospectId: id as number, workspaceId: world.ws.workspaceId, dueAt: action?.dueAt as string };
+    await sendJsonMessages(stack.sqs, stack.queue('outreach').queueUrl, [toMessage([ref]), toMessage([ref])]);
+    await stack.drain('outreach');
+    await play(stack);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Once only').length).toBe(1);
+  });
+
+  it('never sends twice after a crash between claim and result', async () => {
+    const { stack } = world;
+    const email = await campaignWith(world, 'Crash email', [{ step_type: 'EMAIL', subject_line: 'Crashed' }]);
+    const invite = await campaignWith(world, 'Crash invite', [{ step_type: 'NETWORK_INVITE', message_template: 'Crashed invite' }]);
+    const [emailed] = await prospectsIn(world, email.id, [{}]);
+    const [invited] = await prospectsIn(world, invite.id, [{}]);
+    for (const id of [email.id, invite.id]) {
+      expect((await stack.call('POST', `/public/campaigns/${id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    }
+    await stack.drain('campaign-scheduling');
+    // A sender claimed both and crashed before calling the provider (the claim is all that was written).
+    const at = clock.now().toISOString();
+    for (const [campaignId, prospectId, kind, accountId] of [
+      [email.id, emailed, 'EMAIL', world.mailbox],
+      [invite.id, invited, 'INVITE', world.network],
+    ] as const) {
+      const key = outreachActionKey(campaignId, prospectId as number);
+      const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
+      const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) };
+      await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: { ...Item, claim, version: (Item?.version as number) + 1 } }));
+    }
+    // While the claim is fresh, nothing happens; once expired (and a full sweep reads it), the crash rule settles it.
+    await play(stack);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);
+    await advance(stack, clock, 0.5);
+    // The email cannot be told by the provider: not sent again, recorded UNCERTAIN.
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);
+    expect(await outcomeSummary(email.id)).toEqual(['EMAIL UNCERTAIN (a crash between claim and result: not sent again (at most once))']);
+    // The provider shows no invitation: it was never sent, so it is sent now, once.
+    expect((await sentOfKind('invitation')).filter((i) => i.text === 'Crashed invite').length).toBe(1);
+    expect(await outcomeSummary(invite.id)).toEqual(['NETWORK_INVITE SENT']);
+  });
+});

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseVariant } from '../../../shared/domain/engine/render';
+import { ManualClock } from '../../../shared/time/clock';
+import { type EngineWorld, activate, advance, campaignWith, engineWorld, extraAccount, outcomesOf, playAt, prospectsIn, sandboxSent } from './helpers';
+
+const sentAt = async (world: EngineWorld, kind: string, accountId?: string) =>
+  (await sandboxSent(world.stack)).filter((item) => item.kind === kind && (accountId === undefined || item.accountId === accountId)).map((item) => item.at).sort();
+
+describe('sending windows, daily caps and the A/B split', () => {
+  // Friday 2026-10-23, 18:00 in Amsterdam (UTC+2, summer time): after the window has closed.
+  const clock = new ManualClock('2026-10-23T16:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  it('waits for the window across a DST change: Monday 09:00 local is 08:00 UTC once summer time has ended', async () => {
+    const campaign = await campaignWith(world, 'DST', [{ step_type: 'EMAIL' }], {
+      sending_window: { monday: { enabled: true, start: '09:00', end: '17:00' } },
+    });
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await sentAt(world, 'email')).toEqual([]);
+    // Saturday, Sunday (the clocks go back on Sunday 25 October at 03:00): nothing.
+    await playAt(world.stack, clock, '2026-10-26T07:59:00.000Z');
+    expect(await sentAt(world, 'email')).toEqual([]);
+    await playAt(world.stack, clock, '2026-10-26T08:00:00.000Z');
+    expect(await sentAt(world, 'email')).toEqual(['2026-10-26T08:00:00.000Z']);
+  });
+
+  it('spreads a day’s sends through the window and carries what is over the cap to the next sending days', async () => {
+    const { stack } = world;
+    clock.set('2026-10-27T07:00:00.000Z'); // Tuesday 08:00 local, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-caps');
+    const campaign = await campaignWith(world, 'Caps', [{ step_type: 'EMAIL' }], {
+      email_max_messages: 4,
+      account_ids: [mailbox],
+      sending_window: {
+        tuesday: { enabled: true, start: '09:00', end: '17:00' },
+        wednesday: { enabled: true, start: '09:00', end: '17:00' },
+        thursday: { enabled: true, start: '09:00', end: '17:00' },
+      },
+    });
+    await prospectsIn(world, campaign.id, Array.from({ length: 10 }, () => ({})));
+    await activate(world, campaign.id);
+    // Slots of a 4-a-day cap in 09:00-17:00 (08:00-16:00 UTC): 08:00, 10:00, 12:00, 14:00 UTC.
+    for (const at of ['08:00', '10:00', '12:00', '14:00', '16:00']) await playAt(stack, clock, `2026-10-27T${at}:00.000Z`);
+    expect(await sentAt(world, 'email', 'sbx-mailbox-caps')).toEqual([
+      '2026-10-27T08:00:00.000Z',
+      '2026-10-27T10:00:00.000Z',
+      '2026-10-27T12:00:00.000Z',
+      '2026-10-27T14:00:00.000Z',
+    ]);
+    for (const at of ['08:00', '10:00', '12:00', '14:00']) await playAt(stack, clock, `2026-10-28T${at}:00.000Z`);
+    for (const at of ['08:00', '10:00', '12:00', '14:00']) await playAt(stack, clock, `2026-10-29T${at}:00.000Z`);
+    expect(await sentAt(world, 'email', 'sbx-mailbox-caps')).toEqual([
+      '2026-10-27T08:00:00.000Z',
+      '2026-10-27T10:00:00.000Z',
+      '2026-10-27T12:00:00.000Z',
+      '2026-10-27T14:00:00.000Z',
+      '2026-10-28T08:00:00.000Z',
+      '2026-10-28T10:00:00.000Z',
+      '2026-10-28T12:00:00.000Z',
+      '2026-10-28T14:00:00.000Z',
+      '2026-10-29T08:00:00.000Z',
+      '2026-10-29T10:00:00.000Z',
+    ]);
+    expect((await outcomesOf(stack, campaign.id)).map((o) => o.outcome)).toEqual(Array(10).fill('SENT'));
+  });
+
+  it('counts a sender account’s limit across two campaigns sharing it, in UTC days', async () => {
+    const { stack } = world;
+    clock.set('2026-11-02T08:00:00.000Z'); // Monday 09:00 local
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-shared');
+    const limited = await stack.call('PATCH', `/public/accounts/${mailbox}/`, { apiKey: world.ws.key, body: { daily_limits: { emails: 3 } } });
+    expect(limited.status, limited.text).toBe(200);
+    const first = await campaignWith(world, 'Shared A', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox] });
+    const second = await campaignWith(world, 'Shared B', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox] });
+    await prospectsIn(world, first.id, [{}, {}]);
+    await prospectsIn(world, second.id, [{}, {}]);
+    await activate(world, first.id);
+    await activate(world, second.id);
+    // Each campaign's second slot is at 13:00 local (12:00 UTC); the account allows 3 of the 4.
+    await playAt(stack, clock, '2026-11-02T12:00:00.000Z');
+    await playAt(stack, clock, '2026-11-02T16:00:00.000Z');
+    expect(await sentAt(world, 'email', 'sbx-mailbox-shared')).toEqual(['2026-11-02T08:00:00.000Z', '2026-11-02T08:00:00.000Z', '2026-11-02T12:00:00.000Z']);
+    // The fourth goes the next UTC day, at the window's opening.
+    await playAt(stack, clock, '2026-11-03T08:00:00.000Z');
+    expect(await sentAt(world, 'email', 'sbx-mailbox-shared')).toEqual([
+      '2026-11-02T08:00:00.000Z',
+      '2026-11-02T08:00:00.000Z',
+      '2026-11-02T12:00:00.000Z',
+      '2026-11-03T08:00:00.000Z',
+    ]);
+  });
+
+  it('splits the A/B variants 50/50 and records each prospect’s variant', async () => {
+    const { stack } = world;
+    clock.set('2026-11-04T09:00:00.000Z');
+    const campaign = await campaignWith(world, 'AB', [
+      { step_type: 'EMAIL', subject_line: 'A subject', message_template: 'Text A', subject_line_b: 'B subject', message_template_b: 'Text B' },
+    ]);
+    const ids = await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    const outcomes = await outcomesOf(stack, campaign.id);
+    const variants = Object.fromEntries(outcomes.map((o) => [o.prospectId, o.variant]));
+    const step = { id: campaign.stepIds[0] as number, messageTemplateB: 'Text B', subjectLineB: 'B subject' };
+    const expected = Object.fromEntries(ids.map((id) => [id, chooseVariant(step, id)]));
+    expect(variants).toEqual(expected);
+    // What went out matches each recorded variant.
+    const sent = (await sandboxSent(stack)).filter((item) => item.subject === 'A subject' || item.subject === 'B subject');
+    const bs = Object.values(expected).filter((v) => v === 'B').length;
+    expect(sent.map((item) => `${item.subject}/${item.text}`).sort()).toEqual([
+      ...Array(6 - bs).fill('A subject/Text A'),
+      ...Array(bs).fill('B subject/Text B'),
+    ]);
+  });
+});
