@@ -9,6 +9,8 @@ export interface DevCredentials {
   workspace_id: number;
   email: string;
   password: string;
+  /** The sandbox provider's base URL; its control API is under `/_sandbox/` (docs/integrations.md). */
+  sandbox_provider_url: string;
 }
 
 async function call(baseUrl: string, method: string, path: string, options: { body?: unknown; apiKey?: string; token?: string } = {}) {
@@ -25,10 +27,10 @@ async function call(baseUrl: string, method: string, path: string, options: { bo
 
 /**
  * Makes sure the development user, workspace and API key exist and that the file describes
- * them. Everything goes through the API itself. A later start reuses the file; whatever no
+ * them (with this start's sandbox provider URL). Everything goes through the API itself. A later start reuses the file; whatever no
  * longer works (an expired session, a wiped database, a revoked key) is replaced.
  */
-export async function ensureDevCredentials(baseUrl: string, file: string): Promise<DevCredentials> {
+export async function ensureDevCredentials(baseUrl: string, file: string, sandboxProviderUrl: string): Promise<DevCredentials> {
   const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DevCredentials) : undefined;
   let email = saved?.email ?? 'dev@example.com';
   let password = saved?.password ?? randomBytes(12).toString('base64url');
@@ -64,6 +66,7 @@ export async function ensureDevCredentials(baseUrl: string, file: string): Promi
     workspace_id: workspaceId,
     email,
     password,
+    sandbox_provider_url: sandboxProviderUrl,
   };
   writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   return credentials;

@@ -4,17 +4,23 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { ACCESS_DENIED, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
 import { header } from '../../shared/http/request';
 import { type FunctionGroup, ROUTES, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
-import type { Clock } from '../../shared/time/clock';
+import { type Clock, isMovableClock } from '../../shared/time/clock';
 import type { AuthorizerHandler, ProxyHandler } from './functions';
 import { lambdaContext } from './lambda-context';
+import { LOCAL_CLOCK_ERRORS, LOCAL_CLOCK_PATH, clockTarget } from './local-clock';
 import type { TokenBuckets } from './token-bucket';
 
 export interface LocalGatewayOptions {
   handlers: Record<FunctionGroup, ProxyHandler>;
   authorizer: AuthorizerHandler;
   limiter: TokenBuckets;
-  /** Stamps `requestTimeEpoch` as the deployed gateway does, with the stack's clock. */
+  /**
+   * Stamps `requestTimeEpoch` as the deployed gateway does, with the stack's clock. `/_local/clock`
+   * reads it and, when it is movable, moves it.
+   */
   clock: Clock;
+  /** Awaited after `POST /_local/clock` moved the clock, before the answer (the stack runs its schedules). */
+  onClockMoved?: () => Promise<void>;
   routes?: readonly RegisteredRoute[];
   /** The largest request body accepted: Lambda's 6 MB synchronous payload limit. */
   maxBodyBytes?: number;
@@ -116,11 +122,39 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const routes = (options.routes ?? ROUTES).map(compile);
   const maxBodyBytes = options.maxBodyBytes ?? 6 * 1024 * 1024;
 
+  /** `GET /_local/clock` reads the clock; `POST` moves it forward, then awaits `onClockMoved`. No authentication: local only. */
+  const localClock = async (req: IncomingMessage, res: ServerResponse, method: string) => {
+    if (method === 'GET') return send(res, 200, { now: options.clock.now().toISOString() });
+    if (method !== 'POST') return send(res, 405, { error: 'Use GET or POST' }, { allow: 'GET, POST' });
+    const raw = await readBody(req, 64 * 1024);
+    const { clock } = options;
+    if (!isMovableClock(clock)) return send(res, 400, { error: LOCAL_CLOCK_ERRORS.notMovable });
+    if (raw === 'too-large') return send(res, 400, { error: 'Request body too large' });
+    let body: unknown;
+    try {
+      body = raw.length ? JSON.parse(raw.toString('utf8')) : {};
+    } catch {
+      return send(res, 400, { error: 'Request body must be valid JSON' });
+    }
+    const target = clockTarget(body, clock.now());
+    if ('error' in target) return send(res, 400, { error: target.error });
+    clock.set(target.to);
+    options.log?.(`clock moved to ${target.to.toISOString()}`);
+    try {
+      await options.onClockMoved?.();
+    } catch (error) {
+      options.log?.(`after moving the clock: ${String(error)}`);
+      return send(res, 500, { error: 'The clock moved, but running the jobs after it failed', details: String(error) });
+    }
+    return send(res, 200, { now: clock.now().toISOString() });
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     // API Gateway matches `/api-keys/` to the resource `/api-keys`.
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    if (path === LOCAL_CLOCK_PATH) return localClock(req, res, method);
     let matched: { compiled: CompiledRoute; values: string[] } | undefined;
     for (const compiled of routes) {
       if (compiled.route.method !== method) continue;

@@ -17,7 +17,7 @@ import { startSandboxDirectory } from './sandbox-directory/server';
 import { type SandboxProvider, freePort, registerProviderWebhooks, startSandboxProvider } from './sandbox-provider';
 import { type PolledQueue, SqsPoller } from './sqs-poller';
 import { LOCAL_TABLE_NAME, ensureTable } from './table';
-import { type ScheduledHandler, startTimer } from './timer';
+import { type ScheduledHandler, createScheduleRunner } from './timer';
 import { TokenBuckets } from './token-bucket';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,7 +41,10 @@ export interface LocalStackOptions {
   rateLimitPerMinute?: number;
   /** Requests per minute per session usage key. */
   sessionRateLimitPerMinute?: number;
-  /** The one clock of the stack: handlers, rate limiter and sandbox provider (tests move it). */
+  /**
+   * The one clock of the stack: handlers, rate limiter and sandbox provider (tests move it). When it
+   * is movable (a ManualClock, `npm start`'s OffsetClock), `POST /_local/clock` moves it too.
+   */
   clock?: Clock;
   /** Run the SQS poller and the schedule timer (off in tests that drive consumers by hand). */
   background?: boolean;
@@ -81,6 +84,8 @@ export interface LocalStack {
   functions: LocalFunctions;
   /** The sandbox network/email provider and its control API. */
   provider: SandboxProvider;
+  /** Runs every scheduled job (SCHEDULES) once, awaited; what `POST /_local/clock` does after moving the clock. */
+  runSchedules(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -209,7 +214,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     clock,
   );
 
-  const server = createLocalGateway({ handlers: functions.http, authorizer: functions.authorizer, limiter, clock, log });
+  const poller = new SqsPoller(sqs, Object.values(queues), clock, log);
+  const timedJobs = SCHEDULES.map((job) => {
+    const handler: ScheduledHandler | undefined = functions.schedules[job.name];
+    if (!handler) throw new Error(`No handler for scheduled job ${job.name}`);
+    return { name: job.name, everyMs: job.localEveryMs ?? job.everyMinutes * 60_000, handler };
+  });
+  const schedules = createScheduleRunner(timedJobs, clock, log);
+  const runSchedules = () => schedules.runAll();
+  // After `POST /_local/clock`: what became due runs before the answer (schedules, then one receive round per queue).
+  const onClockMoved = async () => {
+    await runSchedules();
+    await poller.pollNow();
+  };
+
+  const server = createLocalGateway({ handlers: functions.http, authorizer: functions.authorizer, limiter, clock, onClockMoved, log });
   await new Promise<void>((resolveListen) => server.listen(port, options.host ?? '127.0.0.1', resolveListen));
   stops.unshift(
     () =>
@@ -221,16 +240,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The provider posts account-status and message events to our inbound endpoint, with our secret.
   await registerProviderWebhooks(provider, `${baseUrl}/api/v1/webhooks/provider`, providerWebhookSecret);
 
-  const poller = new SqsPoller(sqs, Object.values(queues), clock, log);
   if (options.background !== false) {
     poller.start();
     stops.unshift(() => poller.stop());
-    const timer = startTimer(
-      SCHEDULES.map((job) => ({ name: job.name, everyMs: job.localEveryMs ?? job.everyMinutes * 60_000, handler: functions.schedules[job.name] as ScheduledHandler })),
-      clock,
-      log,
-    );
-    stops.unshift(() => timer.stop());
+    schedules.start();
+    stops.unshift(() => schedules.stop());
   }
 
   return {
@@ -248,6 +262,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     settings,
     functions,
     provider,
+    runSchedules,
     async stop() {
       for (const stop of stops) await stop();
       db.destroy();

@@ -70,6 +70,14 @@ export class SqsPoller {
     await Promise.allSettled(this.loops);
   }
 
+  /**
+   * One receive round on every queue, each batch handled before it resolves: after the local
+   * clock moved, consumers see what became due without waiting for the next poll.
+   */
+  async pollNow(): Promise<void> {
+    await Promise.all(this.queues.map((queue) => this.pollOnce(queue)));
+  }
+
   /** Receives and handles one batch; returns how many messages were received. */
   async pollOnce(queue: PolledQueue, waitSeconds = 0): Promise<number> {
     const received = await this.sqs.send(

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readSettings } from '../../shared/config/settings';
+import { OffsetClock } from '../../shared/time/clock';
 import { JavaMissingError, assertJavaAvailable } from './dynamodb-local';
 import { ensureDevCredentials } from './dev-credentials';
 import { ensureDevSenderAccounts } from './dev-sender-accounts';
@@ -48,11 +49,13 @@ async function main() {
     webhookSecretKey: persistentSecret('webhook-secret-key'),
     // Parsed through the setting's one declaration, as a Lambda entry parses its settings.
     rateLimitPerMinute: readSettings(['rateLimitPerMinute'], process.env).rateLimitPerMinute,
+    // The machine's time, movable forward through POST /_local/clock.
+    clock: new OffsetClock(),
     log: (line) => console.error(line),
     functionLog: (line) => console.error(line),
   });
   const credentialsFile = join(dataDir, 'dev-credentials.json');
-  const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile);
+  const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile, stack.provider.url);
   const senderAccounts = await ensureDevSenderAccounts(stack.baseUrl, credentials.api_key);
 
   console.log(`Outreach API listening on ${stack.baseUrl}/api/v1/ (sandbox mode: local DynamoDB and SQS emulators)`);
@@ -60,6 +63,7 @@ async function main() {
   console.log(`Development credentials in ${credentialsFile} (workspace ${credentials.workspace_id}, ${credentials.email})`);
   console.log(`Try: curl -H "X-API-Key: ${credentials.api_key}" ${stack.baseUrl}/api/v1/api-keys/`);
   console.log(`Sandbox provider at ${stack.provider.url} (control API under /_sandbox/); sender accounts: ${senderAccounts.map((a) => `${a.type} #${a.id} (${a.status})`).join(', ')}`);
+  console.log(`Local clock: GET ${stack.baseUrl}/_local/clock; move it forward with POST {"advance_hours": 24} or {"now": "<ISO time>"}`);
   console.log('Press Ctrl-C to stop.');
 
   let stopping = false;

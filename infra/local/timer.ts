@@ -10,32 +10,73 @@ export interface TimedJob {
   handler: ScheduledHandler;
 }
 
-/** Calls scheduled handlers on an interval with an EventBridge-shaped event, never two runs of one job at once. */
-export function startTimer(jobs: readonly TimedJob[], clock: Clock, log: (line: string) => void = () => {}): { stop(): void } {
-  const timers = jobs.map((job) => {
-    let busy = false;
-    return setInterval(async () => {
-      if (busy) return;
-      busy = true;
-      const event = {
-        version: '0',
-        id: crypto.randomUUID(),
-        'detail-type': 'Scheduled Event',
-        source: 'aws.events',
-        account: '000000000000',
-        time: clock.now().toISOString(),
-        region: 'us-east-1',
-        resources: [`arn:aws:events:local:000000000000:rule/${job.name}`],
-        detail: {},
-      } as ScheduledEvent;
-      try {
-        await job.handler(event, lambdaContext(job.name, 60_000));
-      } catch (error) {
+export interface ScheduleRunner {
+  /** Calls each job on its interval, as EventBridge does; a tick while that job still runs is skipped. */
+  start(): void;
+  stop(): void;
+  /**
+   * Runs every job once, one after another, each after the run of it under way (if any) ended.
+   * Resolves when all have run; rejects naming the jobs that failed (every job still runs).
+   */
+  runAll(): Promise<void>;
+}
+
+/**
+ * The local stand-in for the EventBridge schedules: scheduled handlers called with an
+ * EventBridge-shaped event, never two runs of one job at once.
+ */
+export function createScheduleRunner(jobs: readonly TimedJob[], clock: Clock, log: (line: string) => void = () => {}): ScheduleRunner {
+  const running = new Map<string, Promise<boolean>>();
+  let timers: ReturnType<typeof setInterval>[] = [];
+
+  /** One run of the job; false when it failed (logged). */
+  const run = (job: TimedJob): Promise<boolean> => {
+    const event = {
+      version: '0',
+      id: crypto.randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: clock.now().toISOString(),
+      region: 'us-east-1',
+      resources: [`arn:aws:events:local:000000000000:rule/${job.name}`],
+      detail: {},
+    } as ScheduledEvent;
+    const done = Promise.resolve()
+      .then(() => job.handler(event, lambdaContext(job.name, 60_000)))
+      .then(
+      () => true,
+      (error: unknown) => {
         log(`scheduled job ${job.name} failed: ${String(error)}`);
-      } finally {
-        busy = false;
+        return false;
+      },
+    );
+    running.set(job.name, done);
+    void done.then(() => {
+      if (running.get(job.name) === done) running.delete(job.name);
+    });
+    return done;
+  };
+
+  return {
+    start() {
+      timers = jobs.map((job) =>
+        setInterval(() => {
+          if (!running.has(job.name)) void run(job);
+        }, job.everyMs),
+      );
+    },
+    stop() {
+      for (const timer of timers) clearInterval(timer);
+      timers = [];
+    },
+    async runAll() {
+      const failed: string[] = [];
+      for (const job of jobs) {
+        for (let current = running.get(job.name); current; current = running.get(job.name)) await current;
+        if (!(await run(job))) failed.push(job.name);
       }
-    }, job.everyMs);
-  });
-  return { stop: () => timers.forEach(clearInterval) };
+      if (failed.length > 0) throw new Error(`Scheduled jobs failed: ${failed.join(', ')}`);
+    },
+  };
 }

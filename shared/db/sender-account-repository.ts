@@ -1,7 +1,13 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { SenderAccountRepository } from '../domain/sender-accounts/ports';
-import type { SenderAccount, SenderAccountType } from '../domain/sender-accounts/sender-account';
+import type { SenderAccountChange, SenderAccountRepository } from '../domain/sender-accounts/ports';
+import {
+  type AccountDailyLimits,
+  DEFAULT_ACCOUNT_DAILY_LIMITS,
+  type SenderAccount,
+  type SenderAccountType,
+  type SendingPause,
+} from '../domain/sender-accounts/sender-account';
 import { isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
 import { everyValueOf, intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
 import { SENDER_ACCOUNT_PREFIX, providerAccountKey, senderAccountKey } from './keys';
@@ -23,6 +29,9 @@ export const SenderAccountItem = itemSchema(
     providerAccountId: v.string(),
     providerType: v.string(),
     ownProviderUserId: nullableString,
+    // Absent on accounts that never had them: the defaults, and no pause.
+    dailyLimits: v.optional(v.object({ emails: intAttribute, invitations: intAttribute, networkMessages: intAttribute })),
+    sendingPause: v.optional(v.nullable(v.object({ reason: v.string(), until: v.nullable(v.string()), at: v.string() }))),
     createdAt: v.string(),
     updatedAt: v.string(),
   }),
@@ -109,7 +118,27 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
     return this.get(owner.workspaceId, owner.accountId);
   }
 
-  async updateStatus(account: SenderAccount, status: string, updatedAt: string): Promise<boolean> {
+  async updateStatus(account: SenderAccount, status: string, updatedAt: string, clearPause?: SendingPause): Promise<boolean> {
+    if (clearPause) {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: senderAccountKey(account.workspaceId, account.id),
+            UpdateExpression: 'SET #status = :status, updatedAt = :updatedAt REMOVE sendingPause',
+            // Only the pause that was read: one the engine set since stays.
+            ConditionExpression:
+              'attribute_exists(pk) AND sendingPause.reason = :reason AND sendingPause.#at = :at AND attribute_type(sendingPause.#until, :null)',
+            ExpressionAttributeNames: { '#status': 'status', '#at': 'at', '#until': 'until' },
+            ExpressionAttributeValues: { ':status': status, ':updatedAt': updatedAt, ':reason': clearPause.reason, ':at': clearPause.at, ':null': 'NULL' },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!isConditionFailed(error)) throw error;
+        // Gone, or another pause by now: the status alone, below.
+      }
+    }
     try {
       await this.db.send(
         new UpdateCommand({
@@ -119,6 +148,75 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':status': status, ':updatedAt': updatedAt },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async updateSettings(account: SenderAccount, change: SenderAccountChange, updatedAt: string): Promise<SenderAccount | undefined> {
+    const limits = Object.entries(change.dailyLimits ?? {}).filter(([, value]) => value !== undefined) as [keyof AccountDailyLimits, number][];
+    // Each limit is its own attribute of the stored map, so two PATCHes of different limits never
+    // undo each other. A map not stored yet is written whole (the defaults plus the change) on the
+    // condition that none appeared in between. A lost race reads the account again and retries.
+    let mapStored = account.dailyLimits !== undefined;
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const sets = ['updatedAt = :updatedAt'];
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':updatedAt': updatedAt };
+      let condition = 'attribute_exists(pk)';
+      if (change.name !== undefined) {
+        sets.push('#name = :name');
+        names['#name'] = 'name';
+        values[':name'] = change.name;
+      }
+      if (limits.length > 0 && mapStored) {
+        for (const [limit, value] of limits) {
+          sets.push(`dailyLimits.#${limit} = :${limit}`);
+          names[`#${limit}`] = limit;
+          values[`:${limit}`] = value;
+        }
+        condition += ' AND attribute_exists(dailyLimits)';
+      } else if (limits.length > 0) {
+        sets.push('dailyLimits = :dailyLimits');
+        values[':dailyLimits'] = { ...DEFAULT_ACCOUNT_DAILY_LIMITS, ...Object.fromEntries(limits) };
+        condition += ' AND attribute_not_exists(dailyLimits)';
+      }
+      try {
+        const { Attributes } = await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: senderAccountKey(account.workspaceId, account.id),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: condition,
+            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes ? parseItem(SenderAccountItem, Attributes) : undefined;
+      } catch (error) {
+        if (!isConditionFailed(error)) throw error;
+      }
+      const current = await this.get(account.workspaceId, account.id);
+      if (!current) return undefined;
+      mapStored = current.dailyLimits !== undefined;
+    }
+    throw new Error(`Sender account ${account.id}: its daily limits kept changing during the update`);
+  }
+
+  async pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: senderAccountKey(account.workspaceId, account.id),
+          UpdateExpression: 'SET sendingPause = :pause, updatedAt = :updatedAt',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':pause': { reason: pause.reason, until: pause.until, at: pause.at }, ':updatedAt': updatedAt },
         }),
       );
       return true;

@@ -10,8 +10,46 @@ export interface Clock {
 /** The machine's time: what the Lambda entries and `npm start` use. */
 export const systemClock: Clock = { now: () => new Date() };
 
+/** A clock that can be moved on purpose: the local runtime's `/_local/clock` moves one. */
+export interface MovableClock extends Clock {
+  advance(milliseconds: number): void;
+  set(to: Date): void;
+}
+
+/** Whether the clock can be moved (a ManualClock or an OffsetClock), not just read. */
+export const isMovableClock = (clock: Clock): clock is MovableClock =>
+  typeof (clock as Partial<MovableClock>).advance === 'function' && typeof (clock as Partial<MovableClock>).set === 'function';
+
+/**
+ * The machine's time plus an offset that only grows: `npm start`'s clock. Time runs on as usual
+ * and can be moved forward (to see what a day or a week later does), never back, so nothing the
+ * service wrote ever lies in its future.
+ */
+export class OffsetClock implements MovableClock {
+  private offset = 0;
+
+  constructor(private readonly base: Clock = systemClock) {}
+
+  now(): Date {
+    return new Date(this.base.now().getTime() + this.offset);
+  }
+
+  /** Moves forward by `milliseconds` (a finite number from 0). */
+  advance(milliseconds: number): void {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0) throw new RangeError('The clock only moves forward');
+    this.offset += milliseconds;
+  }
+
+  /** Moves forward to `to`; an earlier time than now is refused. */
+  set(to: Date): void {
+    const ahead = to.getTime() - this.now().getTime();
+    if (Number.isNaN(ahead) || ahead < 0) throw new RangeError('The clock only moves forward');
+    this.offset += ahead;
+  }
+}
+
 /** A clock that only moves when told to: tests, and any local stack given one. */
-export class ManualClock implements Clock {
+export class ManualClock implements MovableClock {
   private current: number;
 
   constructor(start: Date | string | number = systemClock.now()) {

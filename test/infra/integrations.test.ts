@@ -183,6 +183,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'GET /api/v1/public/accounts apiKey',
       'POST /api/v1/public/accounts apiKey',
       'POST /api/v1/public/accounts/connect-link apiKey',
+      'PATCH /api/v1/public/accounts/{id} apiKey',
       'DELETE /api/v1/public/accounts/{id} apiKey',
       'GET /api/v1/public/prospects/{prospect_id}/connection-status apiKey',
       'GET /api/v1/prospects/{prospect_id}/connection-status session',

@@ -1,4 +1,10 @@
-import type { SenderAccount } from './sender-account';
+import type { AccountDailyLimits, SenderAccount, SendingPause } from './sender-account';
+
+/** What PATCH may change on an account; limits not given keep their value. */
+export interface SenderAccountChange {
+  name?: string | undefined;
+  dailyLimits?: Partial<AccountDailyLimits> | undefined;
+}
 
 export interface SenderAccountRepository {
   /** The workspace's accounts, oldest (lowest id) first. */
@@ -12,8 +18,19 @@ export interface SenderAccountRepository {
   /** Removes the account and its guard together. */
   remove(account: SenderAccount): Promise<void>;
   findByProviderAccountId(providerAccountId: string): Promise<SenderAccount | undefined>;
-  /** Sets the status if the account still exists; false when it does not. */
-  updateStatus(account: SenderAccount, status: string, updatedAt: string): Promise<boolean>;
+  /**
+   * Sets the status if the account still exists; false when it does not. With `clearPause`, the
+   * same write removes that sending pause if it is still the stored one (a pause set since stays).
+   */
+  updateStatus(account: SenderAccount, status: string, updatedAt: string, clearPause?: SendingPause): Promise<boolean>;
+  /**
+   * Applies the change to the stored account: the given limits replace only their own values (the
+   * others keep theirs, or the defaults when none were stored). The account as stored afterwards;
+   * undefined when it no longer exists.
+   */
+  updateSettings(account: SenderAccount, change: SenderAccountChange, updatedAt: string): Promise<SenderAccount | undefined>;
+  /** Sets the account's sending pause (replacing any) if the account still exists; false when it does not. */
+  pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { conflict, notFound, upstreamError, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
-import { type NetworkProvider, type ProviderAccount, describeProviderFailure, isProviderFailure } from '../providers/provider';
-import type { ConnectStateSigner, SenderAccountRepository } from './ports';
+import { type NetworkProvider, type ProviderAccount, describeProviderFailure, isActiveStatus, isProviderFailure } from '../providers/provider';
+import type { ConnectStateSigner, SenderAccountChange, SenderAccountRepository } from './ports';
 import { type SenderAccount, type SenderAccountType, newSenderAccount, senderTypeFor } from './sender-account';
 
 export interface SenderAccountServiceDeps {
@@ -19,7 +19,7 @@ export interface SenderAccountServiceDeps {
 const ACCOUNT_NOT_FOUND = 'Account not found';
 const PROVIDER_UNREACHABLE = 'Failed to reach the network provider';
 
-/** Registering, listing and removing sender accounts, and following their status at the provider. */
+/** Registering, listing, changing and removing sender accounts, and following their status at the provider. */
 export function createSenderAccountService(deps: SenderAccountServiceDeps) {
   async function fetchProviderAccount(providerAccountId: string): Promise<ProviderAccount | undefined> {
     try {
@@ -58,8 +58,31 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
     return { account: existing, created: false };
   }
 
+  /**
+   * Writes a status the provider reported. An active one also ends a pause that waits for the
+   * provider (`until` null), in the same write; a timed pause runs out by itself.
+   */
+  async function applyStatus(account: SenderAccount, status: string): Promise<SenderAccount | undefined> {
+    const updatedAt = deps.clock.now().toISOString();
+    const pause = account.sendingPause;
+    const clearPause = pause && pause.until === null && isActiveStatus(status) ? pause : undefined;
+    if (!(await deps.accounts.updateStatus(account, status, updatedAt, clearPause))) return undefined;
+    return { ...account, status, updatedAt, ...(clearPause ? { sendingPause: undefined } : {}) };
+  }
+
   return {
     list: (workspaceId: number) => deps.accounts.listForWorkspace(workspaceId),
+
+    /** Renames the account or changes its daily limits (limits not given keep their value). */
+    async update(workspaceId: number, accountId: number, change: SenderAccountChange): Promise<SenderAccount> {
+      const account = await deps.accounts.get(workspaceId, accountId);
+      if (!account) throw notFound(ACCOUNT_NOT_FOUND);
+      const limits = Object.values(change.dailyLimits ?? {}).filter((value) => value !== undefined);
+      if (change.name === undefined && limits.length === 0) return account;
+      const updated = await deps.accounts.updateSettings(account, change, deps.clock.now().toISOString());
+      if (!updated) throw notFound(ACCOUNT_NOT_FOUND);
+      return updated;
+    },
 
     register,
 
@@ -76,9 +99,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
     async applyProviderStatus(providerAccountId: string, status: string): Promise<SenderAccount | undefined> {
       const account = await deps.accounts.findByProviderAccountId(providerAccountId);
       if (!account) return undefined;
-      const updatedAt = deps.clock.now().toISOString();
-      if (!(await deps.accounts.updateStatus(account, status, updatedAt))) return undefined;
-      return { ...account, status, updatedAt };
+      return applyStatus(account, status);
     },
 
     /** A link to the provider's hosted page where the user connects (or reconnects) an account. */
@@ -127,9 +148,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
         if (existing.workspaceId !== workspaceId) return undefined;
         const provider = await fetchProviderAccount(input.providerAccountId);
         if (!provider) return existing;
-        const updatedAt = deps.clock.now().toISOString();
-        await deps.accounts.updateStatus(existing, provider.status, updatedAt);
-        return { ...existing, status: provider.status, updatedAt };
+        return (await applyStatus(existing, provider.status)) ?? existing;
       }
       return (await register(workspaceId, { providerAccountId: input.providerAccountId })).account;
     },

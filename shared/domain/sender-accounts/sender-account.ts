@@ -56,12 +56,16 @@ export const MAX_ACCOUNT_DAILY_LIMITS: AccountDailyLimits = { emails: 2000, invi
 
 export const dailyLimitsOf = (account: SenderAccount): AccountDailyLimits => account.dailyLimits ?? DEFAULT_ACCOUNT_DAILY_LIMITS;
 
+/** The account's sending pause if it still holds at `now` (a timed one runs out by itself); null otherwise. */
+export function sendingPauseAt(account: SenderAccount, now: Date): SendingPause | null {
+  const pause = account.sendingPause;
+  if (!pause) return null;
+  return pause.until === null || new Date(pause.until).getTime() > now.getTime() ? pause : null;
+}
+
 /** Whether the engine may send through the account at `now`: active at the provider and not paused. */
 export function canSendAt(account: SenderAccount, now: Date): boolean {
-  if (!isActiveAccount(account)) return false;
-  const pause = account.sendingPause;
-  if (!pause) return true;
-  return pause.until !== null && new Date(pause.until).getTime() <= now.getTime();
+  return isActiveAccount(account) && sendingPauseAt(account, now) === null;
 }
 
 export const MAX_ACCOUNT_NAME_LENGTH = 100;
@@ -99,14 +103,24 @@ export function newSenderAccount(input: {
   };
 }
 
-export const toSenderAccountView = (account: SenderAccount) => ({
-  id: account.id,
-  name: account.name,
-  type: account.type,
-  status: account.status,
-  is_active: isActiveAccount(account),
-  provider_account_id: account.providerAccountId,
-  provider_type: account.providerType,
-  created_at: account.createdAt,
-  updated_at: account.updatedAt,
-});
+/**
+ * The account as the API shows it at `now`: its daily limits (the defaults when none were set) and
+ * its sending pause while it holds (a timed pause that ran out shows as null).
+ */
+export function toSenderAccountView(account: SenderAccount, now: Date) {
+  const limits = dailyLimitsOf(account);
+  const pause = sendingPauseAt(account, now);
+  return {
+    id: account.id,
+    name: account.name,
+    type: account.type,
+    status: account.status,
+    is_active: isActiveAccount(account),
+    provider_account_id: account.providerAccountId,
+    provider_type: account.providerType,
+    daily_limits: { emails: limits.emails, invitations: limits.invitations, network_messages: limits.networkMessages },
+    sending_paused: pause && { reason: pause.reason, until: pause.until, at: pause.at },
+    created_at: account.createdAt,
+    updated_at: account.updatedAt,
+  };
+}

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { MAX_ACCOUNT_NAME_LENGTH } from '../../domain/sender-accounts/sender-account';
-import { Id, Success, Timestamp, defineRoute, idParam } from './define';
+import { MAX_ACCOUNT_DAILY_LIMITS, MAX_ACCOUNT_NAME_LENGTH } from '../../domain/sender-accounts/sender-account';
+import { Count, Id, Success, Timestamp, closed, defineRoute, idParam } from './define';
 
 export const RegisterAccountBody = v.object({
   provider_account_id: v.pipe(
@@ -36,6 +36,42 @@ export const ConnectLinkBody = v.object({
   ),
 });
 
+const dailyLimit = (field: string, max: number) => {
+  const message = `daily_limits.${field} must be an integer from 0 to ${max}`;
+  return v.optional(v.pipe(v.number(message), v.integer(message), v.minValue(0, message), v.maxValue(max, message)));
+};
+
+const DAILY_LIMITS_MESSAGE = 'daily_limits must be an object with emails, invitations and/or network_messages';
+/** An object (not an array, which valibot's object schemas accept) of the three limits, each optional. */
+const DailyLimitsBody = v.pipe(
+  v.unknown(),
+  v.check((input) => typeof input === 'object' && input !== null && !Array.isArray(input), DAILY_LIMITS_MESSAGE),
+  closed(
+    {
+      emails: dailyLimit('emails', MAX_ACCOUNT_DAILY_LIMITS.emails),
+      invitations: dailyLimit('invitations', MAX_ACCOUNT_DAILY_LIMITS.invitations),
+      network_messages: dailyLimit('network_messages', MAX_ACCOUNT_DAILY_LIMITS.networkMessages),
+    },
+    (field, fields) => `daily_limits.${field} is not a daily limit (limits: ${fields.join(', ')})`,
+  ),
+);
+
+/** PATCH: the name and the daily limits only; any other field is a 400 naming it. */
+export const UpdateAccountBody = closed(
+  {
+    name: v.optional(
+      v.pipe(
+        v.string(`name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
+        v.trim(),
+        v.nonEmpty(`name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
+        v.maxLength(MAX_ACCOUNT_NAME_LENGTH, `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
+      ),
+    ),
+    daily_limits: v.optional(DailyLimitsBody),
+  },
+  (field, fields) => `${field} cannot be changed (fields: ${fields.join(', ')})`,
+);
+
 const SenderAccountView = v.strictObject({
   id: Id,
   name: v.string(),
@@ -44,6 +80,8 @@ const SenderAccountView = v.strictObject({
   is_active: v.boolean(),
   provider_account_id: v.string(),
   provider_type: v.string(),
+  daily_limits: v.strictObject({ emails: Count, invitations: Count, network_messages: Count }),
+  sending_paused: v.nullable(v.strictObject({ reason: v.string(), until: v.nullable(Timestamp), at: Timestamp })),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -75,6 +113,15 @@ export const accountRoutes = {
     request: { body: ConnectLinkBody },
     responses: { 201: v.strictObject({ success: v.literal(true), url: v.string(), expires_at: Timestamp }) },
     errors: [404, 502],
+  }),
+  updateAccount: defineRoute('accounts', {
+    method: 'PATCH',
+    path: '/public/accounts/{id}',
+    auth: 'apiKey',
+    summary: "Renames a sender account or changes its daily limits (limits not given keep their value).",
+    request: { path: v.object({ id: idParam('Account not found') }), body: UpdateAccountBody },
+    responses: { 200: AccountAnswer },
+    errors: [404],
   }),
   deleteAccount: defineRoute('accounts', {
     method: 'DELETE',

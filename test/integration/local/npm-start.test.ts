@@ -56,7 +56,9 @@ describe('npm start', () => {
   it('serves the API with working dev credentials, stops on Ctrl-C, and reuses its data on the next start', async () => {
     const first = await start(dataDir);
     const credentials = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8'));
-    expect(Object.keys(credentials).sort()).toEqual(['api_key', 'app_url', 'base_url', 'email', 'password', 'session_token', 'workspace_id'].sort());
+    expect(Object.keys(credentials).sort()).toEqual(
+      ['api_key', 'app_url', 'base_url', 'email', 'password', 'sandbox_provider_url', 'session_token', 'workspace_id'].sort(),
+    );
     expect(credentials.base_url).toBe(first.baseUrl);
     expect(credentials.app_url).toBe(first.baseUrl);
     expect(credentials.api_key).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/);
@@ -70,7 +72,9 @@ describe('npm start', () => {
       // A fresh data folder: the default development user, with a generated password (12 random bytes).
       email: 'dev@example.com',
       password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+      sandbox_provider_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:[0-9]+$/),
     });
+    expect(first.output()).toContain(`Sandbox provider at ${credentials.sandbox_provider_url} (control API under /_sandbox/)`);
 
     const health = await fetch(`${first.baseUrl}/api/v1/health/`);
     expect(health.status).toBe(200);
@@ -78,6 +82,19 @@ describe('npm start', () => {
     expect(keys.status).toBe(200);
     const me = await fetch(`${first.baseUrl}/api/v1/auth/me/`, { headers: { Authorization: `Bearer ${credentials.session_token}` } });
     expect(me.status).toBe(200);
+
+    // npm start's clock is the machine's, movable forward at /_local/clock.
+    const clockAt = async (init?: RequestInit) => {
+      const response = await fetch(`${first.baseUrl}/_local/clock`, init);
+      expect(response.status).toBe(200);
+      return new Date(((await response.json()) as { now: string }).now).getTime();
+    };
+    const before = Date.now();
+    const read = await clockAt();
+    expect(Math.abs(read - before)).toBeLessThan(60_000);
+    const moved = await clockAt({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_hours: 24 }) });
+    expect(moved - read).toBeGreaterThanOrEqual(24 * 3_600_000);
+    expect(moved - read).toBeLessThan(24 * 3_600_000 + 60_000);
 
     first.child.kill('SIGINT');
     expect(await exitOf(first.child)).toBe(0);

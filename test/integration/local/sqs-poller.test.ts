@@ -71,4 +71,13 @@ describe('local SQS poller against the SQS emulator', () => {
     for (let i = 0; i < 5 && (await poller.pollOnce(queue)) > 0; i += 1);
     expect(seen).toEqual(['retry me']);
   });
+
+  it('pollNow runs one receive round on every queue and resolves once the batches are handled', async () => {
+    seen.length = 0;
+    failBodies = new Set();
+    await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: 'nudged' }));
+    await poller.pollNow();
+    expect(seen).toEqual(['nudged']);
+    expect(await poller.pollOnce(queue)).toBe(0);
+  });
 });

@@ -29,7 +29,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   auth: authHandlers(none),
   members: memberHandlers(none),
   apiKeys: apiKeyHandlers(none),
-  accounts: accountHandlers(none),
+  accounts: accountHandlers(none, none),
   connections: connectionHandlers(none),
   userWebhook: userWebhookHandlers(none, none),
   providerWebhooks: providerWebhookHandlers(none),
@@ -56,7 +56,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(57);
+    expect(ROUTES).toHaveLength(58);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {
