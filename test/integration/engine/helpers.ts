@@ -105,6 +105,14 @@ export async function play(stack: TestStack): Promise<void> {
   throw new Error('the engine did not settle in 20 rounds');
 }
 
+/** One run of the scheduler and one drain of the outreach queue (no waiting for the engine to settle). */
+export async function tick(stack: TestStack): Promise<void> {
+  const scheduler = stack.functions.schedules[OUTREACH_SCHEDULER.name];
+  if (!scheduler) throw new Error('no outreach scheduler');
+  await scheduler(scheduledEvent, {} as Context);
+  await stack.drain(OUTREACH.name, 100);
+}
+
 /** Moves the clock and plays what came due. */
 export async function advance(stack: TestStack, clock: ManualClock, hours: number): Promise<void> {
   clock.advance(hours * 3_600_000);

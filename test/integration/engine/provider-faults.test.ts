@@ -16,6 +16,7 @@ import {
   prospectStatuses,
   prospectsIn,
   sandboxSent,
+  tick,
 } from './helpers';
 
 /**
@@ -155,7 +156,7 @@ describe('provider answers, redelivery and crashes', () => {
       await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: { ...Item, claim, version: (Item?.version as number) + 1 } }));
     }
     // While the claim is fresh, nothing happens; once expired (and a full sweep reads it), the crash rule settles it.
-    await play(stack);
+    await tick(stack);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);
     await advance(stack, clock, 0.5);
     // The email cannot be told by the provider: not sent again, recorded UNCERTAIN.
