@@ -31,7 +31,7 @@ export function chooseVariant(step: Pick<CampaignStep, 'id' | 'messageTemplateB'
   return ((digest[0] as number) & 1) === 0 ? 'A' : 'B';
 }
 
-function valueOf(name: string, prospect: Prospect, company: Company | undefined): string {
+function placeholderValue(name: string, prospect: Prospect, company: Company | undefined): string {
   if (name.startsWith('custom.')) {
     const value = prospect.customFields?.[name.slice('custom.'.length)];
     return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -62,7 +62,7 @@ const escapeHtml = (text: string): string =>
  */
 export function renderTemplate(template: string, prospect: Prospect, company: Company | undefined, html = false): string {
   return template.replace(PLACEHOLDER, (_whole, name: string) => {
-    const value = valueOf(name.trim(), prospect, company);
+    const value = placeholderValue(name.trim(), prospect, company);
     return html ? escapeHtml(value) : value;
   });
 }
