@@ -144,7 +144,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
         .map(([id]) => id)
         .sort();
     const ids = (groups: FunctionGroup[]) => groups.map((group) => logicalId(stack, stack.functions[group]));
-    expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual(ids(['accounts', 'connections', 'providerWebhooks']).sort());
+    const sender = logicalId(stack, (stack.queueConsumers.outreach ?? webhooks()).function);
+    expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual([...ids(['accounts', 'connections', 'providerWebhooks']), sender].sort());
     expect(holders('PROVIDER_WEBHOOK_SECRET')).toEqual(ids(['accounts', 'providerWebhooks']).sort());
     expect(holders('WEBHOOK_SECRET_KEY')).toEqual([...ids(['userWebhook']), logicalId(stack, webhooks().function)].sort());
     // The values are dynamic references, resolved at deploy time: never in the template.

@@ -15,7 +15,7 @@ import {
   leadsStack,
   person,
 } from '../leads/helpers';
-import { addToCampaign, campaignItems, createCampaign, prospectCount, setStatus, storedProspect } from './helpers';
+import { addToCampaign, campaignItems, createCampaign, engineAction, prospectCount, setStatus, storedProspect } from './helpers';
 
 const NOW = '2026-12-01T09:30:00.000Z';
 const DRAFT_WARNING = 'Campaign is in DRAFT: prospects were added but not scheduled; activate the campaign to start outreach';
@@ -281,9 +281,15 @@ describe('add-to-campaign', () => {
     expect(scheduled.body).toMatchObject({ count: 1 });
     expect(scheduled.body.warning).toBeUndefined();
     const [item] = await campaignItems(stack, active.id);
-    expect(item).toMatchObject({ schedule: 'SCHEDULED', nodeId: 4242, nextActionAt: NOW, gsi2pk: `DUE#${String((ids[0] as number) % 16).padStart(2, '0')}` });
-    expect(item?.gsi2sk).toBe(`${NOW}#${padId(active.id)}#${padId(ids[0] as number)}`);
+    expect(item).toMatchObject({ schedule: 'SCHEDULED', nodeId: 4242, nextActionAt: NOW });
     expect(item?.lsi2sk).toBeUndefined();
+    // Its first action, due now, in the engine's due-time index.
+    expect(await engineAction(stack, active.id, ids[0] as number)).toMatchObject({
+      nodeId: 4242,
+      dueAt: NOW,
+      gsi2pk: `DUE#${String((ids[0] as number) % 16).padStart(2, '0')}`,
+      gsi2sk: `${NOW}#${padId(active.id)}#${padId(ids[0] as number)}`,
+    });
 
     const queued = await move(paused, ids[1] as number, true);
     expect(queued.body.warning).toBeUndefined();
@@ -304,7 +310,7 @@ describe('add-to-campaign', () => {
     expect(notActivated.body.warning).toBeUndefined();
     const [waitingItem] = await campaignItems(stack, later.id);
     expect(waitingItem).toMatchObject({ schedule: 'WAITING', nextActionAt: null, lsi2sk: `UNSCHEDULED#${padId(ids[4] as number)}` });
-    expect(waitingItem?.gsi2pk).toBeUndefined();
+    expect(await engineAction(stack, later.id, ids[4] as number)).toBeUndefined();
     // Without activation even a DRAFT campaign gives no warning.
     expect((await addToCampaign(stack, alice, list.id, { campaign: draft.id, prospect_ids: [ids[4] as number], allow_duplicates: true })).body.warning).toBeUndefined();
   });

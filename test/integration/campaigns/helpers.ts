@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
-import { campaignKey, campaignProspectKey, prospectKey } from '../../../shared/db/keys';
+import { campaignKey, campaignProspectKey, outreachActionKey, prospectKey } from '../../../shared/db/keys';
 import type { Campaign, CampaignStatus } from '../../../shared/domain/campaigns/campaign';
 import type { FlowStructure } from '../../../shared/domain/campaigns/flow';
 import type { TestStack } from '../../support/test-stack';
@@ -75,6 +75,11 @@ export async function campaignItems(stack: TestStack, campaignId: number): Promi
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/** The engine's action item of a prospect in a campaign, as stored (undefined when it has none). */
+export async function engineAction(stack: TestStack, campaignId: number, prospectId: number): Promise<Record<string, unknown> | undefined> {
+  return (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: outreachActionKey(campaignId, prospectId), ConsistentRead: true }))).Item;
 }
 
 /** The prospect item as stored. */

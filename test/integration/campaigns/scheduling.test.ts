@@ -8,6 +8,7 @@ import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-schedu
 import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { ManualClock } from '../../../shared/time/clock';
 import { type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
+import { actionsOf } from '../engine/helpers';
 
 /**
  * The campaign-scheduling queue: activating a campaign schedules the prospects it held back, a
@@ -128,11 +129,22 @@ describe('scheduling the prospects a campaign held back, on activation', () => {
         nodeId: stepId,
         nextActionAt: '2026-11-23T09:15:00.000Z',
         updatedAt: '2026-11-23T09:15:00.000Z',
-        gsi2pk: `DUE#${String(prospectId % 16).padStart(2, '0')}`,
-        gsi2sk: `2026-11-23T09:15:00.000Z#${String(campaignId).padStart(16, '0')}#${String(prospectId).padStart(16, '0')}`,
         lsi1sk: `IN_REVIEW#${String(prospectId).padStart(16, '0')}`,
       });
       expect(item.lsi2sk).toBeUndefined();
+    }
+    // Each has its first action, due at activation time, in the engine's due-time index.
+    const actions = await actionsOf(stack, campaignId);
+    expect(actions).toHaveLength(430);
+    for (const action of actions) {
+      const prospectId = action.prospectId as number;
+      expect(action, String(prospectId)).toMatchObject({
+        nodeId: stepId,
+        dueAt: '2026-11-23T09:15:00.000Z',
+        version: 1,
+        gsi2pk: `DUE#${String(prospectId % 16).padStart(2, '0')}`,
+        gsi2sk: `2026-11-23T09:15:00.000Z#${String(campaignId).padStart(16, '0')}#${String(prospectId).padStart(16, '0')}`,
+      });
     }
 
     // A redelivered message (or activate again) finds nobody waiting and changes nothing.

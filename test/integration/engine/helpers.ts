@@ -79,6 +79,11 @@ export async function prospectsIn(world: EngineWorld, campaignId: number, fields
     rows += 1;
     return person(rows, { email: `person${rows}@example.com`, ...overrides });
   });
+  // The sandbox gives unknown profiles a varied network distance; these start as strangers.
+  for (const lead of leads) {
+    const publicId = /\/in\/([^/]+)$/.exec(String(lead.network_profile_url))?.[1];
+    if (publicId) await stack.provider.control.setProfile(publicId, { network_distance: 'SECOND_DEGREE' });
+  }
   const imported = await importLeads(stack, ws, list.id, { leads });
   const ids = imported.leads.map((lead) => lead.id);
   const moved = await stack.call<{ count: number }>('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, {

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
+import {
+  type EngineWorld,
+  actionsOf,
+  activate,
+  advance,
+  campaignStatus,
+  campaignWith,
+  engineWorld,
+  outcomesOf,
+  play,
+  prospectStatuses,
+  prospectsIn,
+  sandboxSent,
+} from './helpers';
+
+/** Pause and resume, cancelling on moves and archiving, a flow that reaches a condition, quota pauses. */
+describe('the engine and the campaign lifecycle', () => {
+  // Monday 2026-11-23, 10:00 in Amsterdam.
+  const clock = new ManualClock('2026-11-23T09:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  const emailsWithSubject = async (subject: string) => (await sandboxSent(world.stack)).filter((item) => item.kind === 'email' && item.subject === subject).map((item) => item.at);
+  const post = (path: string) => world.stack.call('POST', path, { apiKey: world.ws.key });
+
+  it('stops sending at once when paused and sends what came due when resumed', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Pause', [
+      { step_type: 'EMAIL', subject_line: 'Pause one' },
+      { step_type: 'EMAIL', subject_line: 'Pause two', delay_in_hours: 2 },
+    ]);
+    const [id] = await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await emailsWithSubject('Pause one')).toEqual(['2026-11-23T09:00:00.000Z']);
+    expect((await post(`/public/campaigns/${campaign.id}/pause/`)).status).toBe(200);
+    await advance(stack, clock, 3);
+    expect(await emailsWithSubject('Pause two')).toEqual([]);
+    expect(await actionsOf(stack, campaign.id)).toEqual([expect.objectContaining({ parked: 'CAMPAIGN_NOT_ACTIVE', dueAt: null })]);
+    expect((await post(`/public/campaigns/${campaign.id}/resume/`)).status).toBe(200);
+    await play(stack);
+    expect(await emailsWithSubject('Pause two')).toEqual(['2026-11-23T12:00:00.000Z']);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'FINISHED', last_error: null } });
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+
+  it('cancels the pending actions of a prospect removed from the campaign and of an archived campaign', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Cancel', [
+      { step_type: 'EMAIL', subject_line: 'Cancel one' },
+      { step_type: 'EMAIL', subject_line: 'Cancel two', delay_in_hours: 1 },
+    ]);
+    const [removed, kept] = await prospectsIn(world, campaign.id, [{}, {}]);
+    await activate(world, campaign.id);
+    expect((await emailsWithSubject('Cancel one')).length).toBe(2);
+    const removal = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [removed] } });
+    expect(removal.status, removal.text).toBe(200);
+    expect((await actionsOf(stack, campaign.id)).map((a) => a.prospectId)).toEqual([kept]);
+    expect((await post(`/public/campaigns/${campaign.id}/archive/`)).status).toBe(200);
+    await advance(stack, clock, 2);
+    expect(await emailsWithSubject('Cancel two')).toEqual([]);
+    expect(await actionsOf(stack, campaign.id)).toEqual([]);
+  });
+
+  it('waits at a condition (conditions are evaluated by the conversations capability)', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Condition', [{ step_type: 'NETWORK_INVITE' }]);
+    const condition = await stack.call<{ condition: { id: number } }>('POST', `/public/campaigns/${campaign.id}/conditions/`, {
+      apiKey: world.ws.key,
+      body: { condition_type: 'ACCEPTED_INVITE', parent_step_id: campaign.stepIds[0], delay_in_hours: 24 },
+    });
+    expect(condition.status, condition.text).toBe(201);
+    const [id] = await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 25);
+    expect(await actionsOf(stack, campaign.id)).toEqual([
+      expect.objectContaining({ prospectId: id, nodeId: condition.body.condition.id, parked: 'CONDITION', dueAt: null }),
+    ]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'IN_PROGRESS', last_error: null } });
+    expect(await campaignStatus(world, campaign.id)).toBe('ACTIVE');
+  });
+
+  it('pauses an account at its provider quota until the next UTC day', async () => {
+    const { stack } = world;
+    clock.set('2026-11-26T09:00:00.000Z'); // Thursday
+    const campaign = await campaignWith(world, 'Quota', [{ step_type: 'NETWORK_INVITE', message_template: 'Quota invite' }]);
+    await prospectsIn(world, campaign.id, [{}]);
+    await stack.provider.control.addFault({ kind: 'error', type: 'errors/limit_exceeded', path: '/api/v1/users/invite', times: 1 });
+    await activate(world, campaign.id);
+    const accounts = await stack.call<{ accounts: { id: number; sending_paused: unknown }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key });
+    expect(accounts.body.accounts.find((a) => a.id === world.network)?.sending_paused).toEqual({
+      reason: 'errors/limit_exceeded',
+      until: '2026-11-27T00:00:00.000Z',
+      at: '2026-11-26T09:00:00.000Z',
+    });
+    await advance(stack, clock, 6);
+    expect((await sandboxSent(stack)).filter((item) => item.text === 'Quota invite')).toEqual([]);
+    // Friday 09:00 local: the pause is over and the window open.
+    await playAtFriday();
+    expect((await sandboxSent(stack)).filter((item) => item.text === 'Quota invite').map((item) => item.at)).toEqual(['2026-11-27T08:00:00.000Z']);
+    expect((await outcomesOf(stack, campaign.id)).map((o) => o.outcome)).toEqual(['SENT']);
+
+    async function playAtFriday() {
+      clock.set('2026-11-27T08:00:00.000Z');
+      await play(stack);
+    }
+  });
+});
