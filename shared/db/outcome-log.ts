@@ -5,6 +5,10 @@ import type { OutcomeLog } from '../domain/engine/ports';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { actionOutcomeKey, sentEmailKey } from './keys';
+import type { Clock } from '../time/clock';
+
+/** How long a Message-ID whose send the engine never recorded is kept. */
+const ORPHAN_DAYS = 7;
 
 const OutcomeItem = itemSchema(
   'ActionOutcome',
@@ -49,14 +53,33 @@ export class DynamoOutcomeLog implements OutcomeLog {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly clock: Clock,
   ) {}
+
+  private now(): number {
+    return this.clock.now().getTime();
+  }
 
   async record(outcome: ActionOutcome): Promise<void> {
     await this.putOnce({ ...actionOutcomeKey(outcome.campaignId, outcome.prospectId, outcome.stint, outcome.nodeId), entityType: 'ActionOutcome', ...outcome });
   }
 
+  /**
+   * The email's item under its tracking id. The provider's `mail_sent` webhook may have arrived
+   * first (it is sent as soon as the provider answers): its Message-ID is kept either way.
+   */
   async recordEmail(email: SentEmail): Promise<void> {
-    await this.putOnce({ ...sentEmailKey(email.trackingId), entityType: 'SentEmail', ...email });
+    const { messageId, ...fields } = email;
+    const names = Object.keys(fields);
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: sentEmailKey(email.trackingId),
+        UpdateExpression: `SET entityType = :type, ${names.map((name) => `#${name} = :${name}`).join(', ')}, messageId = if_not_exists(messageId, :messageId) REMOVE #ttl`,
+        ExpressionAttributeNames: { ...Object.fromEntries(names.map((name) => [`#${name}`, name])), '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':type': 'SentEmail', ':messageId': messageId, ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name as keyof typeof fields]])) },
+      }),
+    );
   }
 
   async find(action: OutreachAction, nodeId: number): Promise<ActionOutcome | undefined> {
@@ -71,23 +94,24 @@ export class DynamoOutcomeLog implements OutcomeLog {
     return Item ? parseItem(SentEmailItem, Item) : undefined;
   }
 
-  /** The Message-ID the provider's `mail_sent` webhook reports for a tracking id; false when no such email was sent by us. */
+  /**
+   * The Message-ID the provider's `mail_sent` webhook reports for a tracking id. It may come before
+   * the engine has recorded the send, so it is kept either way; an email the engine never records
+   * (sent from the mailbox by hand) leaves an item that expires after ORPHAN_DAYS. True when the
+   * engine's record of the send was already there.
+   */
   async setEmailMessageId(trackingId: string, messageId: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: sentEmailKey(trackingId),
-          UpdateExpression: 'SET messageId = :id',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':id': messageId },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    const { Attributes } = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: sentEmailKey(trackingId),
+        UpdateExpression: 'SET messageId = :id, trackingId = :tracking, #ttl = if_not_exists(#ttl, :ttl)',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':id': messageId, ':tracking': trackingId, ':ttl': Math.floor(this.now() / 1000) + ORPHAN_DAYS * 86_400 },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes?.entityType === 'SentEmail';
   }
 
   private async putOnce(item: Record<string, unknown>): Promise<void> {

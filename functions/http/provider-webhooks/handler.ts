@@ -1,3 +1,4 @@
+import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
 import { httpHandler } from '../../../shared/http/http-handler';
 import type { GroupConfig } from '../../../shared/http/route-table';
 import { providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
@@ -14,6 +15,7 @@ export function buildProviderWebhooksHandler(config: GroupConfig<'providerWebhoo
   const handlers = providerWebhookHandlers({
     accounts: senderAccountServiceFrom(config, table, deps.clock),
     replies: replyRouterFrom(config, table, deps.clock),
+    sentEmails: new DynamoOutcomeLog(table.db, table.tableName, deps.clock),
     secret: config.providerWebhookSecret,
     logger,
   });

@@ -6,7 +6,7 @@ import type { HandlersFor } from '../../../shared/http/http-handler';
 import { header, parseWith } from '../../../shared/http/request';
 import { json } from '../../../shared/http/responses';
 import { safeEqual } from '../../../shared/security/secret-box';
-import { AccountStatusPayload, MessageReceivedPayload, type providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
+import { AccountStatusPayload, MailSentPayload, MessageReceivedPayload, type providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
 import type { Logger } from '../../../shared/logging/logger';
 
 /** The header our provider webhook registrations carry (the provider documents no signature for v1). */
@@ -23,6 +23,8 @@ export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
 export function providerWebhookHandlers(deps: {
   accounts: SenderAccountService;
   replies: Pick<ReplyRouter, 'route'>;
+  /** Emails the engine sent, under the provider's tracking id: `mail_sent` adds the RFC Message-ID. */
+  sentEmails: { setEmailMessageId(trackingId: string, messageId: string): Promise<boolean> };
   secret: string;
   logger: Pick<Logger, 'info'>;
 }) {
@@ -44,6 +46,16 @@ export function providerWebhookHandlers(deps: {
         const outcome = await deps.replies.route(toProviderMessage(parsed.output));
         if (!outcome.handled) deps.logger.info('Provider message not routed', { reason: outcome.reason, message_id: parsed.output.message_id });
         return json(200, { success: true, handled: outcome.handled });
+      }
+      if (body.event === 'mail_sent') {
+        const parsed = v.safeParse(MailSentPayload, body);
+        if (!parsed.success) {
+          deps.logger.info('Provider mail_sent webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
+          return json(200, { success: true, handled: false });
+        }
+        // Emails sent from the mailbox outside the engine have no tracking id of ours: acknowledged, not recorded.
+        const recorded = await deps.sentEmails.setEmailMessageId(parsed.output.tracking_id, parsed.output.message_id);
+        return json(200, { success: true, handled: recorded });
       }
       deps.logger.info('Provider webhook acknowledged, not routed yet', { event: typeof body.event === 'string' ? body.event : 'unknown' });
       return json(200, { success: true, handled: false });

@@ -30,7 +30,7 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
   const sender = createSender({
     actions: new DynamoOutreachActions(db, tableName),
     counters: new DynamoSendCounters(db, tableName),
-    outcomes: new DynamoOutcomeLog(db, tableName),
+    outcomes: new DynamoOutcomeLog(db, tableName, deps.clock),
     progress: createProspectProgress({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     completion: new DynamoCampaignProspects(db, tableName),
     campaigns: new DynamoCampaignRepository(db, tableName),

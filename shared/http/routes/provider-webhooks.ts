@@ -45,6 +45,13 @@ export const MessageReceivedPayload = v.object({
   ),
 });
 
+/** The provider's `mail_sent` webhook (providers.md §1.8), as far as the engine reads it: which send, and its Message-ID. */
+export const MailSentPayload = v.object({
+  event: v.literal('mail_sent'),
+  tracking_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(500)),
+  message_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(1000)),
+});
+
 const Handled = v.strictObject({ success: v.literal(true), handled: v.boolean() });
 
 /**

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { sentEmailKey } from '../../../shared/db/keys';
 import { ManualClock } from '../../../shared/time/clock';
 import {
   type EngineWorld,
@@ -45,6 +47,14 @@ describe('the outreach engine plays a campaign', () => {
       { to: expect.stringMatching(/^person\d+@example\.com$/), subject: 'Hello Ada', text: 'Hi Ada of Acme', accountId: 'sbx-mailbox-dev', at: '2026-11-23T09:00:00.000Z' },
       { to: expect.stringMatching(/^person\d+@example\.com$/), subject: 'Hello Bob', text: 'Hi Bob of ', accountId: 'sbx-mailbox-dev', at: '2026-11-23T09:00:00.000Z' },
     ]);
+    // Each email is kept under the provider's tracking id; the provider's mail_sent webhook adds its Message-ID.
+    for (const email of emails) {
+      const key = sentEmailKey(email.trackingId as string);
+      await expect
+        .poll(async () => (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }))).Item?.messageId, { timeout: 5000 })
+        .toBe(email.messageId);
+    }
+    expect(emails.map((e) => e.messageId)).toEqual([expect.stringMatching(/^<.+@sandbox\.local>$/), expect.stringMatching(/^<.+@sandbox\.local>$/)]);
     expect(await prospectStatuses(world, campaign.id)).toEqual({
       [ada as number]: { status: 'IN_PROGRESS', last_error: null },
       [bob as number]: { status: 'IN_PROGRESS', last_error: null },
