@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -35,6 +36,8 @@ export class QueueConsumer extends Construct {
   public readonly queue: Queue;
   public readonly deadLetterQueue: Queue;
   public readonly function: ServiceFunction;
+  /** In alarm while any message waits in the dead-letter queue: work that failed every retry. */
+  public readonly deadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: QueueConsumerProps) {
     super(scope, id);
@@ -61,5 +64,21 @@ export class QueueConsumer extends Construct {
         reportBatchItemFailures: true,
       }),
     );
+    this.deadLetterAlarm = deadLetterAlarm(this, this.deadLetterQueue, `Messages of ${id} failed every retry and wait in its dead-letter queue`);
   }
+}
+
+/**
+ * An alarm on a dead-letter queue: a message there is work that failed silently (an action never
+ * sent, a webhook never delivered), so one message is enough.
+ */
+export function deadLetterAlarm(scope: Construct, queue: Queue, description: string): Alarm {
+  return new Alarm(scope, 'DeadLetterAlarm', {
+    alarmDescription: description,
+    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
 }

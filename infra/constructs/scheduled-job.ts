@@ -1,9 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { Schedule } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { deadLetterAlarm } from './queue-consumer';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 
 export interface ScheduledJobProps {
@@ -26,6 +28,8 @@ export class ScheduledJob extends Construct {
   public readonly function: ServiceFunction;
   public readonly schedule: Schedule;
   public readonly deadLetterQueue: Queue;
+  /** In alarm while an invocation the scheduler gave up on waits in the dead-letter queue. */
+  public readonly deadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: ScheduledJobProps) {
     super(scope, id);
@@ -44,5 +48,6 @@ export class ScheduledJob extends Construct {
         deadLetterQueue: this.deadLetterQueue,
       }),
     });
+    this.deadLetterAlarm = deadLetterAlarm(this, this.deadLetterQueue, `Runs of ${id} failed every retry (the schedule's dead-letter queue)`);
   }
 }
