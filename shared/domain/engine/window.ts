@@ -37,13 +37,33 @@ const minutesOf = (hhmm: string): { hour: number; minute: number } => {
   return { hour: hour ?? 0, minute: minute ?? 0 };
 };
 
+/** Longest DST jump searched back over (the largest in use is 2 hours). */
+const MAX_JUMP_MINUTES = 180;
+
+/**
+ * `HH:MM` on the local day `date`. luxon moves a time a DST jump skips forward by the length of
+ * the jump (02:30 becomes 03:30); the first time that exists is the moment of the jump (03:00).
+ */
+function atLocalTime(date: DateTime, hhmm: string): DateTime {
+  const { hour, minute } = minutesOf(hhmm);
+  const moment = date.set({ hour, minute, second: 0, millisecond: 0 });
+  if (moment.hour === hour && moment.minute === minute) return moment;
+  let first = moment;
+  for (let step = 0; step < MAX_JUMP_MINUTES; step += 1) {
+    const earlier = first.minus({ minutes: 1 });
+    if (earlier.offset !== moment.offset) break;
+    first = earlier;
+  }
+  return first;
+}
+
 /** The open span of the local day `date` (any time on it), or undefined when the day does not send. */
 function spanOfDay(date: DateTime, window: SendingWindow): OpenSpan | undefined {
   const weekday = WEEKDAYS[date.weekday - 1] as Weekday;
   const hours = dayWindowsOf(window)[weekday];
   if (!hours?.enabled) return undefined;
-  const start = date.set({ ...minutesOf(hours.start), second: 0, millisecond: 0 });
-  const end = date.set({ ...minutesOf(hours.end), second: 0, millisecond: 0 });
+  const start = atLocalTime(date, hours.start);
+  const end = atLocalTime(date, hours.end);
   if (end <= start) return undefined;
   return { start: start.toJSDate(), end: end.toJSDate(), day: date.toISODate() as string };
 }
@@ -77,10 +97,27 @@ export function nextOpenMoment(at: Date, window: SendingWindow, timezone: string
   return span.start.getTime() > at.getTime() ? span.start : at;
 }
 
-/** The open span of the local day `days` after the one `at` falls on (that day itself or later, if it does not send). */
+/**
+ * The open span of the `days`-th sending day after the local day `at` falls on, counting only days
+ * the window sends (Friday plus 1 is Monday with the default window, plus 2 Tuesday); `days` 0:
+ * that day's span, or the next sending day's if it does not send. Undefined when the window has no
+ * open day.
+ */
 export function openSpanAfterDays(at: Date, days: number, window: SendingWindow, timezone: string): OpenSpan | undefined {
-  const from = DateTime.fromJSDate(at, { zone: timezone }).startOf('day').plus({ days });
-  return openSpanFrom(from.toJSDate(), window, timezone);
+  const day = DateTime.fromJSDate(at, { zone: timezone }).startOf('day');
+  if (days <= 0) return openSpanFrom(day.toJSDate(), window, timezone);
+  // Every week has the same sending days: whole weeks are jumped at once, the rest counted day by day.
+  let perWeek = 0;
+  for (let offset = 1; offset <= 7; offset += 1) if (spanOfDay(day.plus({ days: offset }), window)) perWeek += 1;
+  if (perWeek === 0) return undefined;
+  const weeks = Math.floor((days - 1) / perWeek);
+  let left = days - weeks * perWeek;
+  for (let offset = 1; offset <= 2 * 7; offset += 1) {
+    const span = spanOfDay(day.plus({ weeks, days: offset }), window);
+    if (span) left -= 1;
+    if (span && left === 0) return span;
+  }
+  return undefined;
 }
 
 /**

@@ -1,0 +1,301 @@
+import { describe, expect, it } from 'vitest';
+import type { Campaign } from '../../../shared/domain/campaigns/campaign';
+import { emptyFlow } from '../../../shared/domain/campaigns/flow';
+import type { OutreachAction, SendKind, SlotReservation } from '../../../shared/domain/engine/action';
+import { capOf, checkCampaignCap, chooseAccount } from '../../../shared/domain/engine/pacing';
+import type { SendCounters } from '../../../shared/domain/engine/ports';
+import { type OpenSpan, openSpanFrom } from '../../../shared/domain/engine/window';
+import type { SenderAccount } from '../../../shared/domain/sender-accounts/sender-account';
+
+/** The SendCounters port in memory: campaign positions per day and kind, account sends refused at their limit. */
+class FakeCounters implements SendCounters {
+  readonly campaignCounts = new Map<string, number>();
+  readonly accountCounts = new Map<string, number>();
+  /** Every takeAccountSend call, as `accountId day kind limit`. */
+  readonly accountCalls: string[] = [];
+  campaignTakes = 0;
+
+  async takeCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<number> {
+    this.campaignTakes += 1;
+    const key = `${campaignId} ${day} ${kind}`;
+    const k = (this.campaignCounts.get(key) ?? 0) + 1;
+    this.campaignCounts.set(key, k);
+    return k;
+  }
+
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void> {
+    const key = `${campaignId} ${day} ${kind}`;
+    this.campaignCounts.set(key, (this.campaignCounts.get(key) ?? 0) - 1);
+  }
+
+  async takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean> {
+    this.accountCalls.push(`${accountId} ${day} ${kind} ${limit}`);
+    const key = `${accountId} ${day} ${kind}`;
+    const count = this.accountCounts.get(key) ?? 0;
+    if (count >= limit) return false;
+    this.accountCounts.set(key, count + 1);
+    return true;
+  }
+
+  async returnAccountSend(accountId: number, day: string, kind: SendKind): Promise<void> {
+    const key = `${accountId} ${day} ${kind}`;
+    this.accountCounts.set(key, (this.accountCounts.get(key) ?? 0) - 1);
+  }
+}
+
+const CREATED = '2027-01-04T10:00:00.000Z';
+const TIMEZONE = 'Europe/Amsterdam';
+
+const campaignWith = (fields: Partial<Campaign> = {}): Campaign => ({
+  id: 1,
+  workspaceId: 1,
+  name: 'Pacing',
+  status: 'ACTIVE',
+  timezone: TIMEZONE,
+  language: 'en',
+  emailMaxMessages: 4,
+  networkMaxMessages: 6,
+  networkMaxConnections: 5,
+  sendingWindow: {},
+  accountIds: [],
+  prospectCount: 0,
+  flow: emptyFlow(),
+  flowVersion: 1,
+  createdAt: CREATED,
+  updatedAt: CREATED,
+  ...fields,
+});
+
+const actionWith = (fields: Partial<OutreachAction> = {}): OutreachAction => ({
+  campaignId: 1,
+  prospectId: 1,
+  workspaceId: 1,
+  stint: 'stint-1',
+  version: 1,
+  nodeId: 10,
+  dueAt: CREATED,
+  parked: null,
+  claim: null,
+  reservation: null,
+  attempts: 0,
+  lastActionAt: null,
+  started: false,
+  accounts: {},
+  networkProviderId: null,
+  updatedAt: CREATED,
+  ...fields,
+});
+
+const accountWith = (id: number, type: 'EMAIL' | 'NETWORK', fields: Partial<SenderAccount> = {}): SenderAccount => ({
+  id,
+  workspaceId: 1,
+  name: `account ${id}`,
+  type,
+  status: 'OK',
+  providerAccountId: `provider-${id}`,
+  providerType: type === 'EMAIL' ? 'MAIL' : 'LINKEDIN',
+  ownProviderUserId: null,
+  createdAt: CREATED,
+  updatedAt: CREATED,
+  ...fields,
+});
+
+const spanAt = (at: string, campaign: Campaign): OpenSpan => openSpanFrom(new Date(at), campaign.sendingWindow, campaign.timezone) as OpenSpan;
+
+describe('the campaign’s daily cap', () => {
+  // Monday 22 March 2027: the window is 08:00-16:00 UTC; a cap of 4 has slots at 08:00, 10:00, 12:00 and 14:00 UTC.
+  const campaign = campaignWith();
+  const monday = spanAt('2027-03-22T08:00:00.000Z', campaign);
+
+  it('takes the cap of the kind', () => {
+    expect([capOf(campaign, 'EMAIL'), capOf(campaign, 'INVITE'), capOf(campaign, 'MESSAGE')]).toEqual([4, 5, 6]);
+  });
+
+  it('sends position k at the k-th slot of the day: at once when it has come, else a wait holding the position', async () => {
+    const counters = new FakeCounters();
+    const now = new Date('2027-03-22T08:00:00.000Z');
+    const decisions = [];
+    for (let i = 0; i < 4; i += 1) decisions.push(await checkCampaignCap(counters, campaign, actionWith({ prospectId: i + 1 }), 'EMAIL', monday, now));
+    expect(decisions).toEqual([
+      { go: true, k: 1, fresh: true },
+      { go: false, dueAt: '2027-03-22T10:00:00.000Z', reserve: { day: '2027-03-22', kind: 'EMAIL', k: 2 } },
+      { go: false, dueAt: '2027-03-22T12:00:00.000Z', reserve: { day: '2027-03-22', kind: 'EMAIL', k: 3 } },
+      { go: false, dueAt: '2027-03-22T14:00:00.000Z', reserve: { day: '2027-03-22', kind: 'EMAIL', k: 4 } },
+    ]);
+    expect(counters.campaignCounts).toEqual(new Map([['1 2027-03-22 EMAIL', 4]]));
+  });
+
+  it('sends a slot at most 60 s ahead now, and a slot whose moment has passed at once', async () => {
+    const decide = async (taken: number, at: string) => {
+      const counters = new FakeCounters();
+      counters.campaignCounts.set('1 2027-03-22 EMAIL', taken);
+      return checkCampaignCap(counters, campaign, actionWith(), 'EMAIL', monday, new Date(at));
+    };
+    expect(await decide(1, '2027-03-22T09:59:00.000Z')).toEqual({ go: true, k: 2, fresh: true });
+    expect(await decide(1, '2027-03-22T09:58:59.999Z')).toEqual({
+      go: false,
+      dueAt: '2027-03-22T10:00:00.000Z',
+      reserve: { day: '2027-03-22', kind: 'EMAIL', k: 2 },
+    });
+    expect(await decide(2, '2027-03-22T15:30:00.000Z')).toEqual({ go: true, k: 3, fresh: true });
+  });
+
+  it('reuses a reservation of the same day and kind without taking a new position', async () => {
+    const counters = new FakeCounters();
+    counters.campaignCounts.set('1 2027-03-22 EMAIL', 4);
+    const reservation: SlotReservation = { day: '2027-03-22', kind: 'EMAIL', k: 2 };
+    const now = new Date('2027-03-22T10:00:00.000Z');
+    expect(await checkCampaignCap(counters, campaign, actionWith({ reservation }), 'EMAIL', monday, now)).toEqual({ go: true, k: 2, fresh: false });
+    // Its slot not yet come: the same wait, still no new position.
+    expect(await checkCampaignCap(counters, campaign, actionWith({ reservation }), 'EMAIL', monday, new Date('2027-03-22T09:00:00.000Z'))).toEqual({
+      go: false,
+      dueAt: '2027-03-22T10:00:00.000Z',
+      reserve: reservation,
+    });
+    expect(counters.campaignTakes).toBe(0);
+    // Another kind, or another day: a new position.
+    const otherKind = await checkCampaignCap(counters, campaign, actionWith({ reservation: { ...reservation, kind: 'INVITE' } }), 'EMAIL', monday, now);
+    const otherDay = await checkCampaignCap(counters, campaign, actionWith({ reservation: { ...reservation, day: '2027-03-19' } }), 'EMAIL', monday, now);
+    expect([otherKind, otherDay]).toEqual([
+      { go: false, dueAt: '2027-03-23T08:00:00.000Z' },
+      { go: false, dueAt: '2027-03-23T10:00:00.000Z' },
+    ]);
+    expect(counters.campaignCounts).toEqual(new Map([['1 2027-03-22 EMAIL', 6]]));
+  });
+
+  it('puts positions past the cap on the sending day they fall on, at their slot, skipping the weekend', async () => {
+    // Friday 19 March 2027, 08:00-16:00 UTC; the next sending days are Monday 22, Tuesday 23, Wednesday 24.
+    const friday = spanAt('2027-03-19T08:00:00.000Z', campaign);
+    const counters = new FakeCounters();
+    counters.campaignCounts.set('1 2027-03-19 EMAIL', 4);
+    const now = new Date('2027-03-19T08:00:00.000Z');
+    const dues = [];
+    for (let k = 5; k <= 13; k += 1) dues.push(await checkCampaignCap(counters, campaign, actionWith({ prospectId: k }), 'EMAIL', friday, now));
+    expect(dues).toEqual([
+      { go: false, dueAt: '2027-03-22T08:00:00.000Z' },
+      { go: false, dueAt: '2027-03-22T10:00:00.000Z' },
+      { go: false, dueAt: '2027-03-22T12:00:00.000Z' },
+      { go: false, dueAt: '2027-03-22T14:00:00.000Z' },
+      { go: false, dueAt: '2027-03-23T08:00:00.000Z' },
+      { go: false, dueAt: '2027-03-23T10:00:00.000Z' },
+      { go: false, dueAt: '2027-03-23T12:00:00.000Z' },
+      { go: false, dueAt: '2027-03-23T14:00:00.000Z' },
+      { go: false, dueAt: '2027-03-24T08:00:00.000Z' },
+    ]);
+  });
+
+  it('puts a position past the cap on a Monday after a DST change at its local slot', async () => {
+    // Friday 26 March 2027 (UTC+1); Monday 29 March is UTC+2: 09:00 local is 07:00 UTC.
+    const friday = spanAt('2027-03-26T08:00:00.000Z', campaign);
+    const counters = new FakeCounters();
+    counters.campaignCounts.set('1 2027-03-26 EMAIL', 5);
+    expect(await checkCampaignCap(counters, campaign, actionWith(), 'EMAIL', friday, new Date('2027-03-26T08:00:00.000Z'))).toEqual({
+      go: false,
+      dueAt: '2027-03-29T09:00:00.000Z',
+    });
+  });
+
+  it('stops a kind whose cap is 0 until the next sending day’s start, without taking a position', async () => {
+    const stopped = campaignWith({ emailMaxMessages: 0 });
+    const friday = spanAt('2027-03-19T08:00:00.000Z', stopped);
+    const counters = new FakeCounters();
+    expect(await checkCampaignCap(counters, stopped, actionWith(), 'EMAIL', friday, new Date('2027-03-19T09:00:00.000Z'))).toEqual({
+      go: false,
+      dueAt: '2027-03-22T08:00:00.000Z',
+    });
+    expect(counters.campaignTakes).toBe(0);
+  });
+});
+
+describe('the choice of sender account', () => {
+  // Monday 22 March 2027, 10:00 UTC; the next UTC day's window opens on Tuesday at 08:00 UTC.
+  const now = new Date('2027-03-22T10:00:00.000Z');
+  const mailboxes = [accountWith(11, 'EMAIL'), accountWith(12, 'EMAIL'), accountWith(13, 'EMAIL')];
+  const network = accountWith(21, 'NETWORK', { dailyLimits: { emails: 5, invitations: 7, networkMessages: 9 } });
+  const campaign = campaignWith({ accountIds: [11, 21, 12, 13] });
+  const accountsOf = (...accounts: SenderAccount[]) => new Map(accounts.map((account) => [account.id, account]));
+  const all = accountsOf(...mailboxes, network);
+  const paused = (until: string | null) => ({ sendingPause: { reason: 'errors/limit_exceeded', until, at: '2027-03-22T09:00:00.000Z' } });
+  const chosen = (decision: Awaited<ReturnType<typeof chooseAccount>>) => ('wait' in decision ? decision : { account: decision.account.id, day: decision.day });
+
+  it('keeps the account that already contacted the prospect on the channel', async () => {
+    const counters = new FakeCounters();
+    const action = actionWith({ prospectId: 3, accounts: { EMAIL: 13, NETWORK: 21 } });
+    expect(chosen(await chooseAccount(counters, campaign, all, action, 'EMAIL', now))).toEqual({ account: 13, day: '2027-03-22' });
+    expect(chosen(await chooseAccount(counters, campaign, all, action, 'INVITE', now))).toEqual({ account: 21, day: '2027-03-22' });
+    expect(chosen(await chooseAccount(counters, campaign, all, action, 'MESSAGE', now))).toEqual({ account: 21, day: '2027-03-22' });
+    expect(counters.accountCalls).toEqual(['13 2027-03-22 EMAIL 50', '21 2027-03-22 INVITE 7', '21 2027-03-22 MESSAGE 9']);
+  });
+
+  it('makes a prospect contacted on a channel wait for its own account', async () => {
+    const action = actionWith({ prospectId: 3, accounts: { EMAIL: 13 } });
+    const full = new FakeCounters();
+    full.accountCounts.set('13 2027-03-22 EMAIL', 50);
+    expect(await chooseAccount(full, campaign, all, action, 'EMAIL', now)).toEqual({ wait: '2027-03-23T08:00:00.000Z' });
+    const pausedUntil = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', paused('2027-03-22T15:00:00.000Z')));
+    expect(await chooseAccount(new FakeCounters(), campaign, pausedUntil, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T15:00:00.000Z' });
+    const disconnected = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', { status: 'CREDENTIALS' }));
+    expect(await chooseAccount(new FakeCounters(), campaign, disconnected, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+    const gone = accountsOf(...mailboxes.slice(0, 2));
+    expect(await chooseAccount(new FakeCounters(), campaign, gone, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+  });
+
+  it('starts a new prospect at its own account (prospect id modulo the accounts of the channel)', async () => {
+    const counters = new FakeCounters();
+    const picks = [];
+    for (const prospectId of [3, 4, 5, 6, 7]) picks.push(chosen(await chooseAccount(counters, campaign, all, actionWith({ prospectId }), 'EMAIL', now)));
+    expect(picks.map((pick) => ('account' in pick ? pick.account : pick))).toEqual([11, 12, 13, 11, 12]);
+    expect(chosen(await chooseAccount(counters, campaign, all, actionWith({ prospectId: 8 }), 'INVITE', now))).toEqual({ account: 21, day: '2027-03-22' });
+  });
+
+  it('passes over accounts that are paused, not active or at their limit', async () => {
+    const accounts = accountsOf(
+      accountWith(11, 'EMAIL', paused('2027-03-22T09:59:59.999Z')),
+      accountWith(12, 'EMAIL', paused('2027-03-22T12:00:00.000Z')),
+      accountWith(13, 'EMAIL', { status: 'CREDENTIALS' }),
+      network,
+    );
+    // Prospect 4 starts at 12: paused; 13: not active; 11: its pause has ended.
+    const counters = new FakeCounters();
+    expect(chosen(await chooseAccount(counters, campaign, accounts, actionWith({ prospectId: 4 }), 'EMAIL', now))).toEqual({ account: 11, day: '2027-03-22' });
+    expect(counters.accountCalls).toEqual(['11 2027-03-22 EMAIL 50']);
+    // Prospect 4 again, with 12 at its limit: 13.
+    const limited = new FakeCounters();
+    limited.accountCounts.set('12 2027-03-22 EMAIL', 50);
+    expect(chosen(await chooseAccount(limited, campaign, all, actionWith({ prospectId: 4 }), 'EMAIL', now))).toEqual({ account: 13, day: '2027-03-22' });
+    expect(limited.accountCalls).toEqual(['12 2027-03-22 EMAIL 50', '13 2027-03-22 EMAIL 50']);
+  });
+
+  it('waits for the next UTC day’s first open moment when every account that can send is at its limit', async () => {
+    const counters = new FakeCounters();
+    for (const id of [11, 13]) counters.accountCounts.set(`${id} 2027-03-22 EMAIL`, 50);
+    const accounts = accountsOf(mailboxes[0]!, accountWith(12, 'EMAIL', paused(null)), mailboxes[2]!);
+    expect(await chooseAccount(counters, campaign, accounts, actionWith({ prospectId: 4 }), 'EMAIL', now)).toEqual({ wait: '2027-03-23T08:00:00.000Z' });
+    expect(counters.accountCalls).toEqual(['13 2027-03-22 EMAIL 50', '11 2027-03-22 EMAIL 50']);
+    // On a Friday the next UTC day is Saturday: Monday's opening.
+    const friday = new FakeCounters();
+    for (const id of [11, 12, 13]) friday.accountCounts.set(`${id} 2027-03-19 EMAIL`, 50);
+    expect(await chooseAccount(friday, campaign, all, actionWith(), 'EMAIL', new Date('2027-03-19T15:00:00.000Z'))).toEqual({ wait: '2027-03-22T08:00:00.000Z' });
+  });
+
+  it('waits until the earliest pause ends when no account can send, an hour when no end is known', async () => {
+    const accounts = accountsOf(
+      accountWith(11, 'EMAIL', paused('2027-03-22T13:00:00.000Z')),
+      accountWith(12, 'EMAIL', paused('2027-03-22T10:30:00.000Z')),
+      accountWith(13, 'EMAIL', paused('2027-03-22T12:00:00.000Z')),
+    );
+    const counters = new FakeCounters();
+    expect(await chooseAccount(counters, campaign, accounts, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T10:30:00.000Z' });
+    expect(counters.accountCalls).toEqual([]);
+    const untilActive = accountsOf(accountWith(11, 'EMAIL', paused(null)), accountWith(12, 'EMAIL', { status: 'CREDENTIALS' }), accountWith(13, 'EMAIL', paused('2027-03-22T12:00:00.000Z')));
+    expect(await chooseAccount(counters, campaign, untilActive, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+  });
+
+  it('waits an hour when the campaign has no account of the channel', async () => {
+    const counters = new FakeCounters();
+    const emailOnly = campaignWith({ accountIds: [11, 12, 99] });
+    expect(await chooseAccount(counters, emailOnly, all, actionWith(), 'INVITE', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+    expect(await chooseAccount(counters, campaignWith({ accountIds: [] }), all, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+    expect(counters.accountCalls).toEqual([]);
+  });
+});
