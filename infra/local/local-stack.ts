@@ -223,10 +223,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const schedules = createScheduleRunner(timedJobs, clock, log);
   const runSchedules = () => schedules.runAll();
   // After `POST /_local/clock`: what became due runs before the answer (schedules, then one receive round per queue).
-  const onClockMoved = async () => {
-    await runSchedules();
-    await poller.pollNow();
+  /** Receive rounds on every queue until they are empty (bounded: a message may keep coming back). */
+  const drainQueues = async () => {
+    let handled = 0;
+    for (let round = 0; round < 50; round += 1) {
+      const received = await poller.pollNow();
+      handled += received;
+      if (received === 0) break;
+    }
+    return handled;
   };
+  // What the moved clock brings, played out before the answer: queued work (a campaign just
+  // activated), the scheduler's run, and what it dispatched, again while anything moved.
+  const onClockMoved = () =>
+    poller.exclusive(async () => {
+      for (let round = 0; round < 10; round += 1) {
+        const before = await drainQueues();
+        await runSchedules();
+        if (before + (await drainQueues()) === 0) break;
+      }
+    });
 
   const server = createLocalGateway({ handlers: functions.http, authorizer: functions.authorizer, limiter, clock, onClockMoved, log });
   await new Promise<void>((resolveListen) => server.listen(port, options.host ?? '127.0.0.1', resolveListen));

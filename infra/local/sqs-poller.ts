@@ -51,7 +51,10 @@ function toRecord(message: Message, queue: PolledQueue, now: Date): SQSRecord {
  */
 export class SqsPoller {
   private running = false;
+  private paused = 0;
   private loops: Promise<void>[] = [];
+  /** Receives (and the handling of what they got) under way, background or not. */
+  private readonly busy = new Set<Promise<number>>();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -74,12 +77,33 @@ export class SqsPoller {
    * One receive round on every queue, each batch handled before it resolves: after the local
    * clock moved, consumers see what became due without waiting for the next poll.
    */
-  async pollNow(): Promise<void> {
-    await Promise.all(this.queues.map((queue) => this.pollOnce(queue)));
+  async pollNow(): Promise<number> {
+    const received = await Promise.all(this.queues.map((queue) => this.pollOnce(queue)));
+    return received.reduce((sum, n) => sum + n, 0);
+  }
+
+  /**
+   * Runs `work` with the background loops held back and nothing of theirs under way, so what it
+   * polls is all there is (the local clock plays out a move this way before it answers).
+   */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    this.paused += 1;
+    try {
+      while (this.busy.size > 0) await Promise.allSettled([...this.busy]);
+      return await work();
+    } finally {
+      this.paused -= 1;
+    }
   }
 
   /** Receives and handles one batch; returns how many messages were received. */
-  async pollOnce(queue: PolledQueue, waitSeconds = 0): Promise<number> {
+  pollOnce(queue: PolledQueue, waitSeconds = 0): Promise<number> {
+    const polling = this.receiveAndHandle(queue, waitSeconds);
+    this.busy.add(polling);
+    return polling.finally(() => this.busy.delete(polling));
+  }
+
+  private async receiveAndHandle(queue: PolledQueue, waitSeconds: number): Promise<number> {
     const received = await this.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: queue.queueUrl,
@@ -114,6 +138,10 @@ export class SqsPoller {
 
   private async loop(queue: PolledQueue): Promise<void> {
     while (this.running) {
+      if (this.paused > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
+      }
       try {
         const count = await this.pollOnce(queue, 1);
         if (count === 0) await new Promise((resolve) => setTimeout(resolve, 50));
