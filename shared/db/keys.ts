@@ -233,6 +233,9 @@ export const actionDue = (dueAt: string, campaignId: number, prospectId: number)
   gsi2pk: `DUE#${String(prospectId % DUE_SHARDS).padStart(2, '0')}`,
   gsi2sk: `${dueAt}#${padId(campaignId)}#${padId(prospectId)}`,
 });
+/** LSI2 sort key of an action parked while its campaign is paused: resume finds them with one Query of lsi2. */
+export const actionParked = (prospectId: number) => ({ lsi2sk: `${PARKED_PREFIX}${padId(prospectId)}` });
+export const PARKED_PREFIX = 'PARKED#';
 /** The scheduler's lease of one due-time shard (and how far it has dispatched it). */
 export const dispatchLeaseKey = (shard: number) => ({ pk: `DISPATCH#${String(shard).padStart(2, '0')}`, sk: 'LEASE' });
 /** A campaign's daily send counter of one kind, in the campaign's local day. */

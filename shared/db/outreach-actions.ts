@@ -5,11 +5,11 @@ import type { ActionRef, OutreachAction } from '../domain/engine/action';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { DUE_SHARDS, actionDue, outreachActionKey } from './keys';
+import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, outreachActionKey } from './keys';
 
 /**
  * The engine's action items (domain: shared/domain/engine/action.ts). ~0.4 KB each, in the table
- * and, while due, in gsi2 (`DUE#nn`): each write is 1 WCU plus 1 for the index copy (2 when the due
+ * and, while due, in gsi2 (`DUE#nn`) (while parked by a pause, in lsi2 instead): each write is 1 WCU plus 1 for the index copy (2 when the due
  * time, the index's sort key, moves). Every write is a whole-item Put conditional on the version
  * and stint read, so two deliveries of one message can never both act.
  */
@@ -47,11 +47,16 @@ export const OutreachActionItem = itemSchema(
   }),
 );
 
-/** The stored item of an action: in the due-time index while it has a due time. */
+/**
+ * The stored item of an action: in the due-time index while it has a due time; in the sparse lsi2
+ * of its partition while parked because the campaign stopped running, so resume finds exactly
+ * those (the index holds a copy of an action only while it is parked).
+ */
 export function outreachActionItem(action: OutreachAction) {
   return {
     ...outreachActionKey(action.campaignId, action.prospectId),
     ...(action.dueAt !== null ? actionDue(action.dueAt, action.campaignId, action.prospectId) : {}),
+    ...(action.parked === 'CAMPAIGN_NOT_ACTIVE' ? actionParked(action.prospectId) : {}),
     entityType: 'OutreachAction',
     ...action,
   };
@@ -144,23 +149,17 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
   }
 
   async parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]> {
-    const found: OutreachAction[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          FilterExpression: 'parked = :parked',
-          ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':parked': 'CAMPAIGN_NOT_ACTIVE' },
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      found.push(...(page.Items ?? []).map(toOutreachAction));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && found.length < limit);
-    return found.slice(0, limit);
+    const { Items } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'lsi2',
+        KeyConditionExpression: 'pk = :pk AND begins_with(lsi2sk, :parked)',
+        ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':parked': PARKED_PREFIX },
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map(toOutreachAction);
   }
 
   async due(shard: number, upTo: string, after: string | undefined, limit: number, startKey?: unknown): Promise<{ refs: ActionRef[]; next?: unknown }> {

@@ -26,8 +26,8 @@ export const GLOBAL_INDEXES = [TABLE.gsi1, TABLE.gsi2] as const;
  * 10 GB: a member view is kept under ~3.3 KB (its view at most 2 KB), so a full list of 100,000
  * members stays under ~2 GB of copies plus its digest (docs/data-model.md, "The item-collection
  * cap"). Campaign prospects use lsi1 (by status) and lsi2 (waiting to be scheduled) inside their
- * campaign's partition: ~0.5 KB each in at most three copies, 150 MB for 100,000 prospects. Nothing
- * else carries LSI keys.
+ * campaign's partition: ~0.5 KB each in at most three copies, 150 MB for 100,000 prospects. The
+ * engine's actions use lsi2 only while parked by a pause (`PARKED#`). Nothing else carries LSI keys.
  */
 export const LOCAL_INDEXES: readonly { name: string; sortKey: string }[] = [
   { name: 'lsi1', sortKey: 'lsi1sk' },

@@ -138,6 +138,8 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
     }),
   outreachActionKey: () =>
     expect(keys.outreachActionKey(31, 45)).toEqual({ pk: 'CAMPAIGN#0000000000000031#ACTIONS', sk: 'PROSPECT#0000000000000045' }),
+  actionParked: () => expect(keys.actionParked(45)).toEqual({ lsi2sk: 'PARKED#0000000000000045' }),
+  PARKED_PREFIX: () => expect(keys.PARKED_PREFIX).toBe('PARKED#'),
   dispatchLeaseKey: () => expect(keys.dispatchLeaseKey(3)).toEqual({ pk: 'DISPATCH#03', sk: 'LEASE' }),
   campaignSendCounterKey: () =>
     expect(keys.campaignSendCounterKey(31, '2026-11-23', 'EMAIL')).toEqual({ pk: 'SENDCOUNT#CAMPAIGN#0000000000000031#2026-11-23', sk: 'EMAIL' }),
