@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Campaign } from '../campaigns/campaign';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import { canSendAt, dailyLimitsOf } from '../sender-accounts/sender-account';
@@ -60,12 +61,21 @@ export async function checkCampaignCap(
   return { go: true, k, fresh: reserved === undefined };
 }
 
+/**
+ * Where a prospect starts in the rotation of `n` accounts: a hash of its id, so prospects spread
+ * evenly whatever their ids have in common (ids from one allocator shard share their residue
+ * modulo 64, so `id % n` would put them all on one account).
+ */
+export function spreadIndex(prospectId: number, n: number): number {
+  return createHash('sha256').update(`spread:${prospectId}`).digest().readUInt32BE(0) % n;
+}
+
 export type AccountDecision = { account: SenderAccount; day: string } | { wait: string };
 
 /**
  * The account the action goes through: the one that already contacted the prospect on this
  * channel, else the campaign's accounts of the channel in turn starting at the prospect's own
- * (prospects spread evenly across them), the first that can send and is under its limit.
+ * (spreadIndex: prospects spread evenly across them), the first that can send and is under its limit.
  */
 export async function chooseAccount(
   counters: SendCounters,
@@ -90,7 +100,7 @@ export async function chooseAccount(
     .map((id) => accounts.get(id))
     .filter((account): account is SenderAccount => account !== undefined && account.type === channel);
   if (candidates.length === 0) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString() };
-  const first = action.prospectId % candidates.length;
+  const first = spreadIndex(action.prospectId, candidates.length);
   let sending = 0;
   for (let i = 0; i < candidates.length; i += 1) {
     const account = candidates[(first + i) % candidates.length] as SenderAccount;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spreadIndex } from '../../../shared/domain/engine/pacing';
 import { chooseVariant } from '../../../shared/domain/engine/render';
 import { ManualClock } from '../../../shared/time/clock';
 import { type EngineWorld, activate, advance, campaignWith, engineWorld, extraAccount, outcomesOf, playAt, prospectsIn, sandboxSent } from './helpers';
@@ -96,9 +97,36 @@ describe('sending windows, daily caps and the A/B split', () => {
     ]);
   });
 
+  it('spreads a campaign’s prospects across its mailboxes and keeps each prospect on its own', async () => {
+    const { stack } = world;
+    clock.set('2026-11-04T09:00:00.000Z'); // Wednesday 10:00 local
+    const first = await extraAccount(world, 'MAIL', 'sbx-mailbox-spread-1');
+    const second = await extraAccount(world, 'MAIL', 'sbx-mailbox-spread-2');
+    const campaign = await campaignWith(
+      world,
+      'Spread',
+      [
+        { step_type: 'EMAIL', subject_line: 'Spread one' },
+        { step_type: 'EMAIL', subject_line: 'Spread two', delay_in_hours: 1 },
+      ],
+      { account_ids: [first, second] },
+    );
+    const ids = await prospectsIn(world, campaign.id, Array.from({ length: 8 }, () => ({})));
+    await activate(world, campaign.id);
+    // 16 emails in the day's 40 slots of 12 minutes (from 08:00 UTC): played every 15 minutes until 12:00.
+    for (let step = 0; step < 12; step += 1) await advance(stack, clock, 0.25);
+    const outcomes = await outcomesOf(stack, campaign.id);
+    const accountOf = (id: number, stepId: number) => outcomes.find((o) => o.prospectId === id && o.nodeId === stepId)?.accountId;
+    const expected = Object.fromEntries(ids.map((id) => [id, [first, second][spreadIndex(id, 2)]]));
+    expect(Object.fromEntries(ids.map((id) => [id, accountOf(id, campaign.stepIds[0] as number)]))).toEqual(expected);
+    // The second email of each prospect goes through the account that sent its first.
+    expect(Object.fromEntries(ids.map((id) => [id, accountOf(id, campaign.stepIds[1] as number)]))).toEqual(expected);
+    expect(new Set(Object.values(expected)).size).toBe(new Set(ids.map((id) => spreadIndex(id, 2))).size);
+  });
+
   it('splits the A/B variants 50/50 and records each prospect’s variant', async () => {
     const { stack } = world;
-    clock.set('2026-11-04T09:00:00.000Z');
+    clock.set('2026-11-05T09:00:00.000Z');
     const campaign = await campaignWith(world, 'AB', [
       { step_type: 'EMAIL', subject_line: 'A subject', message_template: 'Text A', subject_line_b: 'B subject', message_template_b: 'Text B' },
     ]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../shared/domain/campaigns/campaign';
 import { emptyFlow } from '../../../shared/domain/campaigns/flow';
 import type { OutreachAction, SendKind, SlotReservation } from '../../../shared/domain/engine/action';
-import { capOf, checkCampaignCap, chooseAccount } from '../../../shared/domain/engine/pacing';
+import { capOf, checkCampaignCap, chooseAccount, spreadIndex } from '../../../shared/domain/engine/pacing';
 import type { SendCounters } from '../../../shared/domain/engine/ports';
 import { type OpenSpan, openSpanFrom } from '../../../shared/domain/engine/window';
 import type { SenderAccount } from '../../../shared/domain/sender-accounts/sender-account';
@@ -240,11 +240,16 @@ describe('the choice of sender account', () => {
     expect(await chooseAccount(new FakeCounters(), campaign, gone, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
   });
 
-  it('starts a new prospect at its own account (prospect id modulo the accounts of the channel)', async () => {
+  it('starts a new prospect at its own account (a hash of its id over the accounts of the channel)', async () => {
     const counters = new FakeCounters();
     const picks = [];
     for (const prospectId of [3, 4, 5, 6, 7]) picks.push(chosen(await chooseAccount(counters, campaign, all, actionWith({ prospectId }), 'EMAIL', now)));
-    expect(picks.map((pick) => ('account' in pick ? pick.account : pick))).toEqual([11, 12, 13, 11, 12]);
+    expect([3, 4, 5, 6, 7].map((id) => spreadIndex(id, 3))).toEqual([0, 1, 0, 2, 1]);
+    expect(picks.map((pick) => ('account' in pick ? pick.account : pick))).toEqual([11, 12, 11, 13, 12]);
+    // Ids of one allocator shard (equal modulo 64) still spread: 100 of them over 2 accounts.
+    const halves = [0, 0];
+    for (let i = 0; i < 100; i += 1) halves[spreadIndex(i * 64 + 5, 2)] += 1;
+    expect(halves).toEqual([41, 59]);
     expect(chosen(await chooseAccount(counters, campaign, all, actionWith({ prospectId: 8 }), 'INVITE', now))).toEqual({ account: 21, day: '2027-03-22' });
   });
 
