@@ -248,7 +248,7 @@ describe('the choice of sender account', () => {
     expect(picks.map((pick) => ('account' in pick ? pick.account : pick))).toEqual([11, 12, 11, 13, 12]);
     // Ids of one allocator shard (equal modulo 64) still spread: 100 of them over 2 accounts.
     const halves = [0, 0];
-    for (let i = 0; i < 100; i += 1) halves[spreadIndex(i * 64 + 5, 2)] += 1;
+    for (let i = 0; i < 100; i += 1) halves[spreadIndex(i * 64 + 5, 2)] = (halves[spreadIndex(i * 64 + 5, 2)] ?? 0) + 1;
     expect(halves).toEqual([41, 59]);
     expect(chosen(await chooseAccount(counters, campaign, all, actionWith({ prospectId: 8 }), 'INVITE', now))).toEqual({ account: 21, day: '2027-03-22' });
   });
