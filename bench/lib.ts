@@ -1,4 +1,4 @@
-import type { LocalStack } from '../infra/local/local-stack';
+import type { LocalStack, LocalStackOptions } from '../infra/local/local-stack';
 import type { CapacityMeter } from '../shared/db/capacity-meter';
 
 /** What every scenario gets: a running local stack with capacity tracking, and a signed-up user. */
@@ -18,6 +18,11 @@ export interface BenchSection {
 
 export interface BenchScenario {
   name: string;
+  /**
+   * Options of a stack of the scenario's own (a ManualClock and no background poller or timer, so
+   * the scenario moves time and drives the engine itself); unset: the stack the scenarios share.
+   */
+  stack?: () => Pick<LocalStackOptions, 'clock' | 'background' | 'functionLog'>;
   run(context: BenchContext): Promise<BenchSection>;
 }
 

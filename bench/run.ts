@@ -2,7 +2,8 @@
  * `npm run bench [scenario ...]`: starts the local stack (in-memory DynamoDB Local with consumed
  * capacity tracking, the SQS emulator, the local gateway), signs up a bench user, runs every
  * scenario in bench/scenarios/ (or the named ones) and writes a markdown report to
- * bench/results/<timestamp>.md and bench/results/latest.md.
+ * bench/results/<timestamp>.md and bench/results/latest.md. The scenarios share the stack, except
+ * one that asks for a stack of its own (`stack` options, bench/lib.ts: the engine's ManualClock).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -12,22 +13,15 @@ import { REPO_ROOT, startLocalStack } from '../infra/local/local-stack';
 import { capacityMeter } from '../shared/db/capacity-meter';
 import type { BenchContext, BenchScenario, BenchSection } from './lib';
 
-
-async function main() {
-  const wanted = process.argv.slice(2);
-  const scenarioDir = join(REPO_ROOT, 'bench', 'scenarios');
-  const files = readdirSync(scenarioDir)
-    .filter((file) => file.endsWith('.ts'))
-    .filter((file) => wanted.length === 0 || wanted.includes(basename(file, '.ts')))
-    .sort();
-  if (files.length === 0) throw new Error(`No scenario matches ${wanted.join(', ')}`);
-
+/** A local stack with capacity tracking and a signed-up bench user; `extra` adds to the usual options. */
+async function startContext(extra: ReturnType<NonNullable<BenchScenario['stack']>>): Promise<BenchContext> {
   const stack = await startLocalStack({
     trackCapacity: true,
     // The benchmark measures the service, not the per-key limit.
     rateLimitPerMinute: 1_000_000_000,
     sessionRateLimitPerMinute: 1_000_000_000,
     log: (line) => console.error(line),
+    ...extra,
   });
   const call: BenchContext['call'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -43,22 +37,44 @@ async function main() {
 
   const signup = await call('POST', '/auth/signup', { body: { email: 'bench@example.com', password: 'benchmark password' } });
   const key = await call('POST', '/api-keys', { token: signup.body.token, body: { name: 'bench' } });
-  const context: BenchContext = {
+  return {
     stack,
     meter: capacityMeter,
     call,
     user: { token: signup.body.token, apiKey: key.body.key, userId: signup.body.user.id, workspaceId: signup.body.workspace_id },
   };
+}
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const scenarioDir = join(REPO_ROOT, 'bench', 'scenarios');
+  const files = readdirSync(scenarioDir)
+    .filter((file) => file.endsWith('.ts'))
+    .filter((file) => wanted.length === 0 || wanted.includes(basename(file, '.ts')))
+    .sort();
+  if (files.length === 0) throw new Error(`No scenario matches ${wanted.join(', ')}`);
 
   const sections: BenchSection[] = [];
+  // The scenarios share one stack, started when the first needs it; one that asks for options runs on its own.
+  let shared: BenchContext | undefined;
   try {
     for (const file of files) {
       const { scenario } = (await import(pathToFileURL(join(scenarioDir, file)).href)) as { scenario: BenchScenario };
       console.error(`running ${scenario.name}...`);
-      sections.push(await scenario.run(context));
+      if (scenario.stack) {
+        const own = await startContext(scenario.stack());
+        try {
+          sections.push(await scenario.run(own));
+        } finally {
+          await own.stack.stop();
+        }
+      } else {
+        shared ??= await startContext({});
+        sections.push(await scenario.run(shared));
+      }
     }
   } finally {
-    await stack.stop();
+    await shared?.stack.stop();
   }
 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);

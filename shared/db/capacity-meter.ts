@@ -7,6 +7,15 @@ interface ConsumedCapacityEntry {
   CapacityUnits?: number;
 }
 
+/** One metered call, as an observer sees it (benchmarks that break capacity down by item). */
+export interface MeteredCall {
+  command: string;
+  input: Record<string, unknown>;
+  readUnits: number;
+  writeUnits: number;
+  computedWriteUnits: number;
+}
+
 /** Consumed capacity, summed over every call of the clients it is attached to (benchmarks). */
 export class CapacityMeter {
   readUnits = 0;
@@ -21,6 +30,8 @@ export class CapacityMeter {
   calls = 0;
   /** Wall time spent waiting for DynamoDB, to tell the service's own overhead apart. */
   dbMillis = 0;
+  /** Called after every call that succeeded (a refused condition or a cancelled transaction is not counted). */
+  observer: ((call: MeteredCall) => void) | undefined;
 
   reset(): void {
     this.readUnits = 0;
@@ -69,12 +80,20 @@ export class CapacityMeter {
           .ConsumedCapacity;
         const units = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
         this.calls += 1;
-        if (WRITE_COMMANDS.test(command)) {
+        const write = WRITE_COMMANDS.test(command);
+        if (write) {
           this.writeUnits += units;
           this.computedWriteUnits += transactional ?? units;
         } else {
           this.readUnits += units;
         }
+        this.observer?.({
+          command,
+          input: args.input as Record<string, unknown>,
+          readUnits: write ? 0 : units,
+          writeUnits: write ? units : 0,
+          computedWriteUnits: write ? (transactional ?? units) : 0,
+        });
         return result;
       },
       { step: 'initialize', name: 'capacityMeter' },
