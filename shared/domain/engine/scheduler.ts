@@ -15,8 +15,6 @@ import type { ActionQueue, DispatchLeases, DueIndex } from './ports';
  */
 
 export const ACTIONS_PER_MESSAGE = 10;
-/** SQS takes at most 10 messages per SendMessageBatch. */
-export const MESSAGES_PER_BATCH = 10;
 /** Entries read back behind the shard's mark on every run. */
 export const OVERLAP_MS = 2 * 60_000;
 export const FULL_SWEEP_MINUTES = 15;

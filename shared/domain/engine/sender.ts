@@ -37,7 +37,6 @@ export const CLAIM_TIMEOUT_MS = 10 * 60_000;
 export type ActionResult =
   | 'sent'
   | 'skipped'
-  | 'failed'
   | 'retrying'
   | 'waiting'
   | 'parked'
