@@ -66,6 +66,8 @@ interface BatchReads {
   accounts(workspaceId: number): Promise<Map<number, SenderAccount>>;
   prospect(id: number): Promise<Prospect | undefined>;
   company(prospect: Prospect): Promise<Company | undefined>;
+  /** The campaigns this batch has read. */
+  campaignsRead(): Promise<Campaign[]>;
 }
 
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -102,6 +104,9 @@ export function createSender(deps: SenderDeps) {
         return found;
       },
       prospect: async (id) => (await prospects).get(id),
+      // A read that failed already failed its actions; it has nothing to complete.
+      campaignsRead: async () =>
+        (await Promise.allSettled(campaigns.values())).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),
       company(prospect) {
         const id = prospect.companyId;
         if (id === undefined) return Promise.resolve(undefined);
@@ -115,6 +120,24 @@ export function createSender(deps: SenderDeps) {
     };
   }
 
+  /**
+   * The campaigns (as read by one batch: each batch reads its own objects, so concurrent batches
+   * never see each other's) in which a sequence ended: checked for completion once, at the end of
+   * the batch, instead of after every finished prospect.
+   */
+  const sequencesEnded = new WeakSet<Campaign>();
+
+  /** A campaign whose prospects have all finished becomes COMPLETED. */
+  async function completeCampaigns(reads: BatchReads): Promise<void> {
+    for (const campaign of await reads.campaignsRead()) {
+      if (!sequencesEnded.has(campaign)) continue;
+      sequencesEnded.delete(campaign);
+      if (campaign.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaign.id))) {
+        await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', iso(deps.clock.now()));
+      }
+    }
+  }
+
   async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
     const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null });
     return (await deps.actions.replace(action, parked)) ? 'parked' : 'raced';
@@ -124,13 +147,11 @@ export function createSender(deps: SenderDeps) {
     return deps.actions.replace(action, bump(action, now, { reservation: null, ...change }));
   }
 
-  /** Ends the prospect's sequence: its status, then the action, then whether the campaign is done. */
+  /** Ends the prospect's sequence: its status, then the action; whether the campaign is done is asked once per batch (completeCampaigns). */
   async function finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult> {
     await deps.progress.finish(action, status, lastError);
     await deps.actions.remove(action);
-    if (campaign.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaign.id))) {
-      await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', iso(deps.clock.now()));
-    }
+    sequencesEnded.add(campaign);
     return 'finished';
   }
 
@@ -382,6 +403,7 @@ export function createSender(deps: SenderDeps) {
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, refs.length) }, worker));
+      await completeCampaigns(reads);
       return results;
     },
   };
