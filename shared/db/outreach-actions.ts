@@ -148,6 +148,14 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
     }
   }
 
+  /** Deletes the action whatever its version (a stop: the prospect replied, unsubscribed, ...); true when there was one. */
+  async cancel(campaignId: number, prospectId: number): Promise<boolean> {
+    const { Attributes } = await this.db.send(
+      new DeleteCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ReturnValues: 'ALL_OLD' }),
+    );
+    return Attributes !== undefined;
+  }
+
   async parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]> {
     const { Items } = await this.db.send(
       new QueryCommand({

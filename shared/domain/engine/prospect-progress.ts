@@ -3,36 +3,56 @@ import type { Prospect } from '../leads/lead';
 import { type LeadWriterDeps, createRounds } from '../leads/lead-rounds';
 import { prospectMember } from '../leads/list-query';
 import type { LeadChange } from '../leads/ports';
-import type { OutreachAction } from './action';
 import type { ProspectProgress } from './ports';
 
 /** The statuses the engine moves a prospect from; any other (a reply, an unsubscribe) is not the engine's to overwrite. */
 const ENGINE_STATUSES: ReadonlySet<string> = new Set(['IN_REVIEW', 'IN_PROGRESS']);
 
-type Moved = 'applied' | 'gone';
+export interface StatusWrite {
+  workspaceId: number;
+  prospectId: number;
+  status: ProspectStatus;
+  /** Whether the prospect's current status may be replaced by `status` (when not, nothing is written). */
+  replaces: (current: string) => boolean;
+  /** Only while the prospect is in this campaign (undefined: wherever it is). */
+  campaignId?: number | undefined;
+  lastError?: string | null;
+}
 
 /**
- * The prospect statuses the engine sets (IN_PROGRESS once it has acted, FINISHED or BOUNCED when
- * the sequence ends), written like any prospect change: the prospect conditional on its version,
- * its campaign prospect item in the same transaction, its list views and digests after it. A
- * prospect that has left the campaign meanwhile is `gone`; one whose status moved past the
- * engine's (a reply) is left as it is.
+ * What a status write found: `applied` (written, or already that status), `kept` (its status may
+ * not be replaced; nothing written), `gone` (not in that campaign, or not the workspace's).
  */
-export function createProspectProgress(deps: LeadWriterDeps): ProspectProgress {
+export type StatusWritten = { result: 'applied' | 'kept'; prospect: Prospect } | { result: 'gone' };
+
+/**
+ * Writes a prospect's status like any prospect change: the prospect conditional on its version, its
+ * campaign prospect item (if it is in a campaign) in the same transaction, its list views and
+ * digests after it. Re-read and re-planned when the prospect changed meanwhile; still contended
+ * after the writer's rounds, it throws (a queue message is retried, a request answers 500 and the
+ * caller repeats it: the write converges).
+ */
+export function createStatusWriter(deps: LeadWriterDeps) {
   const { inRounds, loadCompanies, now } = createRounds(deps);
 
-  async function move(action: OutreachAction, status: ProspectStatus, lastError: string | null): Promise<Moved> {
-    const [outcome] = await inRounds<Prospect, Moved | 'contended'>(
+  return async function writeStatus(input: StatusWrite): Promise<StatusWritten> {
+    let found: StatusWritten = { result: 'gone' };
+    const [outcome] = await inRounds<Prospect, 'done' | 'contended'>(
       1,
       async () => {
-        const [lead] = await deps.leads.getProspects([action.prospectId]);
-        if (!lead || lead.workspaceId !== action.workspaceId || lead.campaignId !== action.campaignId) {
-          return { settled: new Map([[0, 'gone' as const]]), writes: [] };
+        const [lead] = await deps.leads.getProspects([input.prospectId]);
+        if (!lead || lead.workspaceId !== input.workspaceId || (input.campaignId !== undefined && lead.campaignId !== input.campaignId)) {
+          found = { result: 'gone' };
+          return { settled: new Map([[0, 'done' as const]]), writes: [] };
         }
-        if (lead.status === status || !ENGINE_STATUSES.has(lead.status)) return { settled: new Map([[0, 'applied' as const]]), writes: [] };
+        if (lead.status === input.status || !input.replaces(lead.status)) {
+          found = { result: lead.status === input.status ? 'applied' : 'kept', prospect: lead };
+          return { settled: new Map([[0, 'done' as const]]), writes: [] };
+        }
         const companies = lead.companyId === undefined ? new Map() : await loadCompanies(lead.workspaceId, [lead.companyId]);
         const stamp = now();
-        const after: Prospect = { ...lead, status, version: lead.version + 1, updatedAt: stamp };
+        const after: Prospect = { ...lead, status: input.status, version: lead.version + 1, updatedAt: stamp };
+        found = { result: 'applied', prospect: after };
         const change: LeadChange = {
           before: lead,
           after,
@@ -41,20 +61,40 @@ export function createProspectProgress(deps: LeadWriterDeps): ProspectProgress {
           release: [],
           // Its status shows in its views in every list it is in.
           refreshMembers: true,
-          campaign: { progress: { campaignId: action.campaignId, status, lastError, at: stamp } },
+          ...(lead.campaignId === undefined
+            ? {}
+            : { campaign: { progress: { campaignId: lead.campaignId, status: input.status, lastError: input.lastError ?? null, at: stamp } } }),
         };
         return { settled: new Map(), writes: [{ index: 0, status: 'updated', lead: after, change }] };
       },
-      () => 'applied',
+      () => 'done',
       () => 'contended',
     );
-    // Still contended after the writer's rounds: the message is retried, the write converges.
-    if (outcome === 'contended' || outcome === undefined) throw new Error(`Prospect ${action.prospectId} kept changing while its status was written`);
-    return outcome;
-  }
+    if (outcome !== 'done') throw new Error(`Prospect ${input.prospectId} kept changing while its status was written`);
+    return found;
+  };
+}
 
+export type StatusWriter = ReturnType<typeof createStatusWriter>;
+
+/**
+ * The prospect statuses the engine sets (IN_PROGRESS once it has acted, FINISHED or BOUNCED when
+ * the sequence ends). A prospect that has left the campaign meanwhile is `gone`; one whose status
+ * moved past the engine's (a reply) is left as it is.
+ */
+export function createProspectProgress(deps: LeadWriterDeps): ProspectProgress {
+  const writeStatus = createStatusWriter(deps);
+  const replaces = (current: string) => ENGINE_STATUSES.has(current);
   return {
-    start: (action) => move(action, 'IN_PROGRESS', null),
-    finish: (action, status, lastError) => move(action, status, lastError),
+    start: async (action) =>
+      (await writeStatus({ workspaceId: action.workspaceId, prospectId: action.prospectId, campaignId: action.campaignId, status: 'IN_PROGRESS', replaces }))
+        .result === 'gone'
+        ? 'gone'
+        : 'applied',
+    finish: async (action, status, lastError) =>
+      (await writeStatus({ workspaceId: action.workspaceId, prospectId: action.prospectId, campaignId: action.campaignId, status, replaces, lastError }))
+        .result === 'gone'
+        ? 'gone'
+        : 'applied',
   };
 }

@@ -1,0 +1,99 @@
+import type { Clock } from '../../time/clock';
+import type { ProspectStatus } from '../campaigns/campaign';
+import type { CampaignRepository } from '../campaigns/ports';
+import type { Prospect } from '../leads/lead';
+import type { CampaignCompletion } from './ports';
+import type { StatusWriter } from './prospect-progress';
+
+/**
+ * Stopping a prospect's sequence because of what the prospect (or a user about them) did: a reply,
+ * an unsubscribe, a bounce reported by mail, a pipeline status a user set, a colleague's reply.
+ * docs/engine.md, "What stops a sequence".
+ *
+ * 1. Its pending action in its campaign is deleted first (whatever its version: a send already
+ *    claimed still completes, but nothing after it is sent). Deleting first means no send can slip
+ *    in after the status changed; if the status write then fails, the caller's retry finds no action
+ *    and writes the status: it converges.
+ * 2. Its status is written (campaign prospect item and list views with it) when the status it has
+ *    may give way to the new one (STOP_PRECEDENCE): a reply never overwrites a pipeline stage a user
+ *    set, an unsubscribe overwrites everything but an archived prospect.
+ * 3. A campaign whose last unfinished prospect this was becomes COMPLETED.
+ */
+
+/** The statuses a stop can set. */
+export type StopStatus = Extract<ProspectStatus, 'REPLIED' | 'UNSUBSCRIBED' | 'BOUNCED' | 'FINISHED' | 'INTERESTED' | 'NOT_INTERESTED' | 'MEETING_SCHEDULED'>;
+
+/** Statuses of a prospect the engine is working on, or has finished with without an answer. */
+const UNANSWERED: readonly string[] = ['NEW', 'IN_REVIEW', 'IN_PROGRESS', 'FINISHED'];
+const PIPELINE: readonly string[] = ['INTERESTED', 'NOT_INTERESTED', 'MEETING_SCHEDULED'];
+
+/** Which current statuses each stop status replaces; a status not listed is kept (the sequence still stops). */
+export const STOP_PRECEDENCE: Readonly<Record<StopStatus, (current: string) => boolean>> = {
+  REPLIED: (current) => UNANSWERED.includes(current) || current === 'BOUNCED',
+  BOUNCED: (current) => UNANSWERED.includes(current),
+  // A colleague's reply ends a sequence that is still running; a prospect with an answer of its own keeps it.
+  FINISHED: (current) => current === 'IN_REVIEW' || current === 'IN_PROGRESS',
+  UNSUBSCRIBED: (current) => current !== 'ARCHIVED',
+  INTERESTED: (current) => current !== 'ARCHIVED',
+  NOT_INTERESTED: (current) => current !== 'ARCHIVED',
+  MEETING_SCHEDULED: (current) => current !== 'ARCHIVED',
+};
+
+export const isPipelineStatus = (status: string): boolean => PIPELINE.includes(status);
+
+export interface StopRequest {
+  workspaceId: number;
+  prospectId: number;
+  status: StopStatus;
+  /** Shown as `last_error` on the campaign's prospects page (why it stopped), when the status is written. */
+  reason?: string | null;
+  /** Only if the prospect is (still) in this campaign. */
+  campaignId?: number;
+}
+
+export type StopResult =
+  | { stopped: false }
+  /** `statusWritten`: the status is now `status` (false: the prospect's own status was kept). */
+  | { stopped: true; prospect: Prospect; campaignId: number | null; statusWritten: boolean };
+
+export interface SequenceStopDeps {
+  /** Deletes a prospect's pending action in a campaign, whatever its state; true when there was one. */
+  actions: { cancel(campaignId: number, prospectId: number): Promise<boolean> };
+  leads: { getProspects(ids: number[]): Promise<Prospect[]> };
+  writeStatus: StatusWriter;
+  campaigns: Pick<CampaignRepository, 'get' | 'setStatus'>;
+  completion: CampaignCompletion;
+  clock: Clock;
+}
+
+export function createSequenceStops(deps: SequenceStopDeps) {
+  async function completeIfDone(workspaceId: number, campaignId: number): Promise<void> {
+    const campaign = await deps.campaigns.get(workspaceId, campaignId);
+    if (campaign?.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaignId))) {
+      await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', deps.clock.now().toISOString());
+    }
+  }
+
+  return {
+    async stop(request: StopRequest): Promise<StopResult> {
+      const [prospect] = await deps.leads.getProspects([request.prospectId]);
+      if (!prospect || prospect.workspaceId !== request.workspaceId) return { stopped: false };
+      const campaignId = prospect.campaignId ?? null;
+      if (request.campaignId !== undefined && campaignId !== request.campaignId) return { stopped: false };
+      if (campaignId !== null) await deps.actions.cancel(campaignId, prospect.id);
+      const written = await deps.writeStatus({
+        workspaceId: request.workspaceId,
+        prospectId: request.prospectId,
+        status: request.status,
+        replaces: STOP_PRECEDENCE[request.status],
+        lastError: request.reason ?? null,
+        ...(request.campaignId === undefined ? {} : { campaignId: request.campaignId }),
+      });
+      if (written.result === 'gone') return { stopped: false };
+      if (campaignId !== null) await completeIfDone(request.workspaceId, campaignId);
+      return { stopped: true, prospect: written.prospect, campaignId, statusWritten: written.result === 'applied' };
+    },
+  };
+}
+
+export type SequenceStops = ReturnType<typeof createSequenceStops>;

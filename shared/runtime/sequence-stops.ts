@@ -1,0 +1,21 @@
+import { DynamoCampaignProspects } from '../db/campaign-prospects';
+import { DynamoCampaignRepository } from '../db/campaign-repository';
+import { DynamoLeadRepository } from '../db/lead-repository';
+import { DynamoOutreachActions } from '../db/outreach-actions';
+import { createStatusWriter } from '../domain/engine/prospect-progress';
+import { createSequenceStops } from '../domain/engine/sequence-stop';
+import type { Clock } from '../time/clock';
+import type { TableAccess } from './table';
+
+/** Sequence stops (shared/domain/engine/sequence-stop.ts) over the table, as every function that stops sequences builds them. */
+export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Clock, maxLeadsPerList: number) {
+  const leads = new DynamoLeadRepository(db, tableName, clock);
+  return createSequenceStops({
+    actions: new DynamoOutreachActions(db, tableName),
+    leads,
+    writeStatus: createStatusWriter({ leads, ids, clock, maxLeadsPerList }),
+    campaigns: new DynamoCampaignRepository(db, tableName),
+    completion: new DynamoCampaignProspects(db, tableName),
+    clock,
+  });
+}
