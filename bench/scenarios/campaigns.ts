@@ -68,6 +68,7 @@ export const scenario: BenchScenario = {
         networkMaxConnections: 50,
         sendingWindow: {},
         accountIds: [],
+        stopOnCompanyReply: false,
         prospectCount: 0,
         flow: { root: null, nodes: {}, redirects: {} },
         flowVersion: 0,

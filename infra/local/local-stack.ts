@@ -186,6 +186,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     providerBaseUrl: provider.url,
     providerAccessToken: provider.accessToken,
     providerWebhookSecret,
+    // MX lookups go to the sandbox's resolver, whose answers its control API sets.
+    mxResolverUrl: provider.url,
     publicApiUrl: baseUrl,
     webhookSecretKey: options.webhookSecretKey ?? randomBytes(32).toString('hex'),
     // Local development receives webhooks on this machine; a deployed stack never allows it.

@@ -18,6 +18,7 @@ import { type Clock, systemClock } from '../../shared/time/clock';
 import { createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { SandboxDns, mailReceivedEvent, mxRecordsOf } from './sandbox-inbound';
 
 export type Distance = 'FIRST_DEGREE' | 'SECOND_DEGREE' | 'THIRD_DEGREE' | 'OUT_OF_NETWORK';
 const DISTANCES: readonly Distance[] = ['FIRST_DEGREE', 'SECOND_DEGREE', 'THIRD_DEGREE', 'OUT_OF_NETWORK'];
@@ -340,6 +341,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   const webhooks = new Map<string, Webhook>();
   const hostedLinks = new Map<string, HostedLink>();
   const sent: SentItem[] = [];
+  const dns = new SandboxDns();
   const requests: RecordedRequest[] = [];
   let faults: (Fault & { remaining: number | null })[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -372,6 +374,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     chats.clear();
     chatsByPair.clear();
     mails.clear();
+    dns.clear();
     hostedLinks.clear();
     sent.length = 0;
     requests.length = 0;
@@ -920,14 +923,30 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       async ({ body }) => {
         const account = accounts.get(String(body.account_id ?? ''));
         if (!account) throw notFound('Account not found');
+        const channel = str(body.channel) ?? (account.type === 'LINKEDIN' ? 'NETWORK' : 'EMAIL');
+        if (channel !== 'NETWORK' && channel !== 'EMAIL') throw new HttpError(400, 'errors/invalid_parameters', 'channel must be NETWORK or EMAIL');
+        const kind = str(body.kind) ?? 'reply';
+        if (kind !== 'reply' && kind !== 'auto_reply' && kind !== 'bounce') throw new HttpError(400, 'errors/invalid_parameters', 'kind must be reply, auto_reply or bounce');
+        const givenId = str(body.message_id);
+        if (channel === 'EMAIL') {
+          if (account.type === 'LINKEDIN') throw new HttpError(422, 'errors/invalid_account', 'Invalid account', 'Not a mailbox');
+          const from = str(body.from);
+          if (!from?.includes('@')) throw new HttpError(400, 'errors/invalid_parameters', 'from must be the email address of the sender');
+          const event = mailReceivedEvent(
+            { account, from, text: String(body.text ?? ''), kind, providerMessageId: givenId, subject: str(body.subject), at: now(), newId },
+            sent.filter((item) => item.kind === 'email'),
+          );
+          const deliveries = await emit('email', event);
+          return [200, { message_id: event.email_id, in_reply_to: event.in_reply_to, deliveries }];
+        }
         const profile = profileFor(String(body.from ?? ''));
         if (!profile) throw notFound('User not found');
-        const messageId = newId('msg_');
+        const messageId = givenId ?? newId('msg_');
         const chatId = str(body.chat_id);
         // Without a chat id, the prospect answers in the chat the account has with them.
         const chat = chatId ? (chats.get(chatId) ?? openChat(account.id, [profile.providerId], chatId)) : chatWith(account.id, profile.providerId);
         const sender = {
-          attendee_id: newId('att_'),
+          attendee_id: `att_${profile.providerId}`,
           attendee_name: `${profile.firstName} ${profile.lastName}`,
           attendee_provider_id: profile.providerId,
           attendee_profile_url: `https://www.linkedin.com/in/${profile.publicIdentifier}/`,
@@ -946,7 +965,22 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
           attachments: [],
           is_sender: false,
         });
-        return [200, { message_id: messageId, deliveries }];
+        return [200, { message_id: messageId, chat_id: chat.id, deliveries }];
+      },
+    ],
+    [
+      'GET',
+      /^\/_sandbox\/dns\/mx\/([^/]+)$/,
+      ({ params }) => [200, { domain: params[0], records: dns.get(params[0] ?? '') }],
+    ],
+    [
+      'PUT',
+      /^\/_sandbox\/dns\/mx\/([^/]+)$/,
+      ({ params, body }) => {
+        const records = mxRecordsOf(body);
+        if (typeof records === 'string') throw new HttpError(400, 'errors/invalid_parameters', records);
+        dns.set(params[0] ?? '', records);
+        return [200, { domain: params[0], records }];
       },
     ],
     [
@@ -1140,9 +1174,32 @@ export class SandboxProviderControl {
     );
   }
 
-  /** Makes a prospect reply and posts the provider's message_received webhook. */
-  reply(input: { account_id: string; from: string; text: string; chat_id?: string }) {
-    return this.call<{ message_id: string; deliveries: { url: string; status: number | null }[] }>('POST', '/_sandbox/replies', input);
+  /**
+   * Makes a prospect reply and posts the provider's webhook: `message_received` in the account's
+   * chat with them (a network account), or `mail_received` in the thread of the newest email the
+   * mailbox sent them (`from` is then their address). `kind` makes it an auto-reply or a bounce;
+   * `message_id` reuses a provider id (a replayed webhook).
+   */
+  reply(input: {
+    account_id: string;
+    from: string;
+    text: string;
+    chat_id?: string;
+    channel?: 'NETWORK' | 'EMAIL';
+    kind?: 'reply' | 'auto_reply' | 'bounce';
+    message_id?: string;
+    subject?: string;
+  }) {
+    return this.call<{ message_id: string; chat_id?: string; in_reply_to?: { message_id: string; id: string | null } | null; deliveries: { url: string; status: number | null }[] }>(
+      'POST',
+      '/_sandbox/replies',
+      input,
+    );
+  }
+
+  /** Sets the MX records the sandbox DNS resolver answers for a domain. */
+  setMx(domain: string, records: { exchange: string; priority: number }[]) {
+    return this.call<{ domain: string; records: { exchange: string; priority: number }[] }>('PUT', `/_sandbox/dns/mx/${encodeURIComponent(domain)}`, { records });
   }
 
   /** Finishes a hosted-connect page: creates (or reconnects) the account and notifies notify_url. */

@@ -134,6 +134,20 @@ export const SETTINGS = {
     meaning: "This API's public base URL, handed to the provider for callbacks. Unset: no hosted-connect notification.",
   }),
 
+  // Mail domains (the HAS_EMAIL_PREMIUM condition).
+  mxResolverUrl: define<string | undefined>({
+    env: 'MX_RESOLVER_URL',
+    schema: url(),
+    default: undefined,
+    meaning: 'Base URL of the sandbox DNS resolver (local runtime only); unset: MX records come from real DNS.',
+  }),
+  dnsTimeoutMs: define({
+    env: 'DNS_TIMEOUT_MS',
+    schema: integer(100, 10_000),
+    default: 2_000,
+    meaning: 'Bound on each MX lookup; an answer is then cached for an hour per container.',
+  }),
+
   // Users' webhooks.
   webhookSecretKey: define({
     env: 'WEBHOOK_SECRET_KEY',

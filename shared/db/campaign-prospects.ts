@@ -168,6 +168,32 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
     return found.some((result) => (result.Items ?? []).length > 0);
   }
 
+  /**
+   * The prospects of a company in a campaign (stop_on_company_reply). A Query of the campaign's
+   * partition filtered by company: it reads every campaign prospect (~0.4 KB each: ~50 RCU per 1,000
+   * prospects), which only a reply in a campaign with the option set pays.
+   */
+  async colleagues(campaignId: number, companyId: number): Promise<number[]> {
+    const { pk } = campaignProspectKey(campaignId, 0);
+    const found: number[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          FilterExpression: 'companyId = :company',
+          ExpressionAttributeValues: { ':pk': pk, ':company': companyId },
+          ProjectionExpression: 'prospectId',
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) if (typeof item.prospectId === 'number') found.push(item.prospectId);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found;
+  }
+
   async page(campaignId: number, query: CampaignProspectPageQuery): Promise<CampaignProspectPage> {
     const { pk } = campaignProspectKey(campaignId, 0);
     const byStatus = query.status !== undefined;

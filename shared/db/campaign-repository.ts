@@ -36,6 +36,8 @@ export const CampaignItem = itemSchema(
     networkMaxConnections: intAttribute,
     sendingWindow: v.partial(v.object(Object.fromEntries(WEEKDAYS.map((day) => [day, DayWindowItem])) as Record<(typeof WEEKDAYS)[number], typeof DayWindowItem>)),
     accountIds: v.array(intAttribute),
+    // Campaigns written before the option existed have none: off.
+    stopOnCompanyReply: v.optional(v.boolean(), false),
     prospectCount: intAttribute,
     flow: v.object({
       root: v.nullable(intAttribute),

@@ -255,3 +255,27 @@ export const actionOutcomeKey = (campaignId: number, prospectId: number, stint: 
 });
 /** An email the engine sent, under the provider's tracking id (its Message-ID arrives with the mail_sent webhook). */
 export const sentEmailKey = (trackingId: string) => ({ pk: `SENT_EMAIL#${trackingId}`, sk: 'SENT_EMAIL' });
+/** An email we sent, by its RFC Message-ID (gsi1 on the sent-email item): a reply's In-Reply-To finds it. */
+export const sentEmailByMessageId = (messageId: string) => ({ gsi1pk: `MESSAGE_ID#${messageId}`, gsi1sk: 'SENT_EMAIL' });
+/** Something a prospect did in a campaign (accepted, replied, bounced, unsubscribed): append-only, one per `ref`. */
+export const campaignEventKey = (campaignId: number, kind: string, prospectId: number, ref: string) => ({
+  pk: `CAMPAIGN#${padId(campaignId)}#EVENTS`,
+  sk: `${kind}#${padId(prospectId)}#${ref}`,
+});
+/** A message of a prospect's conversation (oldest first by sk). */
+export const conversationMessageKey = (workspaceId: number, prospectId: number, sentAt: string, ref: string) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}#CONVERSATION#${padId(prospectId)}`,
+  sk: `MSG#${sentAt}#${ref}`,
+});
+export const CONVERSATION_MESSAGE_PREFIX = 'MSG#';
+/** A conversation's summary; gsi1 orders the workspace's inbox by its newest message. */
+export const conversationKey = (workspaceId: number, prospectId: number) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}#CONVERSATION#${padId(prospectId)}`,
+  sk: 'SUMMARY',
+});
+export const conversationsByRecency = (workspaceId: number, lastAt: string, prospectId: number) => ({
+  gsi1pk: `WORKSPACE#${padId(workspaceId)}#INBOX`,
+  gsi1sk: `${lastAt}#${padId(prospectId)}`,
+});
+/** Where an inbound message leads: a provider chat of one of our accounts, or a network member seen by the engine, to a prospect. */
+export const inboundLinkKey = (link: string) => ({ pk: `INBOUND_LINK#${link}`, sk: 'LINK' });

@@ -1,10 +1,10 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { ActionOutcome, OutreachAction, SentEmail } from '../domain/engine/action';
 import type { OutcomeLog } from '../domain/engine/ports';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { actionOutcomeKey, sentEmailKey } from './keys';
+import { actionOutcomeKey, sentEmailByMessageId, sentEmailKey } from './keys';
 import type { Clock } from '../time/clock';
 
 /** How long a Message-ID whose send the engine never recorded is kept. */
@@ -105,13 +105,35 @@ export class DynamoOutcomeLog implements OutcomeLog {
       new UpdateCommand({
         TableName: this.tableName,
         Key: sentEmailKey(trackingId),
-        UpdateExpression: 'SET messageId = :id, trackingId = :tracking, #ttl = if_not_exists(#ttl, :ttl)',
+        // gsi1 finds it by Message-ID when a reply names it (In-Reply-To).
+        UpdateExpression: 'SET messageId = :id, trackingId = :tracking, gsi1pk = :byId, gsi1sk = :sentEmail, #ttl = if_not_exists(#ttl, :ttl)',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':id': messageId, ':tracking': trackingId, ':ttl': Math.floor(this.now() / 1000) + ORPHAN_DAYS * 86_400 },
+        ExpressionAttributeValues: {
+          ':id': messageId,
+          ':tracking': trackingId,
+          ':byId': sentEmailByMessageId(messageId).gsi1pk,
+          ':sentEmail': sentEmailByMessageId(messageId).gsi1sk,
+          ':ttl': Math.floor(this.now() / 1000) + ORPHAN_DAYS * 86_400,
+        },
         ReturnValues: 'ALL_OLD',
       }),
     );
     return Attributes?.entityType === 'SentEmail';
+  }
+
+  /** The email the engine sent with this RFC Message-ID (a reply's In-Reply-To); undefined for one it never recorded. */
+  async findByMessageId(messageId: string): Promise<SentEmail | undefined> {
+    const { Items } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': sentEmailByMessageId(messageId).gsi1pk },
+        Limit: 5,
+      }),
+    );
+    const recorded = (Items ?? []).find((item) => item.entityType === 'SentEmail');
+    return recorded ? parseItem(SentEmailItem, recorded) : undefined;
   }
 
   private async putOnce(item: Record<string, unknown>): Promise<void> {

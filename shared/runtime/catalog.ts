@@ -72,7 +72,7 @@ export const OUTREACH = {
   name: 'outreach',
   consumerEntry: 'functions/queues/outreach/lambda.ts',
   urlSetting: 'outreachQueueUrl',
-  settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'maxLeadsPerList'],
+  settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'maxLeadsPerList', 'mxResolverUrl', 'dnsTimeoutMs'],
   batchSize: 5,
   // A message fails only on a storage error (provider failures are due times); a few tries, then the DLQ alarm.
   maxReceiveCount: 5,

@@ -2,6 +2,7 @@ import type { PROVIDER_SETTINGS, SettingsOf, WEBHOOK_SETTINGS } from '../config/
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
 import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository } from '../db/webhook-repository';
 import { createSenderAccountService } from '../domain/sender-accounts/sender-account-service';
+import { CachedMxResolver, DnsMxResolver, SandboxMxResolver } from '../providers/mx-resolver';
 import { UnipileProvider } from '../providers/unipile-provider';
 import { createConnectStateSigner } from '../security/connect-state';
 import { createSecretBox } from '../security/secret-box';
@@ -16,6 +17,10 @@ export type WebhookSettings = SettingsOf<typeof WEBHOOK_SETTINGS> & { runtime: '
 /** The provider adapter a function builds once per container. */
 export const providerFrom = (config: ProviderSettings) =>
   new UnipileProvider({ baseUrl: config.providerBaseUrl, accessToken: config.providerAccessToken, timeoutMs: config.providerTimeoutMs });
+
+/** The MX resolver of the HAS_EMAIL_PREMIUM condition: the sandbox's when configured (local runtime), else DNS; cached per container. */
+export const mxResolverFrom = (config: { mxResolverUrl: string | undefined; dnsTimeoutMs: number }, clock: Clock) =>
+  new CachedMxResolver(config.mxResolverUrl ? new SandboxMxResolver(config.mxResolverUrl, config.dnsTimeoutMs) : new DnsMxResolver(config.dnsTimeoutMs), clock);
 
 /** Hosted-connect links live this long. */
 const CONNECT_LINK_TTL_MS = 60 * 60 * 1000;

@@ -1,28 +1,48 @@
 import type { QUEUE_SETTINGS, SettingsOf } from '../config/settings';
+import { DynamoCampaignEvents } from '../db/campaign-events';
+import { DynamoCampaignProspects } from '../db/campaign-prospects';
+import { DynamoCampaignRepository } from '../db/campaign-repository';
+import { DynamoConversationStore } from '../db/conversation-repository';
+import { DynamoInboundLinks } from '../db/inbound-links';
 import { DynamoInboundMessageRepository } from '../db/inbound-message-repository';
 import { DynamoLeadRepository } from '../db/lead-repository';
+import { DynamoOutcomeLog } from '../db/outcome-log';
+import { DynamoOutreachActions } from '../db/outreach-actions';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
 import { DynamoWorkspaceMembers } from '../db/webhook-repository';
-import { createReplyRouter } from '../domain/inbox/reply-router';
+import { createInboundRouter } from '../domain/inbox/inbound-router';
 import { createEventPublisher } from '../domain/webhooks/event-publisher';
 import { SqsDeliveryQueue, makeSqsClient } from '../messaging/sqs';
 import type { Clock } from '../time/clock';
+import { sequenceStopsFrom } from './sequence-stops';
 import type { TableAccess } from './table';
 
 /**
- * The reply router of the provider-webhooks function: replies become `incoming_message` events on
- * the webhooks queue, through the event publisher. Kept apart from integrations.ts so functions
- * that never publish do not load the SQS client.
+ * The inbound router of the provider-webhooks function (replies, auto-replies, bounces, accepted
+ * invitations): replies become `incoming_message` events on the webhooks queue, through the event
+ * publisher. Kept apart from integrations.ts so functions that never publish do not load the SQS client.
  */
-export function replyRouterFrom(
-  config: SettingsOf<typeof QUEUE_SETTINGS> & { awsRegion: string },
-  { db, tableName, ids }: TableAccess,
+export function inboundRouterFrom(
+  config: SettingsOf<typeof QUEUE_SETTINGS> & { awsRegion: string; maxLeadsPerList: number },
+  table: TableAccess,
   clock: Clock,
 ) {
-  return createReplyRouter({
+  const { db, tableName, ids } = table;
+  const campaignProspects = new DynamoCampaignProspects(db, tableName);
+  return createInboundRouter({
     accounts: new DynamoSenderAccountRepository(db, tableName),
     leads: new DynamoLeadRepository(db, tableName, clock),
     messages: new DynamoInboundMessageRepository(db, tableName),
+    links: new DynamoInboundLinks(db, tableName),
+    sentEmails: new DynamoOutcomeLog(db, tableName, clock),
+    stops: sequenceStopsFrom(table, clock, config.maxLeadsPerList),
+    events: new DynamoCampaignEvents(db, tableName),
+    campaigns: new DynamoCampaignRepository(db, tableName),
+    colleagues: { inCampaign: (campaignId, companyId) => campaignProspects.colleagues(campaignId, companyId) },
+    actions: new DynamoOutreachActions(db, tableName),
+    conversations: new DynamoConversationStore(db, tableName),
+    // Interim until the suppression list lands (same issue): a bounce is recorded and ends the sequence.
+    suppressions: { suppressBounce: async () => {} },
     publisher: createEventPublisher({
       members: new DynamoWorkspaceMembers(db, tableName),
       queue: new SqsDeliveryQueue(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.webhooksQueueUrl),

@@ -20,6 +20,7 @@ function settingsFrom(body: v.InferOutput<typeof UpdateCampaignBody>): CampaignS
     settings.sendingWindow = Object.fromEntries(Object.entries(body.sending_window).filter(([, window]) => window !== undefined));
   }
   if (body.account_ids !== undefined) settings.accountIds = body.account_ids;
+  if (body.stop_on_company_reply !== undefined) settings.stopOnCompanyReply = body.stop_on_company_reply;
   return settings;
 }
 

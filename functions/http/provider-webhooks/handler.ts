@@ -4,7 +4,7 @@ import type { GroupConfig } from '../../../shared/http/route-table';
 import { providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { senderAccountServiceFrom } from '../../../shared/runtime/integrations';
-import { replyRouterFrom } from '../../../shared/runtime/replies';
+import { inboundRouterFrom } from '../../../shared/runtime/replies';
 import { tableAccess } from '../../../shared/runtime/table';
 import { providerWebhookHandlers } from './routes';
 
@@ -14,7 +14,7 @@ export function buildProviderWebhooksHandler(config: GroupConfig<'providerWebhoo
   const table = tableAccess(config);
   const handlers = providerWebhookHandlers({
     accounts: senderAccountServiceFrom(config, table, deps.clock),
-    replies: replyRouterFrom(config, table, deps.clock),
+    inbound: inboundRouterFrom(config, table, deps.clock),
     sentEmails: new DynamoOutcomeLog(table.db, table.tableName, deps.clock),
     secret: config.providerWebhookSecret,
     logger,

@@ -1,12 +1,22 @@
 import * as v from 'valibot';
-import type { ProviderMessage, ReplyRouter } from '../../../shared/domain/inbox/reply-router';
+import type { InboundRouter } from '../../../shared/domain/inbox/inbound-router';
+import { textOfHtml } from '../../../shared/domain/inbox/conversations';
+import type { InboundEmail } from '../../../shared/domain/inbox/inbound-email';
+import type { ProviderMessage } from '../../../shared/domain/inbox/reply-router';
 import { forbidden, unauthenticated } from '../../../shared/domain/errors';
 import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
 import type { HandlersFor } from '../../../shared/http/http-handler';
 import { header, parseWith } from '../../../shared/http/request';
 import { json } from '../../../shared/http/responses';
 import { safeEqual } from '../../../shared/security/secret-box';
-import { AccountStatusPayload, MailSentPayload, MessageReceivedPayload, type providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
+import {
+  AccountStatusPayload,
+  MailReceivedPayload,
+  MailSentPayload,
+  MessageReceivedPayload,
+  NewRelationPayload,
+  type providerWebhookRoutes,
+} from '../../../shared/http/routes/provider-webhooks';
 import type { Logger } from '../../../shared/logging/logger';
 
 /** The header our provider webhook registrations carry (the provider documents no signature for v1). */
@@ -16,13 +26,13 @@ export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
  * Inbound webhooks from the provider. Never API-key authenticated: the account-status/message
  * webhook carries our shared secret in X-Webhook-Secret; the hosted-connect notification carries
  * the HMAC-signed state we put in the link. Account status updates the account; a received
- * message is routed as a reply (shared/domain/inbox/reply-router.ts); other events are
- * acknowledged and left to the capabilities that will route them (accepted invitations, email).
+ * message or email is routed (shared/domain/inbox/inbound-router.ts: replies, auto-replies,
+ * bounces), as is an accepted invitation; other events are acknowledged.
  * Nothing the provider posts in a known shape is refused: a 4xx/5xx only makes it retry.
  */
 export function providerWebhookHandlers(deps: {
   accounts: SenderAccountService;
-  replies: Pick<ReplyRouter, 'route'>;
+  inbound: Pick<InboundRouter, 'routeNetworkMessage' | 'routeEmail' | 'acceptInvitation'>;
   /** Emails the engine sent, under the provider's tracking id: `mail_sent` adds the RFC Message-ID. */
   sentEmails: { setEmailMessageId(trackingId: string, messageId: string): Promise<boolean> };
   secret: string;
@@ -43,8 +53,34 @@ export function providerWebhookHandlers(deps: {
           deps.logger.info('Provider message webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
           return json(200, { success: true, handled: false });
         }
-        const outcome = await deps.replies.route(toProviderMessage(parsed.output));
+        const outcome = await deps.inbound.routeNetworkMessage(toProviderMessage(parsed.output));
         if (!outcome.handled) deps.logger.info('Provider message not routed', { reason: outcome.reason, message_id: parsed.output.message_id });
+        return json(200, { success: true, handled: outcome.handled });
+      }
+      if (body.event === 'mail_received') {
+        const parsed = v.safeParse(MailReceivedPayload, body);
+        const email = parsed.success ? toInboundEmail(parsed.output) : undefined;
+        if (!email) {
+          deps.logger.info('Provider mail_received webhook in an unexpected shape, ignored', { issues: parsed.issues?.map((issue) => issue.message) ?? ['no email id'] });
+          return json(200, { success: true, handled: false });
+        }
+        const outcome = await deps.inbound.routeEmail(email);
+        if (!outcome.handled) deps.logger.info('Provider email not routed', { reason: outcome.reason, email_id: email.emailId });
+        return json(200, { success: true, handled: outcome.handled });
+      }
+      if (body.event === 'new_relation') {
+        const parsed = v.safeParse(NewRelationPayload, body);
+        if (!parsed.success) {
+          deps.logger.info('Provider new_relation webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
+          return json(200, { success: true, handled: false });
+        }
+        const outcome = await deps.inbound.acceptInvitation({
+          accountId: parsed.output.account_id,
+          providerId: parsed.output.user_provider_id ?? undefined,
+          publicIdentifier: parsed.output.user_public_identifier ?? undefined,
+          profileUrl: parsed.output.user_profile_url ?? undefined,
+        });
+        if (!outcome.handled) deps.logger.info('Provider new relation not routed', { reason: outcome.reason });
         return json(200, { success: true, handled: outcome.handled });
       }
       if (body.event === 'mail_sent') {
@@ -71,7 +107,26 @@ export function providerWebhookHandlers(deps: {
   } satisfies HandlersFor<typeof providerWebhookRoutes>;
 }
 
-/** The webhook's fields as the reply router reads them. */
+/** An email webhook's fields as the inbound router reads them; undefined without an id to deduplicate on. */
+function toInboundEmail(payload: v.InferOutput<typeof MailReceivedPayload>): InboundEmail | undefined {
+  const emailId = payload.email_id ?? payload.id ?? payload.provider_id;
+  if (!emailId) return undefined;
+  const at = payload.date ? new Date(payload.date) : undefined;
+  const inReplyTo = payload.in_reply_to?.message_id;
+  return {
+    accountId: payload.account_id,
+    emailId,
+    rfcMessageId: payload.message_id ?? null,
+    answers: [...(inReplyTo ? [inReplyTo] : []), ...[...(payload.references ?? [])].reverse()],
+    from: payload.from_attendee?.identifier ?? '',
+    subject: payload.subject ?? '',
+    text: payload.body_plain ?? textOfHtml(payload.body ?? ''),
+    sentAt: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
+    headers: payload.headers ?? [],
+  };
+}
+
+/** The webhook's fields as the inbound router reads them. */
 function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>): ProviderMessage {
   const at = payload.timestamp ? new Date(payload.timestamp) : undefined;
   return {
@@ -80,6 +135,7 @@ function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>
     text: payload.message ?? '',
     timestamp: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
     isSender: payload.is_sender === true || payload.is_sender === 1,
+    chatId: payload.chat_id ?? undefined,
     accountUserId: payload.account_info?.user_id ?? undefined,
     sender: {
       providerId: payload.sender?.attendee_provider_id ?? undefined,

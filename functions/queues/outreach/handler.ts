@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { SettingsOf } from '../../../shared/config/settings';
+import { DynamoCampaignEvents } from '../../../shared/db/campaign-events';
+import { DynamoConversationStore } from '../../../shared/db/conversation-repository';
+import { DynamoInboundLinks } from '../../../shared/db/inbound-links';
 import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
@@ -13,7 +16,7 @@ import { createSender } from '../../../shared/domain/engine/sender';
 import { refsOf } from '../../../shared/messaging/outreach-queue';
 import type { OUTREACH } from '../../../shared/runtime/catalog';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
-import { providerFrom } from '../../../shared/runtime/integrations';
+import { mxResolverFrom, providerFrom } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
 
 /**
@@ -27,6 +30,7 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
   const logger = loggerFor('outreach', deps);
   const { db, tableName, ids } = tableAccess(config);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
+  const provider = providerFrom(config);
   const sender = createSender({
     actions: new DynamoOutreachActions(db, tableName),
     counters: new DynamoSendCounters(db, tableName),
@@ -36,7 +40,9 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     campaigns: new DynamoCampaignRepository(db, tableName),
     accounts: new DynamoSenderAccountRepository(db, tableName),
     leads,
-    provider: providerFrom(config),
+    provider,
+    sentMessages: { conversations: new DynamoConversationStore(db, tableName), links: new DynamoInboundLinks(db, tableName) },
+    conditions: { provider, mx: mxResolverFrom(config, deps.clock), acceptances: new DynamoCampaignEvents(db, tableName) },
     clock: deps.clock,
     newToken: randomUUID,
   });

@@ -26,6 +26,7 @@ export const CAMPAIGN_DEFAULTS = {
   emailMaxMessages: 40,
   networkMaxMessages: 100,
   networkMaxConnections: 50,
+  stopOnCompanyReply: false,
 } as const;
 
 /**
@@ -60,6 +61,8 @@ export interface Campaign {
   sendingWindow: SendingWindow;
   /** Sender accounts of the workspace the campaign sends from. */
   accountIds: number[];
+  /** A reply also ends the sequences of the replier's colleagues (same company) in this campaign. */
+  stopOnCompanyReply: boolean;
   /** Prospects in the campaign, moved in the same transactions as they are. */
   prospectCount: number;
   flow: FlowStructure;
@@ -79,6 +82,7 @@ export interface CampaignSettings {
   networkMaxConnections?: number;
   sendingWindow?: SendingWindow;
   accountIds?: number[];
+  stopOnCompanyReply?: boolean;
 }
 
 /** The status changes a caller asks for, each at its own path. */
@@ -142,6 +146,7 @@ export function toCampaignView(campaign: Campaign) {
     network_max_connections: campaign.networkMaxConnections,
     sending_window: campaign.sendingWindow,
     account_ids: campaign.accountIds,
+    stop_on_company_reply: campaign.stopOnCompanyReply,
     prospect_count: campaign.prospectCount,
     created_at: campaign.createdAt,
     updated_at: campaign.updatedAt,

@@ -6,7 +6,7 @@ import type { CampaignNode, CampaignWithFlow } from './nodes';
 export type CampaignSettingsChange = Partial<
   Pick<
     Campaign,
-    'name' | 'timezone' | 'language' | 'emailMaxMessages' | 'networkMaxMessages' | 'networkMaxConnections' | 'sendingWindow' | 'accountIds'
+    'name' | 'timezone' | 'language' | 'emailMaxMessages' | 'networkMaxMessages' | 'networkMaxConnections' | 'sendingWindow' | 'accountIds' | 'stopOnCompanyReply'
   >
 >;
 

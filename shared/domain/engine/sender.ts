@@ -1,18 +1,20 @@
 import type { Clock } from '../../time/clock';
 import type { Campaign } from '../campaigns/campaign';
 import type { CampaignRepository } from '../campaigns/ports';
-import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
-import { resolveNode } from '../campaigns/flow';
+import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
+import { type Branch, resolveNode } from '../campaigns/flow';
 import type { Company, Prospect } from '../leads/lead';
 import type { NetworkProvider } from '../providers/provider';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import type { SenderAccount, SendingPause } from '../sender-accounts/sender-account';
 import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, ParkReason } from './action';
 import { channelOfKind, kindOfStep } from './action';
+import { type ConditionDeps, decideCondition } from './conditions';
 import { checkCampaignCap, chooseAccount } from './pacing';
 import type { ActionStore, CampaignCompletion, OutcomeLog, ProspectProgress, SendCounters } from './ports';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure } from './provider-answers';
-import { renderStep } from './render';
+import { type RenderedStep, renderStep } from './render';
+import { type SentMessageDeps, keepSent } from './sent-messages';
 import { publicIdOf } from '../inbox/reply-router';
 import { type SendResult, performStep } from './steps';
 import { nextOpenMoment, nextUtcDay, openSpanFrom } from './window';
@@ -41,6 +43,7 @@ export type ActionResult =
   | 'waiting'
   | 'parked'
   | 'finished'
+  | 'decided'
   | 'cancelled'
   | 'stale'
   | 'in_flight'
@@ -56,6 +59,8 @@ export interface SenderDeps {
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'> & { pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> };
   leads: { getProspects(ids: number[]): Promise<Prospect[]>; getCompanies(ids: number[]): Promise<Company[]> };
   provider: NetworkProvider;
+  conditions: ConditionDeps;
+  sentMessages: SentMessageDeps;
   clock: Clock;
   newToken: () => string;
 }
@@ -173,14 +178,55 @@ export function createSender(deps: SenderDeps) {
       await deps.actions.remove(action);
       return;
     }
+    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true });
+  }
+
+  /**
+   * Puts the action on node `next`: a step waits its delay, then for the window; a condition is
+   * evaluated when its delay is over, except ACCEPTED_INVITE, which looks at once (the invitation
+   * may be accepted already) and then waits up to its delay for the acceptance.
+   */
+  async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>) {
     const node = nodes.get(next);
     const delayed = new Date(now.getTime() + (node?.delayInHours ?? 0) * 3_600_000);
-    // A step waits for the window; a condition is evaluated when its delay is over.
-    const dueAt = node?.kind === 'STEP' ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed) : delayed;
-    await deps.actions.replace(
-      action,
-      bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), claim: null, reservation: null, attempts: 0, lastActionAt: iso(now), started: true }),
-    );
+    const dueAt =
+      node?.kind === 'STEP'
+        ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed)
+        : node?.conditionType === 'ACCEPTED_INVITE'
+          ? now
+          : delayed;
+    return deps.actions.replace(action, bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), claim: null, reservation: null, attempts: 0 }));
+  }
+
+  /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
+  async function decide(action: OutreachAction, loaded: { campaign: Campaign; nodes: Map<number, CampaignNode> }, condition: CampaignCondition, reads: BatchReads, now: Date) {
+    const { campaign, nodes } = loaded;
+    const prospect = await reads.prospect(action.prospectId);
+    if (!prospect || prospect.campaignId !== action.campaignId) {
+      await deps.actions.remove(action);
+      return 'cancelled';
+    }
+    const accounts = await reads.accounts(action.workspaceId);
+    const decision = await decideCondition(deps.conditions, { condition, action, prospect, campaign, accounts, now });
+    let branch: Branch = 'NO';
+    if ('waitUntil' in decision) return (await wait(action, now, { dueAt: iso(decision.waitUntil), nodeId: condition.id })) ? 'waiting' : 'raced';
+    if ('failure' in decision) {
+      const failure = classifyFailure(decision.failure);
+      const attempts = action.attempts + 1;
+      if (failure.kind === 'account' && decision.account) {
+        await deps.accounts.pauseSending(decision.account, { reason: failure.reason, until: failure.quota ? iso(nextUtcDay(now)) : null, at: iso(now) }, iso(now));
+        return (await wait(action, now, { dueAt: iso(new Date(now.getTime() + 60_000)), nodeId: condition.id })) ? 'retrying' : 'raced';
+      }
+      if ((failure.kind === 'transient' || failure.kind === 'account') && attempts < MAX_ATTEMPTS) {
+        const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
+        return (await wait(action, now, { dueAt: iso(retryAt), nodeId: condition.id, attempts })) ? 'retrying' : 'raced';
+      }
+      // A profile the provider does not know, or a lookup that kept failing: the condition is not met.
+    } else branch = decision.branch;
+    const link = campaign.flow.nodes[String(condition.id)];
+    const next = (branch === 'YES' ? link?.yes : link?.no) ?? null;
+    if (next === null) return finish(action, campaign, 'FINISHED', null);
+    return (await moveTo(action, campaign, nodes, next, now, {})) ? 'decided' : 'raced';
   }
 
   function outcomeOf(action: OutreachAction, step: CampaignStep, now: Date, fields: { outcome: OutcomeKind; reason: string | null } & Partial<ActionOutcome>): ActionOutcome {
@@ -214,11 +260,15 @@ export function createSender(deps: SenderDeps) {
     account: SenderAccount,
     result: SendResult,
     now: Date,
+    rendered?: RenderedStep,
   ): Promise<ActionResult> {
     const claim = claimed.claim as NonNullable<OutreachAction['claim']>;
     const learned = result.networkProviderId ? { networkProviderId: result.networkProviderId } : {};
     if ('sent' in result) {
       await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? null, variant: result.variant, ...result.sent.refs }));
+      if (rendered && !result.sent.note) {
+        await keepSent(deps.sentMessages, { action: claimed, step, account, rendered, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
+      }
       if (result.sent.refs.trackingId) {
         await deps.outcomes.recordEmail({
           trackingId: result.sent.refs.trackingId,
@@ -340,8 +390,7 @@ export function createSender(deps: SenderDeps) {
     const nodeId = action.nodeId === null ? null : resolveNode(campaign.flow, action.nodeId);
     const node = nodeId === null ? undefined : nodes.get(nodeId);
     if (!node) return finish(action, campaign, 'FINISHED', null);
-    // Conditions are evaluated by the conversations capability; until then the flow waits there.
-    if (node.kind === 'CONDITION') return park(action, 'CONDITION', now, node.id);
+    if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
     if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);
     if (span.start.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id })) ? 'waiting' : 'raced';
@@ -382,7 +431,7 @@ export function createSender(deps: SenderDeps) {
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
     const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered });
-    return settle(claimed, campaign, nodes, node, choice.account, result, now);
+    return settle(claimed, campaign, nodes, node, choice.account, result, now, rendered);
   }
 
   return {

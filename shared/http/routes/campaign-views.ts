@@ -22,6 +22,7 @@ const campaignFields = {
   network_max_connections: Count,
   sending_window: SendingWindowView,
   account_ids: v.array(Id),
+  stop_on_company_reply: v.boolean(),
   prospect_count: Count,
   created_at: Timestamp,
   updated_at: Timestamp,

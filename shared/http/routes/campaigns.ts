@@ -72,6 +72,7 @@ const settingsEntries = {
   network_max_messages: dailyCap('network_max_messages'),
   network_max_connections: dailyCap('network_max_connections'),
   sending_window: v.optional(SendingWindowBody),
+  stop_on_company_reply: v.optional(v.boolean('stop_on_company_reply must be true or false')),
   account_ids: v.optional(
     v.pipe(
       v.array(v.pipe(v.number(accountIdMessage), v.safeInteger(accountIdMessage), v.minValue(1, accountIdMessage)), accountIdMessage),

@@ -31,6 +31,7 @@ export const MessageReceivedPayload = v.object({
   event: v.literal('message_received'),
   account_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(200)),
   message_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(500)),
+  chat_id: optionalText,
   message: v.optional(v.nullable(v.string())),
   timestamp: v.optional(v.nullable(v.string())),
   is_sender: v.optional(v.nullable(v.union([v.boolean(), v.number()]))),
@@ -50,6 +51,39 @@ export const MailSentPayload = v.object({
   event: v.literal('mail_sent'),
   tracking_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(500)),
   message_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(1000)),
+});
+
+const Attendee = v.object({ identifier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))), display_name: optionalText });
+
+/**
+ * The provider's `mail_received` webhook (providers.md §1.8), as far as reply routing reads it:
+ * who wrote, the thread it continues (`in_reply_to`, plus `references` and `headers` where a
+ * provider gives them), and its text.
+ */
+export const MailReceivedPayload = v.object({
+  event: v.literal('mail_received'),
+  account_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(200)),
+  email_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
+  id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
+  provider_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
+  message_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))),
+  date: v.optional(v.nullable(v.string())),
+  subject: v.optional(v.nullable(v.string())),
+  body: v.optional(v.nullable(v.string())),
+  body_plain: v.optional(v.nullable(v.string())),
+  from_attendee: v.optional(v.nullable(Attendee)),
+  in_reply_to: v.optional(v.nullable(v.object({ message_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))) }))),
+  references: v.optional(v.nullable(v.array(v.pipe(v.string(), v.maxLength(1000))))),
+  headers: v.optional(v.nullable(v.array(v.object({ name: v.pipe(v.string(), v.maxLength(200)), value: v.pipe(v.string(), v.maxLength(2000)) })))),
+});
+
+/** The provider's `new_relation` webhook (an invitation accepted; providers.md §1.8). */
+export const NewRelationPayload = v.object({
+  event: v.literal('new_relation'),
+  account_id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(200)),
+  user_provider_id: optionalText,
+  user_public_identifier: optionalText,
+  user_profile_url: optionalText,
 });
 
 const Handled = v.strictObject({ success: v.literal(true), handled: v.boolean() });

@@ -31,6 +31,7 @@ export async function createCampaign(
     networkMaxConnections: 50,
     sendingWindow: {},
     accountIds: [],
+    stopOnCompanyReply: false,
     prospectCount: 0,
     flow: options.flow ?? { root: null, nodes: {}, redirects: {} },
     flowVersion: 0,

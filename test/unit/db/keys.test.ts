@@ -151,6 +151,27 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
       sk: 'PROSPECT#0000000000000045#2026-11-23T09:00:00.000Z#NODE#0000000000000007',
     }),
   sentEmailKey: () => expect(keys.sentEmailKey('trk_1')).toEqual({ pk: 'SENT_EMAIL#trk_1', sk: 'SENT_EMAIL' }),
+  sentEmailByMessageId: () =>
+    expect(keys.sentEmailByMessageId('<a1@sandbox.local>')).toEqual({ gsi1pk: 'MESSAGE_ID#<a1@sandbox.local>', gsi1sk: 'SENT_EMAIL' }),
+  campaignEventKey: () =>
+    expect(keys.campaignEventKey(7, 'REPLIED', 45, 'msg_1')).toEqual({
+      pk: 'CAMPAIGN#0000000000000007#EVENTS',
+      sk: 'REPLIED#0000000000000045#msg_1',
+    }),
+  conversationMessageKey: () =>
+    expect(keys.conversationMessageKey(3, 45, '2026-11-23T09:00:00.000Z', 'trk_1')).toEqual({
+      pk: 'WORKSPACE#0000000000000003#CONVERSATION#0000000000000045',
+      sk: 'MSG#2026-11-23T09:00:00.000Z#trk_1',
+    }),
+  CONVERSATION_MESSAGE_PREFIX: () => expect(keys.CONVERSATION_MESSAGE_PREFIX).toBe('MSG#'),
+  conversationKey: () =>
+    expect(keys.conversationKey(3, 45)).toEqual({ pk: 'WORKSPACE#0000000000000003#CONVERSATION#0000000000000045', sk: 'SUMMARY' }),
+  conversationsByRecency: () =>
+    expect(keys.conversationsByRecency(3, '2026-11-23T09:00:00.000Z', 45)).toEqual({
+      gsi1pk: 'WORKSPACE#0000000000000003#INBOX',
+      gsi1sk: '2026-11-23T09:00:00.000Z#0000000000000045',
+    }),
+  inboundLinkKey: () => expect(keys.inboundLinkKey('CHAT#acc_1#chat_1')).toEqual({ pk: 'INBOUND_LINK#CHAT#acc_1#chat_1', sk: 'LINK' }),
 };
 
 describe('every key builder, exactly', () => {

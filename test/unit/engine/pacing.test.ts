@@ -58,6 +58,7 @@ const campaignWith = (fields: Partial<Campaign> = {}): Campaign => ({
   networkMaxConnections: 5,
   sendingWindow: {},
   accountIds: [],
+  stopOnCompanyReply: false,
   prospectCount: 0,
   flow: emptyFlow(),
   flowVersion: 1,

@@ -1,0 +1,145 @@
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import type { ConversationMessage, ConversationPage, ConversationStore, ConversationSummary, MessageChannel } from '../domain/inbox/conversations';
+import { isConditionFailed } from './client';
+import { intAttribute, itemSchema, parseItem } from './item-schema';
+import { CONVERSATION_MESSAGE_PREFIX, conversationKey, conversationMessageKey, conversationsByRecency } from './keys';
+
+/**
+ * Conversations (shared/domain/inbox/conversations.ts) in one partition per prospect: its messages
+ * (`MSG#<sentAt>#<ref>`, ~0.3-1 KB: 1 WCU) and its summary (`SUMMARY`, in gsi1 by recency: 1 WCU
+ * plus 2 for the index copy when the newest message changes). Cursors are the last sort key of a
+ * page, checked against the partition's own shapes.
+ */
+
+const CHANNELS = ['EMAIL', 'NETWORK'] as const;
+
+const MessageItem = itemSchema(
+  'ConversationMessage',
+  v.object({
+    workspaceId: intAttribute,
+    prospectId: intAttribute,
+    ref: v.string(),
+    channel: v.picklist(CHANNELS),
+    kind: v.picklist(['MESSAGE', 'INVITATION', 'AUTO_REPLY', 'BOUNCE']),
+    sentByLead: v.boolean(),
+    text: v.string(),
+    subject: v.nullable(v.string()),
+    senderAccountId: v.nullable(intAttribute),
+    campaignId: v.nullable(intAttribute),
+    chatId: v.nullable(v.string()),
+    rfcMessageId: v.nullable(v.string()),
+    providerEmailId: v.nullable(v.string()),
+    sentAt: v.string(),
+  }),
+);
+
+const SummaryItem = itemSchema(
+  'Conversation',
+  v.object({
+    workspaceId: intAttribute,
+    prospectId: intAttribute,
+    channel: v.picklist(CHANNELS),
+    senderAccountId: v.nullable(intAttribute),
+    lastMessage: v.object({ text: v.string(), sentByLead: v.boolean(), sentAt: v.string() }),
+  }),
+);
+
+/** Long texts are kept whole in the message; the summary shows their start. */
+const SUMMARY_TEXT_LENGTH = 500;
+
+export const CONVERSATION_CURSOR = /^(MSG#[0-9T:.Z-]{20,30}#[^\s]{1,300}|[0-9T:.Z-]{20,30}#\d{16})$/;
+
+export class DynamoConversationStore implements ConversationStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async append(message: ConversationMessage): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...conversationMessageKey(message.workspaceId, message.prospectId, message.sentAt, message.ref), entityType: 'ConversationMessage', ...message },
+      }),
+    );
+    const summary: ConversationSummary = {
+      workspaceId: message.workspaceId,
+      prospectId: message.prospectId,
+      channel: message.channel,
+      senderAccountId: message.senderAccountId,
+      lastMessage: { text: message.text.slice(0, SUMMARY_TEXT_LENGTH), sentByLead: message.sentByLead, sentAt: message.sentAt },
+    };
+    try {
+      // Only a newer message moves the summary: messages may be recorded out of order.
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...conversationKey(message.workspaceId, message.prospectId),
+            ...conversationsByRecency(message.workspaceId, message.sentAt, message.prospectId),
+            entityType: 'Conversation',
+            ...summary,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR lastMessage.sentAt <= :at',
+          ExpressionAttributeValues: { ':at': message.sentAt },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+
+  async list(workspaceId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationSummary>> {
+    const { gsi1pk } = conversationsByRecency(workspaceId, '', 0);
+    const start = cursor
+      ? { gsi1pk, gsi1sk: cursor, ...conversationKey(workspaceId, Number(cursor.slice(cursor.lastIndexOf('#') + 1))) }
+      : undefined;
+    const { Items, LastEvaluatedKey } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1pk },
+        ScanIndexForward: false,
+        Limit: limit,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    const items = (Items ?? []).map((item) => parseItem(SummaryItem, item));
+    const last = LastEvaluatedKey?.gsi1sk;
+    return { items, ...(typeof last === 'string' ? { next: last } : {}) };
+  }
+
+  async messages(workspaceId: number, prospectId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationMessage>> {
+    const { pk } = conversationKey(workspaceId, prospectId);
+    const { Items, LastEvaluatedKey } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX },
+        Limit: limit,
+        ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
+      }),
+    );
+    const items = (Items ?? []).map((item) => parseItem(MessageItem, item));
+    const last = LastEvaluatedKey?.sk;
+    return { items, ...(typeof last === 'string' ? { next: last } : {}) };
+  }
+
+  async latestOn(workspaceId: number, prospectId: number, channel: MessageChannel): Promise<ConversationMessage | undefined> {
+    const { pk } = conversationKey(workspaceId, prospectId);
+    const { Items } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'channel = :channel',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX, ':channel': channel },
+        ScanIndexForward: false,
+        Limit: 50,
+      }),
+    );
+    const found = Items?.[0];
+    return found ? parseItem(MessageItem, found) : undefined;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * What prospects do in a campaign, as the engine learns it from the provider and the unsubscribe
+ * link: append-only records, one per `ref` (the invitation, an inbound message id, ...), so a
+ * replayed webhook is recorded once. Analytics counts them; the ACCEPTED_INVITE condition reads
+ * the acceptance.
+ */
+export type CampaignEventKind = 'INVITE_ACCEPTED' | 'REPLIED' | 'AUTO_REPLY' | 'BOUNCED' | 'UNSUBSCRIBED';
+
+/** The `ref` of a prospect's invitation acceptance: one per prospect and campaign. */
+export const ACCEPTANCE_REF = 'invite';
+
+export interface CampaignEvent {
+  workspaceId: number;
+  campaignId: number;
+  prospectId: number;
+  kind: CampaignEventKind;
+  ref: string;
+  at: string;
+  channel: 'EMAIL' | 'NETWORK' | null;
+  /** Our sender account it came through, when known. */
+  accountId: number | null;
+  /** The step it answers, when known (an email reply names the email it answers). */
+  nodeId: number | null;
+}
+
+export interface CampaignEvents {
+  /** Records the event unless one with its kind, prospect and ref exists; true when this call recorded it. */
+  record(event: CampaignEvent): Promise<boolean>;
+  accepted(campaignId: number, prospectId: number): Promise<boolean>;
+}

@@ -1,0 +1,116 @@
+import type { Campaign } from '../campaigns/campaign';
+import type { Branch } from '../campaigns/flow';
+import type { CampaignCondition } from '../campaigns/nodes';
+import { publicIdOf } from '../inbox/reply-router';
+import type { Prospect } from '../leads/lead';
+import { type MxResolver, domainOfEmail, isPremiumMailbox, mailboxProviderOf } from '../mail/mailbox-provider';
+import type { NetworkProvider } from '../providers/provider';
+import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
+import type { OutreachAction } from './action';
+import { NO_ACCOUNT_RETRY_MS, spreadIndex } from './pacing';
+
+/**
+ * How the engine answers a campaign condition for one prospect (docs/engine.md, "Conditions"):
+ * - HAS_EMAIL: the prospect has a syntactically valid email;
+ * - HAS_EMAIL_PREMIUM: that email's domain receives mail at Google Workspace or Microsoft 365 (MX);
+ * - ACCEPTED_INVITE: YES once the invitation was accepted (the provider's `new_relation` webhook
+ *   records it and wakes the wait); without it, NO when `delay_in_hours` have passed since the
+ *   prospect reached the condition, after one live look at the profile (the webhook can come hours
+ *   late, or never);
+ * - ALREADY_CONNECTED: a live look at the profile through a network account: first degree is YES.
+ * Pure of storage: what it needs to read comes through the ports given.
+ */
+
+export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const hasValidEmail = (prospect: Prospect): boolean => Boolean(prospect.email && EMAIL_SHAPE.test(prospect.email));
+
+export type ConditionDecision =
+  | { branch: Branch; reason: string }
+  /** Not decidable yet: evaluate again then. */
+  | { waitUntil: Date }
+  /** A provider or DNS call failed (sorted by the sender like a send's failure); `account` is the one used. */
+  | { failure: unknown; account?: SenderAccount };
+
+export interface ConditionDeps {
+  provider: NetworkProvider;
+  mx: MxResolver;
+  /** Whether the prospect accepted an invitation of this campaign (recorded from the provider's webhook). */
+  acceptances: { accepted(campaignId: number, prospectId: number): Promise<boolean> };
+}
+
+export interface ConditionInput {
+  condition: CampaignCondition;
+  action: OutreachAction;
+  prospect: Prospect;
+  campaign: Campaign;
+  accounts: Map<number, SenderAccount>;
+  now: Date;
+}
+
+/** The network account a live check goes through: the prospect's own on the channel, else the campaign's in turn. */
+export function networkAccountFor(campaign: Campaign, accounts: Map<number, SenderAccount>, action: OutreachAction, now: Date): SenderAccount | undefined {
+  const sticky = action.accounts.NETWORK === undefined ? undefined : accounts.get(action.accounts.NETWORK);
+  if (sticky && canSendAt(sticky, now)) return sticky;
+  const candidates = campaign.accountIds
+    .map((id) => accounts.get(id))
+    .filter((account): account is SenderAccount => account !== undefined && account.type === 'NETWORK');
+  const first = spreadIndex(action.prospectId, Math.max(candidates.length, 1));
+  for (let i = 0; i < candidates.length; i += 1) {
+    const account = candidates[(first + i) % candidates.length] as SenderAccount;
+    if (canSendAt(account, now)) return account;
+  }
+  return undefined;
+}
+
+/** When a prospect that reached an ACCEPTED_INVITE condition stops waiting for the acceptance. */
+export function acceptanceDeadline(condition: CampaignCondition, action: OutreachAction, now: Date): Date {
+  const reached = action.lastActionAt ? Date.parse(action.lastActionAt) : now.getTime();
+  return new Date(reached + condition.delayInHours * 3_600_000);
+}
+
+export async function decideCondition(deps: ConditionDeps, input: ConditionInput): Promise<ConditionDecision> {
+  const { condition, action, prospect, campaign, accounts, now } = input;
+
+  async function isFirstDegree(): Promise<{ connected: boolean } | ConditionDecision> {
+    const identifier = publicIdOf(prospect.networkProfileUrl);
+    if (!identifier) return { branch: 'NO', reason: 'no network profile URL' };
+    const account = networkAccountFor(campaign, accounts, action, now);
+    if (!account) return { waitUntil: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS) };
+    try {
+      const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
+      return { connected: profile.networkDistance === 'FIRST_DEGREE' };
+    } catch (failure) {
+      return { failure, account };
+    }
+  }
+
+  switch (condition.conditionType) {
+    case 'HAS_EMAIL':
+      return hasValidEmail(prospect) ? { branch: 'YES', reason: 'has a valid email' } : { branch: 'NO', reason: 'no valid email address' };
+    case 'HAS_EMAIL_PREMIUM': {
+      const domain = hasValidEmail(prospect) ? domainOfEmail(prospect.email as string) : undefined;
+      if (!domain) return { branch: 'NO', reason: 'no valid email address' };
+      try {
+        const provider = mailboxProviderOf(await deps.mx.resolveMx(domain));
+        return isPremiumMailbox(provider) ? { branch: 'YES', reason: `mailbox at ${provider}` } : { branch: 'NO', reason: `mailbox provider ${provider}` };
+      } catch (failure) {
+        return { failure };
+      }
+    }
+    case 'ACCEPTED_INVITE': {
+      if (await deps.acceptances.accepted(campaign.id, prospect.id)) return { branch: 'YES', reason: 'invitation accepted' };
+      const deadline = acceptanceDeadline(condition, action, now);
+      if (now.getTime() < deadline.getTime()) return { waitUntil: deadline };
+      const checked = await isFirstDegree();
+      if (!('connected' in checked)) return checked;
+      return checked.connected
+        ? { branch: 'YES', reason: 'connected (seen on the profile at the deadline)' }
+        : { branch: 'NO', reason: `invitation not accepted within ${condition.delayInHours} hours` };
+    }
+    case 'ALREADY_CONNECTED': {
+      const checked = await isFirstDegree();
+      if (!('connected' in checked)) return checked;
+      return checked.connected ? { branch: 'YES', reason: 'first-degree connection' } : { branch: 'NO', reason: 'not a first-degree connection' };
+    }
+  }
+}

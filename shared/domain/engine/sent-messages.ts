@@ -1,0 +1,54 @@
+import type { CampaignStep } from '../campaigns/nodes';
+import { type ConversationStore, textOfHtml } from '../inbox/conversations';
+import { type InboundLinks, chatLink, memberLink } from '../inbox/inbound-router';
+import type { SenderAccount } from '../sender-accounts/sender-account';
+import type { OutreachAction } from './action';
+import type { RenderedStep } from './render';
+import type { SentRefs } from './steps';
+
+export interface SentMessageDeps {
+  conversations: Pick<ConversationStore, 'append'>;
+  links: Pick<InboundLinks, 'put'>;
+}
+
+/**
+ * What a send leaves for the conversation: the message in the prospect's conversation (the inbox
+ * shows what the engine sent), and the links an answer will be matched by: the provider chat the
+ * message went into, and the network member the engine looked up (docs/engine.md, "Replies").
+ * An invitation without a note leaves no message.
+ */
+export async function keepSent(
+  deps: SentMessageDeps,
+  input: { action: OutreachAction; step: CampaignStep; account: SenderAccount; rendered: RenderedStep; refs: SentRefs; networkProviderId: string | undefined; at: string },
+): Promise<void> {
+  const { action, step, account, rendered, refs } = input;
+  const target = { workspaceId: action.workspaceId, prospectId: action.prospectId };
+  const writes: Promise<void>[] = [];
+  if (refs.chatId) writes.push(deps.links.put(chatLink(account.providerAccountId, refs.chatId), target));
+  if (input.networkProviderId && input.networkProviderId !== action.networkProviderId) {
+    writes.push(deps.links.put(memberLink(action.workspaceId, input.networkProviderId), target));
+  }
+  const email = step.stepType === 'EMAIL';
+  const text = email ? textOfHtml(rendered.text) : rendered.text.trim();
+  if (text || email) {
+    writes.push(
+      deps.conversations.append({
+        workspaceId: action.workspaceId,
+        prospectId: action.prospectId,
+        ref: refs.trackingId ?? refs.messageId ?? refs.invitationId ?? `${action.stint}#${step.id}`,
+        channel: email ? 'EMAIL' : 'NETWORK',
+        kind: step.stepType === 'NETWORK_INVITE' ? 'INVITATION' : 'MESSAGE',
+        sentByLead: false,
+        text,
+        subject: email ? rendered.subject : null,
+        senderAccountId: account.id,
+        campaignId: action.campaignId,
+        chatId: refs.chatId ?? null,
+        rfcMessageId: null,
+        providerEmailId: null,
+        sentAt: input.at,
+      }),
+    );
+  }
+  await Promise.all(writes);
+}

@@ -1,0 +1,72 @@
+/**
+ * A workspace's conversations: one per prospect, across channels (docs/engine.md, "Inbox"). Every
+ * message we send (the engine's sends, manual replies) and every message a prospect sends us is one
+ * append-only record; each conversation keeps its newest message as its summary, which orders the
+ * inbox.
+ */
+
+export type MessageChannel = 'EMAIL' | 'NETWORK';
+/** A message as such; an auto-reply or a bounce is kept in the conversation but is not a reply. */
+export type MessageKind = 'MESSAGE' | 'INVITATION' | 'AUTO_REPLY' | 'BOUNCE';
+
+export interface ConversationMessage {
+  workspaceId: number;
+  prospectId: number;
+  /** Unique in the conversation and stable for a repeated write (the provider's id of it, or ours). */
+  ref: string;
+  channel: MessageChannel;
+  kind: MessageKind;
+  sentByLead: boolean;
+  text: string;
+  subject: string | null;
+  /** Our sender account it went through or arrived at. */
+  senderAccountId: number | null;
+  campaignId: number | null;
+  /** Network: the provider's chat. */
+  chatId: string | null;
+  /** Email: its RFC Message-ID when known (a manual reply threads on it). */
+  rfcMessageId: string | null;
+  /** Email: the provider's id of the email (what its `reply_to` field names). */
+  providerEmailId: string | null;
+  sentAt: string;
+}
+
+export interface ConversationSummary {
+  workspaceId: number;
+  prospectId: number;
+  channel: MessageChannel;
+  senderAccountId: number | null;
+  lastMessage: { text: string; sentByLead: boolean; sentAt: string };
+}
+
+export interface ConversationPage<T> {
+  items: T[];
+  /** Where the next page starts; undefined at the end. */
+  next?: string;
+}
+
+export interface ConversationStore {
+  /** Appends a message (a repeat of the same ref is the same record) and moves the conversation's summary to it if it is the newest. */
+  append(message: ConversationMessage): Promise<void>;
+  /** The workspace's conversations, newest first. */
+  list(workspaceId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationSummary>>;
+  /** One prospect's messages, oldest first. */
+  messages(workspaceId: number, prospectId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationMessage>>;
+  /** The newest message of the prospect on a channel, if any (where a manual reply goes). */
+  latestOn(workspaceId: number, prospectId: number, channel: MessageChannel): Promise<ConversationMessage | undefined>;
+}
+
+/** Plain text of an email body (a conversation shows text, never HTML). */
+export function textOfHtml(html: string): string {
+  return html
+    .replace(/<(br|\/p|\/div|\/li)\s*\/?>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

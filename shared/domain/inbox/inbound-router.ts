@@ -1,0 +1,268 @@
+import type { CampaignRepository } from '../campaigns/ports';
+import type { ActionStore } from '../engine/ports';
+import { ACCEPTANCE_REF, type CampaignEventKind, type CampaignEvents } from '../engine/campaign-events';
+import type { SequenceStops } from '../engine/sequence-stop';
+import type { Prospect } from '../leads/lead';
+import { canonicalPageUrl, normalizeEmail } from '../leads/normalize';
+import type { LeadRepository } from '../leads/ports';
+import type { Clock, IdGenerator } from '../ports';
+import type { SenderAccountRepository } from '../sender-accounts/ports';
+import type { SenderAccount } from '../sender-accounts/sender-account';
+import type { EventPublisher } from '../webhooks/event-publisher';
+import type { ConversationStore, MessageChannel, MessageKind } from './conversations';
+import { type InboundEmail, type InboundEmailKind, classifyInboundEmail } from './inbound-email';
+import { type InboundMessageRepository, type ProviderMessage, incomingMessageData } from './reply-router';
+
+/**
+ * What reaches our accounts from prospects, routed (docs/engine.md, "Replies"):
+ * - a network message (`message_received`) or an email (`mail_received`) is matched to a prospect
+ *   of the receiving account's workspace by the conversation it continues first (the provider chat
+ *   the engine wrote in; the email its In-Reply-To/References name), then by who sent it (the
+ *   network member the engine looked up, the profile URL, the email address);
+ * - a reply stops the prospect's sequence (REPLIED), is recorded for analytics once per provider
+ *   message, joins the conversation, and goes to the users' webhooks as `incoming_message` with its
+ *   campaign; with the campaign's `stop_on_company_reply`, the prospect's colleagues in the campaign
+ *   stop too;
+ * - an auto-reply joins the conversation and is recorded as such, nothing more; a bounce ends the
+ *   sequence as BOUNCED and suppresses the address;
+ * - an accepted invitation (`new_relation`) is recorded and wakes a prospect waiting at an
+ *   ACCEPTED_INVITE condition.
+ * Every step is idempotent, so a replayed webhook changes nothing and counts once.
+ */
+
+/** The key of an inbound link: the provider chat of one of our accounts, or a network member in a workspace. */
+export const chatLink = (providerAccountId: string, chatId: string) => `CHAT#${providerAccountId}#${chatId}`;
+export const memberLink = (workspaceId: number, providerId: string) => `MEMBER#${workspaceId}#${providerId}`;
+
+export interface InboundLinks {
+  /** Where an inbound message in this chat, or from this member, leads (written by the engine when it sends). */
+  put(link: string, target: { workspaceId: number; prospectId: number }): Promise<void>;
+  /** The first of the links that exists. */
+  find(links: string[]): Promise<{ workspaceId: number; prospectId: number } | undefined>;
+}
+
+export interface NewRelation {
+  accountId: string;
+  providerId: string | undefined;
+  publicIdentifier: string | undefined;
+  profileUrl: string | undefined;
+}
+
+export interface InboundRouterDeps {
+  accounts: Pick<SenderAccountRepository, 'findByProviderAccountId'>;
+  leads: Pick<LeadRepository, 'findIdentities' | 'getProspects' | 'getCompanies'>;
+  messages: InboundMessageRepository;
+  links: InboundLinks;
+  sentEmails: { findByMessageId(messageId: string): Promise<{ workspaceId: number; prospectId: number; campaignId: number; nodeId: number } | undefined> };
+  stops: Pick<SequenceStops, 'stop'>;
+  events: Pick<CampaignEvents, 'record'>;
+  campaigns: Pick<CampaignRepository, 'get'>;
+  /** The prospects of a company in a campaign (stop_on_company_reply). */
+  colleagues: { inCampaign(campaignId: number, companyId: number): Promise<number[]> };
+  actions: Pick<ActionStore, 'get' | 'replace'>;
+  conversations: Pick<ConversationStore, 'append'>;
+  suppressions: { suppressBounce(workspaceId: number, email: string): Promise<void> };
+  publisher: Pick<EventPublisher, 'publish'>;
+  ids: IdGenerator;
+  clock: Clock;
+}
+
+export type InboundOutcome =
+  | { handled: true; prospectId: number; kind: InboundEmailKind | 'accepted'; eventId?: string }
+  | { handled: false; reason: 'unknown_account' | 'own_message' | 'unknown_sender' };
+
+export function createInboundRouter(deps: InboundRouterDeps) {
+  const now = () => deps.clock.now().toISOString();
+
+  async function prospectBy(workspaceId: number, links: string[], identities: string[]): Promise<Prospect | undefined> {
+    const linked = links.length ? await deps.links.find(links) : undefined;
+    let prospectId = linked?.workspaceId === workspaceId ? linked.prospectId : undefined;
+    if (prospectId === undefined && identities.length) {
+      const owners = await deps.leads.findIdentities(workspaceId, 'PROSPECT', identities);
+      prospectId = identities.map((identity) => owners.get(identity)).find((id) => id !== undefined);
+    }
+    if (prospectId === undefined) return undefined;
+    const [prospect] = await deps.leads.getProspects([prospectId]);
+    // A prospect of another workspace never matches.
+    return prospect?.workspaceId === workspaceId ? prospect : undefined;
+  }
+
+  async function record(kind: CampaignEventKind, prospect: Prospect, campaignId: number | null, ref: string, channel: MessageChannel, account: SenderAccount, nodeId: number | null) {
+    if (campaignId === null) return;
+    await deps.events.record({ workspaceId: prospect.workspaceId, campaignId, prospectId: prospect.id, kind, ref, at: now(), channel, accountId: account.id, nodeId });
+  }
+
+  /** What a prospect sent us, once matched: kept, counted, and acted on by its kind. */
+  async function received(input: {
+    account: SenderAccount;
+    prospect: Prospect;
+    kind: InboundEmailKind;
+    channel: MessageChannel;
+    providerMessageId: string;
+    text: string;
+    subject: string | null;
+    sentAt: string | undefined;
+    chatId: string | null;
+    rfcMessageId: string | null;
+    answers: { campaignId: number; nodeId: number } | undefined;
+  }): Promise<InboundOutcome> {
+    const { account, prospect, kind, channel } = input;
+    const at = now();
+    const message = await deps.messages.recordOnce({
+      id: await deps.ids.next(),
+      workspaceId: account.workspaceId,
+      providerMessageId: input.providerMessageId,
+      senderAccountId: account.id,
+      prospectId: prospect.id,
+      text: input.text,
+      sentAt: input.sentAt ?? at,
+      createdAt: at,
+    });
+    const messageKind: MessageKind = kind === 'reply' ? 'MESSAGE' : kind === 'auto_reply' ? 'AUTO_REPLY' : 'BOUNCE';
+    await deps.conversations.append({
+      workspaceId: account.workspaceId,
+      prospectId: prospect.id,
+      ref: input.providerMessageId,
+      channel,
+      kind: messageKind,
+      sentByLead: kind !== 'bounce',
+      text: input.text,
+      subject: input.subject,
+      senderAccountId: account.id,
+      campaignId: input.answers?.campaignId ?? prospect.campaignId ?? null,
+      chatId: input.chatId,
+      rfcMessageId: input.rfcMessageId,
+      providerEmailId: channel === 'EMAIL' ? input.providerMessageId : null,
+      sentAt: message.sentAt,
+    });
+    // The campaign it answers: the one of the email it replies to, else the one the prospect is in.
+    const campaignId = input.answers?.campaignId ?? prospect.campaignId ?? null;
+    const nodeId = input.answers?.nodeId ?? null;
+    if (kind === 'auto_reply') {
+      await record('AUTO_REPLY', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
+      return { handled: true, prospectId: prospect.id, kind };
+    }
+    if (kind === 'bounce') {
+      await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status: 'BOUNCED', reason: 'the email bounced (reported by the mail system)' });
+      if (prospect.email) await deps.suppressions.suppressBounce(account.workspaceId, prospect.email);
+      await record('BOUNCED', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
+      return { handled: true, prospectId: prospect.id, kind };
+    }
+    const stopped = await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status: 'REPLIED', reason: null });
+    await record('REPLIED', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
+    const campaign = campaignId === null ? undefined : await deps.campaigns.get(account.workspaceId, campaignId);
+    if (campaign?.stopOnCompanyReply && prospect.companyId !== undefined) {
+      for (const colleague of await deps.colleagues.inCampaign(campaign.id, prospect.companyId)) {
+        if (colleague === prospect.id) continue;
+        await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: colleague, status: 'FINISHED', reason: 'a colleague at the same company replied', campaignId: campaign.id });
+      }
+    }
+    const current = stopped.stopped ? stopped.prospect : prospect;
+    const company = current.companyId === undefined ? undefined : (await deps.leads.getCompanies([current.companyId]))[0];
+    const eventId = await deps.publisher.publish(
+      account.workspaceId,
+      'incoming_message',
+      input.providerMessageId,
+      incomingMessageData(
+        message,
+        current,
+        company?.workspaceId === account.workspaceId ? company : undefined,
+        channel,
+        campaign ? { id: campaign.id, name: campaign.name, status: campaign.status } : null,
+      ),
+    );
+    return { handled: true, prospectId: prospect.id, kind, eventId };
+  }
+
+  return {
+    /** A network message received by one of our accounts. */
+    async routeNetworkMessage(input: ProviderMessage): Promise<InboundOutcome> {
+      const account = await deps.accounts.findByProviderAccountId(input.accountId);
+      if (!account) return { handled: false, reason: 'unknown_account' };
+      const ownId = account.ownProviderUserId ?? input.accountUserId;
+      if (input.isSender || (ownId !== undefined && ownId !== null && input.sender.providerId === ownId)) return { handled: false, reason: 'own_message' };
+      const canonical = input.sender.profileUrl ? canonicalPageUrl(input.sender.profileUrl) : undefined;
+      const prospect = await prospectBy(
+        account.workspaceId,
+        [
+          ...(input.chatId ? [chatLink(input.accountId, input.chatId)] : []),
+          ...(input.sender.providerId ? [memberLink(account.workspaceId, input.sender.providerId)] : []),
+        ],
+        canonical ? [`url:${canonical}`] : [],
+      );
+      if (!prospect) return { handled: false, reason: 'unknown_sender' };
+      return received({
+        account,
+        prospect,
+        kind: 'reply',
+        channel: 'NETWORK',
+        providerMessageId: input.messageId,
+        text: input.text,
+        subject: null,
+        sentAt: input.timestamp,
+        chatId: input.chatId ?? null,
+        rfcMessageId: null,
+        answers: undefined,
+      });
+    },
+
+    /** An email received by one of our mailboxes. */
+    async routeEmail(email: InboundEmail): Promise<InboundOutcome> {
+      const account = await deps.accounts.findByProviderAccountId(email.accountId);
+      if (!account) return { handled: false, reason: 'unknown_account' };
+      const kind = classifyInboundEmail(email);
+      let answers: { workspaceId: number; prospectId: number; campaignId: number; nodeId: number } | undefined;
+      for (const messageId of email.answers) {
+        answers = await deps.sentEmails.findByMessageId(messageId);
+        if (answers?.workspaceId === account.workspaceId) break;
+        answers = undefined;
+      }
+      // A bounce comes from the mail system, not the prospect: only the thread tells whose it is.
+      const identities = kind === 'bounce' || !email.from.includes('@') ? [] : [`email:${normalizeEmail(email.from)}`];
+      const prospect = answers
+        ? (await deps.leads.getProspects([answers.prospectId])).find((found) => found.workspaceId === account.workspaceId)
+        : await prospectBy(account.workspaceId, [], identities);
+      if (!prospect) return { handled: false, reason: 'unknown_sender' };
+      return received({
+        account,
+        prospect,
+        kind,
+        channel: 'EMAIL',
+        providerMessageId: email.emailId,
+        text: email.text,
+        subject: email.subject || null,
+        sentAt: email.sentAt,
+        chatId: null,
+        rfcMessageId: email.rfcMessageId,
+        answers,
+      });
+    },
+
+    /** An invitation accepted (`new_relation`): recorded in the prospect's campaign, and a wait at ACCEPTED_INVITE ends now. */
+    async acceptInvitation(input: NewRelation): Promise<InboundOutcome> {
+      const account = await deps.accounts.findByProviderAccountId(input.accountId);
+      if (!account) return { handled: false, reason: 'unknown_account' };
+      const url = input.profileUrl ?? (input.publicIdentifier ? `https://www.linkedin.com/in/${input.publicIdentifier}` : undefined);
+      const canonical = url ? canonicalPageUrl(url) : undefined;
+      const prospect = await prospectBy(
+        account.workspaceId,
+        input.providerId ? [memberLink(account.workspaceId, input.providerId)] : [],
+        canonical ? [`url:${canonical}`] : [],
+      );
+      if (!prospect) return { handled: false, reason: 'unknown_sender' };
+      const campaignId = prospect.campaignId ?? null;
+      if (campaignId === null) return { handled: true, prospectId: prospect.id, kind: 'accepted' };
+      await record('INVITE_ACCEPTED', prospect, campaignId, ACCEPTANCE_REF, 'NETWORK', account, null);
+      const [action, campaign] = await Promise.all([deps.actions.get(campaignId, prospect.id), deps.campaigns.get(account.workspaceId, campaignId)]);
+      const waiting = action?.nodeId === null || action?.nodeId === undefined ? undefined : campaign?.flow.nodes[String(action.nodeId)];
+      if (action && !action.claim && waiting?.type === 'ACCEPTED_INVITE') {
+        const at = now();
+        // Conditional on the version read: if the sender moved it meanwhile, it read the acceptance itself.
+        await deps.actions.replace(action, { ...action, dueAt: at, version: action.version + 1, updatedAt: at });
+      }
+      return { handled: true, prospectId: prospect.id, kind: 'accepted' };
+    },
+  };
+}
+
+export type InboundRouter = ReturnType<typeof createInboundRouter>;
