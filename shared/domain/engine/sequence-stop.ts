@@ -23,8 +23,11 @@ import type { StatusWriter } from './prospect-progress';
 /** The statuses a stop can set. */
 export type StopStatus = Extract<ProspectStatus, 'REPLIED' | 'UNSUBSCRIBED' | 'BOUNCED' | 'FINISHED' | 'INTERESTED' | 'NOT_INTERESTED' | 'MEETING_SCHEDULED'>;
 
-/** Statuses of a prospect the engine is working on, or has finished with without an answer. */
-const UNANSWERED: readonly string[] = ['NEW', 'IN_REVIEW', 'IN_PROGRESS', 'FINISHED'];
+/**
+ * Statuses of a prospect a campaign is working on, or has finished with without an answer. A
+ * prospect in no campaign (NEW) keeps its status: its messages are conversations, not replies to a campaign.
+ */
+const UNANSWERED: readonly string[] = ['IN_REVIEW', 'IN_PROGRESS', 'FINISHED'];
 const PIPELINE: readonly string[] = ['INTERESTED', 'NOT_INTERESTED', 'MEETING_SCHEDULED'];
 
 /** Which current statuses each stop status replaces; a status not listed is kept (the sequence still stops). */

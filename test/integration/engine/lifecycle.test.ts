@@ -15,7 +15,7 @@ import {
   sandboxSent,
 } from './helpers';
 
-/** Pause and resume, cancelling on moves and archiving, a flow that reaches a condition, quota pauses. */
+/** Pause and resume, cancelling on moves and archiving, quota pauses. */
 describe('the engine and the campaign lifecycle', () => {
   // Monday 2026-11-23, 10:00 in Amsterdam.
   const clock = new ManualClock('2026-11-23T09:00:00.000Z');
@@ -65,24 +65,6 @@ describe('the engine and the campaign lifecycle', () => {
     await advance(stack, clock, 2);
     expect(await emailsWithSubject('Cancel two')).toEqual([]);
     expect(await actionsOf(stack, campaign.id)).toEqual([]);
-  });
-
-  it('waits at a condition (conditions are evaluated by the conversations capability)', async () => {
-    const { stack } = world;
-    const campaign = await campaignWith(world, 'Condition', [{ step_type: 'NETWORK_INVITE' }]);
-    const condition = await stack.call<{ condition: { id: number } }>('POST', `/public/campaigns/${campaign.id}/conditions/`, {
-      apiKey: world.ws.key,
-      body: { condition_type: 'ACCEPTED_INVITE', parent_step_id: campaign.stepIds[0], delay_in_hours: 24 },
-    });
-    expect(condition.status, condition.text).toBe(201);
-    const [id] = await prospectsIn(world, campaign.id, [{}]);
-    await activate(world, campaign.id);
-    await advance(stack, clock, 25);
-    expect(await actionsOf(stack, campaign.id)).toEqual([
-      expect.objectContaining({ prospectId: id, nodeId: condition.body.condition.id, parked: 'CONDITION', dueAt: null }),
-    ]);
-    expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'IN_PROGRESS', last_error: null } });
-    expect(await campaignStatus(world, campaign.id)).toBe('ACTIVE');
   });
 
   it('pauses an account at its provider quota until the next UTC day', async () => {
