@@ -178,3 +178,38 @@ export async function prospectStatuses(world: EngineWorld, campaignId: number): 
   expect(response.status, response.text).toBe(200);
   return Object.fromEntries(response.body.prospects.map((p) => [p.id, { status: p.status, last_error: p.last_error }]));
 }
+
+/** Adds a condition under a step, with a step on each branch given; the new node ids. */
+export async function withCondition(
+  world: EngineWorld,
+  campaignId: number,
+  parentStepId: number,
+  condition: { condition_type: 'HAS_EMAIL' | 'HAS_EMAIL_PREMIUM' | 'ACCEPTED_INVITE' | 'ALREADY_CONNECTED'; delay_in_hours?: number },
+  branches: { YES?: StepSpec; NO?: StepSpec },
+): Promise<{ conditionId: number; yes?: number; no?: number }> {
+  const { stack, ws } = world;
+  const added = await stack.call<{ condition: { id: number } }>('POST', `/public/campaigns/${campaignId}/conditions/`, {
+    apiKey: ws.key,
+    body: { parent_step_id: parentStepId, delay_in_hours: 0, ...condition },
+  });
+  expect(added.status, added.text).toBe(201);
+  const conditionId = added.body.condition.id;
+  const ids: { yes?: number; no?: number } = {};
+  for (const branch of ['YES', 'NO'] as const) {
+    const step = branches[branch];
+    if (!step) continue;
+    const body = { ...(step.step_type === 'EMAIL' ? { subject_line: 'Hello {{first_name}}', message_template: 'Hi {{first_name}}' } : {}), ...step };
+    if (step.step_type === 'NETWORK_MESSAGE') body.message_template ??= 'Hi {{first_name}}';
+    const created = await stack.call<{ step: { id: number } }>('POST', `/public/campaigns/${campaignId}/steps/`, {
+      apiKey: ws.key,
+      body: { delay_in_hours: 0, ...body, parent_condition_id: conditionId, branch },
+    });
+    expect(created.status, created.text).toBe(201);
+    ids[branch === 'YES' ? 'yes' : 'no'] = created.body.step.id;
+  }
+  return { conditionId, ...ids };
+}
+
+/** What the sandbox sent, as `[kind, subject or text, at]`, in order. */
+export const sentSummary = async (stack: TestStack) =>
+  (await sandboxSent(stack)).map((item) => [item.kind, item.kind === 'email' ? item.subject : item.text, item.at] as const);

@@ -1,0 +1,133 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
+import { type EngineWorld, activate, advance, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sandboxSent, withCondition } from './helpers';
+
+/** Each condition both ways, evaluated by the sender as the clock moves (docs/engine.md, "Conditions"). */
+describe('campaign conditions', () => {
+  // Monday 2026-11-23, 10:00 in Amsterdam.
+  const clock = new ManualClock('2026-11-23T09:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  /** Emails the sandbox sent with this subject: their recipients. */
+  const emailedWith = async (subject: string) =>
+    (await sandboxSent(world.stack)).filter((item) => item.kind === 'email' && item.subject === subject).map((item) => item.to);
+  /** Invitations and messages the sandbox sent with this text: when. */
+  const networkSends = async (text: string) =>
+    (await sandboxSent(world.stack)).filter((item) => item.kind !== 'email' && item.text === text).map((item) => [item.kind, item.at]);
+
+  it('HAS_EMAIL: a valid email takes YES, none takes NO', async () => {
+    const campaign = await campaignWith(world, 'Has email', [{ step_type: 'EMAIL', subject_line: 'HE intro' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'HAS_EMAIL' }, {
+      YES: { step_type: 'EMAIL', subject_line: 'HE yes' },
+      NO: { step_type: 'NETWORK_INVITE', message_template: 'HE no' },
+    });
+    const [withEmail, without] = await prospectsIn(world, campaign.id, [{ email: 'has.email@example.com' }, { email: '' }]);
+    await activate(world, campaign.id);
+    await advance(world.stack, clock, 1);
+    expect(await emailedWith('HE intro')).toEqual(['has.email@example.com']);
+    expect(await emailedWith('HE yes')).toEqual(['has.email@example.com']);
+    expect((await networkSends('HE no')).map(([kind]) => kind)).toEqual(['invitation']);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [withEmail as number]: { status: 'FINISHED', last_error: null },
+      [without as number]: { status: 'FINISHED', last_error: null },
+    });
+  });
+
+  it('HAS_EMAIL_PREMIUM: a domain whose MX is Google Workspace or Microsoft 365 takes YES, another NO', async () => {
+    const { control } = world.stack.provider;
+    await control.setMx('premium.example', [
+      { exchange: 'alt1.aspmx.l.google.com', priority: 5 },
+      { exchange: 'aspmx.l.google.com', priority: 1 },
+    ]);
+    await control.setMx('office.example', [{ exchange: 'office-example.mail.protection.outlook.com', priority: 0 }]);
+    await control.setMx('plain.example', [{ exchange: 'mx1.plain.example', priority: 10 }]);
+    const campaign = await campaignWith(world, 'Premium', [{ step_type: 'EMAIL', subject_line: 'HP intro' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'HAS_EMAIL_PREMIUM' }, {
+      YES: { step_type: 'EMAIL', subject_line: 'HP premium' },
+      NO: { step_type: 'EMAIL', subject_line: 'HP other' },
+    });
+    await prospectsIn(world, campaign.id, [{ email: 'a@premium.example' }, { email: 'b@office.example' }, { email: 'c@plain.example' }, { email: 'd@nomx.example' }]);
+    await activate(world, campaign.id);
+    await advance(world.stack, clock, 2);
+    expect((await emailedWith('HP premium')).sort()).toEqual(['a@premium.example', 'b@office.example']);
+    expect((await emailedWith('HP other')).sort()).toEqual(['c@plain.example', 'd@nomx.example']);
+  });
+
+  it('ACCEPTED_INVITE: YES as soon as the provider reports the acceptance, NO when its delay passes without it', async () => {
+    clock.set('2026-11-24T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Accepted', [{ step_type: 'NETWORK_INVITE', message_template: 'AI invite' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 72 }, {
+      YES: { step_type: 'NETWORK_MESSAGE', message_template: 'AI thanks' },
+      NO: { step_type: 'EMAIL', subject_line: 'AI fallback' },
+    });
+    const [accepting, silent] = await prospectsIn(world, campaign.id, [
+      { network_profile_url: 'https://www.linkedin.com/in/ai-accepting', email: 'accepting@example.com' },
+      { network_profile_url: 'https://www.linkedin.com/in/ai-silent', email: 'silent@example.com' },
+    ]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 2);
+    expect((await networkSends('AI invite')).map(([kind]) => kind)).toEqual(['invitation', 'invitation']);
+    expect(await networkSends('AI thanks')).toEqual([]);
+
+    const invitation = (await stack.provider.control.state()).invitations.find((item) => item.publicIdentifier === 'ai-accepting');
+    if (!invitation) throw new Error('no invitation to ai-accepting');
+    clock.set('2026-11-24T13:30:00.000Z');
+    const accepted = await stack.provider.control.acceptInvitation(invitation.id);
+    expect(accepted.deliveries.map((delivery) => delivery.status)).toEqual([200]);
+    await play(stack);
+    // Woken by the webhook: the message goes out at once, the other prospect still waits.
+    expect(await networkSends('AI thanks')).toEqual([['chat', '2026-11-24T13:30:00.000Z']]);
+    expect(await emailedWith('AI fallback')).toEqual([]);
+    // A replayed webhook changes nothing.
+    await stack.provider.control.acceptInvitation(invitation.id);
+    await play(stack);
+    expect(await networkSends('AI thanks')).toEqual([['chat', '2026-11-24T13:30:00.000Z']]);
+
+    clock.set('2026-11-27T08:00:00.000Z'); // Friday, before the 72 hours of the second invitation
+    await play(stack);
+    expect(await emailedWith('AI fallback')).toEqual([]);
+    await advance(stack, clock, 2);
+    expect(await emailedWith('AI fallback')).toEqual(['silent@example.com']);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [accepting as number]: { status: 'FINISHED', last_error: null },
+      [silent as number]: { status: 'FINISHED', last_error: null },
+    });
+    const { Items } = await stack.db.send(
+      new QueryCommand({
+        TableName: stack.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `CAMPAIGN#${String(campaign.id).padStart(16, '0')}#EVENTS` },
+      }),
+    );
+    expect((Items ?? []).map((item) => [item.kind, item.prospectId, item.ref])).toEqual([['INVITE_ACCEPTED', accepting, 'invite']]);
+  });
+
+  it('ALREADY_CONNECTED: a first-degree connection (asked live) takes YES, anyone else NO', async () => {
+    clock.set('2026-11-30T09:00:00.000Z'); // Monday
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Connected', [{ step_type: 'EMAIL', subject_line: 'AC intro' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ALREADY_CONNECTED' }, {
+      YES: { step_type: 'NETWORK_MESSAGE', message_template: 'AC hello friend' },
+      NO: { step_type: 'NETWORK_INVITE', message_template: 'AC invite' },
+    });
+    await prospectsIn(world, campaign.id, [
+      { network_profile_url: 'https://www.linkedin.com/in/ac-friend' },
+      { network_profile_url: 'https://www.linkedin.com/in/ac-stranger' },
+    ]);
+    await stack.provider.control.setProfile('ac-friend', { network_distance: 'FIRST_DEGREE' });
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    expect((await networkSends('AC hello friend')).map(([kind]) => kind)).toEqual(['chat']);
+    expect((await networkSends('AC invite')).map(([kind]) => kind)).toEqual(['invitation']);
+    const profileReads = (await stack.provider.control.requests()).filter((request) => /\/users\/ac-(friend|stranger)$/.test(request.path));
+    // One live look per prospect for the condition, one more before each network send.
+    expect(profileReads.map((request) => request.path.split('/').pop()).sort()).toEqual(['ac-friend', 'ac-friend', 'ac-stranger', 'ac-stranger']);
+  });
+});
