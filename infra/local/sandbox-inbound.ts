@@ -24,6 +24,8 @@ export interface MailReplyInput {
   account: { id: string; name: string; type: string };
   /** The prospect's address. */
   from: string;
+  /** The address of the thread our mailbox wrote to, when the answer comes from another one (default: from). */
+  threadWith: string | undefined;
   text: string;
   kind: InboundKind;
   /** A provider id to reuse (a replayed webhook); otherwise a new one. */
@@ -35,7 +37,7 @@ export interface MailReplyInput {
 
 /** The `mail_received` webhook of a prospect's email to one of our mailboxes, in the thread of the newest email the mailbox sent them. */
 export function mailReceivedEvent(input: MailReplyInput, sent: readonly SentEmailRecord[]): Record<string, unknown> {
-  const address = input.from.toLowerCase();
+  const address = (input.threadWith ?? input.from).toLowerCase();
   const parent = [...sent].reverse().find((mail) => mail.accountId === input.account.id && mail.to.toLowerCase().split(',').includes(address));
   const emailId = input.providerMessageId ?? input.newId('mail_');
   // Derived from the email id, so a replay carries the same Message-ID.

@@ -933,7 +933,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
           const from = str(body.from);
           if (!from?.includes('@')) throw new HttpError(400, 'errors/invalid_parameters', 'from must be the email address of the sender');
           const event = mailReceivedEvent(
-            { account, from, text: String(body.text ?? ''), kind, providerMessageId: givenId, subject: str(body.subject), at: now(), newId },
+            { account, from, threadWith: str(body.thread_with), text: String(body.text ?? ''), kind, providerMessageId: givenId, subject: str(body.subject), at: now(), newId },
             sent.filter((item) => item.kind === 'email'),
           );
           const deliveries = await emit('email', event);
@@ -1189,6 +1189,8 @@ export class SandboxProviderControl {
     kind?: 'reply' | 'auto_reply' | 'bounce';
     message_id?: string;
     subject?: string;
+    /** Email: the address of the thread our mailbox wrote to, when the answer comes from another one. */
+    thread_with?: string;
   }) {
     return this.call<{ message_id: string; chat_id?: string; in_reply_to?: { message_id: string; id: string | null } | null; deliveries: { url: string; status: number | null }[] }>(
       'POST',

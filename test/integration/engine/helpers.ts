@@ -72,7 +72,7 @@ export async function campaignWith(world: EngineWorld, name: string, steps: Step
 let rows = 0;
 
 /** Prospects imported into a fresh list and moved into the campaign (waiting until it is activated); their ids in order. */
-export async function prospectsIn(world: EngineWorld, campaignId: number, fields: Record<string, unknown>[]): Promise<number[]> {
+export async function prospectsIn(world: EngineWorld, campaignId: number, fields: Record<string, unknown>[], move: Record<string, unknown> = {}): Promise<number[]> {
   const { stack, ws } = world;
   const list = await createList(stack, ws, `list ${rows}`);
   const leads = fields.map((overrides) => {
@@ -88,7 +88,7 @@ export async function prospectsIn(world: EngineWorld, campaignId: number, fields
   const ids = imported.leads.map((lead) => lead.id);
   const moved = await stack.call<{ count: number }>('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, {
     apiKey: ws.key,
-    body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true },
+    body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true, ...move },
   });
   expect(moved.status, moved.text).toBe(200);
   expect(moved.body.count).toBe(ids.length);

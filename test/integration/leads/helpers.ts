@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { LocalStackOptions } from '../../../infra/local/local-stack';
 import { aTimestamp, anId } from '../../support/formats';
-import { type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
+import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 export interface LeadListView {
   id: number;
@@ -53,6 +53,7 @@ export interface LeadsPage {
 export interface Workspace {
   key: string;
   workspaceId: number;
+  user?: SignedUpUser;
 }
 
 /** A stack for one test file (no per-key rate limit in the way) and two independent workspaces. */
@@ -60,7 +61,7 @@ export async function leadsStack(options: LocalStackOptions = {}): Promise<{ sta
   const stack = await startTestStack({ rateLimitPerMinute: 100_000, ...options });
   const workspace = async (): Promise<Workspace> => {
     const user = await signUp(stack);
-    return { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    return { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId, user };
   };
   return { stack, alice: await workspace(), bob: await workspace() };
 }

@@ -1,0 +1,157 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboundLinkKey } from '../../../shared/db/keys';
+import { ManualClock } from '../../../shared/time/clock';
+import { type Receiver, startReceiver } from '../../support/receiver';
+import { type EngineWorld, activate, advance, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sandboxSent } from './helpers';
+
+/**
+ * What prospects answer, through the sandbox provider's webhooks: replies stop sequences (and a
+ * colleague's, with stop_on_company_reply) and reach the user's webhook with their campaign;
+ * auto-replies and bounces are not replies; a replayed webhook counts once.
+ */
+describe('replies', () => {
+  // Monday 2026-11-23, 10:00 in Amsterdam.
+  const clock = new ManualClock('2026-11-23T09:00:00.000Z');
+  let world: EngineWorld;
+  let receiver: Receiver;
+  let secret: string;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+    receiver = await startReceiver();
+    const hook = await world.stack.call('PUT', '/user/webhook/', { token: world.ws.user?.token, body: { webhook_url: `${receiver.url}/hook` } });
+    expect(hook.status, hook.text).toBe(200);
+    secret = String(hook.body.signing_secret);
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await world?.stack.stop();
+  });
+
+  /** The incoming_message events the user's webhook received, verified against its signing secret. */
+  const delivered = async () => {
+    await world.stack.drain('webhooks');
+    return receiver.requests.map((request) => {
+      // Signed at the stack's clock, days away from this machine's: the signature is checked, not the age.
+      const id = String(request.headers['webhook-id']);
+      const at = new Date(Number(request.headers['webhook-timestamp']) * 1000);
+      expect(String(request.headers['webhook-signature'])).toBe(new Webhook(secret).sign(id, at, request.body));
+      return JSON.parse(request.body) as { event: string; message: { message: string; channel: string; campaign: unknown; lead: { id: number; status: string } } };
+    });
+  };
+  const eventsOf = async (campaignId: number) => {
+    const { Items } = await world.stack.db.send(
+      new QueryCommand({
+        TableName: world.stack.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `CAMPAIGN#${String(campaignId).padStart(16, '0')}#EVENTS` },
+      }),
+    );
+    return (Items ?? []).map((item) => [item.kind, item.prospectId, item.channel]);
+  };
+  const emailsWithSubject = async (subject: string) =>
+    (await sandboxSent(world.stack)).filter((item) => item.kind === 'email' && item.subject === subject).map((item) => item.to).sort();
+
+  it('an email reply in the thread stops the sequence (and the colleagues’), reaches the webhook once; auto-replies and bounces are not replies', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(
+      world,
+      'Replies',
+      [
+        { step_type: 'EMAIL', subject_line: 'R one' },
+        { step_type: 'EMAIL', subject_line: 'R two', delay_in_hours: 48 },
+      ],
+      { stop_on_company_reply: true },
+    );
+    const company = { company_name: 'ReplyCo', company_website_url: 'https://replyco.example' };
+    const [replier, colleague, other, away, bouncing] = await prospectsIn(world, campaign.id, [
+      { email: 'ann@replyco.example', ...company },
+      { email: 'ben@replyco.example', ...company },
+      { email: 'cat@other.example' },
+      { email: 'dan@away.example' },
+      { email: 'eve@gone.example' },
+    ], { prospects_per_company: 5 });
+    await activate(world, campaign.id);
+    await advance(stack, clock, 2);
+    expect(await emailsWithSubject('R one')).toEqual(['ann@replyco.example', 'ben@replyco.example', 'cat@other.example', 'dan@away.example', 'eve@gone.example']);
+
+    // Ann answers from another address: the thread (In-Reply-To) says whose answer it is.
+    const reply = { account_id: 'sbx-mailbox-dev', channel: 'EMAIL' as const, from: 'ann.private@mail.example', thread_with: 'ann@replyco.example', text: 'Sounds good, call me', message_id: 'mail_ann_1' };
+    const first = await stack.provider.control.reply(reply);
+    expect(first.in_reply_to).not.toBeNull();
+    expect(first.deliveries.map((delivery) => delivery.status)).toEqual([200]);
+    // The provider posts it again (a retry): nothing more happens.
+    await stack.provider.control.reply(reply);
+    await stack.provider.control.reply({ account_id: 'sbx-mailbox-dev', channel: 'EMAIL', from: 'dan@away.example', text: 'I am out until Monday', kind: 'auto_reply' });
+    await stack.provider.control.reply({ account_id: 'sbx-mailbox-dev', channel: 'EMAIL', from: 'eve@gone.example', text: 'No such user', kind: 'bounce' });
+
+    const events = await delivered();
+    expect(events).toEqual([
+      expect.objectContaining({
+        event: 'incoming_message',
+        message: expect.objectContaining({
+          message: 'Sounds good, call me',
+          channel: 'EMAIL',
+          sent_by_lead: true,
+          campaign: { id: campaign.id, name: 'Replies', status: 'ACTIVE' },
+          lead: expect.objectContaining({ id: replier, status: 'REPLIED', email: 'ann@replyco.example' }),
+        }),
+      }),
+    ]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [replier as number]: { status: 'REPLIED', last_error: null },
+      [colleague as number]: { status: 'FINISHED', last_error: 'a colleague at the same company replied' },
+      [other as number]: { status: 'IN_PROGRESS', last_error: null },
+      [away as number]: { status: 'IN_PROGRESS', last_error: null },
+      [bouncing as number]: { status: 'BOUNCED', last_error: 'the email bounced (reported by the mail system)' },
+    });
+    expect((await eventsOf(campaign.id)).sort()).toEqual(
+      [
+        ['AUTO_REPLY', away, 'EMAIL'],
+        ['BOUNCED', bouncing, 'EMAIL'],
+        ['REPLIED', replier, 'EMAIL'],
+      ].sort(),
+    );
+
+    await advance(stack, clock, 48);
+    expect(await emailsWithSubject('R two')).toEqual(['cat@other.example', 'dan@away.example']);
+    await play(stack);
+    expect((await world.stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key })).body.campaign.status).toBe(
+      'COMPLETED',
+    );
+  });
+
+  it('a network reply in the chat the engine wrote in stops the sequence and reaches the webhook with its campaign', async () => {
+    const { stack } = world;
+    clock.set('2026-11-30T09:00:00.000Z'); // Monday
+    receiver.requests.length = 0;
+    const campaign = await campaignWith(world, 'Network replies', [
+      { step_type: 'NETWORK_MESSAGE', message_template: 'NR hello' },
+      { step_type: 'NETWORK_MESSAGE', message_template: 'NR follow-up', delay_in_hours: 24 },
+    ]);
+    const [friend] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/nr-friend' }]);
+    await stack.provider.control.setProfile('nr-friend', { network_distance: 'FIRST_DEGREE' });
+    await activate(world, campaign.id);
+    const hello = (await sandboxSent(stack)).find((item) => item.text === 'NR hello');
+    if (!hello?.chatId) throw new Error('the first message did not go out');
+    const link = await stack.db.send(
+      new QueryCommand({
+        TableName: stack.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': inboundLinkKey(`CHAT#sbx-network-dev#${hello.chatId}`).pk },
+      }),
+    );
+    expect(link.Items?.map((item) => item.prospectId)).toEqual([friend]);
+
+    const answered = await stack.provider.control.reply({ account_id: 'sbx-network-dev', from: 'nr-friend', text: 'Happy to chat' });
+    expect(answered.chat_id).toBe(hello.chatId);
+    expect((await delivered()).map((event) => [event.message.message, event.message.channel, event.message.campaign, event.message.lead.status])).toEqual([
+      ['Happy to chat', 'NETWORK', { id: campaign.id, name: 'Network replies', status: 'COMPLETED' }, 'REPLIED'],
+    ]);
+    await advance(stack, clock, 25);
+    expect((await sandboxSent(stack)).filter((item) => item.text === 'NR follow-up')).toEqual([]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [friend as number]: { status: 'REPLIED', last_error: null } });
+  });
+});
