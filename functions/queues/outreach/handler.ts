@@ -14,6 +14,7 @@ import { refsOf } from '../../../shared/messaging/outreach-queue';
 import type { OUTREACH } from '../../../shared/runtime/catalog';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { providerFrom } from '../../../shared/runtime/integrations';
+import { suppressionsFrom, unsubscribeLinksFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
 
 /**
@@ -25,7 +26,8 @@ import { tableAccess } from '../../../shared/runtime/table';
  */
 export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings>, deps: FunctionDeps) {
   const logger = loggerFor('outreach', deps);
-  const { db, tableName, ids } = tableAccess(config);
+  const table = tableAccess(config);
+  const { db, tableName, ids } = table;
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const sender = createSender({
     actions: new DynamoOutreachActions(db, tableName),
@@ -37,6 +39,8 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     accounts: new DynamoSenderAccountRepository(db, tableName),
     leads,
     provider: providerFrom(config),
+    suppressions: suppressionsFrom(table, deps.clock),
+    unsubscribeLinks: unsubscribeLinksFrom(config),
     clock: deps.clock,
     newToken: randomUUID,
   });

@@ -11,10 +11,12 @@ import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, ParkReason 
 import { channelOfKind, kindOfStep } from './action';
 import { checkCampaignCap, chooseAccount } from './pacing';
 import type { ActionStore, CampaignCompletion, OutcomeLog, ProspectProgress, SendCounters } from './ports';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure } from './provider-answers';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce } from './provider-answers';
 import { renderStep } from './render';
 import { publicIdOf } from '../inbox/reply-router';
-import { type SendResult, performStep } from './steps';
+import { type SendResult, performStep, whyNotSendable } from './steps';
+import type { UnsubscribeLinks } from '../suppressions/ports';
+import type { Suppressions } from '../suppressions/suppression-service';
 import { nextOpenMoment, nextUtcDay, openSpanFrom } from './window';
 
 /**
@@ -56,6 +58,10 @@ export interface SenderDeps {
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'> & { pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> };
   leads: { getProspects(ids: number[]): Promise<Prospect[]>; getCompanies(ids: number[]): Promise<Company[]> };
   provider: NetworkProvider;
+  /** The workspace suppression lists: checked before each email step (skipped `suppressed`), added to on a hard bounce. */
+  suppressions: Pick<Suppressions, 'check' | 'add'>;
+  /** The unsubscribe URL of an email step with `add_unsubscribe`. */
+  unsubscribeLinks: UnsubscribeLinks;
   clock: Clock;
   newToken: () => string;
 }
@@ -69,8 +75,6 @@ interface BatchReads {
   /** The campaigns this batch has read. */
   campaignsRead(): Promise<Campaign[]>;
 }
-
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function createSender(deps: SenderDeps) {
   const iso = (date: Date) => date.toISOString();
@@ -353,7 +357,7 @@ export function createSender(deps: SenderDeps) {
     }
     const kind = kindOfStep(node.stepType);
     const impossible =
-      kind === 'EMAIL' ? (prospect.email && EMAIL_SHAPE.test(prospect.email) ? undefined : 'no valid email address') : prospect.networkProfileUrl ? undefined : 'no network profile URL';
+      whyNotSendable(kind, prospect) ?? (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string)) ? 'suppressed' : undefined);
     if (impossible) {
       await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SKIPPED', reason: impossible }));
       await advance(action, campaign, nodes, node.id, now, {});
@@ -381,8 +385,13 @@ export function createSender(deps: SenderDeps) {
     }
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
-    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered });
-    return settle(claimed, campaign, nodes, node, choice.account, result, now);
+    const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
+    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered, ...(unsubscribeUrl ? { unsubscribeUrl } : {}) });
+    const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now);
+    if ('error' in result && kind === 'EMAIL' && isHardBounce(result.error)) {
+      await deps.suppressions.add(action.workspaceId, { emails: [prospect.email as string], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaign.id });
+    }
+    return settled;
   }
 
   return {

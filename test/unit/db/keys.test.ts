@@ -151,6 +151,17 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
       sk: 'PROSPECT#0000000000000045#2026-11-23T09:00:00.000Z#NODE#0000000000000007',
     }),
   sentEmailKey: () => expect(keys.sentEmailKey('trk_1')).toEqual({ pk: 'SENT_EMAIL#trk_1', sk: 'SENT_EMAIL' }),
+  suppressionKey: () => {
+    expect(keys.suppressionKey(8, 'EMAIL', 'ada@example.com')).toEqual({ pk: 'SUPPRESSION#0000000000000008#EMAIL#ada@example.com', sk: 'SUPPRESSION' });
+    expect(keys.suppressionKey(8, 'DOMAIN', 'example.com')).toEqual({ pk: 'SUPPRESSION#0000000000000008#DOMAIN#example.com', sk: 'SUPPRESSION' });
+  },
+  suppressionsByWorkspace: () =>
+    expect(keys.suppressionsByWorkspace(8, 31)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#SUPPRESSIONS', gsi1sk: 'SUPPRESSION#0000000000000031' }),
+  requestCounterKey: () =>
+    expect(keys.requestCounterKey('unsubscribe', '203.0.113.9', '2026-11-23T09:00:00.000Z')).toEqual({
+      pk: 'REQUESTS#unsubscribe#203.0.113.9',
+      sk: '2026-11-23T09:00:00.000Z',
+    }),
 };
 
 describe('every key builder, exactly', () => {
