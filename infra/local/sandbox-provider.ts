@@ -192,6 +192,8 @@ export interface RecordedRequest {
   path: string;
   query: Record<string, string>;
   at: string;
+  /** `POST /api/v1/emails`: its `custom_headers` field as sent (the JSON array; its text when it is not one), refused or not. */
+  emailHeaders?: { name: string; value: string }[] | string;
 }
 
 export interface SentItem {
@@ -296,6 +298,17 @@ async function parseBody(req: IncomingMessage, raw: Buffer): Promise<Record<stri
 }
 
 const MAX_RECORDED_REQUESTS = 1_000;
+
+/** The `custom_headers` field of an email request for the request log: the array as sent, or its text. */
+function headersAsSent(field: unknown): { name: string; value: string }[] | string {
+  try {
+    const parsed: unknown = JSON.parse(String(field));
+    if (Array.isArray(parsed)) return parsed.map((entry: { name?: unknown; value?: unknown }) => ({ name: String(entry?.name), value: String(entry?.value) }));
+  } catch {
+    // kept as text below
+  }
+  return String(field);
+}
 
 const newId = (prefix: string) => `${prefix}${randomBytes(8).toString('hex')}`;
 
@@ -1006,8 +1019,9 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       res.end('<!doctype html><title>Sandbox hosted connect</title><p>Sandbox provider: complete this link with POST /_sandbox/hosted-links/&lt;id&gt;/complete.</p>');
       return;
     }
-    if (!isControl) {
-      requests.push({ method, path: url.pathname, query, at: now() });
+    const recorded: RecordedRequest | undefined = isControl ? undefined : { method, path: url.pathname, query, at: now() };
+    if (recorded) {
+      requests.push(recorded);
       // A long `npm start` session keeps only the latest calls.
       if (requests.length > MAX_RECORDED_REQUESTS) requests.splice(0, requests.length - MAX_RECORDED_REQUESTS);
       if (req.headers['x-api-key'] !== options.accessToken) {
@@ -1027,6 +1041,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     const found = match(isControl ? controlRoutes : providerRoutes, method, url.pathname);
     if (!found) throw notFound(`No route ${method} ${url.pathname}`);
     const body = await parseBody(req, raw);
+    if (recorded && url.pathname === '/api/v1/emails' && body.custom_headers !== undefined) recorded.emailHeaders = headersAsSent(body.custom_headers);
     const [status, payload, afterAnswer] = await found.handler({ params: found.params, query, body });
     send(res, status, payload);
     afterAnswer?.();

@@ -65,7 +65,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         accountId: account.providerAccountId,
         to: { email: prospect.email as string, ...(name ? { name } : {}) },
         subject: rendered.subject,
-        htmlBody: input.unsubscribeUrl ? `${rendered.text}\n${unsubscribeFooter(input.unsubscribeUrl)}` : rendered.text,
+        htmlBody: input.unsubscribeUrl ? `${rendered.text}${unsubscribeFooter(input.unsubscribeUrl)}` : rendered.text,
         ...(input.unsubscribeUrl ? { customHeaders: unsubscribeHeaders(input.unsubscribeUrl) } : {}),
       });
       return { variant, sent: { refs: { trackingId } } };

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { HtmlPage, defineRoute } from './define';
 
 /** The token of an unsubscribe link; whether it is one of ours is the handler's check (a 404 page). */
-const tokenPath = v.object({ token: v.optional(v.pipe(v.string(), v.maxLength(200, 'Unsubscribe link not found')), '') });
+const tokenPath = v.object({ token: v.optional(v.string(), '') });
 
 /** The RFC 8058 one-click body; the confirmation page's own form posts the same field. */
 export const OneClickForm = v.object({ 'List-Unsubscribe': v.optional(v.literal('One-Click')) });
