@@ -62,15 +62,20 @@ const SECURITY: Record<RegisteredRoute['auth'], { [scheme: string]: string[] }[]
 
 function operation(name: string, route: RegisteredRoute) {
   const responses: Record<string, unknown> = {};
+  const page = route.produces === 'html';
   for (const [status, schema] of Object.entries(route.responses)) {
     responses[status] = {
       description: STATUS_TEXT[Number(status)] ?? 'Success',
-      content: { 'application/json': { schema: jsonSchema(schema, 'output') } },
+      content: { [page ? 'text/html' : 'application/json']: { schema: jsonSchema(schema, 'output') } },
     };
   }
+  const errorBody = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
   for (const status of documentedErrors(route)) {
-    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    // A page route answers its own errors with a page too (a failure the error mapping answers is JSON).
+    const content = page ? { 'text/html': { schema: { type: 'string' } }, ...errorBody } : errorBody;
+    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content };
   }
+  const bodyType = route.consumes === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
   return {
     operationId: name,
     summary: route.summary,
@@ -78,7 +83,7 @@ function operation(name: string, route: RegisteredRoute) {
     security: SECURITY[route.auth],
     parameters: [...parameters(route.request.path, 'path'), ...parameters(route.request.query, 'query')],
     ...(route.request.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.request.body, 'input') } } } }
+      ? { requestBody: { required: true, content: { [bodyType]: { schema: jsonSchema(route.request.body, 'input') } } } }
       : {}),
     responses,
   };

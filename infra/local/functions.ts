@@ -14,6 +14,8 @@ import { buildLeadListsHandler } from '../../functions/http/lead-lists/handler';
 import { buildMembersHandler } from '../../functions/http/members/handler';
 import { buildProspectsHandler } from '../../functions/http/prospects/handler';
 import { buildProviderWebhooksHandler } from '../../functions/http/provider-webhooks/handler';
+import { buildSuppressionsHandler } from '../../functions/http/suppressions/handler';
+import { buildUnsubscribeHandler } from '../../functions/http/unsubscribe/handler';
 import { buildUserWebhookHandler } from '../../functions/http/user-webhook/handler';
 import { buildWebhookDeliveryHandler } from '../../functions/queues/webhook-delivery/handler';
 import { type AllSettings, settingsFrom } from '../../shared/config/settings';
@@ -43,6 +45,8 @@ const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: Func
   prospects: buildProspectsHandler,
   campaigns: buildCampaignsHandler,
   campaignProspects: buildCampaignProspectsHandler,
+  unsubscribe: buildUnsubscribeHandler,
+  suppressions: buildSuppressionsHandler,
 };
 
 /** Queue consumers by queue name (the catalog's). */

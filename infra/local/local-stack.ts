@@ -54,6 +54,8 @@ export interface LocalStackOptions {
   checkResponses?: boolean;
   /** Key material sealing webhook signing secrets; random when unset (`npm start` keeps one in .data/). */
   webhookSecretKey?: string;
+  /** Key of the unsubscribe links' tokens; random when unset (`npm start` keeps one in .data/, so links in sent emails keep working). */
+  unsubscribeSecret?: string;
   /** Delays of the sandbox provider's webhook retries (tests shorten them). */
   providerWebhookRetryDelaysMs?: readonly number[];
   /** Settings of the functions beyond what the stack sets (limits, timeouts, ...). */
@@ -190,6 +192,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     mxResolverUrl: provider.url,
     publicApiUrl: baseUrl,
     webhookSecretKey: options.webhookSecretKey ?? randomBytes(32).toString('hex'),
+    unsubscribeSecret: options.unsubscribeSecret ?? randomBytes(32).toString('hex'),
     // Local development receives webhooks on this machine; a deployed stack never allows it.
     webhookAllowLoopback: true,
     sqsEndpoint,

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../../shared/time/clock';
+import { systemClock } from '../../shared/time/clock';
 /**
  * The sandbox network/email provider: a fake HTTP server speaking the provider's (Unipile API v1)
  * wire protocol for the calls this service makes, so the real adapter and the provider's own SDK
@@ -17,312 +17,45 @@ import { type Clock, systemClock } from '../../shared/time/clock';
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
-import { SandboxDns, mailReceivedEvent, mxRecordsOf } from './sandbox-inbound';
+import type { AddressInfo } from 'node:net';
+import { SandboxProviderControl } from './sandbox-client';
+import { controlRoutes } from './sandbox-control';
+import { SandboxDns } from './sandbox-inbound';
+import {
+  type Chat,
+  type Distance,
+  type Fault,
+  HttpError,
+  type HostedLink,
+  type Invitation,
+  MAX_RECORDED_REQUESTS,
+  type Profile,
+  type RecordedRequest,
+  type Route,
+  SANDBOX_DEV_ACCOUNTS,
+  type SandboxAccount,
+  type SandboxProvider,
+  type SandboxProviderOptions,
+  type SentItem,
+  type SentMail,
+  type Webhook,
+  defaultDistance,
+  headersAsSent,
+  isAllowedHeader,
+  newId,
+  notFound,
+  parseBody,
+  plainText,
+  readBody,
+  send,
+  str,
+  titleCase,
+  titleOf,
+} from './sandbox-shared';
 
-export type Distance = 'FIRST_DEGREE' | 'SECOND_DEGREE' | 'THIRD_DEGREE' | 'OUT_OF_NETWORK';
-const DISTANCES: readonly Distance[] = ['FIRST_DEGREE', 'SECOND_DEGREE', 'THIRD_DEGREE', 'OUT_OF_NETWORK'];
-
-export interface SandboxAccount {
-  id: string;
-  name: string;
-  /** LINKEDIN for network accounts; MAIL, GOOGLE_OAUTH, OUTLOOK for mailboxes. */
-  type: string;
-  status: string;
-  /** The connected user's own provider id (connection_params.im.id). */
-  ownUserId: string;
-  createdAt: string;
-}
-
-interface Profile {
-  publicIdentifier: string;
-  providerId: string;
-  firstName: string;
-  lastName: string;
-  headline: string;
-  /** Distance per account id; `*` for any account not listed. */
-  distances: Map<string, Distance>;
-}
-
-interface Invitation {
-  id: string;
-  accountId: string;
-  providerId: string;
-  publicIdentifier: string;
-  message: string | null;
-  status: 'PENDING' | 'ACCEPTED';
-}
-
-interface Chat {
-  id: string;
-  accountId: string;
-  /** Provider ids of the other attendees. */
-  attendees: string[];
-}
-
-/** An email the sandbox sent, by email id and provider id (what `reply_to` may name). */
-interface SentMail {
-  emailId: string;
-  messageId: string;
-}
-
-interface Webhook {
-  id: string;
-  requestUrl: string;
-  source: string;
-  headers: { key: string; value: string }[];
-  name: string;
-}
-
-interface HostedLink {
-  id: string;
-  body: Record<string, unknown>;
-}
-
-/**
- * The provider's documented error types and the HTTP status each comes with (providers.md §1.2,
- * from the provider's OpenAPI spec). A fault of kind `error` answers the status listed here.
- */
-const ERROR_TYPES_BY_STATUS: Readonly<Record<number, readonly string[]>> = {
-  400: [
-    'invalid_parameters',
-    'invalid_request',
-    'malformed_request',
-    'content_too_large',
-    'invalid_url',
-    'too_many_characters',
-    'unescaped_characters',
-    'missing_parameters',
-  ],
-  401: [
-    'missing_credentials',
-    'multiple_sessions',
-    'invalid_checkpoint_solution',
-    'checkpoint_error',
-    'invalid_credentials',
-    'expired_credentials',
-    'insufficient_privileges',
-    'disconnected_account',
-    'disconnected_feature',
-    'invalid_credentials_but_valid_account_imap',
-    'expired_link',
-    'wrong_account',
-    'captcha_not_supported',
-  ],
-  403: [
-    'account_restricted',
-    'account_mismatch',
-    'insufficient_permissions',
-    'session_mismatch',
-    'feature_not_subscribed',
-    'subscription_required',
-    'unknown_authentication_context',
-    'action_required',
-    'resource_access_restricted',
-  ],
-  404: ['resource_not_found', 'invalid_resource_identifier'],
-  422: [
-    'invalid_account',
-    'invalid_recipient',
-    'no_connection_with_recipient',
-    'blocked_recipient',
-    'user_unreachable',
-    'unprocessable_entity',
-    'action_already_performed',
-    'invalid_message',
-    'invalid_post',
-    'not_allowed_inmail',
-    'insufficient_credits',
-    'cannot_resend_yet',
-    'cannot_resend_within_24hrs',
-    'limit_exceeded',
-    'already_invited_recently',
-    'cannot_invite_attendee',
-    'parent_mail_not_found',
-    'invalid_reply_subject',
-    'invalid_headers',
-    'send_as_denied',
-    'invalid_folder',
-    'invalid_thread',
-    'limit_too_high',
-    'unauthorized',
-    'sender_rejected',
-    'recipient_rejected',
-    'ip_rejected_by_server',
-    'provider_unreachable',
-    'account_configuration_error',
-    'cant_send_message',
-    'realtime_client_not_initialized',
-  ],
-  429: ['too_many_requests'],
-  500: ['unexpected_error', 'provider_error', 'authentication_intent_error'],
-  503: ['no_client_session', 'no_channel', 'no_handler', 'network_down', 'service_unavailable'],
-  504: ['request_timeout'],
-};
-
-/** `errors/<name>` to its documented HTTP status, e.g. `errors/disconnected_account` to 401. */
-export const PROVIDER_ERROR_STATUS: ReadonlyMap<string, number> = new Map(
-  Object.entries(ERROR_TYPES_BY_STATUS).flatMap(([status, types]) => types.map((type) => [`errors/${type}`, Number(status)] as const)),
-);
-
-export interface Fault {
-  /** Only calls with this method (any when unset). */
-  method?: string;
-  /** Only calls whose path starts with this (any when unset), e.g. `/api/v1/users/`. */
-  path?: string;
-  /**
-   * `status`: answer with `status` (and `type` when given); `error`: answer the provider error
-   * `type` with its documented status ({@link PROVIDER_ERROR_STATUS}); `rate_limit`: 429
-   * too_many_requests; `timeout`: never answer.
-   */
-  kind: 'status' | 'error' | 'rate_limit' | 'timeout';
-  /** An HTTP status from 400 to 599. With kind `status` and no status: the type's documented one, else 500. */
-  status?: number;
-  /**
-   * The provider error `type` in the answer's body, e.g. `errors/disconnected_account` (kinds
-   * `status` and `error`). Unset with kind `status`: `errors/provider_error` for a 5xx, else
-   * `errors/invalid_request`.
-   */
-  type?: string;
-  /** How many matching calls fail; unset or 0: until the faults are cleared. */
-  times?: number;
-}
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  at: string;
-}
-
-export interface SentItem {
-  kind: 'invitation' | 'chat' | 'message' | 'email';
-  accountId: string;
-  /** Invitation: the invitee's provider id; chat: the attendees' ids; message: the chat id; email: the addresses. */
-  to: string;
-  text: string;
-  subject?: string;
-  at: string;
-  /** The invitation id the invite answered. */
-  invitationId?: string;
-  /** The chat the message went into (chat and message). */
-  chatId?: string;
-  /** Chat and message: the provider's message id the send answered; email: its RFC Message-ID (`<...@sandbox.local>`). */
-  messageId?: string;
-  /** Email: the tracking id the send answered (also in its `mail_sent` webhook). */
-  trackingId?: string;
-  /** Email: the provider's email id (`id` / `email_id` of its `mail_sent` webhook). */
-  emailId?: string;
-  /** Email: the `reply_to` field as sent (the email id or provider id of the email replied to). */
-  replyTo?: string;
-  /** Email: the `custom_headers` as sent. */
-  headers?: { name: string; value: string }[];
-}
-
-/** The accounts every sandbox starts with (stable ids, so a restarted `npm start` finds them again). */
-export const SANDBOX_DEV_ACCOUNTS = {
-  network: { id: 'sbx-network-dev', name: 'Sandbox network account', type: 'LINKEDIN' },
-  mailbox: { id: 'sbx-mailbox-dev', name: 'Sandbox mailbox', type: 'MAIL' },
-} as const;
-
-export interface SandboxProviderOptions {
-  port?: number;
-  host?: string;
-  /** The `X-API-KEY` value the provider API accepts. */
-  accessToken: string;
-  /** Delays between webhook retries when a receiver does not answer 2xx (5 retries by default). */
-  webhookRetryDelaysMs?: readonly number[];
-  /** The service's clock: the sandbox stamps what it records with the same time as the service. */
-  clock?: Clock;
-  log?: (line: string) => void;
-}
-
-export interface SandboxProvider {
-  /** Base URL of the provider API (what PROVIDER_BASE_URL points at). */
-  url: string;
-  accessToken: string;
-  control: SandboxProviderControl;
-  stop(): Promise<void>;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    readonly title: string,
-    readonly detail?: string,
-  ) {
-    super(title);
-  }
-}
-
-const notFound = (title: string) => new HttpError(404, 'errors/resource_not_found', title);
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-/** JSON or multipart/form-data (chats, messages and emails are multipart), as a flat record. */
-async function parseBody(req: IncomingMessage, raw: Buffer): Promise<Record<string, unknown>> {
-  const type = req.headers['content-type'] ?? '';
-  if (raw.length === 0) return {};
-  if (type.startsWith('multipart/form-data')) {
-    const form = await new Request('http://sandbox/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of form.entries()) {
-      const text = typeof value === 'string' ? value : `[file ${value.name}]`;
-      const previous = out[key];
-      out[key] = previous === undefined ? text : [...(Array.isArray(previous) ? previous : [previous]), text];
-    }
-    return out;
-  }
-  try {
-    const parsed: unknown = JSON.parse(raw.toString('utf8'));
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  throw new HttpError(400, 'errors/malformed_request', 'Malformed request body');
-}
-
-const MAX_RECORDED_REQUESTS = 1_000;
-
-const newId = (prefix: string) => `${prefix}${randomBytes(8).toString('hex')}`;
-
-/** A stable default distance for a profile nobody configured, so demos show some variety. */
-function defaultDistance(identifier: string): Distance {
-  const byte = createHash('sha256').update(identifier).digest()[0] ?? 0;
-  return DISTANCES[byte % DISTANCES.length] as Distance;
-}
-
-const titleCase = (word: string) => (word ? `${word[0]?.toUpperCase()}${word.slice(1)}` : word);
-
-/** `errors/disconnected_account` to `Disconnected account` (the body's `title`). */
-const titleOf = (type: string) => titleCase((type.split('/').pop() ?? type).replaceAll('_', ' '));
-
-/** An email's HTML body as plain text (the webhook's `body_plain`): tags dropped, common entities decoded. */
-function plainText(html: string): string {
-  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
-  return html
-    .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6])>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => entities[name] ?? '')
-    .trim();
-}
-
-/** Header names the provider accepts in `custom_headers` (providers.md §1.6). */
-const isAllowedHeader = (name: string) => /^x-/i.test(name) || ['unscribe-list', 'reply-to', 'content-type'].includes(name.toLowerCase());
+// The sandbox's parts, re-exported: callers import everything from here.
+export * from './sandbox-client';
+export * from './sandbox-shared';
 
 export async function startSandboxProvider(options: SandboxProviderOptions): Promise<SandboxProvider> {
   const log = options.log ?? (() => {});
@@ -343,7 +76,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   const sent: SentItem[] = [];
   const dns = new SandboxDns();
   const requests: RecordedRequest[] = [];
-  let faults: (Fault & { remaining: number | null })[] = [];
+  const faults: (Fault & { remaining: number | null })[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   let baseUrl = '';
@@ -378,7 +111,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     hostedLinks.clear();
     sent.length = 0;
     requests.length = 0;
-    faults = [];
+    faults.length = 0;
     addAccount(SANDBOX_DEV_ACCOUNTS.network);
     addAccount(SANDBOX_DEV_ACCOUNTS.mailbox);
   }
@@ -508,16 +241,13 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     if (!fault) return undefined;
     if (fault.remaining !== null) {
       fault.remaining -= 1;
-      if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
+      if (fault.remaining <= 0) faults.splice(faults.indexOf(fault), 1);
     }
     return fault;
   }
 
   /** Status, body, and optionally what to do once the answer is sent (webhooks the call causes). */
-  type Answer = [number, unknown] | [number, unknown, () => void];
-  type Handler = (ctx: { params: string[]; query: Record<string, string>; body: Record<string, unknown> }) => Promise<Answer> | Answer;
 
-  const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
 
   /** A JSON-stringified `[{display_name?, identifier}]` form field (to, cc, bcc) as webhook attendees. */
   function attendeeList(field: unknown, name: string): { display_name: string; identifier: string; identifier_type: 'EMAIL_ADDRESS' }[] {
@@ -555,7 +285,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     });
   }
 
-  const providerRoutes: [string, RegExp, Handler][] = [
+  const providerRoutes: Route[] = [
     ['GET', /^\/api\/v1\/accounts$/, () => [200, { object: 'AccountList', items: [...accounts.values()].map(accountView), cursor: null }]],
     [
       'GET',
@@ -763,264 +493,13 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     ],
   ];
 
-  const controlRoutes: [string, RegExp, Handler][] = [
-    [
-      'POST',
-      /^\/_sandbox\/reset$/,
-      () => {
-        reset();
-        return [200, { ok: true }];
-      },
-    ],
-    [
-      'GET',
-      /^\/_sandbox\/state$/,
-      () => [
-        200,
-        {
-          accounts: [...accounts.values()],
-          invitations: [...invitations.values()],
-          sent,
-          webhooks: [...webhooks.values()].map((w) => ({ id: w.id, request_url: w.requestUrl, source: w.source })),
-          faults,
-        },
-      ],
-    ],
-    ['GET', /^\/_sandbox\/requests$/, () => [200, { requests }]],
-    [
-      'DELETE',
-      /^\/_sandbox\/requests$/,
-      () => {
-        requests.length = 0;
-        return [200, { ok: true }];
-      },
-    ],
-    [
-      'POST',
-      /^\/_sandbox\/accounts$/,
-      ({ body }) => [
-        201,
-        addAccount({
-          ...(str(body.id) ? { id: str(body.id) } : {}),
-          ...(str(body.name) ? { name: str(body.name) } : {}),
-          ...(str(body.type) ? { type: str(body.type) } : {}),
-          ...(str(body.status) ? { status: str(body.status) } : {}),
-        }),
-      ],
-    ],
-    [
-      'POST',
-      /^\/_sandbox\/accounts\/([^/]+)\/status$/,
-      async ({ params, body }) => {
-        const account = accounts.get(params[0] ?? '');
-        if (!account) throw notFound('Account not found');
-        const status = str(body.status);
-        if (!status) throw new HttpError(400, 'errors/missing_parameters', 'status is required');
-        account.status = status;
-        const deliveries = await emit('account_status', {
-          AccountStatus: { account_id: account.id, account_type: account.type, message: status },
-        });
-        return [200, { account, deliveries }];
-      },
-    ],
-    [
-      'PUT',
-      /^\/_sandbox\/profiles\/([^/]+)$/,
-      ({ params, body }) => {
-        const identifier = decodeURIComponent(params[0] ?? '');
-        const profile = profileFor(identifier);
-        if (!profile) throw notFound('User not found');
-        const distance = body.network_distance;
-        if (distance !== undefined) {
-          if (typeof distance !== 'string' || !DISTANCES.includes(distance as Distance)) {
-            throw new HttpError(400, 'errors/invalid_parameters', `network_distance must be one of ${DISTANCES.join(', ')}`);
-          }
-          profile.distances.set(str(body.account_id) ?? '*', distance as Distance);
-        }
-        if (str(body.first_name)) profile.firstName = String(body.first_name);
-        if (str(body.last_name)) profile.lastName = String(body.last_name);
-        return [200, profileView(profile, str(body.account_id) ?? '*')];
-      },
-    ],
-    [
-      'POST',
-      /^\/_sandbox\/faults$/,
-      ({ body }) => {
-        const kind = body.kind;
-        if (kind !== 'status' && kind !== 'error' && kind !== 'rate_limit' && kind !== 'timeout') {
-          throw new HttpError(400, 'errors/invalid_parameters', 'kind must be status, error, rate_limit or timeout');
-        }
-        const status = body.status;
-        if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {
-          throw new HttpError(400, 'errors/invalid_parameters', 'status must be an HTTP status from 400 to 599');
-        }
-        const type = body.type;
-        if (type !== undefined && (typeof type !== 'string' || type.length === 0)) {
-          throw new HttpError(400, 'errors/invalid_parameters', 'type must be a provider error type, e.g. errors/disconnected_account');
-        }
-        if (type !== undefined && kind !== 'status' && kind !== 'error') {
-          throw new HttpError(400, 'errors/invalid_parameters', 'type goes with kind status or error');
-        }
-        let answered = status;
-        if (kind === 'error') {
-          if (type === undefined) throw new HttpError(400, 'errors/missing_parameters', 'kind error needs a type');
-          const documented = PROVIDER_ERROR_STATUS.get(type);
-          if (documented === undefined) throw new HttpError(400, 'errors/invalid_parameters', `Unknown provider error type ${type}`);
-          if (status !== undefined) throw new HttpError(400, 'errors/invalid_parameters', 'kind error picks the status: use kind status to choose one');
-          answered = documented;
-        }
-        if (kind === 'status' && answered === undefined) answered = (type === undefined ? undefined : PROVIDER_ERROR_STATUS.get(type)) ?? 500;
-        const times = typeof body.times === 'number' && body.times > 0 ? body.times : null;
-        const fault = {
-          kind,
-          ...(str(body.method) ? { method: String(body.method).toUpperCase() } : {}),
-          ...(str(body.path) ? { path: String(body.path) } : {}),
-          ...(answered === undefined ? {} : { status: answered }),
-          ...(type === undefined ? {} : { type }),
-          remaining: times,
-        } as Fault & { remaining: number | null };
-        faults.push(fault);
-        return [201, fault];
-      },
-    ],
-    [
-      'DELETE',
-      /^\/_sandbox\/faults$/,
-      () => {
-        faults = [];
-        return [200, { ok: true }];
-      },
-    ],
-    [
-      'POST',
-      /^\/_sandbox\/invitations\/([^/]+)\/accept$/,
-      async ({ params }) => {
-        const invitation = invitations.get(params[0] ?? '');
-        if (!invitation) throw notFound('Invitation not found');
-        const account = accounts.get(invitation.accountId);
-        const profile = profileFor(invitation.providerId, false);
-        invitation.status = 'ACCEPTED';
-        const key = pairKey(invitation.accountId, invitation.providerId);
-        if (pendingInvitations.get(key) === invitation) pendingInvitations.delete(key);
-        profile?.distances.set(invitation.accountId, 'FIRST_DEGREE');
-        const deliveries = await emit('users', {
-          event: 'new_relation',
-          account_id: invitation.accountId,
-          account_type: account?.type ?? 'LINKEDIN',
-          timestamp: now(),
-          user_full_name: profile ? `${profile.firstName} ${profile.lastName}` : '',
-          user_provider_id: invitation.providerId,
-          user_public_identifier: invitation.publicIdentifier,
-          user_profile_url: `https://www.linkedin.com/in/${invitation.publicIdentifier}/`,
-          user_picture_url: null,
-        });
-        return [200, { invitation, deliveries }];
-      },
-    ],
-    [
-      'POST',
-      /^\/_sandbox\/replies$/,
-      async ({ body }) => {
-        const account = accounts.get(String(body.account_id ?? ''));
-        if (!account) throw notFound('Account not found');
-        const channel = str(body.channel) ?? (account.type === 'LINKEDIN' ? 'NETWORK' : 'EMAIL');
-        if (channel !== 'NETWORK' && channel !== 'EMAIL') throw new HttpError(400, 'errors/invalid_parameters', 'channel must be NETWORK or EMAIL');
-        const kind = str(body.kind) ?? 'reply';
-        if (kind !== 'reply' && kind !== 'auto_reply' && kind !== 'bounce') throw new HttpError(400, 'errors/invalid_parameters', 'kind must be reply, auto_reply or bounce');
-        const givenId = str(body.message_id);
-        if (channel === 'EMAIL') {
-          if (account.type === 'LINKEDIN') throw new HttpError(422, 'errors/invalid_account', 'Invalid account', 'Not a mailbox');
-          const from = str(body.from);
-          if (!from?.includes('@')) throw new HttpError(400, 'errors/invalid_parameters', 'from must be the email address of the sender');
-          const event = mailReceivedEvent(
-            { account, from, threadWith: str(body.thread_with), text: String(body.text ?? ''), kind, providerMessageId: givenId, subject: str(body.subject), at: now(), newId },
-            sent.filter((item) => item.kind === 'email'),
-          );
-          const deliveries = await emit('email', event);
-          return [200, { message_id: event.email_id, in_reply_to: event.in_reply_to, deliveries }];
-        }
-        const profile = profileFor(String(body.from ?? ''));
-        if (!profile) throw notFound('User not found');
-        const messageId = givenId ?? newId('msg_');
-        const chatId = str(body.chat_id);
-        // Without a chat id, the prospect answers in the chat the account has with them.
-        const chat = chatId ? (chats.get(chatId) ?? openChat(account.id, [profile.providerId], chatId)) : chatWith(account.id, profile.providerId);
-        const sender = {
-          attendee_id: `att_${profile.providerId}`,
-          attendee_name: `${profile.firstName} ${profile.lastName}`,
-          attendee_provider_id: profile.providerId,
-          attendee_profile_url: `https://www.linkedin.com/in/${profile.publicIdentifier}/`,
-        };
-        const deliveries = await emit('messaging', {
-          event: 'message_received',
-          account_id: account.id,
-          account_type: account.type,
-          account_info: { type: account.type, user_id: account.ownUserId },
-          chat_id: chat.id,
-          timestamp: now(),
-          message_id: messageId,
-          message: String(body.text ?? ''),
-          sender,
-          attendees: [sender],
-          attachments: [],
-          is_sender: false,
-        });
-        return [200, { message_id: messageId, chat_id: chat.id, deliveries }];
-      },
-    ],
-    [
-      'GET',
-      /^\/_sandbox\/dns\/mx\/([^/]+)$/,
-      ({ params }) => [200, { domain: params[0], records: dns.get(params[0] ?? '') }],
-    ],
-    [
-      'PUT',
-      /^\/_sandbox\/dns\/mx\/([^/]+)$/,
-      ({ params, body }) => {
-        const records = mxRecordsOf(body);
-        if (typeof records === 'string') throw new HttpError(400, 'errors/invalid_parameters', records);
-        dns.set(params[0] ?? '', records);
-        return [200, { domain: params[0], records }];
-      },
-    ],
-    [
-      'POST',
-      /^\/_sandbox\/hosted-links\/([^/]+)\/complete$/,
-      async ({ params, body }) => {
-        const link = hostedLinks.get(params[0] ?? '');
-        if (!link) throw notFound('Hosted link not found');
-        const reconnect = str(link.body.reconnect_account);
-        const providers = link.body.providers;
-        const type = str(body.type) ?? (Array.isArray(providers) && !providers.includes('LINKEDIN') ? 'MAIL' : 'LINKEDIN');
-        const account = reconnect ? accounts.get(reconnect) : addAccount({ type, ...(str(body.name) ? { name: str(body.name) } : {}) });
-        if (!account) throw notFound('Account not found');
-        account.status = 'OK';
-        const status = reconnect ? 'RECONNECTED' : 'CREATION_SUCCESS';
-        const notifyUrl = str(link.body.notify_url);
-        let notifyStatus: number | null = null;
-        if (notifyUrl) {
-          try {
-            const response = await fetch(notifyUrl, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ status, account_id: account.id, name: link.body.name ?? null }),
-              signal: AbortSignal.timeout(30_000),
-            });
-            await response.arrayBuffer();
-            notifyStatus = response.status;
-          } catch (error) {
-            log(`sandbox provider: hosted-auth notify failed: ${String(error)}`);
-          }
-        }
-        const deliveries = await emit('account_status', {
-          AccountStatus: { account_id: account.id, account_type: account.type, message: status },
-        });
-        return [200, { account, status, notify_status: notifyStatus, deliveries }];
-      },
-    ],
-  ];
 
-  function match(routes: [string, RegExp, Handler][], method: string, path: string) {
+  const control = controlRoutes({
+    accounts, invitations, pendingInvitations, chats, webhooks, hostedLinks, sent, dns, requests, faults,
+    reset, addAccount, profileFor, profileView, emit, openChat, chatWith, pairKey, now, log,
+  });
+
+  function match(routes: Route[], method: string, path: string) {
     for (const [routeMethod, pattern, handler] of routes) {
       if (routeMethod !== method) continue;
       const found = pattern.exec(path);
@@ -1040,8 +519,9 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       res.end('<!doctype html><title>Sandbox hosted connect</title><p>Sandbox provider: complete this link with POST /_sandbox/hosted-links/&lt;id&gt;/complete.</p>');
       return;
     }
-    if (!isControl) {
-      requests.push({ method, path: url.pathname, query, at: now() });
+    const recorded: RecordedRequest | undefined = isControl ? undefined : { method, path: url.pathname, query, at: now() };
+    if (recorded) {
+      requests.push(recorded);
       // A long `npm start` session keeps only the latest calls.
       if (requests.length > MAX_RECORDED_REQUESTS) requests.splice(0, requests.length - MAX_RECORDED_REQUESTS);
       if (req.headers['x-api-key'] !== options.accessToken) {
@@ -1058,9 +538,10 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
         throw new HttpError(status, status >= 500 ? 'errors/provider_error' : 'errors/invalid_request', 'Sandbox fault', `Injected HTTP ${status}`);
       }
     }
-    const found = match(isControl ? controlRoutes : providerRoutes, method, url.pathname);
+    const found = match(isControl ? control : providerRoutes, method, url.pathname);
     if (!found) throw notFound(`No route ${method} ${url.pathname}`);
     const body = await parseBody(req, raw);
+    if (recorded && url.pathname === '/api/v1/emails' && body.custom_headers !== undefined) recorded.emailHeaders = headersAsSent(body.custom_headers);
     const [status, payload, afterAnswer] = await found.handler({ params: found.params, query, body });
     send(res, status, payload);
     afterAnswer?.();
@@ -1093,162 +574,4 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       });
     },
   };
-}
-
-/** A typed client of the sandbox's control API (what tests and demo scripts drive it with). */
-export class SandboxProviderControl {
-  constructor(readonly baseUrl: string) {}
-
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const payload = (await response.json()) as T;
-    if (!response.ok) throw new Error(`sandbox control ${method} ${path}: HTTP ${response.status} ${JSON.stringify(payload)}`);
-    return payload;
-  }
-
-  reset() {
-    return this.call<{ ok: true }>('POST', '/_sandbox/reset');
-  }
-
-  state() {
-    return this.call<{
-      accounts: SandboxAccount[];
-      invitations: Invitation[];
-      sent: SentItem[];
-      webhooks: { id: string; request_url: string; source: string }[];
-      faults: (Fault & { remaining: number | null })[];
-    }>(
-      'GET',
-      '/_sandbox/state',
-    );
-  }
-
-  requests() {
-    return this.call<{ requests: RecordedRequest[] }>('GET', '/_sandbox/requests').then((r) => r.requests);
-  }
-
-  clearRequests() {
-    return this.call<{ ok: true }>('DELETE', '/_sandbox/requests');
-  }
-
-  createAccount(input: { id?: string; name?: string; type?: string; status?: string } = {}) {
-    return this.call<SandboxAccount>('POST', '/_sandbox/accounts', input);
-  }
-
-  /** Changes an account's status and posts the provider's account-status webhook. */
-  setAccountStatus(accountId: string, status: string) {
-    return this.call<{ account: SandboxAccount; deliveries: { url: string; status: number | null }[] }>(
-      'POST',
-      `/_sandbox/accounts/${encodeURIComponent(accountId)}/status`,
-      { status },
-    );
-  }
-
-  /** Sets a profile's network distance (for one account, or for every account). */
-  setProfile(identifier: string, input: { network_distance?: Distance; account_id?: string; first_name?: string; last_name?: string }) {
-    return this.call<Record<string, unknown>>('PUT', `/_sandbox/profiles/${encodeURIComponent(identifier)}`, input);
-  }
-
-  /**
-   * Makes matching provider calls fail: an HTTP status (with a provider error type if given), a
-   * provider error type at its documented status (`kind: 'error'`), a 429, or no answer at all.
-   * Answers the fault as stored, with the status it will answer.
-   */
-  addFault(fault: Fault) {
-    return this.call<Fault & { remaining: number | null }>('POST', '/_sandbox/faults', fault);
-  }
-
-  clearFaults() {
-    return this.call<{ ok: true }>('DELETE', '/_sandbox/faults');
-  }
-
-  /** Marks an invitation accepted and posts the provider's new_relation webhook. */
-  acceptInvitation(invitationId: string) {
-    return this.call<{ deliveries: { url: string; status: number | null }[] }>(
-      'POST',
-      `/_sandbox/invitations/${encodeURIComponent(invitationId)}/accept`,
-    );
-  }
-
-  /**
-   * Makes a prospect reply and posts the provider's webhook: `message_received` in the account's
-   * chat with them (a network account), or `mail_received` in the thread of the newest email the
-   * mailbox sent them (`from` is then their address). `kind` makes it an auto-reply or a bounce;
-   * `message_id` reuses a provider id (a replayed webhook).
-   */
-  reply(input: {
-    account_id: string;
-    from: string;
-    text: string;
-    chat_id?: string;
-    channel?: 'NETWORK' | 'EMAIL';
-    kind?: 'reply' | 'auto_reply' | 'bounce';
-    message_id?: string;
-    subject?: string;
-    /** Email: the address of the thread our mailbox wrote to, when the answer comes from another one. */
-    thread_with?: string;
-  }) {
-    return this.call<{ message_id: string; chat_id?: string; in_reply_to?: { message_id: string; id: string | null } | null; deliveries: { url: string; status: number | null }[] }>(
-      'POST',
-      '/_sandbox/replies',
-      input,
-    );
-  }
-
-  /** Sets the MX records the sandbox DNS resolver answers for a domain. */
-  setMx(domain: string, records: { exchange: string; priority: number }[]) {
-    return this.call<{ domain: string; records: { exchange: string; priority: number }[] }>('PUT', `/_sandbox/dns/mx/${encodeURIComponent(domain)}`, { records });
-  }
-
-  /** Finishes a hosted-connect page: creates (or reconnects) the account and notifies notify_url. */
-  completeHostedLink(linkId: string, input: { type?: string; name?: string } = {}) {
-    return this.call<{ account: SandboxAccount; status: string; notify_status: number | null }>(
-      'POST',
-      `/_sandbox/hosted-links/${encodeURIComponent(linkId)}/complete`,
-      input,
-    );
-  }
-}
-
-/** A free TCP port on `host` (the local gateway's, chosen before the handlers load). */
-export function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** The provider webhook sources our inbound endpoint handles (or acknowledges, for now). */
-export const PROVIDER_WEBHOOK_SOURCES = ['account_status', 'messaging', 'users', 'email'] as const;
-
-/**
- * Registers our inbound endpoint with the provider, through the provider's own webhooks API, the
- * way a deployment is set up: one registration per source, each carrying our shared secret in
- * X-Webhook-Secret (the provider signs nothing in API v1) and a JSON content type.
- */
-export async function registerProviderWebhooks(provider: { url: string; accessToken: string }, requestUrl: string, secret: string): Promise<void> {
-  for (const source of PROVIDER_WEBHOOK_SOURCES) {
-    const response = await fetch(`${provider.url}/api/v1/webhooks`, {
-      method: 'POST',
-      headers: { 'X-API-KEY': provider.accessToken, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({
-        request_url: requestUrl,
-        source,
-        name: `outreach-${source}`,
-        headers: [
-          { key: 'Content-Type', value: 'application/json' },
-          { key: 'X-Webhook-Secret', value: secret },
-        ],
-      }),
-    });
-    if (response.status !== 201) throw new Error(`Could not register the ${source} webhook with the provider: HTTP ${response.status}`);
-  }
 }

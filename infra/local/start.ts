@@ -18,8 +18,8 @@ const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
 
 /**
  * A random secret kept in a file under the data directory, so it survives restarts: the session
- * signing secret (saved session tokens stay valid) and the key sealing webhook signing secrets
- * (stored webhooks keep working).
+ * signing secret (saved session tokens stay valid), the key sealing webhook signing secrets
+ * (stored webhooks keep working) and the unsubscribe links' key (links in sent emails keep working).
  */
 function persistentSecret(name: string): string {
   const file = join(dataDir, name);
@@ -47,6 +47,7 @@ async function main() {
     ...(process.env.DYNAMODB_PORT ? { dynamodbPort: Number(process.env.DYNAMODB_PORT) } : {}),
     sessionSecret: persistentSecret('session-secret'),
     webhookSecretKey: persistentSecret('webhook-secret-key'),
+    unsubscribeSecret: persistentSecret('unsubscribe-secret'),
     // Parsed through the setting's one declaration, as a Lambda entry parses its settings.
     rateLimitPerMinute: readSettings(['rateLimitPerMinute'], process.env).rateLimitPerMinute,
     // The machine's time, movable forward through POST /_local/clock.

@@ -42,6 +42,9 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   campaigns: 'readWrite',
   // Moves prospects (leads, their list views and digests, campaign prospect items, campaign counts).
   campaignProspects: 'readWrite',
+  // Suppression entries, its per-IP request counters, and the sequence stop (actions, prospects, their list views, campaigns).
+  unsubscribe: 'readWrite',
+  suppressions: 'readWrite',
 };
 
 const pascal = (name: string): string =>
@@ -101,6 +104,11 @@ export class OutreachStack extends Stack {
       description: 'API key of the B2B directory behind prospect search (DIRECTORY_API_KEY); replace the placeholder, then deploy',
       generateSecretString: { excludePunctuation: true, passwordLength: 32 },
     });
+    // Keys the tokens of unsubscribe links. Rotating it breaks the links of emails already sent.
+    const unsubscribeSecret = new Secret(this, 'UnsubscribeSecret', {
+      description: 'HMAC key of the tokens in unsubscribe links (UNSUBSCRIBE_SECRET); rotating it breaks links already sent',
+      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+    });
     // Values of the settings the stack decides; every other setting takes its declared default.
     // Each function gets exactly the settings its registration declares (see `configure`).
     const settingValues: Partial<Record<SettingName, unknown>> = {
@@ -115,6 +123,7 @@ export class OutreachStack extends Stack {
       providerAccessToken: providerAccessToken.secretValue.unsafeUnwrap(),
       providerWebhookSecret: providerWebhookSecret.secretValue.unsafeUnwrap(),
       webhookSecretKey: webhookSecretKey.secretValue.unsafeUnwrap(),
+      unsubscribeSecret: unsubscribeSecret.secretValue.unsafeUnwrap(),
     };
     // Environments are written once every value is known (queue URLs, the usage plan, the API's URL).
     const configured: { fn: ServiceFunction; settings: readonly SettingName[] }[] = [];

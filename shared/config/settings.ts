@@ -131,7 +131,23 @@ export const SETTINGS = {
     env: 'PUBLIC_API_URL',
     schema: url(),
     default: undefined,
-    meaning: "This API's public base URL, handed to the provider for callbacks. Unset: no hosted-connect notification.",
+    meaning:
+      "This API's public base URL (https when deployed): handed to the provider for callbacks, and the base of the unsubscribe links in emails. Unset: no hosted-connect notification; the outreach consumer requires it.",
+  }),
+
+  // Unsubscribe links.
+  unsubscribeSecret: define({
+    env: 'UNSUBSCRIBE_SECRET',
+    schema: text(32),
+    required: true,
+    secret: true,
+    meaning: 'HMAC key of the tokens in unsubscribe links. Rotating it breaks the links of emails already sent.',
+  }),
+  unsubscribeRateLimitPerMinute: define({
+    env: 'UNSUBSCRIBE_RATE_LIMIT_PER_MINUTE',
+    schema: integer(1, 10_000),
+    default: 30,
+    meaning: 'Requests per minute one IP address may make to the public unsubscribe link (a 429 beyond).',
   }),
 
   // Mail domains (the HAS_EMAIL_PREMIUM condition).

@@ -279,3 +279,24 @@ export const conversationsByRecency = (workspaceId: number, lastAt: string, pros
 });
 /** Where an inbound message leads: a provider chat of one of our accounts, or a network member seen by the engine, to a prospect. */
 export const inboundLinkKey = (link: string) => ({ pk: `INBOUND_LINK#${link}`, sk: 'LINK' });
+
+/**
+ * An entry of a workspace's suppression list, under its value (`EMAIL#<address>` or
+ * `DOMAIN#<domain>`, lowercase): the uniqueness guard of the value and what the engine's check
+ * reads, one BatchGetItem of the address's key and its domain's.
+ */
+export const suppressionKey = (workspaceId: number, type: 'EMAIL' | 'DOMAIN', value: string) => ({
+  pk: `SUPPRESSION#${padId(workspaceId)}#${type}#${value}`,
+  sk: 'SUPPRESSION',
+});
+/** GSI1 on a suppression entry: the workspace's list in id order (paging, and finding an entry by id). */
+export const suppressionsByWorkspace = (workspaceId: number, id: number) => ({
+  gsi1pk: `WORKSPACE#${padId(workspaceId)}#SUPPRESSIONS`,
+  gsi1sk: `SUPPRESSION#${padId(id)}`,
+});
+
+/** A fixed-window request counter: requests of one subject (an IP address) to one scope in one window (its start, ISO). */
+export const requestCounterKey = (scope: string, subject: string, windowStart: string) => ({
+  pk: `REQUESTS#${scope}#${subject}`,
+  sk: windowStart,
+});

@@ -28,6 +28,8 @@ export interface RouteRequest<Route extends RouteDefinition> {
   query(): Infer<Route['request']['query']>;
   /** The path parameters, checked by the route's path schema: a path that names nothing is a 404. */
   path(): Infer<Route['request']['path']>;
+  /** The body as text (form routes read it so; base64 bodies decoded); '' without one. */
+  text(): string;
 }
 
 export type RouteHandler<Route extends RouteDefinition> = (request: RouteRequest<Route>) => Promise<APIGatewayProxyResult>;
@@ -52,11 +54,20 @@ function requestFor(route: RouteDefinition, event: APIGatewayProxyEvent, context
     context,
     caller: () => requireCaller(event),
     session: () => requireSession(event),
-    body: () => parseBody(route.request.body, event) as never,
+    body: () => (route.consumes === 'form' ? parseWith(route.request.body, formFields(textOf(event))) : parseBody(route.request.body, event)) as never,
     query: () => parseWith(route.request.query, Object.assign(Object.create(null), event.queryStringParameters)) as never,
     path: () => parsePath(route.request.path, event.pathParameters) as never,
+    text: () => textOf(event),
   };
 }
+
+function textOf(event: APIGatewayProxyEvent): string {
+  if (typeof event.body !== 'string') return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+/** URL-encoded form fields as a null-prototype object (the last of a repeated name). */
+const formFields = (text: string): Record<string, string> => Object.assign(Object.create(null), Object.fromEntries(new URLSearchParams(text)));
 
 /**
  * The Lambda handler of an endpoint group, built from the group's registered routes and their
@@ -99,12 +110,21 @@ export function httpHandler<Routes extends Readonly<Record<string, RouteDefiniti
     return found.handle(requestFor(found.route, event, context));
   };
 
+  // The option exists in the package's code but not yet in its type declarations.
+  const jsonBody = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
+  // JSON bodies are parsed before dispatch (whatever the Content-Type says); a form route reads its own.
+  const bodyParser: middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> = {
+    before: async (request) => {
+      if (find(request.event)?.route.consumes === 'form') return;
+      await jsonBody.before?.(request as never);
+    },
+  };
+
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(deps.logger, { resetKeys: true }))
     .use(errorMiddleware(deps.logger))
     .use(routeContext)
-    // The option exists in the package's code but not yet in its type declarations.
-    .use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]))
+    .use(bodyParser)
     .handler(dispatch);
 
   if (!deps.checkResponses) return chain;

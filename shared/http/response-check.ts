@@ -1,7 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import * as v from 'valibot';
 import type { Logger } from '../logging/logger';
-import { json } from './responses';
+import { isHtml, json } from './responses';
 import { ErrorBody, type RouteDefinition, documentedErrors } from './routes/define';
 
 /**
@@ -11,6 +11,13 @@ import { ErrorBody, type RouteDefinition, documentedErrors } from './routes/defi
  */
 export function responseViolation(route: RouteDefinition, response: APIGatewayProxyResult): string | undefined {
   const status = response.statusCode;
+  if (isHtml(response)) {
+    // A page: the route must produce pages, and the status must be one it documents.
+    if (route.produces !== 'html') return `status ${status}: an HTML page from a JSON route`;
+    const documented = status >= 400 ? documentedErrors(route).includes(status) : route.responses[status] !== undefined;
+    if (!documented) return `status ${status} is not documented`;
+    return response.body ? undefined : `status ${status}: an empty page`;
+  }
   let body: unknown;
   try {
     body = JSON.parse(response.body);

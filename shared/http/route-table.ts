@@ -24,6 +24,8 @@ import { leadListRoutes } from './routes/lead-lists';
 import { memberRoutes } from './routes/members';
 import { prospectRoutes } from './routes/prospects';
 import { providerWebhookRoutes } from './routes/provider-webhooks';
+import { suppressionRoutes } from './routes/suppressions';
+import { unsubscribeRoutes } from './routes/unsubscribe';
 import { userWebhookRoutes } from './routes/user-webhook';
 
 export { API_PREFIX, type AuthMode, type HttpMethod, type RouteDefinition, isRateLimited, routeKey } from './routes/define';
@@ -104,6 +106,20 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/http/campaign-prospects/lambda.ts',
     routes: campaignProspectRoutes,
     settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
+    timeoutSeconds: 28,
+  }),
+  // The public unsubscribe link (no credentials; a per-IP limit in the handler): a token check, a
+  // suppression entry and a sequence stop (the prospect's status through its lists).
+  unsubscribe: group({
+    entry: 'functions/http/unsubscribe/lambda.ts',
+    routes: unsubscribeRoutes,
+    settings: [...TABLE_SETTINGS, 'unsubscribeSecret', 'unsubscribeRateLimitPerMinute', 'maxLeadsPerList'],
+  }),
+  // The workspace suppression list: up to 1,000 conditional Puts a request.
+  suppressions: group({
+    entry: 'functions/http/suppressions/lambda.ts',
+    routes: suppressionRoutes,
+    settings: [...TABLE_SETTINGS],
     timeoutSeconds: 28,
   }),
 } as const;

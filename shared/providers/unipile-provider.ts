@@ -141,7 +141,7 @@ export class UnipileProvider implements NetworkProvider {
     return { chatId: str(raw.chat_id), messageId: str(raw.message_id) };
   }
 
-  async sendEmail(input: { accountId: string; to: { email: string; name?: string }; subject: string; htmlBody: string; replyTo?: string }) {
+  async sendEmail(input: Parameters<NetworkProvider['sendEmail']>[0]) {
     const raw = await this.call((client) =>
       client.email.send({
         account_id: input.accountId,
@@ -149,6 +149,8 @@ export class UnipileProvider implements NetworkProvider {
         subject: input.subject,
         body: input.htmlBody,
         ...(input.replyTo ? { reply_to: input.replyTo } : {}),
+        // The SDK sends it in the multipart form as a JSON-stringified array, as it sends `to`.
+        ...(input.customHeaders?.length ? { custom_headers: input.customHeaders.map(({ name, value }) => ({ name, value })) } : {}),
       }),
     );
     return { trackingId: String((raw as unknown as Loose).tracking_id) };

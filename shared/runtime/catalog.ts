@@ -72,7 +72,8 @@ export const OUTREACH = {
   name: 'outreach',
   consumerEntry: 'functions/queues/outreach/lambda.ts',
   urlSetting: 'outreachQueueUrl',
-  settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'maxLeadsPerList', 'mxResolverUrl', 'dnsTimeoutMs'],
+  // publicApiUrl and unsubscribeSecret: the unsubscribe link of an email step with add_unsubscribe; mxResolverUrl and dnsTimeoutMs: HAS_EMAIL_PREMIUM.
+  settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'maxLeadsPerList', 'publicApiUrl', 'unsubscribeSecret', 'mxResolverUrl', 'dnsTimeoutMs'],
   batchSize: 5,
   // A message fails only on a storage error (provider failures are due times); a few tries, then the DLQ alarm.
   maxReceiveCount: 5,

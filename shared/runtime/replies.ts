@@ -15,6 +15,7 @@ import { createEventPublisher } from '../domain/webhooks/event-publisher';
 import { SqsDeliveryQueue, makeSqsClient } from '../messaging/sqs';
 import type { Clock } from '../time/clock';
 import { sequenceStopsFrom } from './sequence-stops';
+import { suppressionsFrom } from './suppressions';
 import type { TableAccess } from './table';
 
 /**
@@ -41,8 +42,7 @@ export function inboundRouterFrom(
     colleagues: { inCampaign: (campaignId, companyId) => campaignProspects.colleagues(campaignId, companyId) },
     actions: new DynamoOutreachActions(db, tableName),
     conversations: new DynamoConversationStore(db, tableName),
-    // Interim until the suppression list lands (same issue): a bounce is recorded and ends the sequence.
-    suppressions: { suppressBounce: async () => {} },
+    suppressions: suppressionsFrom(table, clock),
     publisher: createEventPublisher({
       members: new DynamoWorkspaceMembers(db, tableName),
       queue: new SqsDeliveryQueue(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.webhooksQueueUrl),

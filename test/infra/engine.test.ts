@@ -84,9 +84,18 @@ describe('OutreachStack: the outreach engine (no bundling)', () => {
     expect(resources[logicalId(stack, consumer.function)]?.Properties.Timeout).toBe(120);
   });
 
-  it('gives the sender the table and the provider, and no queue to send to', () => {
+  it('gives the sender the table, the provider and the unsubscribe links (public URL and key), and no queue to send to', () => {
     const variables = resources[logicalId(stack, sender().function)]?.Properties.Environment.Variables;
-    expect(Object.keys(variables).sort()).toEqual(['MAX_LEADS_PER_LIST', 'NODE_OPTIONS', 'PROVIDER_ACCESS_TOKEN', 'PROVIDER_BASE_URL', 'RUNTIME', 'TABLE_NAME']);
+    expect(Object.keys(variables).sort()).toEqual([
+      'MAX_LEADS_PER_LIST',
+      'NODE_OPTIONS',
+      'PROVIDER_ACCESS_TOKEN',
+      'PROVIDER_BASE_URL',
+      'PUBLIC_API_URL',
+      'RUNTIME',
+      'TABLE_NAME',
+      'UNSUBSCRIBE_SECRET',
+    ]);
     const sends = policyStatements(template, logicalId(stack, sender().function.role as never)).flatMap(actionsOf);
     expect(sends.filter((action) => action.startsWith('sqs:Send'))).toEqual([]);
   });

@@ -158,6 +158,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       [secretId('PROVIDER_WEBHOOK_SECRET')]: generated(64),
       [secretId('WEBHOOK_SECRET_KEY')]: generated(64),
       [secretId('DIRECTORY_API_KEY')]: generated(32),
+      [secretId('UNSUBSCRIBE_SECRET')]: generated(64),
     });
     for (const secret of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
       expect(secret[1].Properties.SecretString, secret[0]).toBeUndefined();
@@ -208,6 +209,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'members',
       'prospects',
       'providerWebhooks',
+      'suppressions',
+      'unsubscribe',
       'userWebhook',
     ]);
     const methods = resourcesOfType(template, 'AWS::ApiGateway::Method');

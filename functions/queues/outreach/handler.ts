@@ -17,6 +17,7 @@ import { refsOf } from '../../../shared/messaging/outreach-queue';
 import type { OUTREACH } from '../../../shared/runtime/catalog';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { mxResolverFrom, providerFrom } from '../../../shared/runtime/integrations';
+import { suppressionsFrom, unsubscribeLinksFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
 
 /**
@@ -28,7 +29,8 @@ import { tableAccess } from '../../../shared/runtime/table';
  */
 export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings>, deps: FunctionDeps) {
   const logger = loggerFor('outreach', deps);
-  const { db, tableName, ids } = tableAccess(config);
+  const table = tableAccess(config);
+  const { db, tableName, ids } = table;
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const provider = providerFrom(config);
   const sender = createSender({
@@ -43,6 +45,8 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     provider,
     sentMessages: { conversations: new DynamoConversationStore(db, tableName), links: new DynamoInboundLinks(db, tableName) },
     conditions: { provider, mx: mxResolverFrom(config, deps.clock), acceptances: new DynamoCampaignEvents(db, tableName) },
+    suppressions: suppressionsFrom(table, deps.clock),
+    unsubscribeLinks: unsubscribeLinksFrom(config),
     clock: deps.clock,
     newToken: randomUUID,
   });

@@ -52,6 +52,12 @@ export function classifyFailure(error: unknown): FailureClass {
   return { kind: 'prospect', reason, bounce: false };
 }
 
+/** Whether a failed email send was a hard bounce (the address goes on the suppression list). */
+export function isHardBounce(error: unknown): boolean {
+  const failure = classifyFailure(error);
+  return failure.kind === 'prospect' && failure.bounce;
+}
+
 /** Backoff of transient failures: 1, 5, 15, 60 minutes, then every 3 hours; after 8 tries the action ends as failed. */
 export const RETRY_DELAYS_MINUTES = [1, 5, 15, 60, 180, 180, 180, 180] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MINUTES.length;

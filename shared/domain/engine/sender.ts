@@ -12,11 +12,13 @@ import { channelOfKind, kindOfStep } from './action';
 import { type ConditionDeps, decideCondition } from './conditions';
 import { checkCampaignCap, chooseAccount } from './pacing';
 import type { ActionStore, CampaignCompletion, OutcomeLog, ProspectProgress, SendCounters } from './ports';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure } from './provider-answers';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
 import { type SentMessageDeps, keepSent } from './sent-messages';
 import { publicIdOf } from '../inbox/reply-router';
-import { type SendResult, performStep } from './steps';
+import { type SendResult, performStep, whyNotSendable } from './steps';
+import type { UnsubscribeLinks } from '../suppressions/ports';
+import type { Suppressions } from '../suppressions/suppression-service';
 import { nextOpenMoment, nextUtcDay, openSpanFrom } from './window';
 
 /**
@@ -61,6 +63,10 @@ export interface SenderDeps {
   provider: NetworkProvider;
   conditions: ConditionDeps;
   sentMessages: SentMessageDeps;
+  /** The workspace suppression lists: checked before each email step (skipped `suppressed`), added to on a hard bounce. */
+  suppressions: Pick<Suppressions, 'check' | 'add'>;
+  /** The unsubscribe URL of an email step with `add_unsubscribe`. */
+  unsubscribeLinks: UnsubscribeLinks;
   clock: Clock;
   newToken: () => string;
 }
@@ -74,8 +80,6 @@ interface BatchReads {
   /** The campaigns this batch has read. */
   campaignsRead(): Promise<Campaign[]>;
 }
-
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function createSender(deps: SenderDeps) {
   const iso = (date: Date) => date.toISOString();
@@ -402,7 +406,7 @@ export function createSender(deps: SenderDeps) {
     }
     const kind = kindOfStep(node.stepType);
     const impossible =
-      kind === 'EMAIL' ? (prospect.email && EMAIL_SHAPE.test(prospect.email) ? undefined : 'no valid email address') : prospect.networkProfileUrl ? undefined : 'no network profile URL';
+      whyNotSendable(kind, prospect) ?? (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string)) ? 'suppressed' : undefined);
     if (impossible) {
       await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SKIPPED', reason: impossible }));
       await advance(action, campaign, nodes, node.id, now, {});
@@ -430,8 +434,13 @@ export function createSender(deps: SenderDeps) {
     }
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
-    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered });
-    return settle(claimed, campaign, nodes, node, choice.account, result, now, rendered);
+    const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
+    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered, ...(unsubscribeUrl ? { unsubscribeUrl } : {}) });
+    const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered);
+    if ('error' in result && kind === 'EMAIL' && isHardBounce(result.error)) {
+      await deps.suppressions.add(action.workspaceId, { emails: [prospect.email as string], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaign.id });
+    }
+    return settled;
   }
 
   return {

@@ -1,3 +1,4 @@
+import { hasValidEmail } from './conditions';
 import type { CampaignStep } from '../campaigns/nodes';
 import { publicIdOf } from '../inbox/reply-router';
 import type { Prospect } from '../leads/lead';
@@ -32,6 +33,26 @@ export interface StepInput {
   account: SenderAccount;
   prospect: Prospect;
   rendered: RenderedStep;
+  /** The prospect's unsubscribe URL, for an email step with `add_unsubscribe`. */
+  unsubscribeUrl?: string;
+}
+
+/** The unsubscribe link appended to an email body (the URL is ours: base64url token, no markup to escape but `&`). */
+export const unsubscribeFooter = (url: string): string =>
+  `<p style="font-size:12px;color:#777">If you would rather not hear from us, <a href="${url.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">unsubscribe</a>.</p>`;
+
+/**
+ * The unsubscribe header of an email. The current provider accepts `Unscribe-List` and sends it on
+ * as `List-Unsubscribe` (providers.md 1.6); it refuses `List-Unsubscribe-Post`, so the RFC 8058
+ * `List-Unsubscribe-Post: List-Unsubscribe=One-Click` is added here for a provider that accepts it.
+ */
+export const unsubscribeHeaders = (url: string): { name: string; value: string }[] => [{ name: 'Unscribe-List', value: `<${url}>` }];
+
+
+/** Why this step cannot go to this prospect at all (skipped, recorded), or undefined. */
+export function whyNotSendable(kind: SendKind, prospect: Prospect): string | undefined {
+  if (kind === 'EMAIL') return hasValidEmail(prospect) ? undefined : 'no valid email address';
+  return prospect.networkProfileUrl ? undefined : 'no network profile URL';
 }
 
 export async function performStep(provider: NetworkProvider, input: StepInput): Promise<SendResult> {
@@ -44,7 +65,8 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         accountId: account.providerAccountId,
         to: { email: prospect.email as string, ...(name ? { name } : {}) },
         subject: rendered.subject,
-        htmlBody: rendered.text,
+        htmlBody: input.unsubscribeUrl ? `${rendered.text}${unsubscribeFooter(input.unsubscribeUrl)}` : rendered.text,
+        ...(input.unsubscribeUrl ? { customHeaders: unsubscribeHeaders(input.unsubscribeUrl) } : {}),
       });
       return { variant, sent: { refs: { trackingId } } };
     }

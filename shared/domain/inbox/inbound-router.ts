@@ -8,6 +8,7 @@ import type { LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import type { SenderAccount } from '../sender-accounts/sender-account';
+import type { Suppressions } from '../suppressions/suppression-service';
 import type { EventPublisher } from '../webhooks/event-publisher';
 import type { ConversationStore, MessageChannel, MessageKind } from './conversations';
 import { type InboundEmail, type InboundEmailKind, classifyInboundEmail } from './inbound-email';
@@ -61,7 +62,7 @@ export interface InboundRouterDeps {
   colleagues: { inCampaign(campaignId: number, companyId: number): Promise<number[]> };
   actions: Pick<ActionStore, 'get' | 'replace'>;
   conversations: Pick<ConversationStore, 'append'>;
-  suppressions: { suppressBounce(workspaceId: number, email: string): Promise<void> };
+  suppressions: Pick<Suppressions, 'add'>;
   publisher: Pick<EventPublisher, 'publish'>;
   ids: IdGenerator;
   clock: Clock;
@@ -144,7 +145,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
     }
     if (kind === 'bounce') {
       await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status: 'BOUNCED', reason: 'the email bounced (reported by the mail system)' });
-      if (prospect.email) await deps.suppressions.suppressBounce(account.workspaceId, prospect.email);
+      if (prospect.email) await deps.suppressions.add(account.workspaceId, { emails: [prospect.email], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaignId ?? undefined });
       await record('BOUNCED', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
       return { handled: true, prospectId: prospect.id, kind };
     }

@@ -88,6 +88,8 @@ export interface NetworkProvider {
     subject: string;
     htmlBody: string;
     replyTo?: string;
+    /** Extra headers of the email; the provider refuses names it does not accept (providers.md 1.6: `X-*`, `Unscribe-List`, `Reply-To`, `Content-Type`). */
+    customHeaders?: readonly { name: string; value: string }[];
   }): Promise<{ trackingId: string }>;
   listAccounts(): Promise<ProviderAccount[]>;
   /** undefined when the provider does not know the id. */

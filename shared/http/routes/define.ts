@@ -41,6 +41,17 @@ export interface RouteDefinition<Group extends string = string, Request extends 
   readonly errors: readonly number[];
   /** The largest body the handler accepts; DEFAULT_MAX_BODY_BYTES unless given. */
   readonly maxBodyBytes?: number;
+  /**
+   * `html`: the route answers HTML pages (a public page opened in a browser), success and its own
+   * errors alike; its success schemas are `HtmlPage`. JSON unless given.
+   */
+  readonly produces?: 'json' | 'html';
+  /**
+   * `form`: the body is an HTML form post (`application/x-www-form-urlencoded`, or
+   * `multipart/form-data`), read by the handler as text (`request.text()`); `body()` gives the
+   * URL-encoded fields checked by the body schema. JSON unless given.
+   */
+  readonly consumes?: 'json' | 'form';
 }
 
 /** Error statuses any route may answer with: bad input or body, body too large, failure. */
@@ -123,6 +134,9 @@ export const idOrNone = v.pipe(
 );
 
 export const Success = v.strictObject({ success: v.literal(true) });
+
+/** The success body of a route that produces HTML: a page. */
+export const HtmlPage = v.pipe(v.string(), v.minLength(1), v.description('An HTML page'));
 
 /** ISO 8601 timestamps as the service writes them. */
 export const Timestamp = v.pipe(v.string(), v.isoTimestamp());

@@ -45,6 +45,7 @@ export interface StepSpec {
   message_template_b?: string;
   subject_line_b?: string;
   delay_in_hours?: number;
+  add_unsubscribe?: boolean;
 }
 
 /** A campaign whose main path is these steps in order, with these settings; its id and step ids. */

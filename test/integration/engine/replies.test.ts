@@ -115,6 +115,9 @@ describe('replies', () => {
       ].sort(),
     );
 
+    const suppressed = await stack.call<{ suppressions: { value: string; reason: string }[] }>('GET', '/public/suppressions/', { apiKey: world.ws.key });
+    expect(suppressed.body.suppressions.map((entry) => [entry.value, entry.reason])).toEqual([['eve@gone.example', 'HARD_BOUNCE']]);
+
     await advance(stack, clock, 48);
     expect(await emailsWithSubject('R two')).toEqual(['cat@other.example', 'dan@away.example']);
     await play(stack);

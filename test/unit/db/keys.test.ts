@@ -172,6 +172,17 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
       gsi1sk: '2026-11-23T09:00:00.000Z#0000000000000045',
     }),
   inboundLinkKey: () => expect(keys.inboundLinkKey('CHAT#acc_1#chat_1')).toEqual({ pk: 'INBOUND_LINK#CHAT#acc_1#chat_1', sk: 'LINK' }),
+  suppressionKey: () => {
+    expect(keys.suppressionKey(8, 'EMAIL', 'ada@example.com')).toEqual({ pk: 'SUPPRESSION#0000000000000008#EMAIL#ada@example.com', sk: 'SUPPRESSION' });
+    expect(keys.suppressionKey(8, 'DOMAIN', 'example.com')).toEqual({ pk: 'SUPPRESSION#0000000000000008#DOMAIN#example.com', sk: 'SUPPRESSION' });
+  },
+  suppressionsByWorkspace: () =>
+    expect(keys.suppressionsByWorkspace(8, 31)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#SUPPRESSIONS', gsi1sk: 'SUPPRESSION#0000000000000031' }),
+  requestCounterKey: () =>
+    expect(keys.requestCounterKey('unsubscribe', '203.0.113.9', '2026-11-23T09:00:00.000Z')).toEqual({
+      pk: 'REQUESTS#unsubscribe#203.0.113.9',
+      sk: '2026-11-23T09:00:00.000Z',
+    }),
 };
 
 describe('every key builder, exactly', () => {

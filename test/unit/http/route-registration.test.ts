@@ -14,12 +14,14 @@ import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
 import { memberHandlers } from '../../../functions/http/members/routes';
 import { prospectHandlers } from '../../../functions/http/prospects/routes';
 import { providerWebhookHandlers } from '../../../functions/http/provider-webhooks/routes';
+import { suppressionHandlers } from '../../../functions/http/suppressions/routes';
+import { unsubscribeHandlers } from '../../../functions/http/unsubscribe/routes';
 import { userWebhookHandlers } from '../../../functions/http/user-webhook/routes';
 import { OPENAPI_FILE, renderOpenApi } from '../../../infra/openapi';
 import { httpHandler } from '../../../shared/http/http-handler';
 import { FUNCTION_GROUPS, type FunctionGroup, ROUTES, routeKey } from '../../../shared/http/route-table';
-import { defineRoute } from '../../../shared/http/routes/define';
-import { json } from '../../../shared/http/responses';
+import { HtmlPage, defineRoute } from '../../../shared/http/routes/define';
+import { html, json } from '../../../shared/http/responses';
 import { createLogger } from '../../../shared/logging/logger';
 
 /** Each group's handler map, built with no dependencies: only its keys are looked at. */
@@ -37,6 +39,8 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   prospects: prospectHandlers(none),
   campaigns: { ...campaignHandlers(none), ...campaignFlowHandlers(none) },
   campaignProspects: campaignProspectHandlers(none),
+  unsubscribe: unsubscribeHandlers(none),
+  suppressions: suppressionHandlers(none),
 };
 
 const context = {} as Context;
@@ -56,7 +60,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(58);
+    expect(ROUTES).toHaveLength(63);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {
@@ -184,5 +188,66 @@ describe('route inputs and the response contract', () => {
     const response = await undocumented(eventFor('POST', '/api/v1/probe/{id}', { pathParameters: { id: '1' }, body: '{}' }), context);
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body)).toEqual({ error: 'Response does not match POST /api/v1/probe/{id}: status 409 is not documented' });
+  });
+});
+
+describe('pages and form posts', () => {
+  const page = defineRoute('probe', {
+    method: 'POST',
+    path: '/page/{id}',
+    auth: 'none',
+    summary: 'a page',
+    request: { body: v.object({ field: v.optional(v.literal('yes', 'field must be yes')) }) },
+    responses: { 200: HtmlPage },
+    produces: 'html',
+    consumes: 'form',
+    errors: [404],
+  });
+  const logger = createLogger({ service: 'probe', sink: () => {} });
+  let answer: () => ReturnType<typeof html> = () => html(200, '<p>ok</p>');
+  const seen: { text: string; body: unknown }[] = [];
+  const handler = httpHandler(
+    { page },
+    {
+      page: async (request) => {
+        seen.push({ text: request.text(), body: { ...request.body() } });
+        return answer();
+      },
+    },
+    { logger, checkResponses: true },
+  );
+  const post = (body: string | null, extra: Partial<APIGatewayProxyEvent> = {}) => handler(eventFor('POST', '/api/v1/page/{id}', { body, ...extra }), context);
+
+  it('hands a form route its body as text and its URL-encoded fields, never parsing JSON', async () => {
+    seen.length = 0;
+    const response = await post('field=yes&other=1');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.body).toBe('<p>ok</p>');
+    await post(Buffer.from('field=yes').toString('base64'), { isBase64Encoded: true });
+    await post(null);
+    expect(seen).toEqual([
+      { text: 'field=yes&other=1', body: { field: 'yes' } },
+      { text: 'field=yes', body: { field: 'yes' } },
+      { text: '', body: {} },
+    ]);
+    const refused = await post('field=no');
+    expect([refused.statusCode, JSON.parse(refused.body)]).toEqual([400, { error: 'field must be yes' }]);
+  });
+
+  it('checks a page against its documented statuses, and refuses a page from a JSON route', async () => {
+    answer = () => html(404, '<p>gone</p>');
+    expect((await post('')).statusCode).toBe(404);
+    answer = () => html(409, '<p>conflict</p>');
+    const undocumented = await post('');
+    expect([undocumented.statusCode, JSON.parse(undocumented.body)]).toEqual([500, { error: 'Response does not match POST /api/v1/page/{id}: status 409 is not documented' }]);
+    answer = () => html(200, '');
+    expect(JSON.parse((await post('')).body)).toEqual({ error: 'Response does not match POST /api/v1/page/{id}: status 200: an empty page' });
+    answer = () => html(200, '<p>ok</p>');
+    const jsonRoute = defineRoute('probe', { method: 'GET', path: '/j', auth: 'none', summary: 'j', responses: { 200: v.strictObject({}) } });
+    const pageFromJson = httpHandler({ jsonRoute }, { jsonRoute: async () => html(200, '<p>x</p>') }, { logger, checkResponses: true });
+    expect(JSON.parse((await pageFromJson(eventFor('GET', '/api/v1/j'), context)).body)).toEqual({
+      error: 'Response does not match GET /api/v1/j: status 200: an HTML page from a JSON route',
+    });
   });
 });

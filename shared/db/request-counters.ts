@@ -1,0 +1,47 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RequestLimiter } from '../domain/suppressions/ports';
+import { isConditionFailed } from './client';
+import { requestCounterKey } from './keys';
+import { TABLE } from './table-schema';
+
+export interface FixedWindow {
+  /** What is counted (a route's name): one counter per scope, subject and window. */
+  scope: string;
+  /** Requests allowed per window. */
+  limit: number;
+  windowSeconds: number;
+}
+
+/**
+ * A fixed-window request limit in the table: one small item per subject and window, moved by one
+ * conditional `ADD` (1 WCU a request; the request over the limit writes nothing). Items expire by
+ * TTL a window after their end. For public routes the usage plan does not cover (no API key).
+ */
+export class DynamoRequestLimiter implements RequestLimiter {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly window: FixedWindow,
+  ) {}
+
+  async take(subject: string, now: Date): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }> {
+    const windowMs = this.window.windowSeconds * 1000;
+    const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: requestCounterKey(this.window.scope, subject, new Date(start).toISOString()),
+          UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: 'attribute_not_exists(n) OR n < :limit',
+          ExpressionAttributeNames: { '#ttl': TABLE.timeToLive },
+          ExpressionAttributeValues: { ':one': 1, ':limit': this.window.limit, ':ttl': Math.floor((start + 2 * windowMs) / 1000) },
+        }),
+      );
+      return { allowed: true };
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000)) };
+    }
+  }
+}

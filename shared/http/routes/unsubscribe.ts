@@ -1,0 +1,39 @@
+import * as v from 'valibot';
+import { HtmlPage, defineRoute } from './define';
+
+/** The token of an unsubscribe link; whether it is one of ours is the handler's check (a 404 page). */
+const tokenPath = v.object({ token: v.optional(v.string(), '') });
+
+/** The RFC 8058 one-click body; the confirmation page's own form posts the same field. */
+export const OneClickForm = v.object({ 'List-Unsubscribe': v.optional(v.literal('One-Click')) });
+
+/**
+ * The unsubscribe link of an email (docs/engine.md, "Unsubscribes and suppression"). Public: no
+ * credentials, the signed token says who; each request counts against a per-IP limit (429).
+ * Pages, not JSON: a person opens the link in a browser.
+ */
+export const unsubscribeRoutes = {
+  unsubscribePage: defineRoute('unsubscribe', {
+    method: 'GET',
+    path: '/unsubscribe/{token}',
+    auth: 'none',
+    summary: 'The confirmation page of an unsubscribe link: a button that unsubscribes. Changes nothing (mail software prefetches links).',
+    request: { path: tokenPath },
+    responses: { 200: HtmlPage },
+    produces: 'html',
+    errors: [404, 429],
+  }),
+  unsubscribe: defineRoute('unsubscribe', {
+    method: 'POST',
+    path: '/unsubscribe/{token}',
+    auth: 'none',
+    summary:
+      'One-click unsubscribe (RFC 8058): with the body `List-Unsubscribe=One-Click` (form-encoded or multipart), the address goes on the workspace suppression list and the prospect’s sequence stops (UNSUBSCRIBED), at once.',
+    request: { path: tokenPath, body: OneClickForm },
+    responses: { 200: HtmlPage },
+    produces: 'html',
+    consumes: 'form',
+    errors: [404, 429],
+    maxBodyBytes: 8 * 1024,
+  }),
+};

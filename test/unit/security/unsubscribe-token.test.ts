@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { createUnsubscribeTokens } from '../../../shared/security/unsubscribe-token';
+
+describe('unsubscribe tokens', () => {
+  const tokens = createUnsubscribeTokens('a'.repeat(64));
+  const subject = { workspaceId: 12, campaignId: 345, prospectId: 6789 };
+
+  it('signs who unsubscribes from what, and reads it back', () => {
+    const token = tokens.sign(subject);
+    expect(token).toMatch(/^u1\.12\.345\.6789\.[A-Za-z0-9_-]{43}$/);
+    expect(tokens.sign(subject)).toBe(token);
+    expect(tokens.verify(token)).toEqual(subject);
+  });
+
+  it('refuses an altered, forged or malformed token', () => {
+    const token = tokens.sign(subject);
+    const mac = token.slice(token.lastIndexOf('.') + 1);
+    expect(tokens.verify(token.replace('.6789.', '.6790.'))).toBeUndefined();
+    expect(tokens.verify(`u1.12.345.6789.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`)).toBeUndefined();
+    expect(tokens.verify(createUnsubscribeTokens('b'.repeat(64)).sign(subject))).toBeUndefined();
+    for (const bad of ['', 'u1', `u2.12.345.6789.${mac}`, `u1.12.345.6789.${mac}x`, `u1.0.345.6789.${mac}`, `u1.12.345.${mac}`]) {
+      expect(tokens.verify(bad), bad).toBeUndefined();
+    }
+    // A zero id is never one we sign, even with a valid MAC.
+    expect(tokens.verify(tokens.sign({ ...subject, prospectId: 0 }))).toBeUndefined();
+  });
+});
