@@ -131,6 +131,14 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     );
   });
 
+  it('lets the provider webhooks stop sequences on replies: the table to write, the lead-list bound, the webhooks queue to publish on', () => {
+    const env = fnEnv('providerWebhooks');
+    expect(env.MAX_LEADS_PER_LIST).toBe('100000');
+    expect(env.WEBHOOKS_QUEUE_URL).toEqual({ Ref: logicalId(stack, webhooks().queue) });
+    const actions = policyStatements(template, logicalId(stack, stack.functions.providerWebhooks.role as never)).flatMap(actionsOf);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:TransactWriteItems', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'sqs:SendMessage']));
+  });
+
   it('gives the functions time for their own bounds to answer first (provider 8 s, webhook 10 s)', () => {
     const timeout = (group: FunctionGroup) => resources[logicalId(stack, stack.functions[group])]?.Properties.Timeout;
     for (const group of ['accounts', 'connections', 'providerWebhooks'] as const) expect(timeout(group), group).toBe(12);
