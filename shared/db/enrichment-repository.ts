@@ -217,8 +217,20 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     return commitUnits(this.db, units, { concurrency: CLAIM_CONCURRENCY });
   }
 
-  async resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined): Promise<boolean> {
-    const now = refund?.createdAt;
+  async touch(jobId: number, at: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: enrichmentJobKey(jobId),
+        UpdateExpression: 'SET updatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+  }
+
+  async resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined, at: string): Promise<boolean> {
+    const now = at;
     try {
       await this.db.send(
         new TransactWriteCommand({

@@ -78,7 +78,9 @@ export interface EnrichmentRepository {
    * gives back with its ledger entry: one transaction, only for chunks still PENDING. False when
    * one of them was resolved meanwhile (nothing written).
    */
-  resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined): Promise<boolean>;
+  resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined, at: string): Promise<boolean>;
+  /** Records progress on the job (the sweeper leaves it alone for a while). */
+  touch(jobId: number, at: string): Promise<void>;
   /** Lets go of prospects the job holds (those not written with a found value). */
   release(jobId: number, prospectIds: number[]): Promise<void>;
   /** Deletes applied chunks and counts them done on the job; the job as it is after. */

@@ -185,7 +185,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
             counts.refunded > 0
               ? { id: await deps.ids.next(), workspaceId: job.workspaceId, kind: 'REFUND', amount: counts.refunded, reason: `${job.type} refund`, jobId: job.id, createdAt: now() }
               : undefined;
-          if (await deps.jobs.resolve(job, fresh, counts, refund)) {
+          if (await deps.jobs.resolve(job, fresh, counts, refund, now())) {
             resolved = [...resolved, ...fresh];
           } else {
             // Resolved meanwhile by another delivery: apply what it recorded.
