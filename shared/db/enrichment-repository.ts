@@ -250,9 +250,9 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
                 TableName: this.tableName,
                 Key: enrichmentJobKey(job.id),
                 UpdateExpression:
-                  'ADD found :found, notFound :notFound, #duplicate :duplicate, failed :failed, skipped :skipped, refunded :refunded' +
+                  'ADD #found :found, notFound :notFound, #duplicate :duplicate, #failed :failed, skipped :skipped, refunded :refunded' +
                   (now ? ' SET updatedAt = :now' : ''),
-                ExpressionAttributeNames: { '#duplicate': 'duplicate' },
+                ExpressionAttributeNames: { '#duplicate': 'duplicate', '#found': 'found', '#failed': 'failed' },
                 ExpressionAttributeValues: {
                   ':found': counts.found,
                   ':notFound': counts.notFound,

@@ -53,6 +53,7 @@ describe('enrichment with credits', () => {
     receiver = await startReceiver();
   });
   afterAll(async () => {
+    if (process.env.SHOW_LOGS) for (const line of stack.logs.filter((l) => l.includes('"level":"ERROR"') || l.includes('"level":"WARN"'))) console.log(line.slice(0, 1500));
     await receiver?.stop();
     await stack?.stop();
   });
@@ -93,7 +94,7 @@ describe('enrichment with credits', () => {
   });
 
   it('refuses bad requests with 400 and charges nothing', async () => {
-    const list = await peopleList(alice, 'badreq', { withDomain: 2 });
+    const list = await peopleList(alice, 'badreq', { withDomain: 4 });
     const before = await credits(alice);
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [{ enrichment_type: 'FIND_FAX' }, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }],
@@ -103,14 +104,14 @@ describe('enrichment with credits', () => {
       [{ prospect_limit: 0 }, { error: 'prospect_limit must be a positive integer' }],
       [{ mode: 'sync', webhook_url: 'https://example.com/hook' }, { error: 'webhook_url is only available in async mode' }],
       [{ webhook_url: 'https://169.254.169.254/latest' }, { error: 'webhook_url must not point to a private, loopback, link-local or reserved address' }],
-      [{ enrichment_type: 'FIND_PHONE' }, { error: 'Insufficient credits', details: `60 credits needed (2 × 30), ${before.balance} available` }],
+      [{ enrichment_type: 'FIND_PHONE' }, { error: 'Insufficient credits', details: `120 credits needed (4 × 30), ${before.balance} available` }],
     ];
     for (const [body, expected] of cases) {
       const response = await enrich(alice, list.id, body);
       expect([response.status, response.body], JSON.stringify(body)).toEqual([400, expected]);
     }
     expect(await credits(alice)).toEqual(before);
-    expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW', 'NEW']);
+    expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW', 'NEW', 'NEW', 'NEW']);
   });
 
   it('async FIND_EMAIL: charges up front, shows Loading…, writes found emails, keeps the charge of a searched lead', async () => {
@@ -225,6 +226,7 @@ describe('enrichment with credits', () => {
     const user = await signUp(stack);
     const racer: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
     await grant(racer.workspaceId, 10);
+    clock.advance(1000);
     const one = await peopleList(racer, 'raceone', { withDomain: 2 });
     const two = await peopleList(racer, 'racetwo', { withDomain: 2 });
     const answers = await Promise.all([enrich(racer, one.id, {}), enrich(racer, two.id, {})]);
