@@ -158,7 +158,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
 
   async function finish(job: EnrichmentJob, chunks: number[]): Promise<void> {
     const after = await deps.jobs.finishChunks(job, chunks);
-    if (!after || after.status !== 'RUNNING' || after.doneChunks.length < after.chunks) return;
+    if (after?.status !== 'RUNNING' || after.doneChunks.length < after.chunks) return;
     if (await deps.jobs.complete(after, now())) {
       const completed = await deps.jobs.getJob(job.id);
       if (completed) await deps.notifier.jobCompleted(completed);
