@@ -111,7 +111,7 @@ export const FUNCTION_GROUPS = {
   enrichment: group({
     entry: 'functions/http/enrichment/lambda.ts',
     routes: enrichmentRoutes,
-    settings: [...TABLE_SETTINGS, ...WEBHOOK_SETTINGS, ...QUEUE_SETTINGS, ...ENRICHMENT_PROVIDER_SETTINGS, 'enrichmentQueueUrl', 'maxLeadsPerList'],
+    settings: [...TABLE_SETTINGS, ...QUEUE_SETTINGS, ...ENRICHMENT_PROVIDER_SETTINGS, 'webhookAllowLoopback', 'enrichmentQueueUrl', 'maxLeadsPerList'],
     timeoutSeconds: 28,
   }),
 } as const;

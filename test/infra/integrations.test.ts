@@ -158,6 +158,9 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       [secretId('PROVIDER_WEBHOOK_SECRET')]: generated(64),
       [secretId('WEBHOOK_SECRET_KEY')]: generated(64),
       [secretId('DIRECTORY_API_KEY')]: generated(32),
+      [secretId('HUNTER_API_KEY')]: generated(32),
+      [secretId('PROSPEO_API_KEY')]: generated(32),
+      [secretId('LUSHA_API_KEY')]: generated(32),
     });
     for (const secret of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
       expect(secret[1].Properties.SecretString, secret[0]).toBeUndefined();
@@ -203,6 +206,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'campaignProspects',
       'campaigns',
       'connections',
+      'enrichment',
       'health',
       'leadLists',
       'members',

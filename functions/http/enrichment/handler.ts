@@ -2,6 +2,7 @@ import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { webhookSettingsExist } from '../../../shared/db/webhook-repository';
 import { createCreditService } from '../../../shared/domain/credits/credits';
 import { createEnrichmentService } from '../../../shared/domain/enrichment/enrichment-service';
 import { httpHandler } from '../../../shared/http/http-handler';
@@ -11,8 +12,9 @@ import { sqsChunkQueue } from '../../../shared/messaging/enrichment-queue';
 import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { enrichmentProcessorFrom } from '../../../shared/runtime/enrichment';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
-import { webhookAdaptersFrom } from '../../../shared/runtime/integrations';
+import { loopbackAllowed } from '../../../shared/runtime/integrations';
 import { tableAccess } from '../../../shared/runtime/table';
+import { createDestinationPolicy } from '../../../shared/webhooks/destination';
 import { enrichmentHandlers } from './routes';
 
 /** The enrichment function: credits, the estimate, starting a job (sync mode works it here), a job's state. */
@@ -22,7 +24,8 @@ export function buildEnrichmentHandler(config: GroupConfig<'enrichment'>, deps: 
   const logger = loggerFor('enrichment', deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const credits = new DynamoCreditRepository(db, tableName);
-  const webhooks = webhookAdaptersFrom(config, access);
+  // The completion webhook's URL is checked here (SSRF rules); its events are signed by the delivery worker.
+  const policy = createDestinationPolicy({ allowLoopback: loopbackAllowed(config) });
   const enrichment = createEnrichmentService({
     lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
     members: {
@@ -34,8 +37,8 @@ export function buildEnrichmentHandler(config: GroupConfig<'enrichment'>, deps: 
     jobs: new DynamoEnrichmentRepository(db, tableName),
     queue: sqsChunkQueue(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.enrichmentQueueUrl),
     processor: enrichmentProcessorFrom(config, access, deps.clock, logger),
-    checkWebhookUrl: (url) => webhooks.policy.check(url),
-    hasSigningSecret: async (userId) => (await webhooks.settings.get(userId)) !== undefined,
+    checkWebhookUrl: (url) => policy.check(url),
+    hasSigningSecret: (userId) => webhookSettingsExist(db, tableName, userId),
     ids,
     clock: deps.clock,
   });
