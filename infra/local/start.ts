@@ -58,7 +58,7 @@ async function main() {
     functionLog: (line) => console.error(line),
   });
   const credentialsFile = join(dataDir, 'dev-credentials.json');
-  const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile, stack.provider.url);
+  const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile, stack.provider.url, stack.enrichment.url);
   const senderAccounts = await ensureDevSenderAccounts(stack.baseUrl, credentials.api_key);
   // The development workspace starts with DEV_WORKSPACE_CREDITS credits, granted once (docs/enrichment.md).
   await createCreditService({ credits: new DynamoCreditRepository(stack.db, stack.tableName), ids: new DynamoIdAllocator(stack.db, stack.tableName), clock: stack.clock }).grant(
