@@ -149,10 +149,13 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       pending = changes.filter((_, i) => outcomes[i] === 'conflict').map((c) => c.result);
     }
     if (pending.length > 0) deps.warn?.('Found values not written after three attempts (the prospects kept changing)', { jobId: job.id, prospects: pending.length });
-    // Everything else the job holds is let go (a found value that was written let go with its write).
+    // Everything else the job holds is let go. A found value that was written let go with its
+    // write, and a skipped prospect was never held: asking again would be a refused conditional
+    // write, which DynamoDB bills all the same.
+    const unwritten = new Set(pending.map((r) => r.prospectId));
     await deps.jobs.release(
       job.id,
-      results.map((r) => r.prospectId),
+      results.filter((r) => (r.outcome !== 'found' && r.outcome !== 'skipped') || unwritten.has(r.prospectId)).map((r) => r.prospectId),
     );
   }
 
