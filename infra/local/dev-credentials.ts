@@ -11,6 +11,8 @@ export interface DevCredentials {
   password: string;
   /** The sandbox provider's base URL; its control API is under `/_sandbox/` (docs/integrations.md). */
   sandbox_provider_url: string;
+  /** The sandbox enrichment providers' base URL; their control API is under `/_sandbox/enrichment/` (docs/enrichment.md). */
+  sandbox_enrichment_url: string;
 }
 
 async function call(baseUrl: string, method: string, path: string, options: { body?: unknown; apiKey?: string; token?: string } = {}) {
@@ -27,10 +29,10 @@ async function call(baseUrl: string, method: string, path: string, options: { bo
 
 /**
  * Makes sure the development user, workspace and API key exist and that the file describes
- * them (with this start's sandbox provider URL). Everything goes through the API itself. A later start reuses the file; whatever no
+ * them (with this start's sandbox provider and sandbox enrichment URLs). Everything goes through the API itself. A later start reuses the file; whatever no
  * longer works (an expired session, a wiped database, a revoked key) is replaced.
  */
-export async function ensureDevCredentials(baseUrl: string, file: string, sandboxProviderUrl: string): Promise<DevCredentials> {
+export async function ensureDevCredentials(baseUrl: string, file: string, sandboxProviderUrl: string, sandboxEnrichmentUrl: string): Promise<DevCredentials> {
   const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DevCredentials) : undefined;
   let email = saved?.email ?? 'dev@example.com';
   let password = saved?.password ?? randomBytes(12).toString('base64url');
@@ -67,6 +69,7 @@ export async function ensureDevCredentials(baseUrl: string, file: string, sandbo
     email,
     password,
     sandbox_provider_url: sandboxProviderUrl,
+    sandbox_enrichment_url: sandboxEnrichmentUrl,
   };
   writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   return credentials;

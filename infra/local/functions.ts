@@ -1,6 +1,9 @@
 import { buildCampaignsHandler } from '../../functions/http/campaigns/handler';
 import { buildCampaignSchedulingHandler } from '../../functions/queues/campaign-scheduling/handler';
 import { buildOutreachHandler } from '../../functions/queues/outreach/handler';
+import { buildEnrichmentWorkerHandler } from '../../functions/queues/enrichment/handler';
+import { buildEnrichmentSweeperHandler } from '../../functions/schedules/enrichment-sweeper/handler';
+import { buildEnrichmentHandler } from '../../functions/http/enrichment/handler';
 import { buildOutreachSchedulerHandler } from '../../functions/schedules/outreach-scheduler/handler';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { buildAuthorizer } from '../../functions/authorizer/handler';
@@ -20,7 +23,7 @@ import { buildUserWebhookHandler } from '../../functions/http/user-webhook/handl
 import { buildWebhookDeliveryHandler } from '../../functions/queues/webhook-delivery/handler';
 import { type AllSettings, settingsFrom } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, type GroupConfig } from '../../shared/http/route-table';
-import { CAMPAIGN_SCHEDULING, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import type { FunctionDeps } from '../../shared/runtime/function-deps';
 import type { ScheduledHandler } from './timer';
 
@@ -47,6 +50,7 @@ const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: Func
   campaignProspects: buildCampaignProspectsHandler,
   unsubscribe: buildUnsubscribeHandler,
   suppressions: buildSuppressionsHandler,
+  enrichment: buildEnrichmentHandler,
 };
 
 /** Queue consumers by queue name (the catalog's). */
@@ -54,11 +58,13 @@ const QUEUE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: Func
   [WEBHOOK_DELIVERY.name]: (settings, deps) => buildWebhookDeliveryHandler(settingsFrom(WEBHOOK_DELIVERY.settings, settings), deps),
   [CAMPAIGN_SCHEDULING.name]: (settings, deps) => buildCampaignSchedulingHandler(settingsFrom(CAMPAIGN_SCHEDULING.settings, settings), deps),
   [OUTREACH.name]: (settings, deps) => buildOutreachHandler(settingsFrom(OUTREACH.settings, settings), deps),
+  [ENRICHMENT.name]: (settings, deps) => buildEnrichmentWorkerHandler(settingsFrom(ENRICHMENT.settings, settings), deps),
 };
 
 /** Scheduled jobs by name (the catalog's). */
 const SCHEDULE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: FunctionDeps) => ScheduledHandler> = {
   [OUTREACH_SCHEDULER.name]: (settings, deps) => buildOutreachSchedulerHandler(settingsFrom(OUTREACH_SCHEDULER.settings, settings), deps),
+  [ENRICHMENT_SWEEPER.name]: (settings, deps) => buildEnrichmentSweeperHandler(settingsFrom(ENRICHMENT_SWEEPER.settings, settings), deps),
 };
 
 export interface LocalFunctions {

@@ -14,6 +14,7 @@ import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
 import { type LocalFunctions, buildLocalFunctions } from './functions';
 import { createLocalGateway } from './gateway';
 import { startSandboxDirectory } from './sandbox-directory/server';
+import { type SandboxEnrichment, startSandboxEnrichment } from './sandbox-enrichment';
 import { type SandboxProvider, freePort, registerProviderWebhooks, startSandboxProvider } from './sandbox-provider';
 import { type PolledQueue, SqsPoller } from './sqs-poller';
 import { LOCAL_TABLE_NAME, ensureTable } from './table';
@@ -86,6 +87,8 @@ export interface LocalStack {
   functions: LocalFunctions;
   /** The sandbox network/email provider and its control API. */
   provider: SandboxProvider;
+  /** The sandbox enrichment providers (Hunter, Prospeo, Lusha protocols) and their control API. */
+  enrichment: SandboxEnrichment;
   /** Runs every scheduled job (SCHEDULES) once, awaited; what `POST /_local/clock` does after moving the clock. */
   runSchedules(): Promise<void>;
   stop(): Promise<void>;
@@ -123,6 +126,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Sandbox B2B directory behind prospect search (the adapter talks real HTTP to it).
   const directory = await startSandboxDirectory();
   stops.push(() => directory.stop());
+
+  // Sandbox enrichment providers (the real adapters talk HTTP to it).
+  const enrichment = await startSandboxEnrichment();
+  stops.push(() => enrichment.stop());
 
   // Sandbox network/email provider (the real adapter and the provider's SDK talk HTTP to it).
   const provider = await startSandboxProvider({
@@ -195,6 +202,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     unsubscribeSecret: options.unsubscribeSecret ?? randomBytes(32).toString('hex'),
     // Local development receives webhooks on this machine; a deployed stack never allows it.
     webhookAllowLoopback: true,
+    hunterBaseUrl: enrichment.url,
+    hunterApiKey: enrichment.keys.hunter,
+    prospeoBaseUrl: enrichment.url,
+    prospeoApiKey: enrichment.keys.prospeo,
+    lushaBaseUrl: enrichment.url,
+    lushaApiKey: enrichment.keys.lusha,
     sqsEndpoint,
     ...queueUrls,
     ...options.settings,
@@ -283,6 +296,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     settings,
     functions,
     provider,
+    enrichment,
     runSchedules,
     async stop() {
       for (const stop of stops) await stop();

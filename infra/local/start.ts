@@ -7,6 +7,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readSettings } from '../../shared/config/settings';
 import { OffsetClock } from '../../shared/time/clock';
+import { DynamoCreditRepository } from '../../shared/db/credit-repository';
+import { DynamoIdAllocator } from '../../shared/db/id-allocator';
+import { DEV_WORKSPACE_CREDITS, createCreditService } from '../../shared/domain/credits/credits';
 import { JavaMissingError, assertJavaAvailable } from './dynamodb-local';
 import { ensureDevCredentials } from './dev-credentials';
 import { ensureDevSenderAccounts } from './dev-sender-accounts';
@@ -56,14 +59,22 @@ async function main() {
     functionLog: (line) => console.error(line),
   });
   const credentialsFile = join(dataDir, 'dev-credentials.json');
-  const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile, stack.provider.url);
+  const credentials = await ensureDevCredentials(stack.baseUrl, credentialsFile, stack.provider.url, stack.enrichment.url);
   const senderAccounts = await ensureDevSenderAccounts(stack.baseUrl, credentials.api_key);
+  // The development workspace starts with DEV_WORKSPACE_CREDITS credits, granted once (docs/enrichment.md).
+  await createCreditService({ credits: new DynamoCreditRepository(stack.db, stack.tableName), ids: new DynamoIdAllocator(stack.db, stack.tableName), clock: stack.clock }).grant(
+    credentials.workspace_id,
+    DEV_WORKSPACE_CREDITS,
+    'Development workspace credits',
+    'dev-welcome',
+  );
 
   console.log(`Outreach API listening on ${stack.baseUrl}/api/v1/ (sandbox mode: local DynamoDB and SQS emulators)`);
   console.log(`DynamoDB Local at ${stack.dynamodbEndpoint}, data in ${join(dataDir, 'dynamodb')}; SQS emulator at ${stack.sqsEndpoint}`);
   console.log(`Development credentials in ${credentialsFile} (workspace ${credentials.workspace_id}, ${credentials.email})`);
   console.log(`Try: curl -H "X-API-Key: ${credentials.api_key}" ${stack.baseUrl}/api/v1/api-keys/`);
   console.log(`Sandbox provider at ${stack.provider.url} (control API under /_sandbox/); sender accounts: ${senderAccounts.map((a) => `${a.type} #${a.id} (${a.status})`).join(', ')}`);
+  console.log(`Sandbox enrichment providers at ${stack.enrichment.url} (control API under /_sandbox/enrichment/; docs/enrichment.md)`);
   console.log(`Local clock: GET ${stack.baseUrl}/_local/clock; move it forward with POST {"advance_hours": 24} or {"now": "<ISO time>"}`);
   console.log('Press Ctrl-C to stop.');
 

@@ -45,6 +45,7 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   // Suppression entries, its per-IP request counters, and the sequence stop (actions, prospects, their list views, campaigns).
   unsubscribe: 'readWrite',
   suppressions: 'readWrite',
+  enrichment: 'readWrite',
 };
 
 const pascal = (name: string): string =>
@@ -111,7 +112,16 @@ export class OutreachStack extends Stack {
     });
     // Values of the settings the stack decides; every other setting takes its declared default.
     // Each function gets exactly the settings its registration declares (see `configure`).
+    // Enrichment providers' API keys (docs/enrichment.md): placeholders until an operator puts the real keys.
+    const enrichmentKey = (id: string, env: string, provider: string) =>
+      new Secret(this, id, {
+        description: `API key of ${provider}, an enrichment provider (${env}); replace the placeholder, then deploy`,
+        generateSecretString: { excludePunctuation: true, passwordLength: 32 },
+      }).secretValue.unsafeUnwrap();
     const settingValues: Partial<Record<SettingName, unknown>> = {
+      hunterApiKey: enrichmentKey('HunterApiKey', 'HUNTER_API_KEY', 'Hunter'),
+      prospeoApiKey: enrichmentKey('ProspeoApiKey', 'PROSPEO_API_KEY', 'Prospeo'),
+      lushaApiKey: enrichmentKey('LushaApiKey', 'LUSHA_API_KEY', 'Lusha'),
       tableName: table.tableName,
       runtime: 'aws',
       sessionSecret: sessionSecretValue,

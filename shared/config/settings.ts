@@ -218,6 +218,37 @@ export const SETTINGS = {
     required: true,
     meaning: 'URL of the outreach queue: due campaign actions, sent by the scheduler to the sender.',
   }),
+  enrichmentQueueUrl: define({
+    env: 'ENRICHMENT_QUEUE_URL',
+    schema: text(),
+    required: true,
+    meaning: 'URL of the enrichment queue: chunks of enrichment jobs, worked by the enrichment worker.',
+  }),
+
+  // Enrichment providers (docs/enrichment.md).
+  enrichmentEmailFinders: define<readonly string[]>({
+    env: 'ENRICHMENT_EMAIL_FINDERS',
+    schema: v.pipe(
+      v.string(),
+      v.transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean)),
+      v.check((names) => names.length > 0 && names.every((name) => name === 'hunter' || name === 'prospeo'), 'must list hunter and/or prospeo'),
+    ),
+    default: ['hunter', 'prospeo'],
+    format: (value) => value.join(','),
+    meaning: 'Email finders in waterfall order; FIND_EMAIL uses the first.',
+  }),
+  hunterBaseUrl: define({ env: 'HUNTER_BASE_URL', schema: url(), default: 'https://api.hunter.io', meaning: "Hunter's API base URL." }),
+  hunterApiKey: define({ env: 'HUNTER_API_KEY', schema: text(), required: true, secret: true, meaning: 'Hunter API key.' }),
+  prospeoBaseUrl: define({ env: 'PROSPEO_BASE_URL', schema: url(), default: 'https://api.prospeo.io', meaning: "Prospeo's API base URL." }),
+  prospeoApiKey: define({ env: 'PROSPEO_API_KEY', schema: text(), required: true, secret: true, meaning: 'Prospeo API key.' }),
+  lushaBaseUrl: define({ env: 'LUSHA_BASE_URL', schema: url(), default: 'https://api.lusha.com', meaning: "Lusha's API base URL (the phone finder)." }),
+  lushaApiKey: define({ env: 'LUSHA_API_KEY', schema: text(), required: true, secret: true, meaning: 'Lusha API key.' }),
+  enrichmentTimeoutMs: define({
+    env: 'ENRICHMENT_TIMEOUT_MS',
+    schema: integer(100, 60_000),
+    default: 8_000,
+    meaning: 'Bound on one enrichment provider call.',
+  }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -299,3 +330,13 @@ export const TABLE_SETTINGS = ['tableName', 'dynamodbEndpoint', 'trackCapacity',
 export const PROVIDER_SETTINGS = ['providerBaseUrl', 'providerAccessToken', 'providerTimeoutMs'] as const;
 export const WEBHOOK_SETTINGS = ['webhookSecretKey', 'webhookAllowLoopback', 'webhookTimeoutMs', 'webhookRetrySchedule'] as const;
 export const QUEUE_SETTINGS = ['sqsEndpoint', 'webhooksQueueUrl'] as const;
+export const ENRICHMENT_PROVIDER_SETTINGS = [
+  'enrichmentEmailFinders',
+  'hunterBaseUrl',
+  'hunterApiKey',
+  'prospeoBaseUrl',
+  'prospeoApiKey',
+  'lushaBaseUrl',
+  'lushaApiKey',
+  'enrichmentTimeoutMs',
+] as const;

@@ -300,3 +300,36 @@ export const requestCounterKey = (scope: string, subject: string, windowStart: s
   pk: `REQUESTS#${scope}#${subject}`,
   sk: windowStart,
 });
+
+/** A workspace's credit balance (the one item every debit, grant and refund updates, conditionally). */
+export const creditBalanceKey = (workspaceId: number) => ({ pk: `WORKSPACE#${padId(workspaceId)}`, sk: 'CREDITS' });
+/**
+ * One entry of a workspace's append-only credit ledger, in a partition of its own (the balance's
+ * partition holds the workspace's lists): time-ordered, so the ledger reads newest first.
+ */
+export const creditLedgerKey = (workspaceId: number, at: string, entryId: number) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}#LEDGER`,
+  sk: `${CREDIT_LEDGER_PREFIX}${at}#${padId(entryId)}`,
+});
+export const CREDIT_LEDGER_PREFIX = 'ENTRY#';
+/** Guard of a grant made once per workspace under a name (the development workspace's welcome credits). */
+export const creditGrantKey = (workspaceId: number, name: string) => ({ pk: `WORKSPACE#${padId(workspaceId)}`, sk: `CREDITGRANT#${name}` });
+
+/** An enrichment job: its workspace, list, type, selection (compressed ids), counts and credits. */
+export const enrichmentJobKey = (jobId: number) => ({ pk: `ENRICHJOB#${padId(jobId)}`, sk: 'JOB' });
+/** GSI2 keys of a job while it runs: the sweeper finds unfinished jobs with one Query, oldest first. */
+export const enrichmentJobRunning = (createdAt: string, jobId: number) => ({
+  gsi2pk: 'ENRICHJOBS#RUNNING',
+  gsi2sk: `${createdAt}#${padId(jobId)}`,
+});
+/**
+ * One chunk of an enrichment job while it is being worked (the prospects of one queue message),
+ * beside the members of the job's list: its presence is what shows those prospects as 'Loading…'
+ * in the list's pages and keeps them out of the list's next count and selection. Deleted when the
+ * chunk's results are applied.
+ */
+export const enrichmentChunkKey = (listId: number, jobId: number, chunk: number) => ({
+  pk: `LEADLIST#${padId(listId)}#MEMBERS`,
+  sk: `${ENRICHMENT_CHUNK_PREFIX}${padId(jobId)}#${String(chunk).padStart(5, '0')}`,
+});
+export const ENRICHMENT_CHUNK_PREFIX = 'ENRICHING#';

@@ -170,6 +170,8 @@ const PROSPECT_TEXT_FIELDS = [
   'profilePictureUrl',
   'seniority',
   'department',
+  'emailStatus',
+  'phoneStatus',
 ] as const satisfies readonly (keyof Prospect)[];
 
 export const ProspectItem = itemSchema(
@@ -180,6 +182,7 @@ export const ProspectItem = itemSchema(
       workspaceId: intAttribute,
       companyId: v.optional(intAttribute),
       campaignId: v.optional(intAttribute),
+      enrichJob: v.optional(intAttribute),
       firstName: v.string(),
       lastName: v.string(),
       status: v.string(),
@@ -191,10 +194,11 @@ export const ProspectItem = itemSchema(
       ...textFields(PROSPECT_TEXT_FIELDS),
     }),
     v.transform((item): Prospect => {
-      const { id, workspaceId, companyId, campaignId, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } = item;
+      const { id, workspaceId, companyId, campaignId, enrichJob, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } = item;
       const prospect = withText<Prospect>({ id, workspaceId, firstName, lastName, status, listIds, version, createdAt, updatedAt }, text);
       if (companyId !== undefined) prospect.companyId = companyId;
       if (campaignId !== undefined) prospect.campaignId = campaignId;
+      if (enrichJob !== undefined) prospect.enrichJob = enrichJob;
       if (customFields !== undefined) prospect.customFields = customFields;
       return prospect;
     }),

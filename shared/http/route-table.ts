@@ -10,7 +10,7 @@
  * Paths carry no trailing slash: API Gateway matches `/api-keys/` to the resource `/api-keys`,
  * and the local gateway strips the slash the same way.
  */
-import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, type SettingsOf, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
+import { ENRICHMENT_PROVIDER_SETTINGS, PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, type SettingsOf, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { accountRoutes } from './routes/accounts';
 import { apiKeyRoutes } from './routes/api-keys';
 import { campaignFlowRoutes } from './routes/campaign-flow';
@@ -18,6 +18,7 @@ import { campaignRoutes } from './routes/campaigns';
 import { authRoutes } from './routes/auth';
 import { campaignProspectRoutes } from './routes/campaign-prospects';
 import { connectionRoutes } from './routes/connections';
+import { enrichmentRoutes } from './routes/enrichment';
 import type { RouteDefinition } from './routes/define';
 import { healthRoutes } from './routes/health';
 import { leadListRoutes } from './routes/lead-lists';
@@ -120,6 +121,12 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/http/suppressions/lambda.ts',
     routes: suppressionRoutes,
     settings: [...TABLE_SETTINGS],
+  }),
+  // Credits and enrichment. Sync mode works up to 25 prospects in the request (providers bounded at 8 s, three tries).
+  enrichment: group({
+    entry: 'functions/http/enrichment/lambda.ts',
+    routes: enrichmentRoutes,
+    settings: [...TABLE_SETTINGS, ...QUEUE_SETTINGS, ...ENRICHMENT_PROVIDER_SETTINGS, 'webhookAllowLoopback', 'enrichmentQueueUrl', 'maxLeadsPerList'],
     timeoutSeconds: 28,
   }),
 } as const;

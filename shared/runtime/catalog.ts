@@ -1,4 +1,4 @@
-import { PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
+import { ENRICHMENT_PROVIDER_SETTINGS, PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { RETRY_DELAYS_SECONDS, maxAttemptsFor } from '../domain/webhooks/delivery';
 
 /**
@@ -81,7 +81,24 @@ export const OUTREACH = {
   visibilityTimeoutSeconds: 720,
 } as const satisfies QueueDefinition;
 
-export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING, OUTREACH];
+/**
+ * Enrichment chunks (functions/queues/enrichment): one chunk of a job (ENRICHMENT_LIMITS.chunkSize
+ * prospects) per message; a batch's results, counts and refunds are written once. Messages lost
+ * with the queue are found again by the enrichment sweeper from the job's items.
+ */
+export const ENRICHMENT = {
+  name: 'enrichment',
+  consumerEntry: 'functions/queues/enrichment/lambda.ts',
+  urlSetting: 'enrichmentQueueUrl',
+  settings: [...TABLE_SETTINGS, ...ENRICHMENT_PROVIDER_SETTINGS, ...QUEUE_SETTINGS, 'maxLeadsPerList'],
+  batchSize: 10,
+  // Provider failures are results (refunded), not retries: a message fails only on a storage error.
+  maxReceiveCount: 5,
+  // 6x the consumer's 120 s timeout.
+  visibilityTimeoutSeconds: 720,
+} as const satisfies QueueDefinition;
+
+export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING, OUTREACH, ENRICHMENT];
 
 /**
  * The outreach scheduler (functions/schedules/outreach-scheduler): every minute in AWS, every
@@ -95,4 +112,16 @@ export const OUTREACH_SCHEDULER = {
   localEveryMs: 5_000,
 } as const satisfies ScheduleDefinition;
 
-export const SCHEDULES: readonly ScheduleDefinition[] = [OUTREACH_SCHEDULER];
+/**
+ * The enrichment sweeper (functions/schedules/enrichment-sweeper): resumes jobs without progress
+ * for longer than a message can take (lost messages, a crash between the debit and the chunks).
+ */
+export const ENRICHMENT_SWEEPER = {
+  name: 'enrichment-sweeper',
+  entry: 'functions/schedules/enrichment-sweeper/lambda.ts',
+  settings: [...TABLE_SETTINGS, ...QUEUE_SETTINGS, 'enrichmentQueueUrl'],
+  everyMinutes: 5,
+  localEveryMs: 30_000,
+} as const satisfies ScheduleDefinition;
+
+export const SCHEDULES: readonly ScheduleDefinition[] = [OUTREACH_SCHEDULER, ENRICHMENT_SWEEPER];

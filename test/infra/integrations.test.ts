@@ -168,6 +168,9 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       [secretId('WEBHOOK_SECRET_KEY')]: generated(64),
       [secretId('DIRECTORY_API_KEY')]: generated(32),
       [secretId('UNSUBSCRIBE_SECRET')]: generated(64),
+      [secretId('HUNTER_API_KEY')]: generated(32),
+      [secretId('PROSPEO_API_KEY')]: generated(32),
+      [secretId('LUSHA_API_KEY')]: generated(32),
     });
     for (const secret of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
       expect(secret[1].Properties.SecretString, secret[0]).toBeUndefined();
@@ -213,6 +216,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'campaignProspects',
       'campaigns',
       'connections',
+      'enrichment',
       'health',
       'leadLists',
       'members',

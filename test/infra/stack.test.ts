@@ -467,7 +467,7 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
         // The catalog's own queues stay (their producers require their URLs); one throwaway queue is added.
         ...QUEUES.filter((queue) => queue.urlSetting !== 'webhooksQueueUrl'),
         {
-          name: 'enrichment',
+          name: 'probe',
           consumerEntry: FUNCTION_GROUPS.health.entry,
           // A throwaway queue borrows a real URL setting: whoever declares it may send to the queue.
           urlSetting: 'webhooksQueueUrl',
@@ -512,7 +512,7 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
   });
 
   it('creates the catalog queue with its consumer, and lets exactly the functions that declare its URL setting send to it', () => {
-    const consumer = stack.queueConsumers.enrichment;
+    const consumer = stack.queueConsumers.probe;
     if (!consumer) throw new Error('no consumer');
     const queueId = logicalId(stack, consumer.queue);
     template.hasResourceProperties('AWS::SQS::Queue', {

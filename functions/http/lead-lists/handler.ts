@@ -1,3 +1,4 @@
+import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import { createLeadListService } from '../../../shared/domain/leads/lead-list-service';
@@ -13,12 +14,14 @@ import { leadListHandlers } from './routes';
 export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: FunctionDeps) {
   const { db, tableName, ids } = tableAccess(config);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
+  const enrichments = new DynamoEnrichmentRepository(db, tableName);
   const lists = createLeadListService({
     lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
     leads,
     writer: createLeadWriter({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     ids,
     clock: deps.clock,
+    enriching: (listId) => enrichments.busyInList(listId),
   });
   return httpHandler(leadListRoutes, leadListHandlers(lists), { logger: loggerFor('lead-lists', deps), checkResponses: deps.checkResponses });
 }

@@ -16,9 +16,10 @@ import { standardWebhooksSigner } from '../../../shared/webhooks/signer';
 const DeliveryMessageSchema = v.object({
   event_id: v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,60}$/)),
   user_id: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  type: v.picklist(['incoming_message']),
+  type: v.picklist(['incoming_message', 'enrichment_completed']),
   created_at: v.pipe(v.string(), v.isoTimestamp()),
   data: v.record(v.string(), v.unknown()),
+  url: v.optional(v.pipe(v.string(), v.url())),
 });
 
 /** undefined for a message that can never be processed (a poison message). */

@@ -1,7 +1,7 @@
 import { notFound, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type ImportRow, type LeadInput, type ProspectInput, type CompanyInput, readCsvLeads, readJsonLeads } from './import-rows';
-import { type Company, type LeadList, LIMITS, type Prospect, type SearchType, toCompanyView, toProspectView } from './lead';
+import { type Company, LOADING_STATUS, type LeadList, LIMITS, type Prospect, type SearchType, toCompanyView, toProspectView } from './lead';
 import type { LeadWriter, SkipCode, UpsertOutcome } from './lead-writer';
 import { parseLeadsQuery } from './list-query';
 import { foldText } from './normalize';
@@ -15,6 +15,8 @@ export interface LeadListServiceDeps {
   writer: LeadWriter;
   ids: IdGenerator;
   clock: Clock;
+  /** The list's prospects an enrichment job holds (shown as 'Loading…', docs/enrichment.md). */
+  enriching?: (listId: number) => Promise<Set<number>>;
 }
 
 /** The ids of an add-leads or delete-leads request, by the field they came in. */
@@ -150,7 +152,12 @@ export function createLeadListService(deps: LeadListServiceDeps) {
       const page = unfilteredBeyondEnd
         ? { members: [] }
         : await deps.lists.queryMembers(list, { ...query, offset, limit: query.pageSize });
-      const result: LeadPage = { searchType: list.searchType, total: page.matched ?? list.totalProspects, items: await viewsOf(list, page.members) };
+      let items = await viewsOf(list, page.members);
+      if (list.searchType === 'PEOPLE' && deps.enriching && items.length > 0) {
+        const busy = await deps.enriching(list.id);
+        if (busy.size > 0) items = items.map((view) => (busy.has(view.id as number) ? { ...view, status: LOADING_STATUS } : view));
+      }
+      const result: LeadPage = { searchType: list.searchType, total: page.matched ?? list.totalProspects, items };
       return { list, query, page: result };
     },
 

@@ -91,10 +91,18 @@ export interface Prospect extends ProspectFields {
   listIds: number[];
   /** The campaign the prospect is in (one at a time); its place there is a campaign prospect item. */
   campaignId?: number;
+  /** The enrichment job that holds the prospect while it runs (docs/enrichment.md): shown as 'Loading…'. */
+  enrichJob?: number;
+  /** How the email or phone found by enrichment was verified (`verified`, `risky`). */
+  emailStatus?: string;
+  phoneStatus?: string;
   version: number;
   createdAt: string;
   updatedAt: string;
 }
+
+/** A prospect's status while an enrichment job holds it; its own status is kept underneath. */
+export const LOADING_STATUS = 'Loading…';
 
 export type Lead = Prospect | Company;
 
@@ -183,7 +191,7 @@ export function toProspectView(prospect: Prospect, company: Company | undefined)
     industry: prospect.industry ?? '',
     profile_picture_url: prospect.profilePictureUrl ?? '',
     custom_fields: prospect.customFields ?? {},
-    status: prospect.status,
+    status: prospect.enrichJob === undefined ? prospect.status : LOADING_STATUS,
     campaign_id: prospect.campaignId ?? null,
     company: company ? toCompanySummary(company) : null,
     created_at: prospect.createdAt,

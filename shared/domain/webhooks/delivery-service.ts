@@ -48,20 +48,22 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       }
 
       const settings = await deps.settings.get(message.user_id);
-      if (!settings?.url) {
+      // An event with its own URL (an enrichment job's webhook_url) goes there, signed with the user's secret.
+      const url = message.url ?? settings?.url;
+      if (!settings || !url) {
         // The user has no webhook (any more): nothing to deliver, nothing to retry.
         await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED' });
         return { action: 'ack' };
       }
 
-      const type = deps.policy.webhookType(settings.url);
+      const type = deps.policy.webhookType(url);
       const now = deps.clock.now();
       const body = JSON.stringify(bodyFor(type, message));
       const headers =
         type === 'generic'
           ? { ...JSON_HEADERS, ...signedHeaders(deps.signer, signingSecrets(settings, now), message.event_id, now, body) }
           : { ...JSON_HEADERS };
-      const outcome = await deps.sender.post(settings.url, body, headers, deps.attemptTimeoutMs);
+      const outcome = await deps.sender.post(url, body, headers, deps.attemptTimeoutMs);
       const finished = deps.clock.now();
       const described = describeOutcome(outcome);
       const delay = described.outcome === 'delivered' ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);

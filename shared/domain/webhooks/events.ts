@@ -7,7 +7,7 @@ import type { WebhookType } from './webhook';
  * `webhook-id` header), `event` names the type, and the data keeps the field names the real
  * product documents for `incoming_message` (with `network` for the networking site).
  */
-export type WebhookEventType = 'incoming_message';
+export type WebhookEventType = 'incoming_message' | 'enrichment_completed';
 
 export interface CompanySummary {
   id: number;
@@ -55,8 +55,14 @@ export interface IncomingMessageData {
   };
 }
 
+/** An enrichment job finished (docs/enrichment.md): its counts and credits; GET the job for more. */
+export interface EnrichmentCompletedData {
+  job: Record<string, unknown>;
+}
+
 export interface EventDataByType {
   incoming_message: IncomingMessageData;
+  enrichment_completed: EnrichmentCompletedData;
 }
 
 /** What travels on the webhooks queue: one event for one user. */
@@ -66,6 +72,8 @@ export interface DeliveryMessage {
   type: WebhookEventType;
   created_at: string;
   data: EventDataByType[WebhookEventType];
+  /** Where to deliver instead of the user's webhook URL (an enrichment job's webhook_url), signed with the user's secret. */
+  url?: string;
 }
 
 /**
@@ -146,7 +154,15 @@ export function chatBody(type: Exclude<WebhookType, 'generic'>, content: { title
 /** The body of an event for a receiver of the given type. */
 export function bodyFor(type: WebhookType, message: DeliveryMessage, test = false): Record<string, unknown> {
   if (type === 'generic') return genericBody(message, test);
-  const summary = replySummary(message.data);
+  if (message.type === 'enrichment_completed') {
+    const job = (message.data as EnrichmentCompletedData).job;
+    return chatBody(type, {
+      title: `Enrichment job ${String(job.id)} completed`,
+      text: `${String(job.found_count)} found of ${String(job.total_count)} (${String(job.enrichment_type)}); ${String(job.credits_charged)} credits charged, ${String(job.credits_refunded)} refunded.`,
+      footer: `Outreach · event ${message.event_id}`,
+    });
+  }
+  const summary = replySummary(message.data as IncomingMessageData);
   return chatBody(type, {
     title: test ? `Test notification: ${summary.title}` : summary.title,
     text: summary.text,

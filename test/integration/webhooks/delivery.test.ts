@@ -50,7 +50,7 @@ describe('webhook delivery worker', () => {
     return (received.Messages ?? []).map((message) => message.Body ?? '');
   };
   const reply = (text: string): IncomingMessageData => {
-    const { data } = sampleIncomingMessage(0, new Date(), 'evt_x');
+    const data = sampleIncomingMessage(0, new Date(), 'evt_x').data as IncomingMessageData;
     return { message: { ...data.message, id: 42, message_id: `provider-${text}`, message: text, campaign: { id: 7, name: 'Founders', status: 'ACTIVE' } } };
   };
   const publish = (user: SignedUpUser, text: string, sourceId?: string) => {

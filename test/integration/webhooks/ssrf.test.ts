@@ -1,3 +1,4 @@
+import type { IncomingMessageData } from '../../../shared/domain/webhooks/events';
 import { systemClock } from '../../../shared/time/clock';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -111,7 +112,7 @@ describe('SSRF guard with loopback disallowed (as deployed)', () => {
       queue: new SqsDeliveryQueue(stack.sqs, queue.queueUrl),
       clock: systemClock,
     });
-    const eventId = await publisher.publish(user.workspaceId, 'incoming_message', 'ssrf-source', sampleIncomingMessage(0, new Date(), 'evt_x').data);
+    const eventId = await publisher.publish(user.workspaceId, 'incoming_message', 'ssrf-source', sampleIncomingMessage(0, new Date(), 'evt_x').data as IncomingMessageData);
     expect(await stack.poller.pollOnce(queue)).toBe(1);
     const after = await stack.call<{ deliveries: { event_id: string; outcome: string; next_attempt_at: string | null; attempted_at: string; duration_ms: number }[] }>(
       'GET',

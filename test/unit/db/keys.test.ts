@@ -150,6 +150,23 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
       pk: 'CAMPAIGN#0000000000000031#OUTCOMES',
       sk: 'PROSPECT#0000000000000045#2026-11-23T09:00:00.000Z#NODE#0000000000000007',
     }),
+  creditBalanceKey: () => expect(keys.creditBalanceKey(8)).toEqual({ pk: WORKSPACE, sk: 'CREDITS' }),
+  creditLedgerKey: () =>
+    expect(keys.creditLedgerKey(8, '2026-11-21T12:00:00.000Z', 9)).toEqual({
+      pk: 'WORKSPACE#0000000000000008#LEDGER',
+      sk: 'ENTRY#2026-11-21T12:00:00.000Z#0000000000000009',
+    }),
+  CREDIT_LEDGER_PREFIX: () => expect(keys.CREDIT_LEDGER_PREFIX).toBe('ENTRY#'),
+  creditGrantKey: () => expect(keys.creditGrantKey(8, 'dev-welcome')).toEqual({ pk: WORKSPACE, sk: 'CREDITGRANT#dev-welcome' }),
+  enrichmentJobKey: () => expect(keys.enrichmentJobKey(12)).toEqual({ pk: 'ENRICHJOB#0000000000000012', sk: 'JOB' }),
+  enrichmentJobRunning: () =>
+    expect(keys.enrichmentJobRunning('2026-11-21T12:00:00.000Z', 12)).toEqual({
+      gsi2pk: 'ENRICHJOBS#RUNNING',
+      gsi2sk: '2026-11-21T12:00:00.000Z#0000000000000012',
+    }),
+  enrichmentChunkKey: () =>
+    expect(keys.enrichmentChunkKey(124, 12, 3)).toEqual({ pk: 'LEADLIST#0000000000000124#MEMBERS', sk: 'ENRICHING#0000000000000012#00003' }),
+  ENRICHMENT_CHUNK_PREFIX: () => expect(keys.ENRICHMENT_CHUNK_PREFIX).toBe('ENRICHING#'),
   sentEmailKey: () => expect(keys.sentEmailKey('trk_1')).toEqual({ pk: 'SENT_EMAIL#trk_1', sk: 'SENT_EMAIL' }),
   sentEmailByMessageId: () =>
     expect(keys.sentEmailByMessageId('<a1@sandbox.local>')).toEqual({ gsi1pk: 'MESSAGE_ID#<a1@sandbox.local>', gsi1sk: 'SENT_EMAIL' }),

@@ -9,6 +9,7 @@ import { campaignFlowHandlers } from '../../../functions/http/campaigns/flow-rou
 import { campaignHandlers } from '../../../functions/http/campaigns/routes';
 import { campaignProspectHandlers } from '../../../functions/http/campaign-prospects/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
+import { enrichmentHandlers } from '../../../functions/http/enrichment/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
 import { memberHandlers } from '../../../functions/http/members/routes';
@@ -41,6 +42,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   campaignProspects: campaignProspectHandlers(none),
   unsubscribe: unsubscribeHandlers(none),
   suppressions: suppressionHandlers(none),
+  enrichment: enrichmentHandlers(none, none),
 };
 
 const context = {} as Context;
@@ -60,7 +62,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(63);
+    expect(ROUTES).toHaveLength(67);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {

@@ -1,0 +1,41 @@
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SettingsOf } from '../../../shared/config/settings';
+import type { ChunkRef } from '../../../shared/domain/enrichment/ports';
+import { chunkOf } from '../../../shared/messaging/enrichment-queue';
+import type { ENRICHMENT } from '../../../shared/runtime/catalog';
+import { enrichmentProcessorFrom } from '../../../shared/runtime/enrichment';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { tableAccess } from '../../../shared/runtime/table';
+
+/**
+ * The enrichment worker (consumer of the enrichment queue): works the batch's chunks together
+ * (shared/domain/enrichment/processor.ts), so results, counts and refunds are written once per
+ * batch. Provider failures are results (refunded); only a storage error fails the batch, whose
+ * redelivery repeats nothing (a resolved chunk is only applied again).
+ */
+export function buildEnrichmentWorkerHandler(config: SettingsOf<typeof ENRICHMENT.settings>, deps: FunctionDeps) {
+  const logger = loggerFor('enrichment-worker', deps);
+  const processor = enrichmentProcessorFrom(config, tableAccess(config), deps.clock, logger);
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    if (context) logger.addContext(context);
+    const refs: ChunkRef[] = [];
+    const owners: string[] = [];
+    for (const record of event.Records) {
+      const ref = chunkOf(record.body);
+      // Unreadable: the sweeper finds the job's chunks from the table, so dropping it loses nothing.
+      if (!ref) {
+        logger.warn('Unreadable enrichment message dropped', { messageId: record.messageId });
+        continue;
+      }
+      refs.push(ref);
+      owners.push(record.messageId);
+    }
+    try {
+      await processor.processChunks(refs);
+      return { batchItemFailures: [] };
+    } catch (error) {
+      logger.error('Enrichment batch failed; its messages will be retried', { error: String(error), chunks: refs.length });
+      return { batchItemFailures: owners.map((itemIdentifier) => ({ itemIdentifier })) };
+    }
+  };
+}

@@ -1,0 +1,369 @@
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import type { LedgerEntry } from '../domain/credits/credits';
+import { ENRICHMENT_TYPES, type ProspectResult } from '../domain/enrichment/enrichment';
+import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
+import { batchGetAll } from './batch-get';
+import { type WriteRequest, batchWriteAll } from './batch-write';
+import { cancellationReasons, isConditionFailed, queryAll } from './client';
+import { balanceMove, ledgerPut } from './credit-repository';
+import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
+import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, padId, prospectKey } from './keys';
+import { commitUnits } from './transactions';
+
+const FAST = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+const pack = (value: unknown) => brotliCompressSync(JSON.stringify(value), FAST);
+const unpack = (bytes: Uint8Array<ArrayBuffer>) => JSON.parse(brotliDecompressSync(bytes).toString('utf8')) as unknown;
+
+const bytesOf = <T>(schema: v.GenericSchema<unknown, T>) =>
+  v.pipe(
+    v.instance(Uint8Array),
+    v.transform(unpack),
+    schema,
+  );
+
+const Result = v.object({
+  prospectId: intAttribute,
+  outcome: v.picklist(['found', 'not_found', 'duplicate', 'failed', 'skipped']),
+  value: v.optional(v.string()),
+  verification: v.optional(v.picklist(['verified', 'risky'])),
+  provider: v.optional(v.string()),
+  duplicateOf: v.optional(intAttribute),
+  firstName: v.optional(v.string()),
+  lastName: v.optional(v.string()),
+});
+
+export const EnrichmentJobItem = itemSchema(
+  'EnrichmentJob',
+  v.object({
+    id: intAttribute,
+    workspaceId: intAttribute,
+    userId: intAttribute,
+    listId: intAttribute,
+    type: v.picklist(ENRICHMENT_TYPES),
+    mode: v.picklist(['async', 'sync']),
+    status: v.picklist(['RUNNING', 'COMPLETED']),
+    total: intAttribute,
+    chunks: intAttribute,
+    chunksWritten: v.boolean(),
+    doneChunks: v.optional(idSet, new Set<number>()),
+    found: intAttribute,
+    notFound: intAttribute,
+    duplicate: intAttribute,
+    failed: intAttribute,
+    skipped: intAttribute,
+    charged: intAttribute,
+    refunded: intAttribute,
+    webhookUrl: v.optional(v.string()),
+    createdAt: v.string(),
+    updatedAt: v.string(),
+    completedAt: v.optional(v.string()),
+    selection: bytesOf(v.array(intAttribute)),
+  }),
+);
+
+export const EnrichmentChunkItem = itemSchema(
+  'EnrichmentChunk',
+  v.object({
+    jobId: intAttribute,
+    listId: intAttribute,
+    chunk: intAttribute,
+    workspaceId: intAttribute,
+    type: v.picklist(ENRICHMENT_TYPES),
+    prospectIds: v.array(intAttribute),
+    status: v.picklist(['PENDING', 'RESOLVED']),
+    results: v.optional(bytesOf(v.array(Result))),
+  }),
+);
+
+const toJob = (item: Record<string, unknown>): EnrichmentJob => {
+  const parsed = parseItem(EnrichmentJobItem, item);
+  const { doneChunks, ...rest } = parsed;
+  const job: EnrichmentJob = { ...rest, doneChunks: [...(doneChunks as unknown as Iterable<number>)] } as EnrichmentJob;
+  if (job.webhookUrl === undefined) delete job.webhookUrl;
+  if (job.completedAt === undefined) delete job.completedAt;
+  return job;
+};
+
+const toChunk = (item: Record<string, unknown>): EnrichmentChunk => {
+  const parsed = parseItem(EnrichmentChunkItem, item);
+  const { results, ...rest } = parsed;
+  return { ...rest, ...(results ? { results: results as ProspectResult[] } : {}) };
+};
+
+function jobItem(job: EnrichmentJob) {
+  const { doneChunks: _done, selection, webhookUrl, completedAt, ...rest } = job;
+  return {
+    ...enrichmentJobKey(job.id),
+    ...(job.status === 'RUNNING' ? enrichmentJobRunning(job.createdAt, job.id) : {}),
+    entityType: 'EnrichmentJob',
+    ...rest,
+    ...(webhookUrl ? { webhookUrl } : {}),
+    ...(completedAt ? { completedAt } : {}),
+    selection: pack(selection),
+  };
+}
+
+const chunkItem = (chunk: EnrichmentChunk) => ({
+  ...enrichmentChunkKey(chunk.listId, chunk.jobId, chunk.chunk),
+  entityType: 'EnrichmentChunk',
+  jobId: chunk.jobId,
+  listId: chunk.listId,
+  chunk: chunk.chunk,
+  workspaceId: chunk.workspaceId,
+  type: chunk.type,
+  prospectIds: chunk.prospectIds,
+  status: chunk.status,
+});
+
+/** Releases in flight at once (single conditional updates). */
+const RELEASE_CONCURRENCY = 16;
+/** Claim transactions in flight at once. */
+const CLAIM_CONCURRENCY = 4;
+
+export class DynamoEnrichmentRepository implements EnrichmentRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createJob(job: EnrichmentJob, debit: LedgerEntry): Promise<boolean> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            balanceMove(this.tableName, job.workspaceId, debit.amount),
+            ledgerPut(this.tableName, debit),
+            { Put: { TableName: this.tableName, Item: jobItem(job), ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async writeChunks(_job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<void> {
+    const requests: WriteRequest[][] = chunks.map((chunk) => [{ PutRequest: { Item: chunkItem(chunk) } }]);
+    await batchWriteAll(this.db, this.tableName, requests);
+  }
+
+  async markChunksWritten(jobId: number): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: enrichmentJobKey(jobId),
+        UpdateExpression: 'SET chunksWritten = :yes',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':yes': true },
+      }),
+    );
+  }
+
+  async busyInList(listId: number): Promise<Set<number>> {
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': enrichmentChunkKey(listId, 0, 0).pk, ':prefix': ENRICHMENT_CHUNK_PREFIX },
+      ProjectionExpression: 'prospectIds',
+      ConsistentRead: true,
+    });
+    const busy = new Set<number>();
+    for (const item of items) for (const id of (item.prospectIds as number[] | undefined) ?? []) busy.add(id);
+    return busy;
+  }
+
+  async getChunks(refs: ChunkRef[]): Promise<EnrichmentChunk[]> {
+    if (refs.length === 0) return [];
+    const items = await batchGetAll(this.db, this.tableName, refs.map((ref) => enrichmentChunkKey(ref.listId, ref.jobId, ref.chunk)), { consistent: true });
+    return items.map(toChunk);
+  }
+
+  async chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]> {
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': enrichmentChunkKey(job.listId, 0, 0).pk, ':prefix': `${ENRICHMENT_CHUNK_PREFIX}${padId(job.id)}#` },
+      ConsistentRead: true,
+    });
+    return items.map(toChunk);
+  }
+
+  async getJob(jobId: number): Promise<EnrichmentJob | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: enrichmentJobKey(jobId), ConsistentRead: true }));
+    return Item ? toJob(Item) : undefined;
+  }
+
+  async claim(jobId: number, prospects: { id: number; version: number }[]): Promise<Set<number>> {
+    const units = prospects.map((prospect) => ({
+      owner: prospect.id,
+      actions: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: prospectKey(prospect.id),
+            UpdateExpression: 'SET enrichJob = :job, #version = :next',
+            ConditionExpression: '#version = :version AND attribute_not_exists(enrichJob)',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':job': jobId, ':version': prospect.version, ':next': prospect.version + 1 },
+          },
+        },
+      ],
+    }));
+    return commitUnits(this.db, units, { concurrency: CLAIM_CONCURRENCY });
+  }
+
+  async touch(jobId: number, at: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: enrichmentJobKey(jobId),
+        UpdateExpression: 'SET updatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+  }
+
+  async resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined, at: string): Promise<boolean> {
+    const now = at;
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...chunks.map(({ chunk, results }) => ({
+              Update: {
+                TableName: this.tableName,
+                Key: enrichmentChunkKey(chunk.listId, chunk.jobId, chunk.chunk),
+                UpdateExpression: 'SET #status = :resolved, results = :results',
+                ConditionExpression: '#status = :pending',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':resolved': 'RESOLVED', ':pending': 'PENDING', ':results': pack(results) },
+              },
+            })),
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: enrichmentJobKey(job.id),
+                UpdateExpression:
+                  'ADD #found :found, notFound :notFound, #duplicate :duplicate, #failed :failed, skipped :skipped, refunded :refunded' +
+                  (now ? ' SET updatedAt = :now' : ''),
+                ExpressionAttributeNames: { '#duplicate': 'duplicate', '#found': 'found', '#failed': 'failed' },
+                ExpressionAttributeValues: {
+                  ':found': counts.found,
+                  ':notFound': counts.notFound,
+                  ':duplicate': counts.duplicate,
+                  ':failed': counts.failed,
+                  ':skipped': counts.skipped,
+                  ':refunded': counts.refunded,
+                  ...(now ? { ':now': now } : {}),
+                },
+              },
+            },
+            ...(refund ? [balanceMove(this.tableName, job.workspaceId, refund.amount), ledgerPut(this.tableName, refund)] : []),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
+      throw error;
+    }
+  }
+
+  async release(jobId: number, prospectIds: number[]): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < prospectIds.length) {
+        const id = prospectIds[next++] as number;
+        try {
+          await this.db.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: prospectKey(id),
+              // A new version: a writer that read the prospect while it was held must read it again.
+              UpdateExpression: 'REMOVE enrichJob ADD #version :one',
+              ConditionExpression: 'enrichJob = :job',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':job': jobId, ':one': 1 },
+            }),
+          );
+        } catch (error) {
+          // Released before (a redelivered message), or never claimed.
+          if (!isConditionFailed(error)) throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RELEASE_CONCURRENCY, prospectIds.length) }, worker));
+  }
+
+  async finishChunks(job: EnrichmentJob, chunks: number[]): Promise<EnrichmentJob | undefined> {
+    for (const chunk of chunks) {
+      try {
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: this.tableName,
+                  Key: enrichmentChunkKey(job.listId, job.id, chunk),
+                  ConditionExpression: '#status = :resolved',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: { ':resolved': 'RESOLVED' },
+                },
+              },
+              {
+                Update: {
+                  TableName: this.tableName,
+                  Key: enrichmentJobKey(job.id),
+                  UpdateExpression: 'ADD doneChunks :chunk',
+                  ExpressionAttributeValues: { ':chunk': new Set([chunk]) },
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        // Finished by another delivery of the same message.
+        if (!cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
+      }
+    }
+    return this.getJob(job.id);
+  }
+
+  async complete(job: EnrichmentJob, at: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: enrichmentJobKey(job.id),
+          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: '#status = :running AND size(doneChunks) = chunks',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':completed': 'COMPLETED', ':running': 'RUNNING', ':at': at },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async runningJobs(limit: number): Promise<EnrichmentJob[]> {
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': enrichmentJobRunning('', 0).gsi2pk },
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map(toJob);
+  }
+}

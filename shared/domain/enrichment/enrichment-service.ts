@@ -1,0 +1,283 @@
+import type { CreditRepository, LedgerEntry } from '../credits/credits';
+import { notFound, validationError } from '../errors';
+import type { LeadList } from '../leads/lead';
+import { LIST_NOT_FOUND } from '../leads/lead-list-service';
+import { type LeadsQuery, parseLeadsQuery } from '../leads/list-query';
+import { type DigestEntry, matchesFilters, orderEntries } from '../leads/member-digest';
+import type { LeadListRepository } from '../leads/ports';
+import type { Clock, IdGenerator } from '../ports';
+import {
+  COST_PER_LEAD,
+  ENRICHMENT_LIMITS,
+  ENRICHMENT_TYPES,
+  ENRICHMENT_TYPE_MESSAGE,
+  type EnrichmentType,
+  PEOPLE_ONLY_MESSAGE,
+  type ProspectResult,
+  fieldOf,
+} from './enrichment';
+import type { EnrichmentProcessor } from './processor';
+import type { ChunkQueue, EnrichmentChunk, EnrichmentJob, EnrichmentRepository } from './ports';
+
+export const JOB_NOT_FOUND = 'Enrichment job not found';
+
+export interface EnrichmentServiceDeps {
+  lists: Pick<LeadListRepository, 'get'>;
+  /** Every member of the list as its digest holds it (projection: filter values, sort keys). */
+  members: { entries(listId: number): Promise<DigestEntry[]> };
+  credits: CreditRepository;
+  jobs: EnrichmentRepository;
+  queue: ChunkQueue;
+  processor: EnrichmentProcessor;
+  /** The SSRF rules of webhook URLs: the URL as stored, or why it is refused. */
+  checkWebhookUrl(url: string): { ok: true; url: string } | { ok: false; reason: string };
+  /** Whether the user has a webhook signing secret (the completion event is signed with it). */
+  hasSigningSecret(userId: number): Promise<boolean>;
+  ids: IdGenerator;
+  clock: Clock;
+}
+
+export interface StartInput {
+  enrichmentType?: unknown;
+  prospectLimit?: unknown;
+  mode?: unknown;
+  webhookUrl?: unknown;
+  filters?: unknown;
+  sortField?: unknown;
+  sortDirection?: unknown;
+}
+
+function enrichmentType(value: unknown): EnrichmentType {
+  if (value === undefined || value === null || value === '') return 'FIND_EMAIL';
+  if (typeof value === 'string' && (ENRICHMENT_TYPES as readonly string[]).includes(value.trim().toUpperCase())) {
+    return value.trim().toUpperCase() as EnrichmentType;
+  }
+  throw validationError(ENRICHMENT_TYPE_MESSAGE);
+}
+
+/** The list-leads query (filters, sort) from a count's query parameters or a POST body. */
+function selectionQuery(params: Record<string, string[]>): LeadsQuery {
+  return parseLeadsQuery('PEOPLE', params);
+}
+
+function bodyParams(input: StartInput): Record<string, string[]> {
+  const params: Record<string, string[]> = Object.create(null);
+  if (input.filters !== undefined && input.filters !== null) {
+    if (typeof input.filters !== 'object' || Array.isArray(input.filters)) throw validationError('filters must be an object of filter names to values');
+    for (const [key, value] of Object.entries(input.filters as Record<string, unknown>)) {
+      if (key === 'page' || key === 'page_size' || key === 'sort_field' || key === 'sort_direction') throw validationError(`Unknown filter '${key}'`);
+      const values = Array.isArray(value) ? value : [value];
+      if (!values.every((item) => typeof item === 'string')) throw validationError(`Filter ${key} must be a string or an array of strings`);
+      params[key] = values as string[];
+    }
+  }
+  for (const [name, value] of [
+    ['sort_field', input.sortField],
+    ['sort_direction', input.sortDirection],
+  ] as const) {
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw validationError(`${name} must be a string`);
+    params[name] = [value];
+  }
+  return params;
+}
+
+function limitOf(input: StartInput, sync: boolean): number {
+  const max = sync ? ENRICHMENT_LIMITS.maxSyncLimit : ENRICHMENT_LIMITS.maxAsyncLimit;
+  if (input.prospectLimit === undefined || input.prospectLimit === null) return sync ? ENRICHMENT_LIMITS.defaultSyncLimit : ENRICHMENT_LIMITS.defaultAsyncLimit;
+  const limit = input.prospectLimit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) throw validationError('prospect_limit must be a positive integer');
+  if (limit > max) throw validationError(sync ? `prospect_limit must be at most ${max} in sync mode` : `prospect_limit must be at most ${max}`);
+  return limit;
+}
+
+export interface StartOutcome {
+  mode: 'async' | 'sync';
+  type: EnrichmentType;
+  job?: EnrichmentJob;
+  selected: number;
+  creditsDeducted: number;
+  remaining: number;
+  webhookUrl: string | null;
+  results?: ProspectResult[];
+}
+
+/** Enrichment of a list: the estimate, the start (debit, job, chunks) and a job's state. */
+export function createEnrichmentService(deps: EnrichmentServiceDeps) {
+  async function peopleList(workspaceId: number, listId: number): Promise<LeadList> {
+    const list = await deps.lists.get(workspaceId, listId);
+    if (!list) throw notFound(LIST_NOT_FOUND);
+    if (list.searchType !== 'PEOPLE') throw validationError(PEOPLE_ONLY_MESSAGE);
+    return list;
+  }
+
+  /** Members without the value, not being enriched, matching the filters, in the requested order. */
+  async function candidates(list: LeadList, type: EnrichmentType, query: LeadsQuery): Promise<number[]> {
+    const [entries, busy] = await Promise.all([deps.members.entries(list.id), deps.jobs.busyInList(list.id)]);
+    const key = fieldOf(type) === 'email' ? 'email' : 'phone_number';
+    const open = entries.filter((entry) => entry.filter[key] === undefined && !busy.has(entry.id) && matchesFilters(entry, query.filters));
+    return orderEntries(open, query.sortField, query.direction).map((entry) => entry.id);
+  }
+
+  const now = () => deps.clock.now().toISOString();
+
+  return {
+    async count(workspaceId: number, listId: number, params: Record<string, string[]>) {
+      const { enrichment_type: typeParam, ...rest } = params;
+      const type = enrichmentType(typeParam?.at(-1));
+      const list = await peopleList(workspaceId, listId);
+      const ids = await candidates(list, type, selectionQuery(Object.assign(Object.create(null), rest)));
+      const balance = await deps.credits.balance(workspaceId);
+      const cost = COST_PER_LEAD[type];
+      return { type, unenriched: ids.length, costPerLead: cost, totalCost: ids.length * cost, available: balance };
+    },
+
+    async start(caller: { workspaceId: number; userId: number }, listId: number, input: StartInput): Promise<StartOutcome> {
+      const type = enrichmentType(input.enrichmentType);
+      const mode = input.mode === undefined || input.mode === null ? 'async' : input.mode;
+      if (mode !== 'async' && mode !== 'sync') throw validationError("mode must be 'async' or 'sync'");
+      const sync = mode === 'sync';
+      const limit = limitOf(input, sync);
+      let webhookUrl: string | null = null;
+      if (input.webhookUrl !== undefined && input.webhookUrl !== null && input.webhookUrl !== '') {
+        if (sync) throw validationError('webhook_url is only available in async mode');
+        if (typeof input.webhookUrl !== 'string') throw validationError('webhook_url must be a string');
+        const checked = deps.checkWebhookUrl(input.webhookUrl);
+        if (!checked.ok) throw validationError(checked.reason);
+        if (!(await deps.hasSigningSecret(caller.userId))) {
+          throw validationError(
+            'webhook_url needs your webhook signing secret: set up your webhook with PUT /api/v1/user/webhook/ first (completion events are signed with its secret)',
+          );
+        }
+        webhookUrl = checked.url;
+      }
+      const query = selectionQuery(bodyParams(input));
+      const list = await peopleList(caller.workspaceId, listId);
+      const ids = (await candidates(list, type, query)).slice(0, limit);
+      if (ids.length === 0) {
+        return { mode, type, selected: 0, creditsDeducted: 0, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl, ...(sync ? { results: [] } : {}) };
+      }
+      const cost = ids.length * COST_PER_LEAD[type];
+      const stamp = now();
+      const size = ENRICHMENT_LIMITS.chunkSize;
+      const job: EnrichmentJob = {
+        id: await deps.ids.next(),
+        workspaceId: caller.workspaceId,
+        userId: caller.userId,
+        listId,
+        type,
+        mode,
+        status: 'RUNNING',
+        total: ids.length,
+        chunks: Math.ceil(ids.length / size),
+        chunksWritten: false,
+        doneChunks: [],
+        found: 0,
+        notFound: 0,
+        duplicate: 0,
+        failed: 0,
+        skipped: 0,
+        charged: cost,
+        refunded: 0,
+        ...(webhookUrl ? { webhookUrl } : {}),
+        createdAt: stamp,
+        updatedAt: stamp,
+        selection: ids,
+      };
+      const debit: LedgerEntry = {
+        id: await deps.ids.next(),
+        workspaceId: caller.workspaceId,
+        kind: 'DEBIT',
+        amount: -cost,
+        reason: `${type} of ${ids.length} prospect${ids.length === 1 ? '' : 's'} in list ${listId}`,
+        jobId: job.id,
+        createdAt: stamp,
+      };
+      if (!(await deps.jobs.createJob(job, debit))) {
+        const available = await deps.credits.balance(caller.workspaceId);
+        throw validationError('Insufficient credits', `${cost} credits needed (${ids.length} × ${COST_PER_LEAD[type]}), ${available} available`);
+      }
+      const chunks = chunksOf(job);
+      await deps.jobs.writeChunks(job, chunks);
+      await deps.jobs.markChunksWritten(job.id);
+      const refs = chunks.map((c) => ({ jobId: c.jobId, listId: c.listId, chunk: c.chunk }));
+      if (!sync) {
+        await deps.queue.send(refs);
+        return { mode, type, job, selected: ids.length, creditsDeducted: cost, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl };
+      }
+      const worked = await deps.processor.processChunks(refs);
+      const results = refs.flatMap((ref) => worked.get(`${ref.jobId}:${ref.chunk}`) ?? []);
+      const after = await deps.jobs.getJob(job.id);
+      const refunded = after?.refunded ?? 0;
+      return {
+        mode,
+        type,
+        job: after ?? job,
+        selected: ids.length,
+        creditsDeducted: cost - refunded,
+        remaining: await deps.credits.balance(caller.workspaceId),
+        webhookUrl,
+        results,
+      };
+    },
+
+    async job(workspaceId: number, jobId: number): Promise<EnrichmentJob> {
+      const job = await deps.jobs.getJob(jobId);
+      if (!job || job.workspaceId !== workspaceId) throw notFound(JOB_NOT_FOUND);
+      return job;
+    },
+  };
+}
+
+/** The chunk items of a job's selection (the same for every call: the sweeper rebuilds them). */
+export function chunksOf(job: EnrichmentJob): EnrichmentChunk[] {
+  const size = ENRICHMENT_LIMITS.chunkSize;
+  return Array.from({ length: job.chunks }, (_, n) => ({
+    jobId: job.id,
+    listId: job.listId,
+    chunk: n,
+    workspaceId: job.workspaceId,
+    type: job.type,
+    prospectIds: job.selection.slice(n * size, (n + 1) * size),
+    status: 'PENDING' as const,
+  }));
+}
+
+export type EnrichmentService = ReturnType<typeof createEnrichmentService>;
+
+export const toJobView = (job: EnrichmentJob) => {
+  const processed = job.found + job.notFound + job.duplicate + job.failed + job.skipped;
+  return {
+    id: job.id,
+    list_id: job.listId,
+    enrichment_type: job.type,
+    mode: job.mode,
+    status: job.status,
+    total_count: job.total,
+    queued_count: Math.max(0, job.total - processed),
+    found_count: job.found,
+    not_found_count: job.notFound,
+    duplicate_count: job.duplicate,
+    failed_count: job.failed + job.skipped,
+    credits_charged: job.charged,
+    credits_refunded: job.refunded,
+    webhook_url: job.webhookUrl ?? null,
+    created_at: job.createdAt,
+    completed_at: job.completedAt ?? null,
+  };
+};
+
+export const toResultView = (type: EnrichmentType, result: ProspectResult) => {
+  const field = fieldOf(type) === 'email' ? 'email' : 'phone_number';
+  return {
+    id: result.prospectId,
+    first_name: result.firstName ?? '',
+    last_name: result.lastName ?? '',
+    success: result.outcome === 'found',
+    status: result.outcome,
+    [field]: result.outcome === 'found' ? (result.value ?? null) : null,
+    verification_status: result.verification ?? null,
+    provider: result.provider ?? null,
+    ...(result.duplicateOf !== undefined ? { duplicate_of: result.duplicateOf } : {}),
+  };
+};

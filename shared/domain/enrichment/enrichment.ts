@@ -1,0 +1,127 @@
+/**
+ * Enrichment: finding the email or phone of a list's prospects through providers, paid for with
+ * credits up front and refunded by policy (docs/enrichment.md).
+ */
+export const ENRICHMENT_TYPES = ['FIND_EMAIL', 'FIND_EMAIL_WATERFALL', 'FIND_PHONE'] as const;
+export type EnrichmentType = (typeof ENRICHMENT_TYPES)[number];
+export const ENRICHMENT_TYPE_MESSAGE = 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE';
+export const PEOPLE_ONLY_MESSAGE = 'Email/phone enrichment is only available for people lists';
+
+/** Spec, Limits: credits per lead. */
+export const COST_PER_LEAD: Record<EnrichmentType, number> = { FIND_EMAIL: 3, FIND_EMAIL_WATERFALL: 6, FIND_PHONE: 30 };
+
+export const ENRICHMENT_LIMITS = {
+  defaultAsyncLimit: 100,
+  maxAsyncLimit: 10_000,
+  defaultSyncLimit: 25,
+  maxSyncLimit: 25,
+  /** Prospects of one queue message (one chunk): claimed in one transaction, resolved together. */
+  chunkSize: 50,
+} as const;
+
+export { LOADING_STATUS } from '../leads/lead';
+
+export type Field = 'email' | 'phone';
+export const fieldOf = (type: EnrichmentType): Field => (type === 'FIND_PHONE' ? 'phone' : 'email');
+
+/** How a provider answered for one prospect. */
+export type FinderOutcome =
+  | { kind: 'found'; value: string; verification: 'verified' | 'risky' }
+  | { kind: 'not_found' }
+  /** The provider could not answer (down, rate limited, refused our key) after its retries. */
+  | { kind: 'error'; message: string };
+
+/** What a finder is given about a prospect. */
+export interface FinderInput {
+  firstName: string;
+  lastName: string;
+  /** The company's website domain, without `www.`. */
+  domain?: string;
+  companyName?: string;
+  networkProfileUrl?: string;
+}
+
+/** An email or phone finder (a provider adapter). */
+export interface Finder {
+  readonly name: string;
+  find(input: FinderInput): Promise<FinderOutcome>;
+}
+
+export interface Finders {
+  /** FIND_EMAIL uses the first; FIND_EMAIL_WATERFALL all of them in this order. */
+  email: readonly Finder[];
+  phone: Finder;
+}
+
+/**
+ * The outcome of one prospect. `skipped`: it could not be claimed (it got an email or phone, left
+ * the workspace, or another job holds it) and was never sent to a provider.
+ */
+export type ProspectOutcome = 'found' | 'not_found' | 'duplicate' | 'failed' | 'skipped';
+
+export interface ProspectResult {
+  prospectId: number;
+  outcome: ProspectOutcome;
+  value?: string;
+  verification?: 'verified' | 'risky';
+  provider?: string;
+  /** The prospect of the workspace that already has the found email. */
+  duplicateOf?: number;
+  firstName?: string;
+  lastName?: string;
+}
+
+/**
+ * Refund policy: FIND_EMAIL keeps the charge of a lead that was searched (not found, duplicate);
+ * FIND_EMAIL_WATERFALL and FIND_PHONE charge only found leads; every type refunds a lead that
+ * could not be processed at all (failed, skipped).
+ */
+export function refunded(type: EnrichmentType, outcome: ProspectOutcome): boolean {
+  if (outcome === 'found') return false;
+  if (outcome === 'failed' || outcome === 'skipped') return true;
+  return type !== 'FIND_EMAIL';
+}
+
+export const refundOf = (type: EnrichmentType, results: readonly ProspectResult[]): number =>
+  results.filter((result) => refunded(type, result.outcome)).length * COST_PER_LEAD[type];
+
+/** Calls of one provider for one prospect before it counts as down. */
+const ATTEMPTS = 3;
+
+async function ask(finder: Finder, input: FinderInput): Promise<FinderOutcome> {
+  let last: FinderOutcome = { kind: 'error', message: 'not called' };
+  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    try {
+      last = await finder.find(input);
+    } catch (error) {
+      last = { kind: 'error', message: String(error) };
+    }
+    if (last.kind !== 'error') return last;
+  }
+  return last;
+}
+
+/**
+ * Runs one prospect through the finders of its type: FIND_EMAIL and FIND_PHONE ask one provider;
+ * the waterfall asks each in order and stops at the first verified email, keeping the first risky
+ * one as a fallback. Not found when a provider answered and none found; failed when none answered.
+ */
+export async function findFor(type: EnrichmentType, finders: Finders, input: FinderInput): Promise<{ outcome: FinderOutcome; provider?: string }> {
+  const chain = type === 'FIND_PHONE' ? [finders.phone] : type === 'FIND_EMAIL' ? finders.email.slice(0, 1) : finders.email;
+  let fallback: { outcome: FinderOutcome; provider: string } | undefined;
+  let answered = false;
+  let lastError: FinderOutcome | undefined;
+  for (const finder of chain) {
+    const outcome = await ask(finder, input);
+    if (outcome.kind === 'error') {
+      lastError = outcome;
+      continue;
+    }
+    answered = true;
+    if (outcome.kind === 'found' && outcome.verification === 'verified') return { outcome, provider: finder.name };
+    if (outcome.kind === 'found') fallback ??= { outcome, provider: finder.name };
+  }
+  if (fallback) return fallback;
+  if (answered) return { outcome: { kind: 'not_found' } };
+  return { outcome: lastError ?? { kind: 'error', message: 'no provider configured' } };
+}

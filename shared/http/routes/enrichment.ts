@@ -1,0 +1,148 @@
+import * as v from 'valibot';
+import { LEDGER_PAGE } from '../../domain/credits/credits';
+import { ENRICHMENT_TYPES } from '../../domain/enrichment/enrichment';
+import { Count, Id, Timestamp, defineRoute, idParam } from './define';
+
+/** Spec: enrichment count and enrichment (lead lists), plus credits and enrichment jobs (docs/enrichment.md). */
+
+const LedgerEntryView = v.strictObject({
+  id: Id,
+  type: v.picklist(['grant', 'debit', 'refund']),
+  amount: v.pipe(v.number(), v.integer()),
+  reason: v.string(),
+  job_id: v.nullable(Id),
+  created_at: Timestamp,
+});
+
+const EnrichmentTypeView = v.picklist(ENRICHMENT_TYPES);
+
+export const JobView = v.strictObject({
+  id: Id,
+  list_id: Id,
+  enrichment_type: EnrichmentTypeView,
+  mode: v.picklist(['async', 'sync']),
+  status: v.picklist(['RUNNING', 'COMPLETED']),
+  total_count: Count,
+  queued_count: Count,
+  found_count: Count,
+  not_found_count: Count,
+  duplicate_count: Count,
+  failed_count: Count,
+  credits_charged: Count,
+  credits_refunded: Count,
+  webhook_url: v.nullable(v.string()),
+  created_at: Timestamp,
+  completed_at: v.nullable(Timestamp),
+});
+
+const ResultView = v.looseObject({
+  id: Id,
+  first_name: v.string(),
+  last_name: v.string(),
+  success: v.boolean(),
+  status: v.picklist(['found', 'not_found', 'duplicate', 'failed', 'skipped']),
+  verification_status: v.nullable(v.picklist(['verified', 'risky'])),
+  provider: v.nullable(v.string()),
+  duplicate_of: v.optional(Id),
+});
+
+/** Body fields as the real product names them; checked by the service (exact messages). */
+export const EnrichmentBody = v.object({
+  enrichment_type: v.optional(v.unknown()),
+  prospect_limit: v.optional(v.unknown()),
+  mode: v.optional(v.unknown()),
+  webhook_url: v.optional(v.unknown()),
+  filters: v.optional(v.unknown()),
+  sort_field: v.optional(v.unknown()),
+  sort_direction: v.optional(v.unknown()),
+});
+
+const listPath = v.object({ id: idParam('Lead list not found') });
+
+export const enrichmentRoutes = {
+  getCredits: defineRoute('enrichment', {
+    method: 'GET',
+    path: '/public/credits',
+    auth: 'apiKey',
+    summary: "The workspace's credit balance and its ledger, newest first, with a cursor.",
+    request: {
+      query: v.object({
+        page_size: v.optional(
+          v.pipe(
+            v.string(),
+            v.regex(/^\d{1,3}$/, `page_size must be an integer between 1 and ${LEDGER_PAGE.max}`),
+            v.transform(Number),
+            v.minValue(1, `page_size must be an integer between 1 and ${LEDGER_PAGE.max}`),
+            v.maxValue(LEDGER_PAGE.max, `page_size must be an integer between 1 and ${LEDGER_PAGE.max}`),
+          ),
+        ),
+        cursor: v.optional(v.string()),
+      }),
+    },
+    responses: {
+      200: v.strictObject({ success: v.literal(true), balance: Count, ledger: v.array(LedgerEntryView), next_cursor: v.nullable(v.string()) }),
+    },
+  }),
+  countEnrichment: defineRoute('enrichment', {
+    method: 'GET',
+    path: '/public/lead-lists/{id}/enrichment/count',
+    auth: 'apiKey',
+    summary: 'How many prospects an enrichment would process and what it would cost; filters and sort as list-leads.',
+    request: { path: listPath, query: v.looseObject({ enrichment_type: v.optional(v.string()) }) },
+    responses: {
+      200: v.strictObject({
+        success: v.literal(true),
+        enrichment_type: EnrichmentTypeView,
+        unenriched_count: Count,
+        cost_per_lead: Count,
+        total_cost: Count,
+        available_credits: Count,
+        has_enough_credits: v.boolean(),
+      }),
+    },
+    errors: [404],
+  }),
+  startEnrichment: defineRoute('enrichment', {
+    method: 'POST',
+    path: '/public/lead-lists/{id}/enrichment',
+    auth: 'apiKey',
+    summary: 'Enriches emails or phones of a PEOPLE list: credits deducted up front, async (a job) or sync (up to 25, results inline).',
+    request: { path: listPath, body: EnrichmentBody },
+    responses: {
+      200: v.union([
+        v.strictObject({
+          success: v.literal(true),
+          mode: v.literal('async'),
+          enrichment_type: EnrichmentTypeView,
+          enriched_count: Count,
+          credits_deducted: Count,
+          remaining_credits: Count,
+          webhook_url: v.nullable(v.string()),
+          message: v.string(),
+          job_id: v.nullable(Id),
+        }),
+        v.strictObject({
+          success: v.literal(true),
+          mode: v.literal('sync'),
+          enrichment_type: EnrichmentTypeView,
+          total_count: Count,
+          success_count: Count,
+          credits_deducted: Count,
+          remaining_credits: Count,
+          results: v.array(ResultView),
+          job_id: v.nullable(Id),
+        }),
+      ]),
+    },
+    errors: [404],
+  }),
+  getEnrichmentJob: defineRoute('enrichment', {
+    method: 'GET',
+    path: '/public/enrichment-jobs/{job_id}',
+    auth: 'apiKey',
+    summary: "An enrichment job's status, counts and credits.",
+    request: { path: v.object({ job_id: idParam('Enrichment job not found') }) },
+    responses: { 200: v.strictObject({ success: v.literal(true), job: JobView }) },
+    errors: [404],
+  }),
+};

@@ -1,0 +1,122 @@
+import type { Finder, FinderInput, FinderOutcome, Finders } from '../../domain/enrichment/enrichment';
+
+/**
+ * Adapters of the enrichment providers (docs/enrichment.md; wire formats in the provider
+ * reference): Hunter's and Prospeo's email finders and Lusha's phone lookup. The sandbox
+ * enrichment server of the local runtime speaks the same protocols, so these run there too.
+ */
+export interface FinderConfig {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+}
+
+const base = (url: string) => url.replace(/\/+$/, '');
+
+async function call(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> } | { error: string }> {
+  try {
+    const response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    return { status: response.status, body };
+  } catch (error) {
+    return { error: (error as Error).name === 'TimeoutError' ? 'timed out' : String(error) };
+  }
+}
+
+const failed = (what: string): FinderOutcome => ({ kind: 'error', message: what });
+
+/** Hunter `GET /v2/email-finder`: `valid` is verified, `accept_all`/`unknown` risky, no email not found. */
+export function hunterFinder(config: FinderConfig): Finder {
+  return {
+    name: 'hunter',
+    async find(input: FinderInput): Promise<FinderOutcome> {
+      if (!input.domain && !input.companyName) return { kind: 'not_found' };
+      const query = new URLSearchParams({ first_name: input.firstName, last_name: input.lastName });
+      if (input.domain) query.set('domain', input.domain);
+      else if (input.companyName) query.set('company', input.companyName);
+      const answer = await call(`${base(config.baseUrl)}/v2/email-finder?${query}`, { headers: { 'X-API-KEY': config.apiKey } }, config.timeoutMs);
+      if ('error' in answer) return failed(`hunter: ${answer.error}`);
+      if (answer.status === 404) return { kind: 'not_found' };
+      if (answer.status !== 200) return failed(`hunter: HTTP ${answer.status}`);
+      const data = answer.body.data as { email?: string | null; verification?: { status?: string } } | undefined;
+      if (!data?.email) return { kind: 'not_found' };
+      const status = data.verification?.status;
+      if (status === 'invalid' || status === 'disposable') return { kind: 'not_found' };
+      return { kind: 'found', value: data.email, verification: status === 'valid' ? 'verified' : 'risky' };
+    },
+  };
+}
+
+/** Prospeo `POST /enrich-person`: NO_MATCH is not found; VERIFIED verified, other statuses risky. */
+export function prospeoFinder(config: FinderConfig): Finder {
+  return {
+    name: 'prospeo',
+    async find(input: FinderInput): Promise<FinderOutcome> {
+      if (!input.domain && !input.networkProfileUrl && !input.companyName) return { kind: 'not_found' };
+      const data: Record<string, string> = { first_name: input.firstName, last_name: input.lastName };
+      if (input.domain) data.company_website = input.domain;
+      if (input.companyName) data.company_name = input.companyName;
+      if (input.networkProfileUrl) data.linkedin_url = input.networkProfileUrl;
+      const answer = await call(
+        `${base(config.baseUrl)}/enrich-person`,
+        { method: 'POST', headers: { 'X-KEY': config.apiKey, 'Content-Type': 'application/json' }, body: JSON.stringify({ data }) },
+        config.timeoutMs,
+      );
+      if ('error' in answer) return failed(`prospeo: ${answer.error}`);
+      if (answer.body.error === true) return answer.body.error_code === 'NO_MATCH' ? { kind: 'not_found' } : failed(`prospeo: ${String(answer.body.error_code)}`);
+      if (answer.status !== 200) return failed(`prospeo: HTTP ${answer.status}`);
+      const email = (answer.body.person as { email?: { email?: string; status?: string } } | undefined)?.email;
+      if (!email?.email) return { kind: 'not_found' };
+      return { kind: 'found', value: email.email, verification: email.status === 'VERIFIED' ? 'verified' : 'risky' };
+    },
+  };
+}
+
+/** Lusha `GET /v2/person`: the first phone number; 404 or none is not found. */
+export function lushaFinder(config: FinderConfig): Finder {
+  return {
+    name: 'lusha',
+    async find(input: FinderInput): Promise<FinderOutcome> {
+      const query = new URLSearchParams({ firstName: input.firstName, lastName: input.lastName, revealPhones: 'true' });
+      if (input.networkProfileUrl) query.set('linkedinUrl', input.networkProfileUrl);
+      if (input.domain) query.set('companyDomain', input.domain);
+      else if (input.companyName) query.set('companyName', input.companyName);
+      if (!input.networkProfileUrl && !input.domain && !input.companyName) return { kind: 'not_found' };
+      const answer = await call(`${base(config.baseUrl)}/v2/person?${query}`, { headers: { api_key: config.apiKey } }, config.timeoutMs);
+      if ('error' in answer) return failed(`lusha: ${answer.error}`);
+      if (answer.status === 404) return { kind: 'not_found' };
+      if (answer.status !== 200) return failed(`lusha: HTTP ${answer.status}`);
+      const phones = ((answer.body.contact as { data?: { phoneNumbers?: { number?: string }[] } } | undefined)?.data?.phoneNumbers ?? []).filter((p) => p.number);
+      const first = phones[0]?.number;
+      return first ? { kind: 'found', value: first, verification: 'verified' } : { kind: 'not_found' };
+    },
+  };
+}
+
+export interface EnrichmentProviderSettings {
+  enrichmentEmailFinders: readonly string[];
+  hunterBaseUrl: string;
+  hunterApiKey: string;
+  prospeoBaseUrl: string;
+  prospeoApiKey: string;
+  lushaBaseUrl: string;
+  lushaApiKey: string;
+  enrichmentTimeoutMs: number;
+}
+
+/** The finders the configuration names, in its order. */
+export function findersFrom(config: EnrichmentProviderSettings): Finders {
+  const timeoutMs = config.enrichmentTimeoutMs;
+  const byName: Record<string, () => Finder> = {
+    hunter: () => hunterFinder({ baseUrl: config.hunterBaseUrl, apiKey: config.hunterApiKey, timeoutMs }),
+    prospeo: () => prospeoFinder({ baseUrl: config.prospeoBaseUrl, apiKey: config.prospeoApiKey, timeoutMs }),
+  };
+  return {
+    email: config.enrichmentEmailFinders.map((name) => {
+      const make = byName[name];
+      if (!make) throw new Error(`Unknown email finder ${name}`);
+      return make();
+    }),
+    phone: lushaFinder({ baseUrl: config.lushaBaseUrl, apiKey: config.lushaApiKey, timeoutMs }),
+  };
+}

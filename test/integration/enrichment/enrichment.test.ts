@@ -1,0 +1,291 @@
+import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
+import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
+import { createCreditService } from '../../../shared/domain/credits/credits';
+import { ManualClock } from '../../../shared/time/clock';
+import { type Receiver, startReceiver } from '../../support/receiver';
+import { type TestStack, createKey, signUp } from '../../support/test-stack';
+import { type Workspace, createList, importLeads, leadsOf, leadsStack } from '../leads/helpers';
+
+/**
+ * Enrichment over real HTTP: DynamoDB Local, the SQS emulator, the sandbox enrichment providers
+ * (Hunter, Prospeo and Lusha protocols) and the user-webhook worker for the completion event.
+ */
+describe('enrichment with credits', () => {
+  const clock = new ManualClock('2026-11-24T09:00:00.000Z');
+  let stack: TestStack;
+  let alice: Workspace;
+  let bob: Workspace;
+  let receiver: Receiver;
+
+  const grant = async (workspaceId: number, amount: number) => {
+    const service = createCreditService({ credits: new DynamoCreditRepository(stack.db, stack.tableName), ids: new DynamoIdAllocator(stack.db, stack.tableName), clock });
+    await service.grant(workspaceId, amount, 'test grant');
+  };
+  const credits = async (ws: Workspace) => (await stack.call<{ balance: number; ledger: Record<string, unknown>[] }>('GET', '/public/credits/', { apiKey: ws.key })).body;
+  const enrich = (ws: Workspace, listId: number, body: Record<string, unknown>) =>
+    stack.call<Record<string, unknown>>('POST', `/public/lead-lists/${listId}/enrichment/`, { apiKey: ws.key, body });
+  const count = (ws: Workspace, listId: number, query = '') =>
+    stack.call<Record<string, unknown>>('GET', `/public/lead-lists/${listId}/enrichment/count/${query ? `?${query}` : ''}`, { apiKey: ws.key });
+  const job = async (ws: Workspace, id: unknown) => (await stack.call<{ job: Record<string, unknown> }>('GET', `/public/enrichment-jobs/${id}/`, { apiKey: ws.key })).body.job;
+  const rule = (body: Record<string, unknown>) =>
+    fetch(`${stack.enrichment.url}/_sandbox/enrichment/rules`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  /** A list of people: `withDomain` have a company website, `bare` have none, `emailed` already have an email. */
+  async function peopleList(ws: Workspace, name: string, counts: { withDomain: number; bare?: number; emailed?: number }, tag = name) {
+    const list = await createList(stack, ws, name);
+    const rows: Record<string, unknown>[] = [];
+    for (let i = 0; i < counts.withDomain; i += 1) {
+      rows.push({ first_name: `Ada${i}`, last_name: `${tag}`, network_profile_url: `https://www.linkedin.com/in/${tag}-d${i}`, company_name: `Acme ${tag}`, company_website_url: `https://www.${tag}.example` });
+    }
+    for (let i = 0; i < (counts.bare ?? 0); i += 1) rows.push({ first_name: `Bo${i}`, last_name: `${tag}`, network_profile_url: `https://www.linkedin.com/in/${tag}-b${i}` });
+    for (let i = 0; i < (counts.emailed ?? 0); i += 1) {
+      rows.push({ first_name: `Cy${i}`, last_name: `${tag}`, network_profile_url: `https://www.linkedin.com/in/${tag}-e${i}`, email: `cy${i}@${tag}.example` });
+    }
+    await importLeads(stack, ws, list.id, { leads: rows });
+    return list;
+  }
+
+  beforeAll(async () => {
+    ({ stack, alice, bob } = await leadsStack({ clock, settings: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 } }));
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    if (process.env.SHOW_LOGS) for (const line of stack.logs.filter((l) => l.includes('"level":"ERROR"') || l.includes('"level":"WARN"'))) console.log(line.slice(0, 1500));
+    await receiver?.stop();
+    await stack?.stop();
+  });
+
+  it('starts a workspace with 0 credits; a grant shows in the balance and the ledger', async () => {
+    expect(await credits(bob)).toEqual({ success: true, balance: 0, ledger: [], next_cursor: null });
+    await grant(bob.workspaceId, 40);
+    const after = await credits(bob);
+    expect(after.balance).toBe(40);
+    expect(after.ledger).toEqual([{ id: expect.any(Number), type: 'grant', amount: 40, reason: 'test grant', job_id: null, created_at: '2026-11-24T09:00:00.000Z' }]);
+  });
+
+  it('counts prospects without an email, with filters, and answers the spec errors', async () => {
+    await grant(alice.workspaceId, 100);
+    const list = await peopleList(alice, 'countlist', { withDomain: 3, bare: 2, emailed: 2 });
+    expect((await count(alice, list.id)).body).toEqual({
+      success: true,
+      enrichment_type: 'FIND_EMAIL',
+      unenriched_count: 5,
+      cost_per_lead: 3,
+      total_cost: 15,
+      available_credits: 100,
+      has_enough_credits: true,
+    });
+    expect((await count(alice, list.id, 'enrichment_type=FIND_PHONE&company_name=acme')).body).toMatchObject({ unenriched_count: 3, cost_per_lead: 30, total_cost: 90, has_enough_credits: true });
+    expect((await count(alice, list.id, 'enrichment_type=FIND_PHONE')).body).toMatchObject({ unenriched_count: 7, total_cost: 210, has_enough_credits: false });
+    const bad = await count(alice, list.id, 'enrichment_type=FIND_FAX');
+    expect([bad.status, bad.body]).toEqual([400, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }]);
+    const companies = await createList(stack, alice, 'companies', 'COMPANY');
+    const notPeople = await count(alice, companies.id);
+    expect([notPeople.status, notPeople.body]).toEqual([400, { error: 'Email/phone enrichment is only available for people lists' }]);
+    const missing = await count(alice, 999_999_999);
+    expect([missing.status, missing.body]).toEqual([404, { error: 'Lead list not found' }]);
+    // Another workspace's list is unknown to bob.
+    expect((await count(bob, list.id)).status).toBe(404);
+    const refusedPost = await enrich(alice, companies.id, {});
+    expect([refusedPost.status, refusedPost.body]).toEqual([400, { error: 'Email/phone enrichment is only available for people lists' }]);
+  });
+
+  it('refuses bad requests with 400 and charges nothing', async () => {
+    const list = await peopleList(alice, 'badreq', { withDomain: 4 });
+    const before = await credits(alice);
+    const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+      [{ enrichment_type: 'FIND_FAX' }, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }],
+      [{ mode: 'later' }, { error: "mode must be 'async' or 'sync'" }],
+      [{ mode: 'sync', prospect_limit: 26 }, { error: 'prospect_limit must be at most 25 in sync mode' }],
+      [{ prospect_limit: 10_001 }, { error: 'prospect_limit must be at most 10000' }],
+      [{ prospect_limit: 0 }, { error: 'prospect_limit must be a positive integer' }],
+      [{ mode: 'sync', webhook_url: 'https://example.com/hook' }, { error: 'webhook_url is only available in async mode' }],
+      [{ webhook_url: 'https://169.254.169.254/latest' }, { error: 'webhook_url must not point to a private, loopback, link-local or reserved address' }],
+      [{ enrichment_type: 'FIND_PHONE' }, { error: 'Insufficient credits', details: `120 credits needed (4 × 30), ${before.balance} available` }],
+    ];
+    for (const [body, expected] of cases) {
+      const response = await enrich(alice, list.id, body);
+      expect([response.status, response.body], JSON.stringify(body)).toEqual([400, expected]);
+    }
+    expect(await credits(alice)).toEqual(before);
+    expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW', 'NEW', 'NEW', 'NEW']);
+  });
+
+  it('async FIND_EMAIL: charges up front, shows Loading…, writes found emails, keeps the charge of a searched lead', async () => {
+    const list = await peopleList(alice, 'asynclist', { withDomain: 2, bare: 1 });
+    const before = (await credits(alice)).balance;
+    const started = await enrich(alice, list.id, {});
+    expect(started.status).toBe(200);
+    expect(started.body).toEqual({
+      success: true,
+      mode: 'async',
+      enrichment_type: 'FIND_EMAIL',
+      enriched_count: 3,
+      credits_deducted: 9,
+      remaining_credits: before - 9,
+      webhook_url: null,
+      message: `Enrichment started in background. Follow it at /api/v1/public/enrichment-jobs/${started.body.job_id}/`,
+      job_id: expect.any(Number),
+    });
+    expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.status)).toEqual(['Loading…', 'Loading…', 'Loading…']);
+    // Being enriched: neither counted nor selected again.
+    expect((await count(alice, list.id)).body.unenriched_count).toBe(0);
+    expect((await job(alice, started.body.job_id)).status).toBe('RUNNING');
+
+    await stack.drain('enrichment');
+    const page = await leadsOf(stack, alice, list.id);
+    expect(page.prospects?.map((p) => [p.first_name, p.email, p.status])).toEqual([
+      ['Ada0', 'ada0.asynclist@asynclist.example', 'NEW'],
+      ['Ada1', 'ada1.asynclist@asynclist.example', 'NEW'],
+      ['Bo0', '', 'NEW'],
+    ]);
+    expect(await job(alice, started.body.job_id)).toEqual({
+      id: started.body.job_id,
+      list_id: list.id,
+      enrichment_type: 'FIND_EMAIL',
+      mode: 'async',
+      status: 'COMPLETED',
+      total_count: 3,
+      queued_count: 0,
+      found_count: 2,
+      not_found_count: 1,
+      duplicate_count: 0,
+      failed_count: 0,
+      credits_charged: 9,
+      credits_refunded: 0,
+      webhook_url: null,
+      created_at: '2026-11-24T09:00:00.000Z',
+      completed_at: '2026-11-24T09:00:00.000Z',
+    });
+    expect((await credits(alice)).balance).toBe(before - 9);
+    // The bare prospect can be enriched again (it has no email); the found ones not.
+    expect((await count(alice, list.id)).body.unenriched_count).toBe(1);
+  });
+
+  it('sync FIND_EMAIL_WATERFALL: tries finders in order, stops at the first verified email, refunds not found and provider failures', async () => {
+    const list = await peopleList(alice, 'waterfall', { withDomain: 3, bare: 1 });
+    await rule({ match: 'Ada0 waterfall', provider: 'hunter', outcome: 'not_found' });
+    await rule({ match: 'Ada1 waterfall', provider: 'hunter', outcome: 'error' });
+    await rule({ match: 'Ada1 waterfall', provider: 'prospeo', outcome: 'error' });
+    const callsBefore = ((await (await fetch(`${stack.enrichment.url}/_sandbox/enrichment/calls`)).json()) as { calls: { provider: string; name: string }[] }).calls.length;
+    const before = (await credits(alice)).balance;
+    const response = await enrich(alice, list.id, { mode: 'sync', enrichment_type: 'FIND_EMAIL_WATERFALL' });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({
+      success: true,
+      mode: 'sync',
+      enrichment_type: 'FIND_EMAIL_WATERFALL',
+      total_count: 4,
+      success_count: 2,
+      credits_deducted: 12,
+      remaining_credits: before - 12,
+      job_id: expect.any(Number),
+      results: [
+        { id: expect.any(Number), first_name: 'Ada0', last_name: 'waterfall', success: true, status: 'found', email: 'ada0.waterfall@waterfall.example', verification_status: 'verified', provider: 'prospeo' },
+        { id: expect.any(Number), first_name: 'Ada1', last_name: 'waterfall', success: false, status: 'failed', email: null, verification_status: null, provider: null },
+        { id: expect.any(Number), first_name: 'Ada2', last_name: 'waterfall', success: true, status: 'found', email: 'ada2.waterfall@waterfall.example', verification_status: 'verified', provider: 'hunter' },
+        { id: expect.any(Number), first_name: 'Bo0', last_name: 'waterfall', success: false, status: 'not_found', email: null, verification_status: null, provider: null },
+      ],
+    });
+    const calls = ((await (await fetch(`${stack.enrichment.url}/_sandbox/enrichment/calls`)).json()) as { calls: { provider: string; name: string }[] }).calls.slice(callsBefore);
+    const of = (name: string) => calls.filter((call) => call.name === name).map((call) => call.provider);
+    expect(of('Ada0 waterfall')).toEqual(['hunter', 'prospeo']);
+    expect(of('Ada1 waterfall')).toEqual(['hunter', 'hunter', 'hunter', 'prospeo', 'prospeo', 'prospeo']);
+    expect(of('Ada2 waterfall')).toEqual(['hunter']);
+    const ledger = (await credits(alice)).ledger;
+    expect(ledger.slice(0, 2).map((entry) => [entry.type, entry.amount, entry.job_id])).toEqual([
+      ['refund', 12, response.body.job_id],
+      ['debit', -24, response.body.job_id],
+    ]);
+  });
+
+  it('FIND_PHONE refunds not found; a found email another prospect has is a duplicate, charged like not found', async () => {
+    await grant(alice.workspaceId, 200);
+    const list = await peopleList(alice, 'phones', { withDomain: 2 });
+    await rule({ match: 'Ada0 phones', provider: 'lusha', outcome: 'found', phone: '+31 6 1234 5678' });
+    const before = (await credits(alice)).balance;
+    const phones = await enrich(alice, list.id, { mode: 'sync', enrichment_type: 'FIND_PHONE' });
+    expect(phones.body).toMatchObject({ total_count: 2, success_count: 1, credits_deducted: 30, remaining_credits: before - 30 });
+    expect((phones.body.results as Record<string, unknown>[]).map((r) => [r.first_name, r.status, r.phone_number])).toEqual([
+      ['Ada0', 'found', '+31 6 1234 5678'],
+      ['Ada1', 'not_found', null],
+    ]);
+
+    const dupes = await peopleList(alice, 'dupes', { withDomain: 1 });
+    await importLeads(stack, alice, dupes.id, { leads: [{ first_name: 'Zed', last_name: 'Owner', email: 'ada0.dupes@dupes.example' }] });
+    const owner = (await leadsOf(stack, alice, dupes.id)).prospects?.find((p) => p.first_name === 'Zed');
+    const dup = await enrich(alice, dupes.id, { mode: 'sync' });
+    expect((dup.body.results as Record<string, unknown>[]).map((r) => [r.status, r.duplicate_of, r.email])).toEqual([['duplicate', owner?.id, null]]);
+    expect(dup.body.credits_deducted).toBe(3);
+  });
+
+  it('two enrichments racing for the last credits: one wins, the balance is exact', async () => {
+    const user = await signUp(stack);
+    const racer: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(racer.workspaceId, 10);
+    clock.advance(1000);
+    const one = await peopleList(racer, 'raceone', { withDomain: 2 });
+    const two = await peopleList(racer, 'racetwo', { withDomain: 2 });
+    const answers = await Promise.all([enrich(racer, one.id, {}), enrich(racer, two.id, {})]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    expect(answers.find((a) => a.status === 400)?.body).toEqual({ error: 'Insufficient credits', details: '6 credits needed (2 × 3), 4 available' });
+    const after = await credits(racer);
+    expect(after.balance).toBe(4);
+    expect(after.ledger.map((entry) => entry.amount)).toEqual([-6, 10]);
+  });
+
+  it('a redelivered message charges and writes once; the sweeper resumes a job whose messages were lost', async () => {
+    const list = await peopleList(alice, 'sweep', { withDomain: 2, bare: 1 });
+    const before = (await credits(alice)).balance;
+    const started = await enrich(alice, list.id, { enrichment_type: 'FIND_EMAIL_WATERFALL' });
+    expect(started.body.credits_deducted).toBe(18);
+    // The local runtime restarts: the queue's messages are lost.
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+    expect(await stack.drain('enrichment')).toBe(0);
+    expect((await job(alice, started.body.job_id)).status).toBe('RUNNING');
+    // Not yet stale: the sweeper leaves it.
+    await stack.runSchedules();
+    expect(await stack.drain('enrichment')).toBe(0);
+    clock.advance(16 * 60_000);
+    await stack.runSchedules();
+    // The chunk is sent twice (the sweeper, and a duplicate of it): worked once.
+    const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+    await stack.sqs.send(new SendMessageCommand({ QueueUrl: stack.queue('enrichment').queueUrl, MessageBody: JSON.stringify({ j: started.body.job_id, l: list.id, c: 0 }) }));
+    expect(await stack.drain('enrichment')).toBeGreaterThan(0);
+    const done = await job(alice, started.body.job_id);
+    expect(done).toMatchObject({ status: 'COMPLETED', found_count: 2, not_found_count: 1, credits_charged: 18, credits_refunded: 6 });
+    expect((await credits(alice)).balance).toBe(before - 12);
+    expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW', 'NEW', 'NEW']);
+  });
+
+  it('sends the signed completion event to webhook_url, retried after a failure', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(ws.workspaceId, 30);
+    const list = await peopleList(ws, 'hooked', { withDomain: 1 });
+    const hook = `${receiver.url}/enrichment-done`;
+    const noSecret = await enrich(ws, list.id, { webhook_url: hook });
+    expect(noSecret.status).toBe(400);
+    const set = await stack.call<{ signing_secret: string }>('PUT', '/user/webhook/', { token: user.token, body: { webhook_url: `${receiver.url}/inbox` } });
+    expect(set.status).toBe(200);
+    const started = await enrich(ws, list.id, { webhook_url: hook });
+    expect(started.body).toMatchObject({ webhook_url: hook, message: `Enrichment started in background. Results will be sent to ${hook}` });
+    await stack.drain('enrichment');
+    receiver.plan({ status: 503 });
+    await stack.drain('webhooks');
+    const deliveries = receiver.requests.filter((r) => r.path === '/enrichment-done');
+    expect(deliveries).toHaveLength(2);
+    const last = deliveries[1] as (typeof deliveries)[number];
+    // Signed as Standard Webhooks with the user's secret (at the stack's clock, so compared, not verified against now).
+    const at = new Date(Number(last.headers['webhook-timestamp']) * 1000);
+    expect(last.headers['webhook-signature']).toBe(new Webhook(set.body.signing_secret).sign(String(last.headers['webhook-id']), at, last.body));
+    const payload = JSON.parse(last.body) as Record<string, unknown>;
+    expect(payload).toMatchObject({ event: 'enrichment_completed', job: { id: started.body.job_id, status: 'COMPLETED', found_count: 1, total_count: 1 } });
+    // Isolation: another workspace cannot read the job.
+    const other = await stack.call('GET', `/public/enrichment-jobs/${started.body.job_id}/`, { apiKey: bob.key });
+    expect([other.status, other.body]).toEqual([404, { error: 'Enrichment job not found' }]);
+  });
+});
