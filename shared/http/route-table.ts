@@ -22,6 +22,7 @@ import type { RouteDefinition } from './routes/define';
 import { healthRoutes } from './routes/health';
 import { leadListRoutes } from './routes/lead-lists';
 import { memberRoutes } from './routes/members';
+import { prospectStatusRoutes } from './routes/prospect-status';
 import { prospectRoutes } from './routes/prospects';
 import { providerWebhookRoutes } from './routes/provider-webhooks';
 import { userWebhookRoutes } from './routes/user-webhook';
@@ -86,10 +87,11 @@ export const FUNCTION_GROUPS = {
     settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
     timeoutSeconds: 28,
   }),
-  // The directory call is bounded at 10 s; saving up to 100 results follows it.
+  // The directory call is bounded at 10 s; saving up to 100 results follows it. One prospect and its
+  // pipeline stage (which stops its sequence) too.
   prospects: group({
     entry: 'functions/http/prospects/lambda.ts',
-    routes: prospectRoutes,
+    routes: { ...prospectRoutes, ...prospectStatusRoutes },
     settings: [...TABLE_SETTINGS, 'directoryBaseUrl', 'directoryApiKey', 'searchQuotaPerMonth', 'maxLeadsPerList'],
     timeoutSeconds: 20,
   }),

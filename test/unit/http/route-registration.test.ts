@@ -13,6 +13,7 @@ import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
 import { memberHandlers } from '../../../functions/http/members/routes';
 import { prospectHandlers } from '../../../functions/http/prospects/routes';
+import { prospectStatusHandlers } from '../../../functions/http/prospects/status-routes';
 import { providerWebhookHandlers } from '../../../functions/http/provider-webhooks/routes';
 import { userWebhookHandlers } from '../../../functions/http/user-webhook/routes';
 import { OPENAPI_FILE, renderOpenApi } from '../../../infra/openapi';
@@ -34,7 +35,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   userWebhook: userWebhookHandlers(none, none),
   providerWebhooks: providerWebhookHandlers(none),
   leadLists: leadListHandlers(none),
-  prospects: prospectHandlers(none),
+  prospects: { ...prospectHandlers(none), ...prospectStatusHandlers(none) },
   campaigns: { ...campaignHandlers(none), ...campaignFlowHandlers(none) },
   campaignProspects: campaignProspectHandlers(none),
 };
@@ -56,7 +57,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(58);
+    expect(ROUTES).toHaveLength(60);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {
