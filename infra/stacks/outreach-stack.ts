@@ -42,6 +42,8 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   campaigns: 'readWrite',
   // Moves prospects (leads, their list views and digests, campaign prospect items, campaign counts).
   campaignProspects: 'readWrite',
+  // Appends manual messages to conversations and links new provider chats to their prospects.
+  chats: 'readWrite',
 };
 
 const pascal = (name: string): string =>

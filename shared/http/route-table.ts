@@ -17,6 +17,7 @@ import { campaignFlowRoutes } from './routes/campaign-flow';
 import { campaignRoutes } from './routes/campaigns';
 import { authRoutes } from './routes/auth';
 import { campaignProspectRoutes } from './routes/campaign-prospects';
+import { chatRoutes } from './routes/chats';
 import { connectionRoutes } from './routes/connections';
 import type { RouteDefinition } from './routes/define';
 import { healthRoutes } from './routes/health';
@@ -107,6 +108,13 @@ export const FUNCTION_GROUPS = {
     routes: campaignProspectRoutes,
     settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
     timeoutSeconds: 28,
+  }),
+  // The inbox: a few reads; a manual message is up to two provider calls (8 s bound each) and two writes.
+  chats: group({
+    entry: 'functions/http/chats/lambda.ts',
+    routes: chatRoutes,
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS],
+    timeoutSeconds: 20,
   }),
 } as const;
 

@@ -8,6 +8,7 @@ import { authHandlers } from '../../../functions/http/auth/routes';
 import { campaignFlowHandlers } from '../../../functions/http/campaigns/flow-routes';
 import { campaignHandlers } from '../../../functions/http/campaigns/routes';
 import { campaignProspectHandlers } from '../../../functions/http/campaign-prospects/routes';
+import { chatHandlers } from '../../../functions/http/chats/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
@@ -38,6 +39,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   prospects: { ...prospectHandlers(none), ...prospectStatusHandlers(none) },
   campaigns: { ...campaignHandlers(none), ...campaignFlowHandlers(none) },
   campaignProspects: campaignProspectHandlers(none),
+  chats: chatHandlers(none, none),
 };
 
 const context = {} as Context;
@@ -57,7 +59,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(60);
+    expect(ROUTES).toHaveLength(63);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {
