@@ -11,6 +11,7 @@ import { buildAccountsHandler } from '../../functions/http/accounts/handler';
 import { buildApiKeysHandler } from '../../functions/http/api-keys/handler';
 import { buildAuthHandler } from '../../functions/http/auth/handler';
 import { buildCampaignProspectsHandler } from '../../functions/http/campaign-prospects/handler';
+import { buildChatsHandler } from '../../functions/http/chats/handler';
 import { buildConnectionsHandler } from '../../functions/http/connections/handler';
 import { buildHealthHandler } from '../../functions/http/health/handler';
 import { buildLeadListsHandler } from '../../functions/http/lead-lists/handler';
@@ -51,6 +52,7 @@ const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: Func
   unsubscribe: buildUnsubscribeHandler,
   suppressions: buildSuppressionsHandler,
   enrichment: buildEnrichmentHandler,
+  chats: buildChatsHandler,
 };
 
 /** Queue consumers by queue name (the catalog's). */

@@ -46,6 +46,8 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   unsubscribe: 'readWrite',
   suppressions: 'readWrite',
   enrichment: 'readWrite',
+  // Appends manual messages to conversations and links new provider chats to their prospects.
+  chats: 'readWrite',
 };
 
 const pascal = (name: string): string =>

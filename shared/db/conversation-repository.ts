@@ -127,14 +127,15 @@ export class DynamoConversationStore implements ConversationStore {
     return { items, ...(typeof last === 'string' ? { next: last } : {}) };
   }
 
-  async latestOn(workspaceId: number, prospectId: number, channel: MessageChannel): Promise<ConversationMessage | undefined> {
+  async latestOn(workspaceId: number, prospectId: number, channel: MessageChannel, sentByLead?: boolean): Promise<ConversationMessage | undefined> {
     const { pk } = conversationKey(workspaceId, prospectId);
+    const byLead = sentByLead === undefined ? {} : { ':lead': sentByLead };
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: 'channel = :channel',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX, ':channel': channel },
+        FilterExpression: sentByLead === undefined ? 'channel = :channel' : 'channel = :channel AND sentByLead = :lead',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX, ':channel': channel, ...byLead },
         ScanIndexForward: false,
         Limit: 50,
       }),

@@ -17,12 +17,14 @@ import { campaignFlowRoutes } from './routes/campaign-flow';
 import { campaignRoutes } from './routes/campaigns';
 import { authRoutes } from './routes/auth';
 import { campaignProspectRoutes } from './routes/campaign-prospects';
+import { chatRoutes } from './routes/chats';
 import { connectionRoutes } from './routes/connections';
 import { enrichmentRoutes } from './routes/enrichment';
 import type { RouteDefinition } from './routes/define';
 import { healthRoutes } from './routes/health';
 import { leadListRoutes } from './routes/lead-lists';
 import { memberRoutes } from './routes/members';
+import { prospectStatusRoutes } from './routes/prospect-status';
 import { prospectRoutes } from './routes/prospects';
 import { providerWebhookRoutes } from './routes/provider-webhooks';
 import { suppressionRoutes } from './routes/suppressions';
@@ -89,10 +91,11 @@ export const FUNCTION_GROUPS = {
     settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
     timeoutSeconds: 28,
   }),
-  // The directory call is bounded at 10 s; saving up to 100 results follows it.
+  // The directory call is bounded at 10 s; saving up to 100 results follows it. One prospect and its
+  // pipeline stage (which stops its sequence) too.
   prospects: group({
     entry: 'functions/http/prospects/lambda.ts',
-    routes: prospectRoutes,
+    routes: { ...prospectRoutes, ...prospectStatusRoutes },
     settings: [...TABLE_SETTINGS, 'directoryBaseUrl', 'directoryApiKey', 'searchQuotaPerMonth', 'maxLeadsPerList'],
     timeoutSeconds: 20,
   }),
@@ -128,6 +131,13 @@ export const FUNCTION_GROUPS = {
     routes: enrichmentRoutes,
     settings: [...TABLE_SETTINGS, ...QUEUE_SETTINGS, ...ENRICHMENT_PROVIDER_SETTINGS, 'webhookAllowLoopback', 'enrichmentQueueUrl', 'maxLeadsPerList'],
     timeoutSeconds: 28,
+  }),
+  // The inbox: a few reads; a manual message is up to two provider calls (8 s bound each) and two writes.
+  chats: group({
+    entry: 'functions/http/chats/lambda.ts',
+    routes: chatRoutes,
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS],
+    timeoutSeconds: 20,
   }),
 } as const;
 

@@ -141,6 +141,14 @@ export class UnipileProvider implements NetworkProvider {
     return { chatId: str(raw.chat_id), messageId: str(raw.message_id) };
   }
 
+  async sendChatMessage(input: { accountId: string; chatId: string; text: string }) {
+    // account_id guards against posting into another account's chat; the SDK sends it as an extra form field.
+    const raw = (await this.call((client) =>
+      client.messaging.sendMessage({ chat_id: input.chatId, text: input.text }, { extra_params: { account_id: input.accountId } }),
+    )) as unknown as Loose;
+    return { messageId: str(raw.message_id) };
+  }
+
   async sendEmail(input: Parameters<NetworkProvider['sendEmail']>[0]) {
     const raw = await this.call((client) =>
       client.email.send({

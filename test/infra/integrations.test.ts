@@ -116,7 +116,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
   });
 
   it('gives the provider settings to the functions that call the provider, from Secrets Manager', () => {
-    for (const group of ['accounts', 'connections', 'providerWebhooks'] as const) {
+    for (const group of ['accounts', 'connections', 'providerWebhooks', 'chats'] as const) {
       const env = fnEnv(group);
       expect(env.PROVIDER_BASE_URL, group).toBe('https://api1.unipile.com:13111');
       expect(flatten(env.PROVIDER_ACCESS_TOKEN), group).toBe(secretReference(secretId('PROVIDER_ACCESS_TOKEN')));
@@ -144,6 +144,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     const timeout = (group: FunctionGroup) => resources[logicalId(stack, stack.functions[group])]?.Properties.Timeout;
     for (const group of ['accounts', 'connections', 'providerWebhooks'] as const) expect(timeout(group), group).toBe(12);
     expect(timeout('userWebhook')).toBe(15);
+    // A manual message may take two provider calls (profile lookup, then the new chat).
+    expect(timeout('chats')).toBe(20);
   });
 
   it('keeps each secret to the functions that need it', () => {
@@ -154,7 +156,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
         .sort();
     const ids = (groups: FunctionGroup[]) => groups.map((group) => logicalId(stack, stack.functions[group]));
     const sender = logicalId(stack, (stack.queueConsumers.outreach ?? webhooks()).function);
-    expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual([...ids(['accounts', 'connections', 'providerWebhooks']), sender].sort());
+    expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual([...ids(['accounts', 'connections', 'providerWebhooks', 'chats']), sender].sort());
     expect(holders('PROVIDER_WEBHOOK_SECRET')).toEqual(ids(['accounts', 'providerWebhooks']).sort());
     expect(holders('WEBHOOK_SECRET_KEY')).toEqual([...ids(['userWebhook']), logicalId(stack, webhooks().function)].sort());
     // The values are dynamic references, resolved at deploy time: never in the template.
@@ -185,7 +187,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
         .flatMap(actionsOf);
     expect(sends('providerWebhooks')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
     expect(fnEnv('providerWebhooks').WEBHOOKS_QUEUE_URL).toEqual({ Ref: logicalId(stack, webhooks().queue) });
-    for (const group of ['accounts', 'userWebhook', 'auth', 'members', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health', 'campaigns', 'campaignProspects'] as const) {
+    for (const group of ['accounts', 'userWebhook', 'auth', 'members', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health', 'campaigns', 'campaignProspects', 'chats'] as const) {
       expect(sends(group), group).toEqual([]);
       expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toBeUndefined();
     }
@@ -215,6 +217,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'auth',
       'campaignProspects',
       'campaigns',
+      'chats',
       'connections',
       'enrichment',
       'health',

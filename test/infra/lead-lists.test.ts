@@ -106,6 +106,8 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
       'DELETE /api/v1/public/lead-lists/{id}/delete-leads',
       'POST /api/v1/public/lead-lists/{id}/import',
       'POST /api/v1/public/prospects/search',
+      'GET /api/v1/public/prospects/{prospect_id}',
+      'PATCH /api/v1/public/prospects/{prospect_id}',
     ]);
     for (const route of mine) expect(route.auth, route.path).toBe('apiKey');
     const methods = resourcesOfType(template, 'AWS::ApiGateway::Method').map(([, method]) => method.Properties);
@@ -121,7 +123,7 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
       'POST CUSTOM apiKeyRequired=true',
       'POST CUSTOM apiKeyRequired=true',
     ]);
-    expect(served('prospects')).toEqual(['POST CUSTOM apiKeyRequired=true']);
+    expect(served('prospects')).toEqual(['GET CUSTOM apiKeyRequired=true', 'PATCH CUSTOM apiKeyRequired=true', 'POST CUSTOM apiKeyRequired=true']);
     expect(integrationsOf('leadLists').map((method) => method.HttpMethod).sort()).toEqual(['DELETE', 'GET', 'GET', 'POST', 'POST', 'POST']);
   });
 });

@@ -2,18 +2,21 @@ import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import { DynamoSearchUsageRepository } from '../../../shared/db/search-usage-repository';
 import { DynamoWorkspaceLeadCounts } from '../../../shared/db/workspace-lead-counts';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
+import { createProspectPipeline } from '../../../shared/domain/leads/prospect-pipeline';
 import { createProspectSearchService } from '../../../shared/domain/leads/prospect-search-service';
 import { httpHandler } from '../../../shared/http/http-handler';
-import type { GroupConfig } from '../../../shared/http/route-table';
-import { prospectRoutes } from '../../../shared/http/routes/prospects';
+import { FUNCTION_GROUPS, type GroupConfig } from '../../../shared/http/route-table';
 import { HttpDirectoryProvider } from '../../../shared/providers/directory/http-directory';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { sequenceStopsFrom } from '../../../shared/runtime/sequence-stops';
 import { tableAccess } from '../../../shared/runtime/table';
 import { prospectHandlers } from './routes';
+import { prospectStatusHandlers } from './status-routes';
 
-/** The prospects function: directory and workspace search, saving what the directory finds. */
+/** The prospects function: directory and workspace search, saving what the directory finds; one prospect and its pipeline stage. */
 export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: FunctionDeps) {
-  const { db, tableName, ids } = tableAccess(config);
+  const table = tableAccess(config);
+  const { db, tableName, ids } = table;
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const search = createProspectSearchService({
     directory: new HttpDirectoryProvider({ baseUrl: config.directoryBaseUrl, apiKey: config.directoryApiKey }),
@@ -24,5 +27,10 @@ export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: Fu
     clock: deps.clock,
     monthlyQuota: config.searchQuotaPerMonth,
   });
-  return httpHandler(prospectRoutes, prospectHandlers(search), { logger: loggerFor('prospects', deps), checkResponses: deps.checkResponses });
+  const pipeline = createProspectPipeline({ leads, stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList) });
+  return httpHandler(
+    FUNCTION_GROUPS.prospects.routes,
+    { ...prospectHandlers(search), ...prospectStatusHandlers(pipeline) },
+    { logger: loggerFor('prospects', deps), checkResponses: deps.checkResponses },
+  );
 }

@@ -52,8 +52,8 @@ export interface ConversationStore {
   list(workspaceId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationSummary>>;
   /** One prospect's messages, oldest first. */
   messages(workspaceId: number, prospectId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationMessage>>;
-  /** The newest message of the prospect on a channel, if any (where a manual reply goes). */
-  latestOn(workspaceId: number, prospectId: number, channel: MessageChannel): Promise<ConversationMessage | undefined>;
+  /** The newest message of the prospect on a channel (of the prospect's only, with `sentByLead`), if any (where a manual reply goes). */
+  latestOn(workspaceId: number, prospectId: number, channel: MessageChannel, sentByLead?: boolean): Promise<ConversationMessage | undefined>;
 }
 
 /** Plain text of an email body (a conversation shows text, never HTML). */

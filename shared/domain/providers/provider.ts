@@ -82,6 +82,8 @@ export interface NetworkProvider {
   sendInvitation(input: { accountId: string; providerId: string; message?: string }): Promise<{ invitationId: string }>;
   /** Starts a chat with one attendee (or posts into the existing one); returns the message id. */
   sendMessage(input: { accountId: string; attendeeProviderId: string; text: string }): Promise<{ chatId: string | null; messageId: string | null }>;
+  /** Posts into an existing chat of the account (`POST /api/v1/chats/{chat_id}/messages`); returns the message id. */
+  sendChatMessage(input: { accountId: string; chatId: string; text: string }): Promise<{ messageId: string | null }>;
   sendEmail(input: {
     accountId: string;
     to: { email: string; name?: string };

@@ -8,12 +8,14 @@ import { authHandlers } from '../../../functions/http/auth/routes';
 import { campaignFlowHandlers } from '../../../functions/http/campaigns/flow-routes';
 import { campaignHandlers } from '../../../functions/http/campaigns/routes';
 import { campaignProspectHandlers } from '../../../functions/http/campaign-prospects/routes';
+import { chatHandlers } from '../../../functions/http/chats/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { enrichmentHandlers } from '../../../functions/http/enrichment/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
 import { leadListHandlers } from '../../../functions/http/lead-lists/routes';
 import { memberHandlers } from '../../../functions/http/members/routes';
 import { prospectHandlers } from '../../../functions/http/prospects/routes';
+import { prospectStatusHandlers } from '../../../functions/http/prospects/status-routes';
 import { providerWebhookHandlers } from '../../../functions/http/provider-webhooks/routes';
 import { suppressionHandlers } from '../../../functions/http/suppressions/routes';
 import { unsubscribeHandlers } from '../../../functions/http/unsubscribe/routes';
@@ -37,12 +39,13 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   userWebhook: userWebhookHandlers(none, none),
   providerWebhooks: providerWebhookHandlers(none),
   leadLists: leadListHandlers(none),
-  prospects: prospectHandlers(none),
+  prospects: { ...prospectHandlers(none), ...prospectStatusHandlers(none) },
   campaigns: { ...campaignHandlers(none), ...campaignFlowHandlers(none) },
   campaignProspects: campaignProspectHandlers(none),
   unsubscribe: unsubscribeHandlers(none),
   suppressions: suppressionHandlers(none),
   enrichment: enrichmentHandlers(none, none),
+  chats: chatHandlers(none, none),
 };
 
 const context = {} as Context;
@@ -62,7 +65,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(67);
+    expect(ROUTES).toHaveLength(72);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {

@@ -1,0 +1,38 @@
+import { CONVERSATION_CURSOR, DynamoConversationStore } from '../../../shared/db/conversation-repository';
+import { DynamoInboundLinks } from '../../../shared/db/inbound-links';
+import { CONVERSATION_MESSAGE_PREFIX } from '../../../shared/db/keys';
+import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account-repository';
+import { createInboxService } from '../../../shared/domain/inbox/inbox-service';
+import { createManualReplies } from '../../../shared/domain/inbox/manual-reply';
+import { httpHandler } from '../../../shared/http/http-handler';
+import type { GroupConfig } from '../../../shared/http/route-table';
+import { chatRoutes } from '../../../shared/http/routes/chats';
+import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { providerFrom } from '../../../shared/runtime/integrations';
+import { tableAccess } from '../../../shared/runtime/table';
+import { chatHandlers } from './routes';
+
+/** The chats function: the inbox (conversations and their messages) and manual messages through the provider. */
+export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDeps) {
+  const { db, tableName, ids } = tableAccess(config);
+  const conversations = new DynamoConversationStore(db, tableName);
+  const accounts = new DynamoSenderAccountRepository(db, tableName);
+  const inbox = createInboxService({
+    conversations,
+    leads: new DynamoLeadRepository(db, tableName, deps.clock),
+    accounts,
+    // The store's positions: a message's sort key for a conversation, an inbox index key for the list.
+    validCursor: (raw, kind) => CONVERSATION_CURSOR.test(raw) && raw.startsWith(CONVERSATION_MESSAGE_PREFIX) === (kind === 'messages'),
+  });
+  const replies = createManualReplies({
+    prospects: inbox,
+    conversations,
+    accounts,
+    provider: providerFrom(config),
+    links: new DynamoInboundLinks(db, tableName),
+    ids,
+    clock: deps.clock,
+  });
+  return httpHandler(chatRoutes, chatHandlers(inbox, replies), { logger: loggerFor('chats', deps), checkResponses: deps.checkResponses });
+}

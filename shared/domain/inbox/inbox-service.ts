@@ -1,0 +1,140 @@
+import { notFound, validationError } from '../errors';
+import type { Company, Prospect } from '../leads/lead';
+import type { LeadRepository } from '../leads/ports';
+import type { SenderAccountRepository } from '../sender-accounts/ports';
+import type { SenderAccount } from '../sender-accounts/sender-account';
+import type { ConversationMessage, ConversationStore, ConversationSummary } from './conversations';
+
+/**
+ * The inbox (docs/engine.md, "Inbox"): the workspace's conversations, newest first, and one
+ * conversation's messages across channels, oldest first. A conversation is one prospect's; its id
+ * in the API is the prospect's id. Cursors are opaque (base64url of the store's own position) and
+ * checked before they reach the store.
+ */
+
+export const INBOX_PAGE_SIZES = { chats: 25, messages: 50 } as const;
+
+export const INBOX_ERRORS = {
+  prospectNotFound: 'Prospect not found',
+  badCursor: 'cursor is not valid',
+} as const;
+
+export type CursorKind = 'chats' | 'messages';
+
+export interface InboxDeps {
+  conversations: Pick<ConversationStore, 'list' | 'messages'>;
+  leads: Pick<LeadRepository, 'getProspects' | 'getCompanies'>;
+  accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
+  /** Whether a decoded cursor is a position the store gives for that kind of page. */
+  validCursor: (raw: string, kind: CursorKind) => boolean;
+}
+
+export interface InboxChat {
+  summary: ConversationSummary;
+  prospect: Prospect;
+  company: Company | undefined;
+  account: SenderAccount | undefined;
+}
+
+export const encodeCursor = (raw: string): string => Buffer.from(raw, 'utf8').toString('base64url');
+
+/** The prospect as a chat shows it: who they are and where they stand. */
+export function toChatProspectView(prospect: Prospect, company: Company | undefined) {
+  return {
+    id: prospect.id,
+    first_name: prospect.firstName,
+    last_name: prospect.lastName,
+    email: prospect.email ?? '',
+    network_profile_url: prospect.networkProfileUrl ?? '',
+    job_title: prospect.jobTitle ?? '',
+    profile_picture_url: prospect.profilePictureUrl ?? '',
+    status: prospect.status,
+    campaign_id: prospect.campaignId ?? null,
+    company: company ? { id: company.id, name: company.name } : null,
+  };
+}
+
+export const toSenderAccountRef = (account: SenderAccount | undefined) => (account ? { id: account.id, name: account.name, type: account.type } : null);
+
+export function toChatView(chat: InboxChat) {
+  const { summary } = chat;
+  return {
+    id: summary.prospectId,
+    channel: summary.channel,
+    prospect: toChatProspectView(chat.prospect, chat.company),
+    sender_account: toSenderAccountRef(chat.account),
+    last_message: { text: summary.lastMessage.text, sent_by_lead: summary.lastMessage.sentByLead, sent_at: summary.lastMessage.sentAt },
+  };
+}
+
+export function toMessageView(message: ConversationMessage) {
+  return {
+    id: message.ref,
+    channel: message.channel,
+    kind: message.kind,
+    sent_by_lead: message.sentByLead,
+    text: message.text,
+    subject_line: message.subject,
+    sender_account_id: message.senderAccountId,
+    campaign_id: message.campaignId,
+    sent_at: message.sentAt,
+  };
+}
+
+export function createInboxService(deps: InboxDeps) {
+  function decode(cursor: string | undefined, kind: CursorKind): string | undefined {
+    if (cursor === undefined || cursor === '') return undefined;
+    const raw = /^[A-Za-z0-9_-]{1,600}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+    if (!raw || encodeCursor(raw) !== cursor || !deps.validCursor(raw, kind)) throw validationError(INBOX_ERRORS.badCursor);
+    return raw;
+  }
+
+  /** The workspace's prospect; another workspace's is as unknown as a missing one. */
+  async function owned(workspaceId: number, prospectId: number): Promise<Prospect> {
+    const [prospect] = await deps.leads.getProspects([prospectId]);
+    if (!prospect || prospect.workspaceId !== workspaceId) throw notFound(INBOX_ERRORS.prospectNotFound);
+    return prospect;
+  }
+
+  return {
+    owned,
+
+    /** A page of the workspace's conversations, newest first. */
+    async chats(workspaceId: number, cursor: string | undefined): Promise<{ chats: InboxChat[]; nextCursor: string | null }> {
+      const page = await deps.conversations.list(workspaceId, INBOX_PAGE_SIZES.chats, decode(cursor, 'chats'));
+      const prospectIds = [...new Set(page.items.map((summary) => summary.prospectId))];
+      const prospects = new Map(
+        (prospectIds.length ? await deps.leads.getProspects(prospectIds) : []).filter((p) => p.workspaceId === workspaceId).map((p) => [p.id, p]),
+      );
+      const companyIds = [...new Set([...prospects.values()].flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
+      const companies = new Map(
+        (companyIds.length ? await deps.leads.getCompanies(companyIds) : []).filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]),
+      );
+      const accounts = new Map((await deps.accounts.listForWorkspace(workspaceId)).map((account) => [account.id, account]));
+      const chats = page.items.flatMap((summary): InboxChat[] => {
+        const prospect = prospects.get(summary.prospectId);
+        // Prospects are archived, never deleted: a conversation without one is left out rather than shown half.
+        if (!prospect) return [];
+        return [
+          {
+            summary,
+            prospect,
+            company: prospect.companyId === undefined ? undefined : companies.get(prospect.companyId),
+            account: summary.senderAccountId === null ? undefined : accounts.get(summary.senderAccountId),
+          },
+        ];
+      });
+      return { chats, nextCursor: page.next ? encodeCursor(page.next) : null };
+    },
+
+    /** A page of one prospect's conversation, oldest first. */
+    async messages(workspaceId: number, prospectId: number, cursor: string | undefined): Promise<{ messages: ConversationMessage[]; nextCursor: string | null }> {
+      const raw = decode(cursor, 'messages');
+      await owned(workspaceId, prospectId);
+      const page = await deps.conversations.messages(workspaceId, prospectId, INBOX_PAGE_SIZES.messages, raw);
+      return { messages: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
+    },
+  };
+}
+
+export type InboxService = ReturnType<typeof createInboxService>;

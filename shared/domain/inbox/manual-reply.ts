@@ -1,0 +1,172 @@
+import { networkIdentifier } from '../connections/connection-status';
+import { upstreamError, validationError } from '../errors';
+import type { Prospect } from '../leads/lead';
+import type { Clock, IdGenerator } from '../ports';
+import { type NetworkProvider, describeProviderFailure, isProviderFailure } from '../providers/provider';
+import type { SenderAccountRepository } from '../sender-accounts/ports';
+import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-account';
+import { type ConversationMessage, type ConversationStore, type MessageChannel, textOfHtml } from './conversations';
+import { type InboundLinks, chatLink } from './inbound-router';
+
+/**
+ * A manual message to a prospect from the inbox (docs/engine.md, "Inbox"), on the conversation's
+ * channel (that of its newest message), through the provider, appended to the conversation:
+ * - email: through the mailbox of the conversation's last email (or `sender_account_id`, or the
+ *   workspace's first active mailbox), threaded with `reply_to` naming the prospect's last email
+ *   when that mailbox received it, subject "Re: <last subject>" unless given;
+ * - network: HTML stripped, into the chat of the conversation's last network message when it went
+ *   through the same account, else a new chat with the prospect (looked up by profile URL).
+ * A conversation with no message yet goes by email when the prospect has an email and the workspace
+ * an active mailbox, else on the network; `sender_account_id` decides it when given.
+ */
+
+export const REPLY_ERRORS = {
+  emptyMessage: 'message is required',
+  senderAccount: 'sender_account_id must be an active account of this workspace',
+  noChannel:
+    'No way to reach this prospect: it needs an email and the workspace an active mailbox, or a network profile URL and the workspace an active network account',
+  noEmail: 'Prospect has no email address',
+  noProfileUrl: 'Prospect has no network profile URL',
+  noMailbox: 'No active mailbox in this workspace',
+  noNetworkAccount: 'No active network account in this workspace',
+  noSubject: 'subject_line is required for a first email to a prospect',
+  providerFailed: 'The provider could not send the message',
+} as const;
+
+export interface ManualReply {
+  message: string;
+  subjectLine?: string | undefined;
+  senderAccountId?: number | undefined;
+}
+
+export interface ManualReplyDeps {
+  prospects: { owned(workspaceId: number, prospectId: number): Promise<Prospect> };
+  conversations: Pick<ConversationStore, 'latestOn' | 'append'>;
+  accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
+  provider: Pick<NetworkProvider, 'sendEmail' | 'sendMessage' | 'sendChatMessage' | 'getProfile'>;
+  links: Pick<InboundLinks, 'put'>;
+  ids: IdGenerator;
+  clock: Clock;
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** An email body: HTML as written, or plain text with its line breaks kept. */
+const emailHtml = (message: string) => (/<[a-z][^>]*>/i.test(message) ? message : escapeHtml(message).replace(/\r?\n/g, '<br>'));
+
+const replySubject = (subject: string) => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
+
+const newest = (a: ConversationMessage | undefined, b: ConversationMessage | undefined) => (!a ? b : !b ? a : a.sentAt >= b.sentAt ? a : b);
+
+export function createManualReplies(deps: ManualReplyDeps) {
+  const active = (accounts: SenderAccount[], type: MessageChannel) => accounts.filter((account) => account.type === type && isActiveAccount(account));
+
+  /** The account to send through: the one asked for, else the conversation's, else the first active one of the channel. */
+  function accountFor(accounts: SenderAccount[], channel: MessageChannel, given: SenderAccount | undefined, last: ConversationMessage | undefined): SenderAccount {
+    if (given) return given;
+    const usable = active(accounts, channel);
+    const previous = usable.find((account) => account.id === last?.senderAccountId);
+    const chosen = previous ?? usable[0];
+    if (!chosen) throw validationError(channel === 'EMAIL' ? REPLY_ERRORS.noMailbox : REPLY_ERRORS.noNetworkAccount);
+    return chosen;
+  }
+
+  async function viaProvider<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      if (isProviderFailure(error)) throw upstreamError(REPLY_ERRORS.providerFailed, describeProviderFailure(error));
+      throw error;
+    }
+  }
+
+  return {
+    async send(workspaceId: number, prospectId: number, input: ManualReply): Promise<ConversationMessage> {
+      const prospect = await deps.prospects.owned(workspaceId, prospectId);
+      const [lastEmail, lastNetwork, accounts] = await Promise.all([
+        deps.conversations.latestOn(workspaceId, prospectId, 'EMAIL'),
+        deps.conversations.latestOn(workspaceId, prospectId, 'NETWORK'),
+        deps.accounts.listForWorkspace(workspaceId),
+      ]);
+      let given: SenderAccount | undefined;
+      if (input.senderAccountId !== undefined) {
+        given = accounts.find((account) => account.id === input.senderAccountId);
+        if (!given || !isActiveAccount(given)) throw validationError(REPLY_ERRORS.senderAccount);
+      }
+      const channel: MessageChannel | undefined =
+        newest(lastEmail, lastNetwork)?.channel ??
+        given?.type ??
+        (prospect.email && active(accounts, 'EMAIL').length ? 'EMAIL' : prospect.networkProfileUrl && active(accounts, 'NETWORK').length ? 'NETWORK' : undefined);
+      if (!channel) throw validationError(REPLY_ERRORS.noChannel);
+      if (given && given.type !== channel) throw validationError(`sender_account_id must be an account of the conversation's channel (${channel})`);
+      const target = { workspaceId, prospectId };
+      const base = { ...target, kind: 'MESSAGE' as const, sentByLead: false, campaignId: null, rfcMessageId: null, providerEmailId: null };
+
+      if (channel === 'EMAIL') {
+        if (!prospect.email) throw validationError(REPLY_ERRORS.noEmail);
+        const text = textOfHtml(input.message);
+        if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
+        const subject = input.subjectLine?.trim() || (lastEmail?.subject ? replySubject(lastEmail.subject) : '');
+        if (!subject) throw validationError(REPLY_ERRORS.noSubject);
+        const account = accountFor(accounts, 'EMAIL', given, lastEmail);
+        // The provider threads a reply on an email the same mailbox holds: the prospect's last one to it.
+        const theirs = await deps.conversations.latestOn(workspaceId, prospectId, 'EMAIL', true);
+        const replyTo = theirs?.providerEmailId && theirs.senderAccountId === account.id ? theirs.providerEmailId : undefined;
+        const name = `${prospect.firstName} ${prospect.lastName}`.trim();
+        const sent = await viaProvider(() =>
+          deps.provider.sendEmail({
+            accountId: account.providerAccountId,
+            to: { email: prospect.email as string, ...(name ? { name } : {}) },
+            subject,
+            htmlBody: emailHtml(input.message.trim()),
+            ...(replyTo ? { replyTo } : {}),
+          }),
+        );
+        const message: ConversationMessage = {
+          ...base,
+          ref: sent.trackingId,
+          channel,
+          text,
+          subject,
+          senderAccountId: account.id,
+          chatId: null,
+          sentAt: deps.clock.now().toISOString(),
+        };
+        await deps.conversations.append(message);
+        return message;
+      }
+
+      const text = textOfHtml(input.message);
+      if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
+      const account = accountFor(accounts, 'NETWORK', given, lastNetwork);
+      const chatId = lastNetwork?.chatId && lastNetwork.senderAccountId === account.id ? lastNetwork.chatId : null;
+      let sent: { chatId: string | null; messageId: string | null };
+      if (chatId) {
+        sent = { chatId, ...(await viaProvider(() => deps.provider.sendChatMessage({ accountId: account.providerAccountId, chatId, text }))) };
+      } else {
+        const identifier = prospect.networkProfileUrl ? networkIdentifier(prospect.networkProfileUrl) : undefined;
+        if (!identifier) throw validationError(REPLY_ERRORS.noProfileUrl);
+        sent = await viaProvider(async () => {
+          const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
+          return deps.provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId: profile.providerId, text });
+        });
+        // An answer in the new chat finds its prospect by the chat, as for the engine's messages.
+        if (sent.chatId) await deps.links.put(chatLink(account.providerAccountId, sent.chatId), target);
+      }
+      const message: ConversationMessage = {
+        ...base,
+        ref: sent.messageId ?? `manual-${await deps.ids.next()}`,
+        channel,
+        text,
+        subject: null,
+        senderAccountId: account.id,
+        chatId: sent.chatId,
+        sentAt: deps.clock.now().toISOString(),
+      };
+      await deps.conversations.append(message);
+      return message;
+    },
+  };
+}
+
+export type ManualReplies = ReturnType<typeof createManualReplies>;

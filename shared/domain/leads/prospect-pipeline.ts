@@ -1,0 +1,64 @@
+import type { SequenceStops } from '../engine/sequence-stop';
+import { conflict, notFound } from '../errors';
+import type { Company, Prospect } from './lead';
+import type { LeadRepository } from './ports';
+
+/**
+ * One prospect, and the pipeline stage a user gives it (docs/engine.md, "What stops a sequence"):
+ * setting INTERESTED, NOT_INTERESTED or MEETING_SCHEDULED stops the prospect's sequence (its
+ * pending action is deleted, the status written through the lead write path, the campaign
+ * completed if it was its last unfinished prospect).
+ */
+
+export const PIPELINE_STATUSES = ['INTERESTED', 'NOT_INTERESTED', 'MEETING_SCHEDULED'] as const;
+export type PipelineStatus = (typeof PIPELINE_STATUSES)[number];
+
+export const PROSPECT_ERRORS = {
+  notFound: 'Prospect not found',
+  archived: 'Prospect is archived: its status cannot be changed',
+} as const;
+
+export interface ProspectPipelineDeps {
+  leads: Pick<LeadRepository, 'getProspects' | 'getCompanies'>;
+  stops: Pick<SequenceStops, 'stop'>;
+}
+
+export interface ProspectWithCompany {
+  prospect: Prospect;
+  /** Its company, when it has one in the workspace. */
+  company: Company | undefined;
+}
+
+export function createProspectPipeline(deps: ProspectPipelineDeps) {
+  /** The workspace's prospect; another workspace's is as unknown as a missing one. */
+  async function owned(workspaceId: number, prospectId: number): Promise<Prospect> {
+    const [prospect] = await deps.leads.getProspects([prospectId]);
+    if (!prospect || prospect.workspaceId !== workspaceId) throw notFound(PROSPECT_ERRORS.notFound);
+    return prospect;
+  }
+
+  async function withCompany(prospect: Prospect): Promise<ProspectWithCompany> {
+    if (prospect.companyId === undefined) return { prospect, company: undefined };
+    const [company] = await deps.leads.getCompanies([prospect.companyId]);
+    return { prospect, company: company?.workspaceId === prospect.workspaceId ? company : undefined };
+  }
+
+  return {
+    async get(workspaceId: number, prospectId: number): Promise<ProspectWithCompany> {
+      return withCompany(await owned(workspaceId, prospectId));
+    },
+
+    /** Sets a pipeline stage; an archived prospect keeps ARCHIVED (409). */
+    async setStatus(workspaceId: number, prospectId: number, status: PipelineStatus): Promise<ProspectWithCompany> {
+      const prospect = await owned(workspaceId, prospectId);
+      if (prospect.status === 'ARCHIVED') throw conflict(PROSPECT_ERRORS.archived);
+      const stopped = await deps.stops.stop({ workspaceId, prospectId, status, reason: null });
+      if (!stopped.stopped) throw notFound(PROSPECT_ERRORS.notFound);
+      // Archived meanwhile: the only status a pipeline stage gives way to (STOP_PRECEDENCE).
+      if (!stopped.statusWritten) throw conflict(PROSPECT_ERRORS.archived);
+      return withCompany(stopped.prospect);
+    },
+  };
+}
+
+export type ProspectPipeline = ReturnType<typeof createProspectPipeline>;
