@@ -47,6 +47,7 @@ describe('campaigns: create, list, read, settings', () => {
         network_max_connections: 50,
         sending_window: {},
         account_ids: [],
+        stop_on_company_reply: false,
         prospect_count: 0,
         created_at: NOW,
         updated_at: NOW,
@@ -153,7 +154,7 @@ describe('campaigns: create, list, read, settings', () => {
   it('refuses unknown fields and bad values with a 400 naming the field, changing nothing', async () => {
     const campaign = (await create(aliceKey, { name: 'Validation' })).body.campaign;
     const cases: [unknown, string][] = [
-      [{ colour: 'red' }, 'colour is not a campaign setting (settings: name, timezone, language, email_max_messages, network_max_messages, network_max_connections, sending_window, account_ids)'],
+      [{ colour: 'red' }, 'colour is not a campaign setting (settings: name, timezone, language, email_max_messages, network_max_messages, network_max_connections, sending_window, stop_on_company_reply, account_ids)'],
       [{ status: 'ACTIVE' }, 'status cannot be set by PATCH: use the activate, pause, resume and archive endpoints'],
       [{ name: '' }, 'name is required'],
       [{ timezone: 'Mars/Olympus' }, 'timezone must be an IANA time zone name such as Europe/Amsterdam, got "Mars/Olympus"'],

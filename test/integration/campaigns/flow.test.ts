@@ -154,6 +154,7 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
         network_max_connections: 50,
         sending_window: {},
         account_ids: [],
+        stop_on_company_reply: false,
         prospect_count: 0,
         created_at: '2026-11-23T10:00:00.000Z',
         updated_at: at(),

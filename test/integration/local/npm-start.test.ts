@@ -57,7 +57,7 @@ describe('npm start', () => {
     const first = await start(dataDir);
     const credentials = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8'));
     expect(Object.keys(credentials).sort()).toEqual(
-      ['api_key', 'app_url', 'base_url', 'email', 'password', 'sandbox_provider_url', 'session_token', 'workspace_id'].sort(),
+      ['api_key', 'app_url', 'base_url', 'email', 'password', 'sandbox_enrichment_url', 'sandbox_provider_url', 'session_token', 'workspace_id'].sort(),
     );
     expect(credentials.base_url).toBe(first.baseUrl);
     expect(credentials.app_url).toBe(first.baseUrl);
@@ -73,6 +73,7 @@ describe('npm start', () => {
       email: 'dev@example.com',
       password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
       sandbox_provider_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:[0-9]+$/),
+      sandbox_enrichment_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:[0-9]+$/),
     });
     expect(first.output()).toContain(`Sandbox provider at ${credentials.sandbox_provider_url} (control API under /_sandbox/)`);
 
