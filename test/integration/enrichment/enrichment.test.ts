@@ -172,6 +172,8 @@ describe('enrichment with credits', () => {
     await rule({ match: 'Ada1 waterfall', provider: 'prospeo', outcome: 'error' });
     const callsBefore = ((await (await fetch(`${stack.enrichment.url}/_sandbox/enrichment/calls`)).json()) as { calls: { provider: string; name: string }[] }).calls.length;
     const before = (await credits(alice)).balance;
+    // The ledger is newest first by time, then by entry id: a later millisecond than the grants before it.
+    clock.advance(1);
     const response = await enrich(alice, list.id, { mode: 'sync', enrichment_type: 'FIND_EMAIL_WATERFALL' });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toEqual({
