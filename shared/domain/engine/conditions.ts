@@ -7,7 +7,7 @@ import { type MxResolver, domainOfEmail, isPremiumMailbox, mailboxProviderOf } f
 import type { NetworkProvider } from '../providers/provider';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
 import type { OutreachAction } from './action';
-import { NO_ACCOUNT_RETRY_MS, spreadIndex } from './pacing';
+import { NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex } from './pacing';
 
 /**
  * How the engine answers a campaign condition for one prospect (docs/engine.md, "Conditions"):
@@ -51,9 +51,7 @@ export interface ConditionInput {
 export function networkAccountFor(campaign: Campaign, accounts: Map<number, SenderAccount>, action: OutreachAction, now: Date): SenderAccount | undefined {
   const sticky = action.accounts.NETWORK === undefined ? undefined : accounts.get(action.accounts.NETWORK);
   if (sticky && canSendAt(sticky, now)) return sticky;
-  const candidates = campaign.accountIds
-    .map((id) => accounts.get(id))
-    .filter((account): account is SenderAccount => account !== undefined && account.type === 'NETWORK');
+  const candidates = campaignAccountsOf(campaign, accounts, 'NETWORK');
   const first = spreadIndex(action.prospectId, Math.max(candidates.length, 1));
   for (let i = 0; i < candidates.length; i += 1) {
     const account = candidates[(first + i) % candidates.length] as SenderAccount;

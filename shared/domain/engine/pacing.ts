@@ -70,6 +70,10 @@ export function spreadIndex(prospectId: number, n: number): number {
   return createHash('sha256').update(`spread:${prospectId}`).digest().readUInt32BE(0) % n;
 }
 
+/** The campaign's sender accounts of a channel, in the campaign's order. */
+export const campaignAccountsOf = (campaign: Campaign, accounts: Map<number, SenderAccount>, channel: 'EMAIL' | 'NETWORK'): SenderAccount[] =>
+  campaign.accountIds.map((id) => accounts.get(id)).filter((account): account is SenderAccount => account !== undefined && account.type === channel);
+
 export type AccountDecision = { account: SenderAccount; day: string } | { wait: string };
 
 /**
@@ -96,9 +100,7 @@ export async function chooseAccount(
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
     return { wait: tomorrow.toISOString() };
   }
-  const candidates = campaign.accountIds
-    .map((id) => accounts.get(id))
-    .filter((account): account is SenderAccount => account !== undefined && account.type === channel);
+  const candidates = campaignAccountsOf(campaign, accounts, channel);
   if (candidates.length === 0) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString() };
   const first = spreadIndex(action.prospectId, candidates.length);
   let sending = 0;

@@ -1,24 +1,21 @@
-import type { Clock } from '../../time/clock';
+
 import type { Campaign } from '../campaigns/campaign';
-import type { CampaignRepository } from '../campaigns/ports';
 import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { type Branch, resolveNode } from '../campaigns/flow';
-import type { Company, Prospect } from '../leads/lead';
-import type { NetworkProvider } from '../providers/provider';
-import type { SenderAccountRepository } from '../sender-accounts/ports';
-import type { SenderAccount, SendingPause } from '../sender-accounts/sender-account';
+import type { SenderAccount, } from '../sender-accounts/sender-account';
 import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, ParkReason } from './action';
 import { channelOfKind, kindOfStep } from './action';
-import { type ConditionDeps, decideCondition } from './conditions';
+import { decideCondition } from './conditions';
 import { checkCampaignCap, chooseAccount } from './pacing';
-import type { ActionStore, CampaignCompletion, OutcomeLog, ProspectProgress, SendCounters } from './ports';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
-import { type SentMessageDeps, keepSent } from './sent-messages';
-import { publicIdOf } from '../inbox/reply-router';
+import { keepSent } from './sent-messages';
+import { type BatchReads, createBatchReads } from './sender-reads';
+import { settleCrash } from './crash-rule';
+import type { ActionResult, SenderDeps } from './sender-deps';
+
+export type { ActionResult, SenderDeps } from './sender-deps';
 import { type SendResult, performStep, whyNotSendable } from './steps';
-import type { UnsubscribeLinks } from '../suppressions/ports';
-import type { Suppressions } from '../suppressions/suppression-service';
 import { nextOpenMoment, nextUtcDay, openSpanFrom } from './window';
 
 /**
@@ -38,49 +35,6 @@ import { nextOpenMoment, nextUtcDay, openSpanFrom } from './window';
 /** A claim older than this was left by a crashed sender (a send takes seconds; the consumer times out long before). */
 export const CLAIM_TIMEOUT_MS = 10 * 60_000;
 
-export type ActionResult =
-  | 'sent'
-  | 'skipped'
-  | 'retrying'
-  | 'waiting'
-  | 'parked'
-  | 'finished'
-  | 'decided'
-  | 'cancelled'
-  | 'stale'
-  | 'in_flight'
-  | 'raced';
-
-export interface SenderDeps {
-  actions: ActionStore;
-  counters: SendCounters;
-  outcomes: OutcomeLog & { find(action: OutreachAction, nodeId: number): Promise<ActionOutcome | undefined> };
-  progress: ProspectProgress;
-  completion: CampaignCompletion;
-  campaigns: Pick<CampaignRepository, 'getWithFlow' | 'setStatus'>;
-  accounts: Pick<SenderAccountRepository, 'listForWorkspace'> & { pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> };
-  leads: { getProspects(ids: number[]): Promise<Prospect[]>; getCompanies(ids: number[]): Promise<Company[]> };
-  provider: NetworkProvider;
-  conditions: ConditionDeps;
-  sentMessages: SentMessageDeps;
-  /** The workspace suppression lists: checked before each email step (skipped `suppressed`), added to on a hard bounce. */
-  suppressions: Pick<Suppressions, 'check' | 'add'>;
-  /** The unsubscribe URL of an email step with `add_unsubscribe`. */
-  unsubscribeLinks: UnsubscribeLinks;
-  clock: Clock;
-  newToken: () => string;
-}
-
-/** What one batch of refs reads once: campaigns with their flows, accounts, prospects and companies. */
-interface BatchReads {
-  campaign(workspaceId: number, campaignId: number): Promise<{ campaign: Campaign; nodes: Map<number, CampaignNode> } | undefined>;
-  accounts(workspaceId: number): Promise<Map<number, SenderAccount>>;
-  prospect(id: number): Promise<Prospect | undefined>;
-  company(prospect: Prospect): Promise<Company | undefined>;
-  /** The campaigns this batch has read. */
-  campaignsRead(): Promise<Campaign[]>;
-}
-
 export function createSender(deps: SenderDeps) {
   const iso = (date: Date) => date.toISOString();
   const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
@@ -89,45 +43,6 @@ export function createSender(deps: SenderDeps) {
     version: action.version + 1,
     updatedAt: iso(now),
   });
-
-  function batchReads(refs: ActionRef[]): BatchReads {
-    const campaigns = new Map<number, ReturnType<BatchReads['campaign']>>();
-    const accounts = new Map<number, Promise<Map<number, SenderAccount>>>();
-    const prospects = deps.leads.getProspects([...new Set(refs.map((ref) => ref.prospectId))]).then((list) => new Map(list.map((p) => [p.id, p])));
-    const companies = new Map<number, Promise<Company | undefined>>();
-    return {
-      campaign(workspaceId, campaignId) {
-        let found = campaigns.get(campaignId);
-        if (!found) {
-          found = deps.campaigns.getWithFlow(workspaceId, campaignId);
-          campaigns.set(campaignId, found);
-        }
-        return found;
-      },
-      accounts(workspaceId) {
-        let found = accounts.get(workspaceId);
-        if (!found) {
-          found = deps.accounts.listForWorkspace(workspaceId).then((list) => new Map(list.map((a) => [a.id, a])));
-          accounts.set(workspaceId, found);
-        }
-        return found;
-      },
-      prospect: async (id) => (await prospects).get(id),
-      // A read that failed already failed its actions; it has nothing to complete.
-      campaignsRead: async () =>
-        (await Promise.allSettled(campaigns.values())).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),
-      company(prospect) {
-        const id = prospect.companyId;
-        if (id === undefined) return Promise.resolve(undefined);
-        let found = companies.get(id);
-        if (!found) {
-          found = deps.leads.getCompanies([id]).then((list) => list.find((c) => c.workspaceId === prospect.workspaceId));
-          companies.set(id, found);
-        }
-        return found;
-      },
-    };
-  }
 
   /**
    * The campaigns (as read by one batch: each batch reads its own objects, so concurrent batches
@@ -327,61 +242,13 @@ export function createSender(deps: SenderDeps) {
     return 'skipped';
   }
 
-  /**
-   * The crash rule for a claim that expired: the outcome record decides if it was written (the
-   * crash came after it); otherwise an invitation is reconciled from the provider (it shows a
-   * pending invitation or a connection), and an email or message, which the provider cannot tell,
-   * counts as sent with the outcome UNCERTAIN: it is never repeated (at most once).
-   */
-  async function settleCrash(action: OutreachAction, reads: BatchReads, now: Date): Promise<ActionResult> {
-    const claim = action.claim as NonNullable<OutreachAction['claim']>;
-    const loaded = await reads.campaign(action.workspaceId, action.campaignId);
-    const nodeId = action.nodeId;
-    const node = nodeId === null ? undefined : loaded?.nodes.get(nodeId);
-    if (!loaded || !node || node.kind !== 'STEP') {
-      await deps.actions.remove(action);
-      return 'cancelled';
-    }
-    const { campaign, nodes } = loaded;
-    const recorded = await deps.outcomes.find(action, node.id);
-    const accounts = await reads.accounts(action.workspaceId);
-    const account = accounts.get(claim.accountId);
-    if (recorded) {
-      if (recorded.outcome === 'FAILED') return finish(action, campaign, 'FINISHED', recorded.reason);
-      const sticky = recorded.outcome === 'SKIPPED' ? {} : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } };
-      await advance(action, campaign, nodes, node.id, now, sticky);
-      return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
-    }
-    if (claim.kind === 'INVITE' && account) {
-      const prospect = await reads.prospect(action.prospectId);
-      const identifier = publicIdOf(prospect?.networkProfileUrl);
-      if (!identifier) return 'in_flight';
-      try {
-        const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
-        if (profile.invitationPending || profile.networkDistance === 'FIRST_DEGREE') {
-          await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation' }));
-          await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, NETWORK: claim.accountId } });
-          return 'sent';
-        }
-      } catch {
-        return 'in_flight'; // the provider cannot tell now: the next full sweep tries again
-      }
-      await giveBack(claim, true, campaign.id);
-      await wait(action, now, { dueAt: iso(now), claim: null });
-      return 'retrying';
-    }
-    await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)' }));
-    await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } });
-    return 'sent';
-  }
-
   async function process(ref: ActionRef, reads: BatchReads): Promise<ActionResult> {
     const action = await deps.actions.get(ref.campaignId, ref.prospectId);
     if (!action || action.dueAt !== ref.dueAt) return 'stale';
     const now = deps.clock.now();
     if (action.claim) {
       if (now.getTime() - Date.parse(action.claim.at) < CLAIM_TIMEOUT_MS) return 'in_flight';
-      return settleCrash(action, reads, now);
+      return settleCrash({ deps, advance, finish, wait, giveBack, outcomeOf }, action, reads, now);
     }
     if (Date.parse(ref.dueAt) > now.getTime()) return 'stale';
     const loaded = await reads.campaign(action.workspaceId, action.campaignId);
@@ -446,7 +313,7 @@ export function createSender(deps: SenderDeps) {
   return {
     /** Carries out a batch of due actions, CONCURRENCY at a time; an action that throws is reported, the others go on. */
     async processBatch(refs: ActionRef[], concurrency = 8): Promise<(ActionResult | Error)[]> {
-      const reads = batchReads(refs);
+      const reads = createBatchReads(deps, refs);
       const results = new Array<ActionResult | Error>(refs.length);
       let next = 0;
       const worker = async () => {

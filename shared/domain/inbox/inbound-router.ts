@@ -120,6 +120,9 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       createdAt: at,
     });
     const messageKind: MessageKind = kind === 'reply' ? 'MESSAGE' : kind === 'auto_reply' ? 'AUTO_REPLY' : 'BOUNCE';
+    // The campaign it answers: the one of the email it replies to, else the one the prospect is in.
+    const campaignId = input.answers?.campaignId ?? prospect.campaignId ?? null;
+    const nodeId = input.answers?.nodeId ?? null;
     await deps.conversations.append({
       workspaceId: account.workspaceId,
       prospectId: prospect.id,
@@ -130,15 +133,12 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       text: input.text,
       subject: input.subject,
       senderAccountId: account.id,
-      campaignId: input.answers?.campaignId ?? prospect.campaignId ?? null,
+      campaignId,
       chatId: input.chatId,
       rfcMessageId: input.rfcMessageId,
       providerEmailId: channel === 'EMAIL' ? input.providerMessageId : null,
       sentAt: message.sentAt,
     });
-    // The campaign it answers: the one of the email it replies to, else the one the prospect is in.
-    const campaignId = input.answers?.campaignId ?? prospect.campaignId ?? null;
-    const nodeId = input.answers?.nodeId ?? null;
     if (kind === 'auto_reply') {
       await record('AUTO_REPLY', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
       return { handled: true, prospectId: prospect.id, kind };

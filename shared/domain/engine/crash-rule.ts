@@ -1,0 +1,67 @@
+import type { Campaign } from '../campaigns/campaign';
+import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
+import { publicIdOf } from '../inbox/reply-router';
+import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
+import { channelOfKind } from './action';
+import type { ActionResult, SenderDeps } from './sender-deps';
+import type { BatchReads } from './sender-reads';
+
+/** What the crash rule does with an action: the sender's own moves. */
+export interface CrashRuleMoves {
+  deps: Pick<SenderDeps, 'actions' | 'outcomes' | 'provider'>;
+  advance(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date, change: Partial<OutreachAction>): Promise<void>;
+  finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult>;
+  wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
+  giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, campaignId: number): Promise<void>;
+  outcomeOf(action: OutreachAction, step: CampaignStep, now: Date, fields: { outcome: OutcomeKind; reason: string | null } & Partial<ActionOutcome>): ActionOutcome;
+}
+
+/**
+ * The crash rule for a claim that expired: the outcome record decides if it was written (the
+ * crash came after it); otherwise an invitation is reconciled from the provider (it shows a
+ * pending invitation or a connection), and an email or message, which the provider cannot tell,
+ * counts as sent with the outcome UNCERTAIN: it is never repeated (at most once).
+ */
+export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction, reads: BatchReads, now: Date): Promise<ActionResult> {
+  const { deps, advance, finish, wait, giveBack, outcomeOf } = moves;
+  const iso = (date: Date) => date.toISOString();
+  const claim = action.claim as NonNullable<OutreachAction['claim']>;
+  const loaded = await reads.campaign(action.workspaceId, action.campaignId);
+  const nodeId = action.nodeId;
+  const node = nodeId === null ? undefined : loaded?.nodes.get(nodeId);
+  if (!loaded || !node || node.kind !== 'STEP') {
+    await deps.actions.remove(action);
+    return 'cancelled';
+  }
+  const { campaign, nodes } = loaded;
+  const recorded = await deps.outcomes.find(action, node.id);
+  const accounts = await reads.accounts(action.workspaceId);
+  const account = accounts.get(claim.accountId);
+  if (recorded) {
+    if (recorded.outcome === 'FAILED') return finish(action, campaign, 'FINISHED', recorded.reason);
+    const sticky = recorded.outcome === 'SKIPPED' ? {} : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } };
+    await advance(action, campaign, nodes, node.id, now, sticky);
+    return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
+  }
+  if (claim.kind === 'INVITE' && account) {
+    const prospect = await reads.prospect(action.prospectId);
+    const identifier = publicIdOf(prospect?.networkProfileUrl);
+    if (!identifier) return 'in_flight';
+    try {
+      const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
+      if (profile.invitationPending || profile.networkDistance === 'FIRST_DEGREE') {
+        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation' }));
+        await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, NETWORK: claim.accountId } });
+        return 'sent';
+      }
+    } catch {
+      return 'in_flight'; // the provider cannot tell now: the next full sweep tries again
+    }
+    await giveBack(claim, true, campaign.id);
+    await wait(action, now, { dueAt: iso(now), claim: null });
+    return 'retrying';
+  }
+  await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)' }));
+  await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } });
+  return 'sent';
+}

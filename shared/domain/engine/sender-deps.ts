@@ -1,0 +1,46 @@
+import type { Clock } from '../../time/clock';
+import type { CampaignRepository } from '../campaigns/ports';
+import type { Company, Prospect } from '../leads/lead';
+import type { NetworkProvider } from '../providers/provider';
+import type { SenderAccountRepository } from '../sender-accounts/ports';
+import type { SenderAccount, SendingPause } from '../sender-accounts/sender-account';
+import type { UnsubscribeLinks } from '../suppressions/ports';
+import type { Suppressions } from '../suppressions/suppression-service';
+import type { ActionOutcome, OutreachAction } from './action';
+import type { ConditionDeps } from './conditions';
+import type { ActionStore, CampaignCompletion, OutcomeLog, ProspectProgress, SendCounters } from './ports';
+import type { SentMessageDeps } from './sent-messages';
+
+/** What the sender (shared/domain/engine/sender.ts) is built from, and what it answers per action. */
+export type ActionResult =
+  | 'sent'
+  | 'skipped'
+  | 'retrying'
+  | 'waiting'
+  | 'parked'
+  | 'finished'
+  | 'decided'
+  | 'cancelled'
+  | 'stale'
+  | 'in_flight'
+  | 'raced';
+
+export interface SenderDeps {
+  actions: ActionStore;
+  counters: SendCounters;
+  outcomes: OutcomeLog & { find(action: OutreachAction, nodeId: number): Promise<ActionOutcome | undefined> };
+  progress: ProspectProgress;
+  completion: CampaignCompletion;
+  campaigns: Pick<CampaignRepository, 'getWithFlow' | 'setStatus'>;
+  accounts: Pick<SenderAccountRepository, 'listForWorkspace'> & { pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> };
+  leads: { getProspects(ids: number[]): Promise<Prospect[]>; getCompanies(ids: number[]): Promise<Company[]> };
+  provider: NetworkProvider;
+  conditions: ConditionDeps;
+  sentMessages: SentMessageDeps;
+  /** The workspace suppression lists: checked before each email step (skipped `suppressed`), added to on a hard bounce. */
+  suppressions: Pick<Suppressions, 'check' | 'add'>;
+  /** The unsubscribe URL of an email step with `add_unsubscribe`. */
+  unsubscribeLinks: UnsubscribeLinks;
+  clock: Clock;
+  newToken: () => string;
+}

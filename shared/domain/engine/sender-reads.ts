@@ -1,0 +1,59 @@
+import type { Campaign } from '../campaigns/campaign';
+import type { CampaignNode } from '../campaigns/nodes';
+import type { Company, Prospect } from '../leads/lead';
+import type { SenderAccount } from '../sender-accounts/sender-account';
+import type { ActionRef } from './action';
+import type { SenderDeps } from './sender-deps';
+
+/**
+ * What one batch of the sender reads once and shares between its actions: each campaign with its
+ * flow, each workspace's accounts, the batch's prospects (one BatchGet) and their companies.
+ */
+export interface BatchReads {
+  campaign(workspaceId: number, campaignId: number): Promise<{ campaign: Campaign; nodes: Map<number, CampaignNode> } | undefined>;
+  accounts(workspaceId: number): Promise<Map<number, SenderAccount>>;
+  prospect(id: number): Promise<Prospect | undefined>;
+  company(prospect: Prospect): Promise<Company | undefined>;
+  /** The campaigns this batch has read. */
+  campaignsRead(): Promise<Campaign[]>;
+}
+
+
+export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts' | 'leads'>, refs: ActionRef[]): BatchReads {
+  const campaigns = new Map<number, ReturnType<BatchReads['campaign']>>();
+  const accounts = new Map<number, Promise<Map<number, SenderAccount>>>();
+  const prospects = deps.leads.getProspects([...new Set(refs.map((ref) => ref.prospectId))]).then((list) => new Map(list.map((p) => [p.id, p])));
+  const companies = new Map<number, Promise<Company | undefined>>();
+  return {
+    campaign(workspaceId, campaignId) {
+      let found = campaigns.get(campaignId);
+      if (!found) {
+        found = deps.campaigns.getWithFlow(workspaceId, campaignId);
+        campaigns.set(campaignId, found);
+      }
+      return found;
+    },
+    accounts(workspaceId) {
+      let found = accounts.get(workspaceId);
+      if (!found) {
+        found = deps.accounts.listForWorkspace(workspaceId).then((list) => new Map(list.map((a) => [a.id, a])));
+        accounts.set(workspaceId, found);
+      }
+      return found;
+    },
+    prospect: async (id) => (await prospects).get(id),
+    // A read that failed already failed its actions; it has nothing to complete.
+    campaignsRead: async () =>
+      (await Promise.allSettled(campaigns.values())).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),
+    company(prospect) {
+      const id = prospect.companyId;
+      if (id === undefined) return Promise.resolve(undefined);
+      let found = companies.get(id);
+      if (!found) {
+        found = deps.leads.getCompanies([id]).then((list) => list.find((c) => c.workspaceId === prospect.workspaceId));
+        companies.set(id, found);
+      }
+      return found;
+    },
+  };
+}
