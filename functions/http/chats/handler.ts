@@ -10,12 +10,14 @@ import type { GroupConfig } from '../../../shared/http/route-table';
 import { chatRoutes } from '../../../shared/http/routes/chats';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { providerFrom } from '../../../shared/runtime/integrations';
+import { suppressionsFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
 import { chatHandlers } from './routes';
 
 /** The chats function: the inbox (conversations and their messages) and manual messages through the provider. */
 export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDeps) {
-  const { db, tableName, ids } = tableAccess(config);
+  const table = tableAccess(config);
+  const { db, tableName, ids } = table;
   const conversations = new DynamoConversationStore(db, tableName);
   const accounts = new DynamoSenderAccountRepository(db, tableName);
   const inbox = createInboxService({
@@ -31,6 +33,7 @@ export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDe
     accounts,
     provider: providerFrom(config),
     links: new DynamoInboundLinks(db, tableName),
+    suppressions: suppressionsFrom(table, deps.clock),
     ids,
     clock: deps.clock,
   });

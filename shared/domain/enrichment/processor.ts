@@ -149,13 +149,14 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       pending = changes.filter((_, i) => outcomes[i] === 'conflict').map((c) => c.result);
     }
     if (pending.length > 0) deps.warn?.('Found values not written after three attempts (the prospects kept changing)', { jobId: job.id, prospects: pending.length });
-    // Everything else the job holds is let go. A found value that was written let go with its
-    // write, and a skipped prospect was never held: asking again would be a refused conditional
-    // write, which DynamoDB bills all the same.
+    // Everything else the job holds is let go (a found value that was written let go with its
+    // write). A skipped prospect is asked too: a concurrent delivery of the same chunk, or a
+    // redelivery after the prospect stopped being eligible, may have left it held by this job, and
+    // the release is conditional on this job holding it.
     const unwritten = new Set(pending.map((r) => r.prospectId));
     await deps.jobs.release(
       job.id,
-      results.filter((r) => (r.outcome !== 'found' && r.outcome !== 'skipped') || unwritten.has(r.prospectId)).map((r) => r.prospectId),
+      results.filter((r) => r.outcome !== 'found' || unwritten.has(r.prospectId)).map((r) => r.prospectId),
     );
   }
 

@@ -42,6 +42,9 @@ export interface InboundLinks {
   find(links: string[]): Promise<{ workspaceId: number; prospectId: number } | undefined>;
 }
 
+/** Reads and conditional writes of a waiting action before the sender's own moves win. */
+const WAKE_ATTEMPTS = 3;
+
 export interface NewRelation {
   accountId: string;
   providerId: string | undefined;
@@ -254,12 +257,15 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       const campaignId = prospect.campaignId ?? null;
       if (campaignId === null) return { handled: true, prospectId: prospect.id, kind: 'accepted' };
       await record('INVITE_ACCEPTED', prospect, campaignId, ACCEPTANCE_REF, 'NETWORK', account, null);
-      const [action, campaign] = await Promise.all([deps.actions.get(campaignId, prospect.id), deps.campaigns.get(account.workspaceId, campaignId)]);
-      const waiting = action?.nodeId === null || action?.nodeId === undefined ? undefined : campaign?.flow.nodes[String(action.nodeId)];
-      if (action && !action.claim && waiting?.type === 'ACCEPTED_INVITE') {
+      const campaign = await deps.campaigns.get(account.workspaceId, campaignId);
+      // A prospect waiting at ACCEPTED_INVITE is due now. The write is conditional on the version
+      // read: if the sender moved the action meanwhile, read it again (it may still be waiting there).
+      for (let attempt = 0; attempt < WAKE_ATTEMPTS; attempt += 1) {
+        const action = await deps.actions.get(campaignId, prospect.id);
+        const waiting = action?.nodeId === null || action?.nodeId === undefined ? undefined : campaign?.flow.nodes[String(action.nodeId)];
+        if (!action || action.claim || waiting?.type !== 'ACCEPTED_INVITE') break;
         const at = now();
-        // Conditional on the version read: if the sender moved it meanwhile, it read the acceptance itself.
-        await deps.actions.replace(action, { ...action, dueAt: at, version: action.version + 1, updatedAt: at });
+        if (await deps.actions.replace(action, { ...action, dueAt: at, version: action.version + 1, updatedAt: at })) break;
       }
       return { handled: true, prospectId: prospect.id, kind: 'accepted' };
     },

@@ -7,6 +7,7 @@ import type { SenderAccountRepository } from '../sender-accounts/ports';
 import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-account';
 import { type ConversationMessage, type ConversationStore, type MessageChannel, textOfHtml } from './conversations';
 import { type InboundLinks, chatLink } from './inbound-router';
+import type { Suppressions } from '../suppressions/suppression-service';
 
 /**
  * A manual message to a prospect from the inbox (docs/engine.md, "Inbox"), on the conversation's
@@ -30,6 +31,7 @@ export const REPLY_ERRORS = {
   noMailbox: 'No active mailbox in this workspace',
   noNetworkAccount: 'No active network account in this workspace',
   noSubject: 'subject_line is required for a first email to a prospect',
+  suppressed: "The prospect's email address is on this workspace's suppression list (unsubscribed or bounced); remove it there to write to it",
   providerFailed: 'The provider could not send the message',
 } as const;
 
@@ -45,6 +47,8 @@ export interface ManualReplyDeps {
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
   provider: Pick<NetworkProvider, 'sendEmail' | 'sendMessage' | 'sendChatMessage' | 'getProfile'>;
   links: Pick<InboundLinks, 'put'>;
+  /** The workspace suppression list: a manual email checks it like every email the engine sends. */
+  suppressions: Pick<Suppressions, 'check'>;
   ids: IdGenerator;
   clock: Clock;
 }
@@ -104,6 +108,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
 
       if (channel === 'EMAIL') {
         if (!prospect.email) throw validationError(REPLY_ERRORS.noEmail);
+        if (await deps.suppressions.check(workspaceId, prospect.email)) throw validationError(REPLY_ERRORS.suppressed);
         const text = textOfHtml(input.message);
         if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
         const subject = input.subjectLine?.trim() || (lastEmail?.subject ? replySubject(lastEmail.subject) : '');

@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 /**
  * The workspace suppression list (docs/engine.md, "Unsubscribes and suppression"): addresses and
  * domains no email step of the workspace sends to. An address is suppressed when it is on the list
@@ -27,20 +28,24 @@ export const MAX_SUPPRESSIONS_PER_REQUEST = 1000;
 /** Entries of a page of the list. */
 export const SUPPRESSIONS_PAGE_SIZE = 100;
 
-const EMAIL = /^[^\s@<>(),;:"[\]\\]+@([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+)$/;
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const LOCAL_PART = /^[^\s@<>(),;:"[\]\\]+$/;
+// Labels as mail systems accept them (underscores included); internationalized names are compared in their ASCII (punycode) form.
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)+$/;
 
-/** The address as the list keeps it (trimmed, lowercase), or undefined when it is not an email address. */
+/** The address as the list keeps it (trimmed, lowercase, its domain in ASCII), or undefined when it is not an email address. */
 export function suppressionEmail(input: string): string | undefined {
   const email = input.trim().toLowerCase();
-  if (email.length > 254 || !EMAIL.test(email)) return undefined;
-  return suppressionDomain(email.slice(email.lastIndexOf('@') + 1)) ? email : undefined;
+  const at = email.lastIndexOf('@');
+  if (at < 1 || email.length > 254 || !LOCAL_PART.test(email.slice(0, at))) return undefined;
+  const domain = suppressionDomain(email.slice(at + 1));
+  return domain ? `${email.slice(0, at)}@${domain}` : undefined;
 }
 
-/** The domain as the list keeps it (trimmed, lowercase, no trailing dot), or undefined when it is not a domain name. */
+/** The domain as the list keeps it (trimmed, lowercase, ASCII, no trailing dot), or undefined when it is not a domain name. */
 export function suppressionDomain(input: string): string | undefined {
   const domain = input.trim().toLowerCase().replace(/\.$/, '');
-  return DOMAIN.test(domain) ? domain : undefined;
+  const ascii = /^[\x00-\x7f]*$/.test(domain) ? domain : domainToASCII(domain);
+  return DOMAIN.test(ascii) ? ascii : undefined;
 }
 
 /** The list entries that would suppress an address: the address and its domain. */

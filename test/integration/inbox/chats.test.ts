@@ -267,6 +267,20 @@ describe('chats', () => {
     ]);
   });
 
+  it('refuses a manual email to a suppressed address, like every email the engine sends', async () => {
+    const list = await createList(world.stack, world.ws, 'Suppressed');
+    const [id] = (await importLeads(world.stack, world.ws, list.id, { leads: [person(901, { email: 'Gone@Suppressed.example' })] })).leads.map((lead) => lead.id) as [number];
+    const added = await world.stack.call('POST', '/public/suppressions/', { apiKey: world.ws.key, body: { domains: ['suppressed.example'] } });
+    expect(added.status, added.text).toBe(200);
+    const before = (await sandboxSent(world.stack)).length;
+    const response = await send(id, { message: 'Hello', subject_line: 'Still there?' });
+    expect([response.status, response.body]).toEqual([
+      400,
+      { error: "The prospect's email address is on this workspace's suppression list (unsubscribed or bounced); remove it there to write to it" },
+    ]);
+    expect((await sandboxSent(world.stack)).length).toBe(before);
+  });
+
   it.each([
     [{ message: '   ' }, 'message is required'],
     [{}, 'message is required'],

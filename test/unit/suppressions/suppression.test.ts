@@ -15,6 +15,18 @@ describe('suppression values', () => {
     }
   });
 
+  it('keeps every address the engine may email: internationalized domains in ASCII, underscores in labels', () => {
+    expect(suppressionEmail('Anna@Müller.de')).toBe('anna@xn--mller-kva.de');
+    expect(suppressionDomain('MÜLLER.de.')).toBe('xn--mller-kva.de');
+    expect(suppressionEmail('j@mail_srv.example.com')).toBe('j@mail_srv.example.com');
+    expect(suppressionKeysOf('x@müller.de')).toEqual([
+      { type: 'EMAIL', value: 'x@xn--mller-kva.de' },
+      { type: 'DOMAIN', value: 'xn--mller-kva.de' },
+    ]);
+    expect(suppressionEmail('@example.com')).toBeUndefined();
+    expect(suppressionEmail('a b@example.com')).toBeUndefined();
+  });
+
   it('checks an address by itself and its exact domain', () => {
     expect(suppressionKeysOf('Ada@Mail.Example.com')).toEqual([
       { type: 'EMAIL', value: 'ada@mail.example.com' },
