@@ -1,5 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { LedgerEntry } from '../domain/credits/credits';
 import { ENRICHMENT_TYPES, type ProspectResult } from '../domain/enrichment/enrichment';
@@ -9,7 +9,7 @@ import { type WriteRequest, batchWriteAll } from './batch-write';
 import { cancellationReasons, isConditionFailed, queryAll } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
 import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
-import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, padId, prospectKey } from './keys';
+import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, padId, prospectKey, enrichmentStartKey } from './keys';
 import { commitUnits } from './transactions';
 
 const FAST = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
@@ -162,6 +162,40 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
         ExpressionAttributeValues: { ':yes': true },
       }),
     );
+  }
+
+  async takeStartLease(listId: number, holder: number, now: string, until: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...enrichmentStartKey(listId), entityType: 'EnrichmentStartLease', holder, until },
+          ConditionExpression: 'attribute_not_exists(pk) OR #until <= :now',
+          ExpressionAttributeNames: { '#until': 'until' },
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async releaseStartLease(listId: number, holder: number): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: enrichmentStartKey(listId),
+          ConditionExpression: 'holder = :holder',
+          ExpressionAttributeValues: { ':holder': holder },
+        }),
+      );
+    } catch (error) {
+      // Expired and taken by another start meanwhile: it is theirs now.
+      if (!isConditionFailed(error)) throw error;
+    }
   }
 
   async busyInList(listId: number): Promise<Set<number>> {

@@ -333,3 +333,5 @@ export const enrichmentChunkKey = (listId: number, jobId: number, chunk: number)
   sk: `${ENRICHMENT_CHUNK_PREFIX}${padId(jobId)}#${String(chunk).padStart(5, '0')}`,
 });
 export const ENRICHMENT_CHUNK_PREFIX = 'ENRICHING#';
+/** The lease one enrichment start holds on its list from choosing its prospects until their chunks are written. */
+export const enrichmentStartKey = (listId: number) => ({ pk: `LEADLIST#${padId(listId)}#ENRICH_START`, sk: 'LEASE' });

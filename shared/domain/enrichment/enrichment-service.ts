@@ -1,5 +1,5 @@
 import type { CreditRepository, LedgerEntry } from '../credits/credits';
-import { notFound, validationError } from '../errors';
+import { conflict, notFound, validationError } from '../errors';
 import type { LeadList } from '../leads/lead';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
 import { type LeadsQuery, parseLeadsQuery } from '../leads/list-query';
@@ -103,6 +103,10 @@ export interface StartOutcome {
 }
 
 /** Enrichment of a list: the estimate, the start (debit, job, chunks) and a job's state. */
+/** How long a start may hold its list's lease (a crashed start's lease lapses then). */
+const START_LEASE_MS = 60_000;
+export const START_BUSY = 'Another enrichment of this list is starting; try again in a few seconds';
+
 export function createEnrichmentService(deps: EnrichmentServiceDeps) {
   async function peopleList(workspaceId: number, listId: number): Promise<LeadList> {
     const list = await deps.lists.get(workspaceId, listId);
@@ -153,6 +157,18 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       }
       const query = selectionQuery(bodyParams(input));
       const list = await peopleList(caller.workspaceId, listId);
+      // One start at a time chooses a list's prospects, until their chunks mark them busy: two
+      // concurrent starts never select (and charge for) the same prospects.
+      const jobId = await deps.ids.next();
+      const leaseUntil = new Date(deps.clock.now().getTime() + START_LEASE_MS).toISOString();
+      if (!(await deps.jobs.takeStartLease(listId, jobId, now(), leaseUntil))) throw conflict(START_BUSY);
+      let leased = true;
+      const releaseLease = async () => {
+        if (!leased) return;
+        leased = false;
+        await deps.jobs.releaseStartLease(listId, jobId);
+      };
+      try {
       const ids = (await candidates(list, type, query)).slice(0, limit);
       if (ids.length === 0) {
         return { mode, type, selected: 0, creditsDeducted: 0, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl, ...(sync ? { results: [] } : {}) };
@@ -161,7 +177,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       const stamp = now();
       const size = ENRICHMENT_LIMITS.chunkSize;
       const job: EnrichmentJob = {
-        id: await deps.ids.next(),
+        id: jobId,
         workspaceId: caller.workspaceId,
         userId: caller.userId,
         listId,
@@ -200,6 +216,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       const chunks = chunksOf(job);
       await deps.jobs.writeChunks(job, chunks);
       await deps.jobs.markChunksWritten(job.id);
+      await releaseLease();
       const refs = chunks.map((c) => ({ jobId: c.jobId, listId: c.listId, chunk: c.chunk }));
       if (!sync) {
         await deps.queue.send(refs);
@@ -219,6 +236,9 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         webhookUrl,
         results,
       };
+      } finally {
+        await releaseLease();
+      }
     },
 
     async job(workspaceId: number, jobId: number): Promise<EnrichmentJob> {

@@ -62,6 +62,12 @@ export interface EnrichmentRepository {
   /** Puts the job's chunk items (again, for the sweeper: those not done yet). */
   writeChunks(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<void>;
   markChunksWritten(jobId: number): Promise<void>;
+  /**
+   * Takes the list's start lease for `holder` until `until` if it is free (or expired) at `now`:
+   * one start at a time chooses prospects in a list, so two never charge for the same ones.
+   */
+  takeStartLease(listId: number, holder: number, now: string, until: string): Promise<boolean>;
+  releaseStartLease(listId: number, holder: number): Promise<void>;
   /** The prospects that chunks of running jobs hold in the list. */
   busyInList(listId: number): Promise<Set<number>>;
   /** Chunk items that still exist (strongly consistent). */

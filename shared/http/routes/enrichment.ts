@@ -134,7 +134,8 @@ export const enrichmentRoutes = {
         }),
       ]),
     },
-    errors: [404],
+    // 409: another start of the same list is choosing its prospects at this moment.
+    errors: [404, 409],
   }),
   getEnrichmentJob: defineRoute('enrichment', {
     method: 'GET',

@@ -239,6 +239,29 @@ describe('enrichment with credits', () => {
     expect(after.ledger.map((entry) => entry.amount)).toEqual([-6, 10]);
   });
 
+  it('two enrichments of the same list at once never charge for the same prospect twice', async () => {
+    const user = await signUp(stack);
+    const racer: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(racer.workspaceId, 100);
+    clock.advance(1000);
+    const list = await peopleList(racer, 'samelist', { withDomain: 3 });
+    const answers = await Promise.all([enrich(racer, list.id, {}), enrich(racer, list.id, {})]);
+    // Either the second start met the first one's lease (409), or it came after and found nothing left to enrich.
+    const statuses = answers.map((a) => a.status).sort();
+    expect([[200, 200], [200, 409]]).toContainEqual(statuses);
+    if (statuses[1] === 409) {
+      expect(answers.find((a) => a.status === 409)?.body).toEqual({ error: 'Another enrichment of this list is starting; try again in a few seconds' });
+    } else {
+      expect(answers.map((a) => a.body.enriched_count).sort()).toEqual([0, 3]);
+    }
+    const after = await credits(racer);
+    expect(after.ledger.map((entry) => entry.amount)).toEqual([-9, 100]);
+    expect(after.balance).toBe(91);
+    // The lease is let go: a later start of the list is answered (with nothing left to enrich).
+    const again = await enrich(racer, list.id, {});
+    expect([again.status, again.body.enriched_count, again.body.credits_deducted]).toEqual([200, 0, 0]);
+  });
+
   it('a redelivered message charges and writes once; the sweeper resumes a job whose messages were lost', async () => {
     const list = await peopleList(alice, 'sweep', { withDomain: 2, bare: 1 });
     const before = (await credits(alice)).balance;

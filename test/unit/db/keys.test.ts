@@ -170,6 +170,7 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   sentEmailKey: () => expect(keys.sentEmailKey('trk_1')).toEqual({ pk: 'SENT_EMAIL#trk_1', sk: 'SENT_EMAIL' }),
   sentEmailByMessageId: () =>
     expect(keys.sentEmailByMessageId('<a1@sandbox.local>')).toEqual({ gsi1pk: 'MESSAGE_ID#<a1@sandbox.local>', gsi1sk: 'SENT_EMAIL' }),
+  enrichmentStartKey: () => expect(keys.enrichmentStartKey(7)).toEqual({ pk: 'LEADLIST#0000000000000007#ENRICH_START', sk: 'LEASE' }),
   campaignEventKey: () =>
     expect(keys.campaignEventKey(7, 'REPLIED', 45, 'msg_1')).toEqual({
       pk: 'CAMPAIGN#0000000000000007#EVENTS',
