@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { capacityMeter } from './capacity-meter';
 
 export interface DocClientOptions {
@@ -49,6 +49,28 @@ export function cancellationReasons(error: unknown): { Code?: string }[] | undef
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
   return Array.isArray(reasons) ? reasons : [];
+}
+
+/** Attempts of a transaction that met another one on the same item (TransactionConflict) before the error is passed on. */
+const CONFLICT_ATTEMPTS = 4;
+
+/**
+ * Sends a transaction again when DynamoDB cancelled it only because another transaction was
+ * writing one of its items at that moment (workers finishing chunks of one job); any other
+ * cancellation, and a conflict that persists, is thrown to the caller.
+ */
+export async function transactRetryingConflicts(db: DynamoDBDocumentClient, input: TransactWriteCommandInput): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db.send(new TransactWriteCommand(input));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const conflictOnly = reasons?.some((reason) => reason.Code === 'TransactionConflict') && reasons.every((reason) => reason.Code === 'None' || reason.Code === 'TransactionConflict');
+      if (!conflictOnly || attempt >= CONFLICT_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.floor(Math.random() * 30)));
+    }
+  }
 }
 
 /** Every item a Query matches, following LastEvaluatedKey page by page (for small, bounded sets). */

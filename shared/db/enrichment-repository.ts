@@ -6,7 +6,7 @@ import { ENRICHMENT_TYPES, type ProspectResult } from '../domain/enrichment/enri
 import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
 import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
-import { cancellationReasons, isConditionFailed, queryAll } from './client';
+import { cancellationReasons, isConditionFailed, queryAll, transactRetryingConflicts } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
 import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
 import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, padId, prospectKey, enrichmentStartKey } from './keys';
@@ -266,8 +266,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   async resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined, at: string): Promise<boolean> {
     const now = at;
     try {
-      await this.db.send(
-        new TransactWriteCommand({
+      await transactRetryingConflicts(this.db, {
           TransactItems: [
             ...chunks.map(({ chunk, results }) => ({
               Update: {
@@ -300,8 +299,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
             },
             ...(refund ? [balanceMove(this.tableName, job.workspaceId, refund.amount), ledgerPut(this.tableName, refund)] : []),
           ],
-        }),
-      );
+        });
       return true;
     } catch (error) {
       if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
@@ -338,8 +336,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   async finishChunks(job: EnrichmentJob, chunks: number[]): Promise<EnrichmentJob | undefined> {
     for (const chunk of chunks) {
       try {
-        await this.db.send(
-          new TransactWriteCommand({
+        await transactRetryingConflicts(this.db, {
             TransactItems: [
               {
                 Delete: {
@@ -359,8 +356,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
                 },
               },
             ],
-          }),
-        );
+          });
       } catch (error) {
         // Finished by another delivery of the same message.
         if (!cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
