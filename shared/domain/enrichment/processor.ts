@@ -41,6 +41,17 @@ const hasValue = (prospect: Prospect, type: EnrichmentType) => Boolean(fieldOf(t
  * digests follow); the other prospects released. A chunk resolved before (a redelivered message,
  * a sweep) is only applied again, which changes nothing twice.
  */
+/**
+ * Completes a job whose chunks are all done: its completion event is queued first (its id is the
+ * job's, so a second one, from a redelivery or the sweeper, is the same event), then the job is
+ * marked COMPLETED. Marked first, a crash in between would lose the event: the sweeper only looks
+ * at running jobs. True when this call completed it.
+ */
+export async function completeJob(deps: { jobs: Pick<EnrichmentRepository, 'complete'>; notifier: CompletionNotifier }, job: EnrichmentJob, at: string): Promise<boolean> {
+  await deps.notifier.jobCompleted({ ...job, status: 'COMPLETED', completedAt: at, updatedAt: at });
+  return deps.jobs.complete(job, at);
+}
+
 export function createEnrichmentProcessor(deps: ProcessorDeps) {
   const now = () => deps.clock.now().toISOString();
 
@@ -163,10 +174,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
   async function finish(job: EnrichmentJob, chunks: number[]): Promise<void> {
     const after = await deps.jobs.finishChunks(job, chunks);
     if (after?.status !== 'RUNNING' || after.doneChunks.length < after.chunks) return;
-    if (await deps.jobs.complete(after, now())) {
-      const completed = await deps.jobs.getJob(job.id);
-      if (completed) await deps.notifier.jobCompleted(completed);
-    }
+    await completeJob(deps, after, now());
   }
 
   return {

@@ -1,5 +1,6 @@
 import type { Clock } from '../ports';
 import { chunksOf } from './enrichment-service';
+import { completeJob } from './processor';
 import type { ChunkQueue, CompletionNotifier, EnrichmentRepository } from './ports';
 
 export interface SweeperDeps {
@@ -40,11 +41,7 @@ export function createEnrichmentSweeper(deps: SweeperDeps) {
         }
         const chunks = await deps.jobs.chunksOfJob(job);
         if (chunks.length === 0 && job.doneChunks.length >= job.chunks) {
-          if (await deps.jobs.complete(job, now.toISOString())) {
-            completed += 1;
-            const after = await deps.jobs.getJob(job.id);
-            if (after) await deps.notifier.jobCompleted(after);
-          }
+          if (await completeJob(deps, job, now.toISOString())) completed += 1;
           continue;
         }
         await deps.jobs.touch(job.id, now.toISOString());
