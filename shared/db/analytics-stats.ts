@@ -74,7 +74,7 @@ export class DynamoAnalyticsStats implements AnalyticsReads {
   async timezoneOf(campaignId: number): Promise<string> {
     const known = this.timezones.get(campaignId);
     if (known) return known;
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: campaignKey(campaignId), ProjectionExpression: 'timezone' }));
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: campaignKey(campaignId), ProjectionExpression: '#tz', ExpressionAttributeNames: { '#tz': 'timezone' } }));
     const timezone = typeof Item?.timezone === 'string' ? Item.timezone : 'UTC';
     this.timezones.set(campaignId, timezone);
     return timezone;
