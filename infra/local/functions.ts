@@ -12,6 +12,7 @@ import { buildApiKeysHandler } from '../../functions/http/api-keys/handler';
 import { buildAuthHandler } from '../../functions/http/auth/handler';
 import { buildCampaignProspectsHandler } from '../../functions/http/campaign-prospects/handler';
 import { buildChatsHandler } from '../../functions/http/chats/handler';
+import { buildAnalyticsHandler } from '../../functions/http/analytics/handler';
 import { buildConnectionsHandler } from '../../functions/http/connections/handler';
 import { buildHealthHandler } from '../../functions/http/health/handler';
 import { buildLeadListsHandler } from '../../functions/http/lead-lists/handler';
@@ -53,6 +54,7 @@ const HTTP_BUILDERS: { [G in FunctionGroup]: (config: GroupConfig<G>, deps: Func
   suppressions: buildSuppressionsHandler,
   enrichment: buildEnrichmentHandler,
   chats: buildChatsHandler,
+  analytics: buildAnalyticsHandler,
 };
 
 /** Queue consumers by queue name (the catalog's). */

@@ -48,6 +48,8 @@ const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = 
   enrichment: 'readWrite',
   // Appends manual messages to conversations and links new provider chats to their prospects.
   chats: 'readWrite',
+  // Reads the analytics aggregates, campaigns and memberships only.
+  analytics: 'read',
 };
 
 const pascal = (name: string): string =>

@@ -1,24 +1,65 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ACCEPTANCE_REF, type CampaignEvent, type CampaignEvents } from '../domain/engine/campaign-events';
 import { isConditionFailed } from './client';
-import { campaignEventKey } from './keys';
+import { campaignEventKey, campaignReachKey } from './keys';
+import { DynamoAnalyticsStats } from './analytics-stats';
+import { type Counter, stepKey } from '../domain/analytics/counts';
+import type { CampaignEventKind } from '../domain/engine/campaign-events';
+
+/** The counter each counted kind adds to (REPLIED is counted apart: first reply per prospect). */
+const COUNTED: Partial<Record<CampaignEventKind, Counter>> = { INVITE_ACCEPTED: 'accepted', INTERESTED: 'interested', MEETING_SCHEDULED: 'meetings' };
 
 /** Campaign events (shared/domain/engine/campaign-events.ts): ~0.3 KB each in the campaign's events partition, 1 WCU. */
 export class DynamoCampaignEvents implements CampaignEvents {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly stats = new DynamoAnalyticsStats(db, tableName),
   ) {}
 
+  /**
+   * Records the event and, for a counted kind, adds to the aggregates in the same transaction
+   * (docs/analytics.md). A reply counts once per prospect and campaign (its first), attributed to
+   * the last step sent to the prospect, with the time since that send.
+   */
   async record(event: CampaignEvent): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
+    const put = {
+      Put: {
+        TableName: this.tableName,
+        Item: { ...campaignEventKey(event.campaignId, event.kind, event.prospectId, event.ref), entityType: 'CampaignEvent', ...event },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+    const counter = COUNTED[event.kind];
+    if (counter === undefined && event.kind !== 'REPLIED') return this.putOnce(put);
+    const reach = await this.stats.reach(event.campaignId, event.prospectId);
+    const where = { workspaceId: event.workspaceId, campaignId: event.campaignId, accountId: event.accountId ?? reach?.lastAccountId ?? null, at: event.at };
+    if (counter !== undefined) return (await this.stats.commit([put, ...(await this.stats.updates({ ...where, counts: { [counter]: 1 } }))])) === undefined;
+    const sentAt = reach?.lastAt !== undefined && reach.lastAt <= event.at ? reach.lastAt : undefined;
+    const waited = sentAt === undefined ? {} : { replyMs: Date.parse(event.at) - Date.parse(sentAt), timedReplies: 1 };
+    const steps = reach?.lastNodeId === undefined ? {} : { [stepKey(reach.lastNodeId, reach.lastVariant ?? null)]: { replied: 1 } };
+    const failed = await this.stats.commit([
+      put,
+      {
+        Update: {
           TableName: this.tableName,
-          Item: { ...campaignEventKey(event.campaignId, event.kind, event.prospectId, event.ref), entityType: 'CampaignEvent', ...event },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+          Key: campaignReachKey(event.campaignId, event.prospectId),
+          UpdateExpression: 'SET entityType = :type, firstReplyAt = :at',
+          ConditionExpression: 'attribute_not_exists(firstReplyAt)',
+          ExpressionAttributeValues: { ':type': 'AnalyticsReach', ':at': event.at },
+        },
+      },
+      ...(await this.stats.updates({ ...where, counts: { replies: 1, ...waited }, steps })),
+    ]);
+    if (failed === undefined) return true;
+    if (failed[0] === 'ConditionalCheckFailed') return false;
+    // Not the prospect's first reply: recorded, not counted again.
+    return this.putOnce(put);
+  }
+
+  private async putOnce(put: { Put: ConstructorParameters<typeof PutCommand>[0] }): Promise<boolean> {
+    try {
+      await this.db.send(new PutCommand(put.Put));
       return true;
     } catch (error) {
       if (isConditionFailed(error)) return false;

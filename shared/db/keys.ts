@@ -262,6 +262,21 @@ export const campaignEventKey = (campaignId: number, kind: string, prospectId: n
   pk: `CAMPAIGN#${padId(campaignId)}#EVENTS`,
   sk: `${kind}#${padId(prospectId)}#${ref}`,
 });
+/** A campaign's analytics: one item per day in the campaign's timezone (sk DAY#YYYY-MM-DD) and one all-time item (sk TOTAL). */
+export const campaignStatsKey = (campaignId: number, day: string | null) => ({
+  pk: `CAMPAIGN#${padId(campaignId)}#STATS`,
+  sk: day === null ? 'TOTAL' : `DAY#${day}`,
+});
+/** What analytics knows of a prospect in a campaign: its first contact, its last send, its first reply. */
+export const campaignReachKey = (campaignId: number, prospectId: number) => ({
+  pk: `CAMPAIGN#${padId(campaignId)}#REACH`,
+  sk: `PROSPECT#${padId(prospectId)}`,
+});
+/** A workspace's analytics per campaign and sender account: per UTC day (sk DAY#...) and all-time (sk TOTAL#...). */
+export const workspaceStatsKey = (workspaceId: number, day: string | null, campaignId: number, accountId: number) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}#STATS`,
+  sk: `${day === null ? 'TOTAL' : `DAY#${day}`}#CAMPAIGN#${padId(campaignId)}#ACCOUNT#${padId(accountId)}`,
+});
 /** A message of a prospect's conversation (oldest first by sk). */
 export const conversationMessageKey = (workspaceId: number, prospectId: number, sentAt: string, ref: string) => ({
   pk: `WORKSPACE#${padId(workspaceId)}#CONVERSATION#${padId(prospectId)}`,

@@ -4,7 +4,9 @@ import type { ActionOutcome, OutreachAction, SentEmail } from '../domain/engine/
 import type { OutcomeLog } from '../domain/engine/ports';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { actionOutcomeKey, sentEmailByMessageId, sentEmailKey } from './keys';
+import { actionOutcomeKey, campaignReachKey, sentEmailByMessageId, sentEmailKey } from './keys';
+import { DynamoAnalyticsStats } from './analytics-stats';
+import { sendCounter, stepKey } from '../domain/analytics/counts';
 import type { Clock } from '../time/clock';
 
 /** How long a Message-ID whose send the engine never recorded is kept. */
@@ -54,14 +56,47 @@ export class DynamoOutcomeLog implements OutcomeLog {
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly clock: Clock,
+    private readonly stats = new DynamoAnalyticsStats(db, tableName),
   ) {}
 
   private now(): number {
     return this.clock.now().getTime();
   }
 
+  /**
+   * A send is counted with its record (docs/analytics.md): one transaction puts the record (only if
+   * new) and adds to the aggregates, then another marks the prospect's first contact (only once).
+   * Each is idempotent on its own, so a replay after a crash between them completes the second.
+   */
   async record(outcome: ActionOutcome): Promise<void> {
-    await this.putOnce({ ...actionOutcomeKey(outcome.campaignId, outcome.prospectId, outcome.stint, outcome.nodeId), entityType: 'ActionOutcome', ...outcome });
+    const item = { ...actionOutcomeKey(outcome.campaignId, outcome.prospectId, outcome.stint, outcome.nodeId), entityType: 'ActionOutcome', ...outcome };
+    if (outcome.outcome !== 'SENT') return this.putOnce(item);
+    const where = { workspaceId: outcome.workspaceId, campaignId: outcome.campaignId, accountId: outcome.accountId, at: outcome.at };
+    const reach = campaignReachKey(outcome.campaignId, outcome.prospectId);
+    await this.stats.commit([
+      { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: reach,
+          UpdateExpression: 'SET entityType = :type, lastNodeId = :node, lastVariant = :variant, lastAt = :at, lastAccountId = :account',
+          ExpressionAttributeValues: { ':type': 'AnalyticsReach', ':node': outcome.nodeId, ':variant': outcome.variant, ':at': outcome.at, ':account': outcome.accountId },
+        },
+      },
+      ...(await this.stats.updates({ ...where, counts: { [sendCounter(outcome.stepType)]: 1 }, steps: { [stepKey(outcome.nodeId, outcome.variant)]: { sent: 1 } } })),
+    ]);
+    await this.stats.commit([
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: reach,
+          UpdateExpression: 'SET entityType = :type, firstContactAt = :at',
+          ConditionExpression: 'attribute_not_exists(firstContactAt)',
+          ExpressionAttributeValues: { ':type': 'AnalyticsReach', ':at': outcome.at },
+        },
+      },
+      ...(await this.stats.updates({ ...where, counts: { contacted: 1 } })),
+    ]);
   }
 
   /**

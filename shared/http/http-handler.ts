@@ -55,10 +55,20 @@ function requestFor(route: RouteDefinition, event: APIGatewayProxyEvent, context
     caller: () => requireCaller(event),
     session: () => requireSession(event),
     body: () => (route.consumes === 'form' ? parseWith(route.request.body, formFields(textOf(event))) : parseBody(route.request.body, event)) as never,
-    query: () => parseWith(route.request.query, Object.assign(Object.create(null), event.queryStringParameters)) as never,
+    query: () => parseWith(route.request.query, queryOf(route, event)) as never,
     path: () => parsePath(route.request.path, event.pathParameters) as never,
     text: () => textOf(event),
   };
+}
+
+/** The query string as one value per name (the last of a repeated one, or all joined by commas for a `listQuery` name). */
+function queryOf(route: RouteDefinition, event: APIGatewayProxyEvent): Record<string, string | undefined> {
+  const query: Record<string, string | undefined> = Object.assign(Object.create(null), event.queryStringParameters);
+  for (const name of route.listQuery ?? []) {
+    const values = event.multiValueQueryStringParameters?.[name];
+    if (values && values.length > 1) query[name] = values.join(',');
+  }
+  return query;
 }
 
 function textOf(event: APIGatewayProxyEvent): string {

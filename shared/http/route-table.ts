@@ -12,6 +12,7 @@
  */
 import { ENRICHMENT_PROVIDER_SETTINGS, PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, type SettingsOf, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
 import { accountRoutes } from './routes/accounts';
+import { analyticsRoutes } from './routes/analytics';
 import { apiKeyRoutes } from './routes/api-keys';
 import { campaignFlowRoutes } from './routes/campaign-flow';
 import { campaignRoutes } from './routes/campaigns';
@@ -138,6 +139,12 @@ export const FUNCTION_GROUPS = {
     routes: chatRoutes,
     settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS],
     timeoutSeconds: 20,
+  }),
+  // Analytics: reads of the daily aggregates only (O(days in range), docs/analytics.md).
+  analytics: group({
+    entry: 'functions/http/analytics/lambda.ts',
+    routes: analyticsRoutes,
+    settings: [...TABLE_SETTINGS],
   }),
 } as const;
 

@@ -1,3 +1,4 @@
+import { DynamoCampaignEvents } from '../db/campaign-events';
 import { DynamoCampaignProspects } from '../db/campaign-prospects';
 import { DynamoCampaignRepository } from '../db/campaign-repository';
 import { DynamoLeadRepository } from '../db/lead-repository';
@@ -16,6 +17,7 @@ export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Cl
     writeStatus: createStatusWriter({ leads, ids, clock, maxLeadsPerList }),
     campaigns: new DynamoCampaignRepository(db, tableName),
     completion: new DynamoCampaignProspects(db, tableName),
+    events: new DynamoCampaignEvents(db, tableName),
     clock,
   });
 }

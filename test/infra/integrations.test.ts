@@ -213,6 +213,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     ]);
     expect(Object.keys(FUNCTION_GROUPS).sort()).toEqual([
       'accounts',
+      'analytics',
       'apiKeys',
       'auth',
       'campaignProspects',

@@ -1,5 +1,5 @@
 import type { AccountRepository } from '../accounts/ports';
-import { conflict, forbidden, validationError } from '../errors';
+import { conflict, validationError } from '../errors';
 import type { IdGenerator } from '../ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-account';
@@ -17,6 +17,7 @@ import { channelsOf, emptyFlow } from './flow';
 import { requireCampaign, requireCampaignWithFlow } from './lookup';
 import type { CampaignWithFlow } from './nodes';
 import type { CampaignRepository, CampaignScheduling } from './ports';
+import { selectWorkspaces } from './workspace-selector';
 
 export interface CampaignServiceDeps {
   campaigns: CampaignRepository;
@@ -92,17 +93,8 @@ export function createCampaignService(deps: CampaignServiceDeps) {
      * the user is not linked to is 403, whether or not it exists.
      */
     async listForUser(userId: number, currentWorkspaceId: number, workspace: string | undefined): Promise<Campaign[]> {
-      const selector = workspace?.trim();
-      if (selector === undefined || selector === '') return campaigns.listForWorkspace(currentWorkspaceId);
-      const linked = (await deps.memberships.listMemberships(userId)).map((membership) => membership.workspaceId);
-      if (selector.toUpperCase() === 'ALL') {
-        const lists = await Promise.all(linked.sort((a, b) => a - b).map((id) => campaigns.listForWorkspace(id)));
-        return lists.flat();
-      }
-      if (!/^[0-9]{1,16}$/.test(selector)) throw validationError('workspace_id must be a workspace id or ALL');
-      const workspaceId = Number(selector);
-      if (!linked.includes(workspaceId)) throw forbidden();
-      return campaigns.listForWorkspace(workspaceId);
+      const workspaces = await selectWorkspaces(deps.memberships, userId, currentWorkspaceId, workspace);
+      return (await Promise.all(workspaces.map((id) => campaigns.listForWorkspace(id)))).flat();
     },
 
     async detail(workspaceId: number, campaignId: number): Promise<CampaignDetail> {

@@ -4,7 +4,19 @@
  * replayed webhook is recorded once. Analytics counts them; the ACCEPTED_INVITE condition reads
  * the acceptance.
  */
-export type CampaignEventKind = 'INVITE_ACCEPTED' | 'REPLIED' | 'AUTO_REPLY' | 'BOUNCED' | 'UNSUBSCRIBED';
+export type CampaignEventKind =
+  | 'INVITE_ACCEPTED'
+  | 'REPLIED'
+  | 'AUTO_REPLY'
+  | 'BOUNCED'
+  | 'UNSUBSCRIBED'
+  /** A pipeline status a user set (PATCH prospect): one per prospect, campaign and status (`ref` PIPELINE_REF). */
+  | 'INTERESTED'
+  | 'NOT_INTERESTED'
+  | 'MEETING_SCHEDULED';
+
+/** The `ref` of a pipeline status event: a status set again counts once. */
+export const PIPELINE_REF = 'status';
 
 /** The `ref` of a prospect's invitation acceptance: one per prospect and campaign. */
 export const ACCEPTANCE_REF = 'invite';

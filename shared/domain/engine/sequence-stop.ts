@@ -2,7 +2,10 @@ import type { Clock } from '../../time/clock';
 import type { ProspectStatus } from '../campaigns/campaign';
 import type { CampaignRepository } from '../campaigns/ports';
 import type { Prospect } from '../leads/lead';
+import { type CampaignEvents, PIPELINE_REF } from './campaign-events';
 import type { CampaignCompletion } from './ports';
+
+type PipelineKind = 'INTERESTED' | 'NOT_INTERESTED' | 'MEETING_SCHEDULED';
 import type { StatusWriter } from './prospect-progress';
 
 /**
@@ -66,6 +69,8 @@ export interface SequenceStopDeps {
   writeStatus: StatusWriter;
   campaigns: Pick<CampaignRepository, 'get' | 'setStatus'>;
   completion: CampaignCompletion;
+  /** Where a pipeline status a user set is recorded for analytics (once per prospect, campaign and status). */
+  events: Pick<CampaignEvents, 'record'>;
   clock: Clock;
 }
 
@@ -93,6 +98,19 @@ export function createSequenceStops(deps: SequenceStopDeps) {
         ...(request.campaignId === undefined ? {} : { campaignId: request.campaignId }),
       });
       if (written.result === 'gone') return { stopped: false };
+      if (campaignId !== null && written.result === 'applied' && isPipelineStatus(request.status)) {
+        await deps.events.record({
+          workspaceId: request.workspaceId,
+          campaignId,
+          prospectId: prospect.id,
+          kind: request.status as PipelineKind,
+          ref: PIPELINE_REF,
+          at: deps.clock.now().toISOString(),
+          channel: null,
+          accountId: null,
+          nodeId: null,
+        });
+      }
       if (campaignId !== null) await completeIfDone(request.workspaceId, campaignId);
       return { stopped: true, prospect: written.prospect, campaignId, statusWritten: written.result === 'applied' };
     },

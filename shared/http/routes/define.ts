@@ -52,6 +52,8 @@ export interface RouteDefinition<Group extends string = string, Request extends 
    * URL-encoded fields checked by the body schema. JSON unless given.
    */
   readonly consumes?: 'json' | 'form';
+  /** Query parameters that may be repeated: their values reach the query schema joined by commas. */
+  readonly listQuery?: readonly string[];
 }
 
 /** Error statuses any route may answer with: bad input or body, body too large, failure. */

@@ -18,16 +18,18 @@ export interface EngineWorld {
   ws: Workspace;
   mailbox: number;
   network: number;
+  /** A second workspace of the same stack (isolation). */
+  other: Workspace;
 }
 
 export async function engineWorld(clock: ManualClock): Promise<EngineWorld> {
-  const { stack, alice } = await leadsStack({ clock });
+  const { stack, alice, bob } = await leadsStack({ clock });
   const register = async (providerAccountId: string) => {
     const response = await stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: alice.key, body: { provider_account_id: providerAccountId } });
     expect(response.status, response.text).toBe(201);
     return response.body.account.id;
   };
-  return { stack, ws: alice, mailbox: await register('sbx-mailbox-dev'), network: await register('sbx-network-dev') };
+  return { stack, ws: alice, other: bob, mailbox: await register('sbx-mailbox-dev'), network: await register('sbx-network-dev') };
 }
 
 /** A sandbox account of either kind, registered in the workspace; its id in the workspace. */

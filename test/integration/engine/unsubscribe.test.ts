@@ -31,8 +31,8 @@ describe('unsubscribes and suppression', () => {
   beforeAll(async () => {
     const started = await leadsStack({ clock, settings: { unsubscribeRateLimitPerMinute: LIMIT } });
     stack = started.stack;
-    alice = { stack, ws: started.alice, mailbox: await register(started.alice, 'sbx-mailbox-dev', 'MAIL', false), network: await register(started.alice, 'sbx-network-dev', 'LINKEDIN', false) };
-    bob = { stack, ws: started.bob, mailbox: await register(started.bob, 'sbx-bob-mail', 'MAIL', true), network: await register(started.bob, 'sbx-bob-network', 'LINKEDIN', true) };
+    alice = { stack, ws: started.alice, other: started.bob, mailbox: await register(started.alice, 'sbx-mailbox-dev', 'MAIL', false), network: await register(started.alice, 'sbx-network-dev', 'LINKEDIN', false) };
+    bob = { stack, ws: started.bob, other: started.alice, mailbox: await register(started.bob, 'sbx-bob-mail', 'MAIL', true), network: await register(started.bob, 'sbx-bob-network', 'LINKEDIN', true) };
   });
   afterAll(async () => stack?.stop());
 

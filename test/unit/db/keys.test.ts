@@ -176,6 +176,22 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
       pk: 'CAMPAIGN#0000000000000007#EVENTS',
       sk: 'REPLIED#0000000000000045#msg_1',
     }),
+  campaignStatsKey: () => {
+    expect(keys.campaignStatsKey(7, '2026-11-05')).toEqual({ pk: 'CAMPAIGN#0000000000000007#STATS', sk: 'DAY#2026-11-05' });
+    expect(keys.campaignStatsKey(7, null)).toEqual({ pk: 'CAMPAIGN#0000000000000007#STATS', sk: 'TOTAL' });
+  },
+  campaignReachKey: () =>
+    expect(keys.campaignReachKey(7, 45)).toEqual({ pk: 'CAMPAIGN#0000000000000007#REACH', sk: 'PROSPECT#0000000000000045' }),
+  workspaceStatsKey: () => {
+    expect(keys.workspaceStatsKey(3, '2026-11-05', 7, 9)).toEqual({
+      pk: 'WORKSPACE#0000000000000003#STATS',
+      sk: 'DAY#2026-11-05#CAMPAIGN#0000000000000007#ACCOUNT#0000000000000009',
+    });
+    expect(keys.workspaceStatsKey(3, null, 7, 0)).toEqual({
+      pk: 'WORKSPACE#0000000000000003#STATS',
+      sk: 'TOTAL#CAMPAIGN#0000000000000007#ACCOUNT#0000000000000000',
+    });
+  },
   conversationMessageKey: () =>
     expect(keys.conversationMessageKey(3, 45, '2026-11-23T09:00:00.000Z', 'trk_1')).toEqual({
       pk: 'WORKSPACE#0000000000000003#CONVERSATION#0000000000000045',

@@ -9,6 +9,7 @@ import { campaignFlowHandlers } from '../../../functions/http/campaigns/flow-rou
 import { campaignHandlers } from '../../../functions/http/campaigns/routes';
 import { campaignProspectHandlers } from '../../../functions/http/campaign-prospects/routes';
 import { chatHandlers } from '../../../functions/http/chats/routes';
+import { analyticsHandlers } from '../../../functions/http/analytics/routes';
 import { connectionHandlers } from '../../../functions/http/connections/routes';
 import { enrichmentHandlers } from '../../../functions/http/enrichment/routes';
 import { healthHandlers } from '../../../functions/http/health/routes';
@@ -46,6 +47,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   suppressions: suppressionHandlers(none),
   enrichment: enrichmentHandlers(none, none),
   chats: chatHandlers(none, none),
+  analytics: analyticsHandlers(none),
 };
 
 const context = {} as Context;
@@ -65,7 +67,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(72);
+    expect(ROUTES).toHaveLength(75);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {

@@ -1,0 +1,23 @@
+import type { AccountRepository } from '../accounts/ports';
+import { forbidden, validationError } from '../errors';
+
+/**
+ * The app host's `workspace_id` rules (spec 3.9, 3.10): omitted means the caller's current
+ * workspace, a number that workspace if the user is linked to it, `ALL` every linked workspace
+ * (ascending). A workspace the user is not linked to is 403, whether or not it exists.
+ */
+export async function selectWorkspaces(
+  memberships: Pick<AccountRepository, 'listMemberships'>,
+  userId: number,
+  currentWorkspaceId: number,
+  workspace: string | undefined,
+): Promise<number[]> {
+  const selector = workspace?.trim();
+  if (selector === undefined || selector === '') return [currentWorkspaceId];
+  const linked = (await memberships.listMemberships(userId)).map((membership) => membership.workspaceId);
+  if (selector.toUpperCase() === 'ALL') return linked.sort((a, b) => a - b);
+  if (!/^[0-9]{1,16}$/.test(selector)) throw validationError('workspace_id must be a workspace id or ALL');
+  const workspaceId = Number(selector);
+  if (!linked.includes(workspaceId)) throw forbidden();
+  return [workspaceId];
+}

@@ -1,0 +1,61 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infra/config';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { ROUTES } from '../../shared/http/route-table';
+import { type CfnResource, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+
+/** The analytics function: reads of the aggregates only (docs/analytics.md). */
+describe('OutreachStack: analytics (no bundling)', () => {
+  const app = testApp({ bundle: false });
+  const config = loadConfig(app.node);
+  let stack: OutreachStack;
+  let template: Template;
+  let resources: Record<string, CfnResource>;
+
+  beforeAll(() => {
+    stack = new OutreachStack(app, 'AnalyticsProbe', { config });
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources;
+  });
+
+  it('gives the function the table only, and lets it read the table and its indexes, never write', () => {
+    expect(resources[logicalId(stack, stack.functions.analytics)]?.Properties.Environment.Variables).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: { Ref: logicalId(stack, stack.table.table) },
+      RUNTIME: 'aws',
+    });
+    const tableArn = `\${${logicalId(stack, stack.table.table)}.Arn}`;
+    const statements = policyStatements(template, logicalId(stack, stack.functions.analytics.role as never));
+    const onTable = statements.filter((statement) => resourcesOf(statement).includes(tableArn));
+    expect(onTable.flatMap((statement) => [statement.Action].flat())).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DescribeTable',
+      'dynamodb:GetItem',
+      'dynamodb:GetRecords',
+      'dynamodb:GetShardIterator',
+      'dynamodb:Query',
+      'dynamodb:Scan',
+    ]);
+    const others = statements.filter((statement) => !resourcesOf(statement).includes(tableArn)).flatMap((statement) => [statement.Action].flat());
+    expect(others.filter((action) => /^(sqs|secretsmanager|kms|dynamodb):/.test(String(action)))).toEqual([]);
+  });
+
+  it('serves its three routes through its own function, behind the authorizer and the usage plan: two with an API key, the dashboard with a key or a session', () => {
+    expect(ROUTES.filter((route) => route.group === 'analytics').map((route) => `${route.method} ${route.path} ${route.auth}`)).toEqual([
+      'GET /api/v1/public/analytics apiKey',
+      'GET /api/v1/public/campaigns/{id}/analytics apiKey',
+      'GET /api/v1/dashboard/campaign-analytics apiKeyOrSession',
+    ]);
+    const methods = resourcesOfType(template, 'AWS::ApiGateway::Method')
+      .map(([, method]) => method.Properties)
+      .filter((method) => JSON.stringify(method.Integration ?? {}).includes(`${stack.stackName}-analytics`));
+    expect(methods.map((method) => `${method.HttpMethod} ${method.AuthorizationType} apiKeyRequired=${method.ApiKeyRequired}`).sort()).toEqual([
+      // A session is counted by the usage plan too: the authorizer names its usage key.
+      'GET CUSTOM apiKeyRequired=true',
+      'GET CUSTOM apiKeyRequired=true',
+      'GET CUSTOM apiKeyRequired=true',
+    ]);
+  });
+});
