@@ -44,7 +44,7 @@ export function suppressionEmail(input: string): string | undefined {
 /** The domain as the list keeps it (trimmed, lowercase, ASCII, no trailing dot), or undefined when it is not a domain name. */
 export function suppressionDomain(input: string): string | undefined {
   const domain = input.trim().toLowerCase().replace(/\.$/, '');
-  const ascii = /^[\x00-\x7f]*$/.test(domain) ? domain : domainToASCII(domain);
+  const ascii = /^[ -~]*$/.test(domain) ? domain : domainToASCII(domain);
   return DOMAIN.test(ascii) ? ascii : undefined;
 }
 
