@@ -4,9 +4,9 @@ import type { CampaignRepository } from '../campaigns/ports';
 import type { Prospect } from '../leads/lead';
 import { type CampaignEvents, PIPELINE_REF } from './campaign-events';
 import type { CampaignCompletion } from './ports';
+import type { StatusWriter } from './prospect-progress';
 
 type PipelineKind = 'INTERESTED' | 'NOT_INTERESTED' | 'MEETING_SCHEDULED';
-import type { StatusWriter } from './prospect-progress';
 
 /**
  * Stopping a prospect's sequence because of what the prospect (or a user about them) did: a reply,
