@@ -1,5 +1,5 @@
 import { notFound, validationError } from '../errors';
-import type { Company, Prospect } from '../leads/lead';
+import { type Company, type Prospect, toProspectView } from '../leads/lead';
 import type { LeadRepository } from '../leads/ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import type { SenderAccount } from '../sender-accounts/sender-account';
@@ -38,18 +38,19 @@ export interface InboxChat {
 
 export const encodeCursor = (raw: string): string => Buffer.from(raw, 'utf8').toString('base64url');
 
-/** The prospect as a chat shows it: who they are and where they stand. */
+/** The prospect as a chat shows it: who they are and where they stand (the lead lists' view, narrowed: the same status, 'Loading…' included). */
 export function toChatProspectView(prospect: Prospect, company: Company | undefined) {
+  const view = toProspectView(prospect, company);
   return {
-    id: prospect.id,
-    first_name: prospect.firstName,
-    last_name: prospect.lastName,
-    email: prospect.email ?? '',
-    network_profile_url: prospect.networkProfileUrl ?? '',
-    job_title: prospect.jobTitle ?? '',
-    profile_picture_url: prospect.profilePictureUrl ?? '',
-    status: prospect.status,
-    campaign_id: prospect.campaignId ?? null,
+    id: view.id,
+    first_name: view.first_name,
+    last_name: view.last_name,
+    email: view.email,
+    network_profile_url: view.network_profile_url,
+    job_title: view.job_title,
+    profile_picture_url: view.profile_picture_url,
+    status: view.status,
+    campaign_id: view.campaign_id,
     company: company ? { id: company.id, name: company.name } : null,
   };
 }
