@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { InboundMessage, InboundMessageRepository } from '../domain/inbox/reply-router';
+import type { InboundMessage, InboundMessageRepository } from '../domain/inbox/inbound-message';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { inboundMessageKey } from './keys';

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { InboundRouter } from '../../../shared/domain/inbox/inbound-router';
 import { textOfHtml } from '../../../shared/domain/inbox/conversations';
 import type { InboundEmail } from '../../../shared/domain/inbox/inbound-email';
-import type { ProviderMessage } from '../../../shared/domain/inbox/reply-router';
+import type { ProviderMessage } from '../../../shared/domain/inbox/inbound-message';
 import { forbidden, unauthenticated } from '../../../shared/domain/errors';
 import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
 import type { HandlersFor } from '../../../shared/http/http-handler';

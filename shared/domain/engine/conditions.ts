@@ -1,7 +1,7 @@
 import type { Campaign } from '../campaigns/campaign';
 import type { Branch } from '../campaigns/flow';
 import type { CampaignCondition } from '../campaigns/nodes';
-import { publicIdOf } from '../inbox/reply-router';
+import { publicIdOf } from '../inbox/inbound-message';
 import type { Prospect } from '../leads/lead';
 import { type MxResolver, domainOfEmail, isPremiumMailbox, mailboxProviderOf } from '../mail/mailbox-provider';
 import type { NetworkProvider } from '../providers/provider';

@@ -1,6 +1,6 @@
 import type { Campaign } from '../campaigns/campaign';
 import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
-import { publicIdOf } from '../inbox/reply-router';
+import { publicIdOf } from '../inbox/inbound-message';
 import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind } from './action';
 import type { ActionResult, SenderDeps } from './sender-deps';

@@ -1,6 +1,6 @@
 import { hasValidEmail } from './conditions';
 import type { CampaignStep } from '../campaigns/nodes';
-import { publicIdOf } from '../inbox/reply-router';
+import { publicIdOf } from '../inbox/inbound-message';
 import type { Prospect } from '../leads/lead';
 import type { NetworkProvider } from '../providers/provider';
 import type { SenderAccount } from '../sender-accounts/sender-account';

@@ -12,7 +12,7 @@ import type { Suppressions } from '../suppressions/suppression-service';
 import type { EventPublisher } from '../webhooks/event-publisher';
 import type { ConversationStore, MessageChannel, MessageKind } from './conversations';
 import { type InboundEmail, type InboundEmailKind, classifyInboundEmail } from './inbound-email';
-import { type InboundMessageRepository, type ProviderMessage, incomingMessageData } from './reply-router';
+import { type InboundMessageRepository, type ProviderMessage, incomingMessageData } from './inbound-message';
 
 /**
  * What reaches our accounts from prospects, routed (docs/engine.md, "Replies"):
