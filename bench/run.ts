@@ -19,6 +19,7 @@ async function startContext(extra: ReturnType<NonNullable<BenchScenario['stack']
     trackCapacity: true,
     // The benchmark measures the service, not the per-key limit.
     rateLimitPerMinute: 1_000_000_000,
+    rateLimitBurst: 1_000_000_000,
     sessionRateLimitPerMinute: 1_000_000_000,
     log: (line) => console.error(line),
     ...extra,

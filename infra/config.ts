@@ -1,6 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
 import { SETTINGS, settingDefault } from '../shared/config/settings';
+import { DEFAULT_EDGE_CONFIG, type EdgeConfig, loadEdgeConfig } from './edge-config';
 
 /**
  * Deployment settings, read from CDK context (`cdk.json`, or `-c key=value` on the command line).
@@ -14,6 +15,8 @@ export interface OutreachConfig {
   stageName: string;
   /** Per-API-key rate limit (the usage plan's throttle), in requests per minute. */
   rateLimitPerMinute: number;
+  /** Per-API-key burst (the usage plan's bucket size). */
+  rateLimitBurst: number;
   /** Number of gateway keys in the session pool (see docs/infrastructure.md). */
   sessionUsageKeyCount: number;
   /** Steady rate, per second, each session usage key allows. */
@@ -39,12 +42,15 @@ export interface OutreachConfig {
   searchQuotaPerMonth: number;
   /** Leads one lead list may hold. */
   maxLeadsPerList: number;
+  /** The WAF web ACL's and the stage's limits (infra/edge-config.ts). */
+  edge: EdgeConfig;
 }
 
 export const DEFAULT_CONFIG: OutreachConfig = {
   stackName: 'OutreachService',
   stageName: 'v1',
   rateLimitPerMinute: settingDefault('rateLimitPerMinute'),
+  rateLimitBurst: settingDefault('rateLimitBurst'),
   sessionUsageKeyCount: 8,
   sessionRateLimitPerSecond: 10,
   sessionBurstLimit: 100,
@@ -54,6 +60,7 @@ export const DEFAULT_CONFIG: OutreachConfig = {
   directoryBaseUrl: 'https://directory.invalid',
   searchQuotaPerMonth: settingDefault('searchQuotaPerMonth'),
   maxLeadsPerList: settingDefault('maxLeadsPerList'),
+  edge: DEFAULT_EDGE_CONFIG,
 };
 
 /** Anything with CDK's `tryGetContext` (an App's or a Stack's `node`). */
@@ -78,7 +85,7 @@ function positiveNumber(key: string, raw: unknown, fallback: number, { integer }
  * A context value that is also a function setting: checked by the setting's own declaration
  * (shared/config/settings.ts), so the stack and the functions agree on what is valid.
  */
-function declared(key: 'rateLimitPerMinute' | 'searchQuotaPerMonth' | 'maxLeadsPerList', raw: unknown): number {
+function declared(key: 'rateLimitPerMinute' | 'rateLimitBurst' | 'searchQuotaPerMonth' | 'maxLeadsPerList', raw: unknown): number {
   if (raw === undefined || raw === null || raw === '') return settingDefault(key);
   const parsed = v.safeParse(SETTINGS[key].schema, typeof raw === 'number' ? String(raw) : raw);
   if (!parsed.success) throw new Error(`Invalid CDK context ${key}: ${JSON.stringify(raw)} ${parsed.issues[0]?.message ?? 'is invalid'}`);
@@ -119,6 +126,7 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     stackName: text('stackName', get('stackName'), DEFAULT_CONFIG.stackName, /^[A-Za-z][A-Za-z0-9-]{0,39}$/),
     stageName: text('stageName', get('stageName'), DEFAULT_CONFIG.stageName, /^[A-Za-z0-9_]{1,64}$/),
     rateLimitPerMinute: declared('rateLimitPerMinute', get('rateLimitPerMinute')),
+    rateLimitBurst: declared('rateLimitBurst', get('rateLimitBurst')),
     sessionUsageKeyCount,
     sessionRateLimitPerSecond: positiveNumber(
       'sessionRateLimitPerSecond',
@@ -133,5 +141,6 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     directoryBaseUrl: text('directoryBaseUrl', get('directoryBaseUrl'), DEFAULT_CONFIG.directoryBaseUrl, /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~/-]*)?$/),
     searchQuotaPerMonth: declared('searchQuotaPerMonth', get('searchQuotaPerMonth')),
     maxLeadsPerList: declared('maxLeadsPerList', get('maxLeadsPerList')),
+    edge: loadEdgeConfig(get),
   };
 }

@@ -10,6 +10,7 @@ import {
   Integration,
   IntegrationType,
   type IResource,
+  type MethodDeploymentOptions,
   RequestAuthorizer,
   ResponseType,
   RestApi,
@@ -20,6 +21,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { type AuthMode, type FunctionGroup, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
 import { ACCESS_DENIED, DEFAULT_4XX_TEMPLATE, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
+import { isAnonymous } from './edge-routes';
 import type { ServiceFunction } from './service-function';
 
 /** Construct ids of the gateway responses, kept as they were first deployed. */
@@ -30,8 +32,15 @@ const RESPONSE_IDS: Record<string, string> = {
   QUOTA_EXCEEDED: 'QuotaExceeded',
   MISSING_AUTHENTICATION_TOKEN: 'MissingAuthenticationToken',
   REQUEST_TOO_LARGE: 'RequestTooLarge',
+  WAF_FILTERED: 'WafFiltered',
   DEFAULT_5XX: 'Default5xx',
 };
+
+/** A throttle of API Gateway: the steady rate in requests per second and the bucket (burst). */
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
+}
 
 export interface PublicApiProps {
   /** The route table (normally `ROUTES`): every route becomes one method. */
@@ -41,8 +50,14 @@ export interface PublicApiProps {
   /** The REQUEST authorizer function behind both authorizers. */
   authorizerHandler: IFunction;
   stageName: string;
-  /** Per-API-key limit of the usage plan, in requests per minute. */
+  /** Per-API-key limit of the usage plan, in requests per minute (its rate is this / 60 per second). */
   rateLimitPerMinute: number;
+  /** The per-key usage plan's burst: requests one key may make at once. */
+  rateLimitBurst: number;
+  /** The stage's default throttle of each method, all callers together. */
+  stageThrottle: Throttle;
+  /** The anonymous routes' method throttle (signup, login, the unsubscribe link), all callers together. */
+  anonymousThrottle: Throttle;
   sessionUsageKeyCount: number;
   sessionRateLimitPerSecond: number;
   sessionBurstLimit: number;
@@ -70,8 +85,35 @@ export function sessionUsageKeyValues(seed: string, count: number): string[] {
   );
 }
 
-/** `Retry-After` for a 429: the seconds one request's worth of the per-key rate takes to refill. */
-export const retryAfterSeconds = (rateLimitPerMinute: number): number => Math.ceil(60 / rateLimitPerMinute);
+/** Whole seconds until a token bucket refilling at `perSecond` has one token back (the float's last bit aside). */
+const refillSeconds = (perSecond: number): number => Math.ceil(1 / perSecond - 1e-9);
+
+/**
+ * `Retry-After` of the 429s API Gateway gives itself (THROTTLED, QUOTA_EXCEEDED). The header of a
+ * gateway response is static, while the bucket that refused the request may be the per-key plan's,
+ * the sessions plan's or a method throttle of the stage; each has its next token back within one
+ * refill interval (1 / rate), so the longest of those, rounded up, is never shorter than the real
+ * wait: with the defaults, the per-key plan's 60 / 50 = 1.2 s, so 2 s. (API Gateway applies its
+ * throttles best-effort; the value is right for the buckets as configured.)
+ */
+export const retryAfterSeconds = (rateLimitPerMinute: number, otherRatesPerSecond: readonly number[] = []): number =>
+  Math.max(Math.ceil(60 / rateLimitPerMinute), ...otherRatesPerSecond.map(refillSeconds));
+
+/**
+ * Method settings of the anonymous routes: the stage's defaults with their stricter throttle.
+ * A method's setting replaces the stage-wide one, so it repeats the defaults (metrics) too.
+ */
+function anonymousMethodOptions(
+  routes: readonly RegisteredRoute[],
+  defaults: MethodDeploymentOptions,
+  throttle: Throttle,
+): Record<string, MethodDeploymentOptions> {
+  return Object.fromEntries(
+    routes
+      .filter(isAnonymous)
+      .map((route) => [`${route.path}/${route.method}`, { ...defaults, throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit }]),
+  );
+}
 
 /**
  * The public REST API, built from the route table.
@@ -104,6 +146,12 @@ export class PublicApi extends Construct {
     super(scope, id);
     this.props = props;
 
+    // Every method's defaults: metrics, and the stage's throttle (each method has a bucket of its own).
+    const methodDefaults: MethodDeploymentOptions = {
+      metricsEnabled: true,
+      throttlingRateLimit: props.stageThrottle.rateLimit,
+      throttlingBurstLimit: props.stageThrottle.burstLimit,
+    };
     this.api = new RestApi(this, 'Api', {
       description: 'Outreach automation HTTP API',
       endpointTypes: [EndpointType.REGIONAL],
@@ -114,7 +162,8 @@ export class PublicApi extends Construct {
       deployOptions: {
         stageName: props.stageName,
         tracingEnabled: props.tracing ?? false,
-        metricsEnabled: true,
+        ...methodDefaults,
+        methodOptions: anonymousMethodOptions(props.routes, methodDefaults, props.anonymousThrottle),
       },
     });
 
@@ -229,13 +278,14 @@ export class PublicApi extends Construct {
   }
 
   private addPerKeyUsagePlan(): UsagePlan {
-    const { rateLimitPerMinute } = this.props;
+    const { rateLimitPerMinute, rateLimitBurst } = this.props;
     return this.api.addUsagePlan('PerKeyUsagePlan', {
       name: `${this.props.usageKeySeed}-per-key`,
-      description: `Every customer API key: ${rateLimitPerMinute} requests per minute (best-effort, enforced by API Gateway)`,
+      description: `Every customer API key: ${rateLimitPerMinute} requests per minute, ${rateLimitBurst} at once (best-effort, enforced by API Gateway)`,
       // API Gateway throttles per second with a token bucket: the steady rate is the per-minute
-      // limit spread over the minute, and the bucket holds one minute's worth.
-      throttle: { rateLimit: rateLimitPerMinute / 60, burstLimit: rateLimitPerMinute },
+      // limit spread over the minute. A bucket lets burst + 60 x rate through in any 60 s, so the
+      // burst is small (10: at most 60 in a minute) rather than a minute's worth (100).
+      throttle: { rateLimit: rateLimitPerMinute / 60, burstLimit: rateLimitBurst },
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
   }
@@ -270,7 +320,9 @@ export class PublicApi extends Construct {
       });
 
     // Bodies written once in shared/http/gateway-responses.ts; the local gateway gives the same.
-    const retryAfter = { 'Retry-After': literal(String(retryAfterSeconds(this.props.rateLimitPerMinute))) };
+    const { rateLimitPerMinute, sessionRateLimitPerSecond, stageThrottle, anonymousThrottle } = this.props;
+    const gatewayRetryAfter = retryAfterSeconds(rateLimitPerMinute, [sessionRateLimitPerSecond, stageThrottle.rateLimit, anonymousThrottle.rateLimit]);
+    const retryAfter = { 'Retry-After': literal(String(gatewayRetryAfter)) };
     for (const gatewayAnswer of Object.values(GATEWAY_ANSWERS) as GatewayAnswer[]) {
       const status = gatewayAnswer.keepsGatewayStatus ? undefined : String(gatewayAnswer.status);
       const headers = gatewayAnswer.status === 429 ? retryAfter : {};

@@ -38,8 +38,10 @@ export interface LocalStackOptions {
   /** Namespace for queue names, so several stacks can share one emulator. */
   queuePrefix?: string;
   sessionSecret?: string;
-  /** Requests per minute per API key (the usage plan's limit). */
+  /** Requests per minute per API key: the refill rate of each key's bucket (the usage plan's rate). */
   rateLimitPerMinute?: number;
+  /** Tokens each API key's bucket holds (the usage plan's burst). */
+  rateLimitBurst?: number;
   /** Requests per minute per session usage key. */
   sessionRateLimitPerMinute?: number;
   /**
@@ -224,13 +226,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queues[queue.name] = { ...queue, handler };
   }
 
-  const perKey = options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute');
+  // The per-key plan's bucket: `rateLimitBurst` tokens, refilled at `rateLimitPerMinute` a minute.
+  const perKey = {
+    capacity: options.rateLimitBurst ?? settingDefault('rateLimitBurst'),
+    refillTokens: options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute'),
+    refillMs: 60_000,
+  };
   const perSession = options.sessionRateLimitPerMinute ?? 600;
+  const sessionBucket = { capacity: perSession, refillTokens: perSession, refillMs: 60_000 };
   const sessionKeys = new Set(sessionUsageKeys);
-  const limiter = new TokenBuckets(
-    (key) => ({ capacity: sessionKeys.has(key) ? perSession : perKey, windowMs: 60_000 }),
-    clock,
-  );
+  const limiter = new TokenBuckets((key) => (sessionKeys.has(key) ? sessionBucket : perKey), clock);
 
   const poller = new SqsPoller(sqs, Object.values(queues), clock, log);
   const timedJobs = SCHEDULES.map((job) => {

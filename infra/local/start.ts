@@ -51,8 +51,8 @@ async function main() {
     sessionSecret: persistentSecret('session-secret'),
     webhookSecretKey: persistentSecret('webhook-secret-key'),
     unsubscribeSecret: persistentSecret('unsubscribe-secret'),
-    // Parsed through the setting's one declaration, as a Lambda entry parses its settings.
-    rateLimitPerMinute: readSettings(['rateLimitPerMinute'], process.env).rateLimitPerMinute,
+    // Parsed through the settings' one declaration, as a Lambda entry parses its settings.
+    ...readSettings(['rateLimitPerMinute', 'rateLimitBurst'], process.env),
     // The machine's time, movable forward through POST /_local/clock.
     clock: new OffsetClock(),
     log: (line) => console.error(line),

@@ -12,6 +12,7 @@ import { QueueConsumer } from '../constructs/queue-consumer';
 import { ScheduledJob } from '../constructs/scheduled-job';
 import { ServiceFunction, type TableAccessLevel } from '../constructs/service-function';
 import { SingleTable } from '../constructs/single-table';
+import { WebFirewall } from '../constructs/web-firewall';
 
 export interface OutreachStackProps extends StackProps {
   config: OutreachConfig;
@@ -72,6 +73,7 @@ export class OutreachStack extends Stack {
   public readonly authorizer: ServiceFunction;
   public readonly queueConsumers: Readonly<Record<string, QueueConsumer>>;
   public readonly scheduledJobs: Readonly<Record<string, ScheduledJob>>;
+  public readonly firewall: WebFirewall;
 
   constructor(scope: Construct, id: string, props: OutreachStackProps) {
     super(scope, id, props);
@@ -229,11 +231,22 @@ export class OutreachStack extends Stack {
       authorizerHandler: this.authorizer,
       stageName: config.stageName,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      rateLimitBurst: config.rateLimitBurst,
+      stageThrottle: { rateLimit: config.edge.stageRateLimit, burstLimit: config.edge.stageBurstLimit },
+      anonymousThrottle: { rateLimit: config.edge.anonymousRateLimit, burstLimit: config.edge.anonymousBurstLimit },
       sessionUsageKeyCount: config.sessionUsageKeyCount,
       sessionRateLimitPerSecond: config.sessionRateLimitPerSecond,
       sessionBurstLimit: config.sessionBurstLimit,
       usageKeySeed: this.stackName,
       tracing: config.tracing,
+    });
+    // Abuse protection in front of the stage (docs/operations.md, "Abuse protection").
+    this.firewall = new WebFirewall(this, 'WebFirewall', {
+      routes: props.routes ?? ROUTES,
+      stage: this.api.api.deploymentStage,
+      stageName: config.stageName,
+      namePrefix: this.stackName,
+      config: config.edge,
     });
     this.api.grantUsageKeyManagement(functions.apiKeys);
     // Removing a member revokes their keys: it deletes gateway keys, it never creates one.

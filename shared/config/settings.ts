@@ -92,7 +92,34 @@ export const SETTINGS = {
     env: 'RATE_LIMIT_PER_MINUTE',
     schema: integer(1, 100_000),
     default: 50,
-    meaning: "Requests per minute per API key: the usage plan's throttle in AWS, the local gateway's token bucket.",
+    meaning: "Requests per minute per API key, sustained: the usage plan's rate (per minute / 60 per second) in AWS, the refill of the local gateway's token bucket.",
+  }),
+  rateLimitBurst: define({
+    env: 'RATE_LIMIT_BURST',
+    schema: integer(1, 100_000),
+    default: 10,
+    meaning:
+      "Requests one API key may make at once: the usage plan's burst in AWS, the size of the local gateway's token bucket. A bucket lets burst + per-minute requests through in any 60 s, so 10 keeps a key's first minute at 60, near its 50 a minute.",
+  }),
+
+  // Login throttling (docs/rate-limits.md, "Login").
+  loginFailuresBeforeDelay: define({
+    env: 'LOGIN_FAILURES_BEFORE_DELAY',
+    schema: integer(1, 100),
+    default: 5,
+    meaning: 'Failed logins of one (email, IP address) pair before each further attempt waits 2^(failures - this) seconds: room for a few typos.',
+  }),
+  loginMaxDelaySeconds: define({
+    env: 'LOGIN_MAX_DELAY_SECONDS',
+    schema: integer(1, 86_400),
+    default: 900,
+    meaning: "The longest wait of one (email, IP address) pair: 15 minutes, reached after 15 failures, holds a guesser to ~100 tries a day while the owner's own login from another address is never slowed.",
+  }),
+  loginFailuresPerIpPerHour: define({
+    env: 'LOGIN_FAILURES_PER_IP_PER_HOUR',
+    schema: integer(1, 1_000_000),
+    default: 100,
+    meaning: 'Failed logins one IP address may make in a clock hour, whatever the emails: stops one address from spraying passwords over many accounts, far above what an office behind one address mistypes.',
   }),
 
   // Lead lists and prospect search.

@@ -316,6 +316,12 @@ export const requestCounterKey = (scope: string, subject: string, windowStart: s
   sk: windowStart,
 });
 
+/**
+ * Login attempts since the last success of one (email, IP address) pair: the exponential delay's
+ * count. The address follows the last `#` (an email's domain has none), so no two pairs share a key.
+ */
+export const loginAttemptsKey = (normalizedEmail: string, ip: string) => ({ pk: `LOGIN_ATTEMPTS#${normalizedEmail}#${ip}`, sk: 'ATTEMPTS' });
+
 /** A workspace's credit balance (the one item every debit, grant and refund updates, conditionally). */
 export const creditBalanceKey = (workspaceId: number) => ({ pk: `WORKSPACE#${padId(workspaceId)}`, sk: 'CREDITS' });
 /**

@@ -24,9 +24,13 @@ export class DynamoRequestLimiter implements RequestLimiter {
     private readonly window: FixedWindow,
   ) {}
 
-  async take(subject: string, now: Date): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }> {
+  private windowOf(now: Date): { start: number; windowMs: number } {
     const windowMs = this.window.windowSeconds * 1000;
-    const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    return { start: Math.floor(now.getTime() / windowMs) * windowMs, windowMs };
+  }
+
+  async take(subject: string, now: Date): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }> {
+    const { start, windowMs } = this.windowOf(now);
     try {
       await this.db.send(
         new UpdateCommand({
@@ -42,6 +46,27 @@ export class DynamoRequestLimiter implements RequestLimiter {
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000)) };
+    }
+  }
+
+  /**
+   * Returns one request taken at `takenAt` to its window (a login that succeeded is not a failure):
+   * one `ADD -1` on the same item, never below zero.
+   */
+  async giveBack(subject: string, takenAt: Date): Promise<void> {
+    const { start } = this.windowOf(takenAt);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: requestCounterKey(this.window.scope, subject, new Date(start).toISOString()),
+          UpdateExpression: 'ADD n :minusOne',
+          ConditionExpression: 'n > :zero',
+          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
     }
   }
 }

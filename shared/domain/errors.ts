@@ -10,6 +10,7 @@ export type DomainErrorKind =
   | 'conflict'
   | 'payload_too_large'
   | 'quota_exceeded'
+  | 'rate_limited'
   | 'upstream';
 
 /**
@@ -27,6 +28,8 @@ export class DomainError extends Error {
     readonly kind: DomainErrorKind,
     message: string,
     readonly extra: DomainErrorExtra = {},
+    /** For `rate_limited`: whole seconds until a retry can succeed (the response's Retry-After). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -42,5 +45,8 @@ export const upstreamError = (message: string, details?: string) =>
   new DomainError('upstream', message, details === undefined ? {} : { details });
 export const unauthenticated = (message: string, hint?: string) =>
   new DomainError('unauthenticated', message, hint === undefined ? {} : { message: hint });
+
+/** Too many requests: a 429 whose Retry-After is never shorter than the real wait. */
+export const rateLimited = (message: string, retryAfterSeconds: number) => new DomainError('rate_limited', message, {}, retryAfterSeconds);
 
 export const isDomainError = (error: unknown): error is DomainError => error instanceof DomainError;

@@ -13,6 +13,7 @@ export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   conflict: 409,
   payload_too_large: 413,
   quota_exceeded: 429,
+  rate_limited: 429,
   upstream: 502,
 };
 
@@ -25,7 +26,8 @@ export type ErrorLogger = Pick<Logger, 'error'>;
  */
 export function toErrorResponse(error: unknown, logger: ErrorLogger): APIGatewayProxyResult {
   if (isDomainError(error)) {
-    return json(STATUS_BY_KIND[error.kind], { error: error.message, ...error.extra });
+    const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
+    return json(STATUS_BY_KIND[error.kind], { error: error.message, ...error.extra }, headers);
   }
   // @middy/http-json-body-parser signals a body that is not JSON with an exposed 4xx error.
   if (error instanceof Error && (error as { expose?: boolean }).expose && error.message.includes('JSON')) {

@@ -27,6 +27,8 @@ export const GATEWAY_ANSWERS = {
   /** A path or method no route has. */
   notFound: answer(404, { error: 'Not found' }, ['MISSING_AUTHENTICATION_TOKEN']),
   tooLarge: answer(413, { error: 'Request body too large' }, ['REQUEST_TOO_LARGE']),
+  /** AWS only: a rule of the WAF web ACL's managed rule set blocked the request (docs/operations.md). */
+  wafFiltered: answer(403, { error: 'Request blocked' }, ['WAF_FILTERED']),
   internal: answer(500, { error: 'Internal server error' }, ['DEFAULT_5XX'], true),
   /** A path whose percent-encoding does not decode: it cannot name any resource. */
   malformedPath: answer(400, { error: 'Malformed request path' }, []),

@@ -50,7 +50,12 @@ const group = <const Definition extends FunctionGroupDefinition>(definition: Def
 export const FUNCTION_GROUPS = {
   // Liveness only: no table, no secret, no queues.
   health: group({ entry: 'functions/http/health/lambda.ts', routes: healthRoutes, settings: [] }),
-  auth: group({ entry: 'functions/http/auth/lambda.ts', routes: authRoutes, settings: [...TABLE_SETTINGS, 'sessionSecret', 'sessionTtlDays'] }),
+  // Login is throttled per (email, IP) pair and per IP address, in the table (docs/rate-limits.md).
+  auth: group({
+    entry: 'functions/http/auth/lambda.ts',
+    routes: authRoutes,
+    settings: [...TABLE_SETTINGS, 'sessionSecret', 'sessionTtlDays', 'loginFailuresBeforeDelay', 'loginMaxDelaySeconds', 'loginFailuresPerIpPerHour'],
+  }),
   // Workspace members. Removing one revokes their keys for the workspace, so it retires usage
   // keys (a gateway call per key); it never creates any, so it has no usage plan id.
   members: group({ entry: 'functions/http/members/lambda.ts', routes: memberRoutes, settings: [...TABLE_SETTINGS] }),

@@ -5,6 +5,16 @@ import { cdkJsonContext } from './template-helpers';
 
 const from = (context: Record<string, unknown>) => loadConfig({ tryGetContext: (key) => context[key] });
 
+/** The edge limits documented in docs/infrastructure.md and docs/operations.md. */
+const DOCUMENTED_EDGE = {
+  wafIpLimitPer5Minutes: 2000,
+  wafAnonymousIpLimitPerMinute: 20,
+  stageRateLimit: 500,
+  stageBurstLimit: 1000,
+  anonymousRateLimit: 50,
+  anonymousBurstLimit: 100,
+};
+
 describe('loadConfig', () => {
   it('uses the defaults when nothing is set', () => {
     // The defaults documented in docs/infrastructure.md.
@@ -12,6 +22,7 @@ describe('loadConfig', () => {
       stackName: 'OutreachService',
       stageName: 'v1',
       rateLimitPerMinute: 50,
+      rateLimitBurst: 10,
       sessionUsageKeyCount: 8,
       sessionRateLimitPerSecond: 10,
       sessionBurstLimit: 100,
@@ -21,6 +32,7 @@ describe('loadConfig', () => {
       directoryBaseUrl: 'https://directory.invalid',
       searchQuotaPerMonth: 1000,
       maxLeadsPerList: 100_000,
+      edge: DOCUMENTED_EDGE,
     };
     expect(from({})).toEqual(documented);
     expect(DEFAULT_CONFIG).toEqual(documented);
@@ -32,6 +44,7 @@ describe('loadConfig', () => {
       stackName: 'OutreachService',
       stageName: 'v1',
       rateLimitPerMinute: 50,
+      rateLimitBurst: 10,
       sessionUsageKeyCount: 8,
       sessionRateLimitPerSecond: 10,
       sessionBurstLimit: 100,
@@ -41,6 +54,7 @@ describe('loadConfig', () => {
       directoryBaseUrl: 'https://directory.invalid',
       searchQuotaPerMonth: 1000,
       maxLeadsPerList: 100_000,
+      edge: DOCUMENTED_EDGE,
     });
   });
 
@@ -51,6 +65,7 @@ describe('loadConfig', () => {
       stackName: 'Outreach-dev',
       stageName: 'v1',
       rateLimitPerMinute: 120,
+      rateLimitBurst: 10,
       sessionUsageKeyCount: 8,
       sessionRateLimitPerSecond: 2.5,
       sessionBurstLimit: 100,
@@ -60,6 +75,7 @@ describe('loadConfig', () => {
       directoryBaseUrl: 'https://directory.invalid',
       searchQuotaPerMonth: 1000,
       maxLeadsPerList: 100_000,
+      edge: DOCUMENTED_EDGE,
     });
   });
 

@@ -111,6 +111,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       stackName: 'OutreachService',
       stageName: 'v1',
       rateLimitPerMinute: 50,
+      rateLimitBurst: 10,
       sessionUsageKeyCount: 8,
       sessionRateLimitPerSecond: 10,
       sessionBurstLimit: 100,
@@ -120,6 +121,14 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       directoryBaseUrl: 'https://directory.invalid',
       searchQuotaPerMonth: 1000,
       maxLeadsPerList: 100_000,
+      edge: {
+        wafIpLimitPer5Minutes: 2000,
+        wafAnonymousIpLimitPerMinute: 20,
+        stageRateLimit: 500,
+        stageBurstLimit: 1000,
+        anonymousRateLimit: 50,
+        anonymousBurstLimit: 100,
+      },
     });
   });
 
@@ -177,10 +186,10 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
     const stageRef = () => ({ Ref: logicalId(stack, stack.api.api.deploymentStage) });
     const apiRef = () => ({ Ref: logicalId(stack, stack.api.api) });
 
-    it('limits every API key to rateLimitPerMinute, attached to the stage', () => {
+    it('limits every API key to rateLimitPerMinute with a burst of rateLimitBurst, attached to the stage', () => {
       template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
         UsagePlanName: `${config.stackName}-per-key`,
-        Throttle: { RateLimit: 50 / 60, BurstLimit: 50 },
+        Throttle: { RateLimit: 50 / 60, BurstLimit: 10 },
         ApiStages: [Match.objectLike({ ApiId: apiRef(), Stage: stageRef() })],
       });
     });
@@ -240,14 +249,20 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       { type: 'QUOTA_EXCEEDED', status: '429', body: { error: 'Rate limit exceeded' }, headers: { 'Retry-After': retryAfter } },
       { type: 'MISSING_AUTHENTICATION_TOKEN', status: '404', body: { error: 'Not found' } },
       { type: 'REQUEST_TOO_LARGE', status: '413', body: { error: 'Request body too large' } },
+      { type: 'WAF_FILTERED', status: '403', body: { error: 'Request blocked' } },
       { type: 'DEFAULT_5XX', body: { error: 'Internal server error' } },
       { type: 'DEFAULT_4XX', body: '{"error":$context.error.messageString}' },
     ];
 
-    it('Retry-After is one request at the per-key rate, rounded up', () => {
+    it('Retry-After is the slowest refill of one request among the throttles, rounded up', () => {
       expect(retryAfter).toBe("'2'");
       expect(retryAfterSeconds(30)).toBe(2);
       expect(retryAfterSeconds(7)).toBe(9);
+      // The sessions plan (10 rps) and the stage's method throttles (500 and 50 rps) refill faster.
+      expect(retryAfterSeconds(50, [10, 500, 50])).toBe(2);
+      // A method throttle slower than the per-key plan sets it: one request every 4 s.
+      expect(retryAfterSeconds(50, [0.25])).toBe(4);
+      expect(retryAfterSeconds(120, [1 / 3])).toBe(3);
     });
 
     it.each(cases)('$type answers $status with a JSON body', ({ type, status, body, headers = {} }) => {

@@ -33,6 +33,11 @@ export interface TestStack extends LocalStack {
 /**
  * A local stack for one test file: the shared DynamoDB Local and SQS emulator, a table and queue
  * names of its own, and the local gateway on a free port. Requests go over real HTTP.
+ *
+ * A test that sets its own `rateLimitPerMinute` (100_000: the per-key limit stays out of its way)
+ * gets a bucket of a minute's worth of tokens unless it sets `rateLimitBurst`: with the default
+ * burst of 10 and a clock that stands still, its 11th request with one key would be refused.
+ * Without `rateLimitPerMinute` a test gets the defaults (burst 10, 50 a minute).
  */
 export async function startTestStack(options: LocalStackOptions = {}): Promise<TestStack> {
   const namespace = `t${randomBytes(5).toString('hex')}`;
@@ -47,6 +52,7 @@ export async function startTestStack(options: LocalStackOptions = {}): Promise<T
     checkResponses: true,
     functionLog: (line) => logs.push(line),
     functionLogFormat: 'json',
+    ...(options.rateLimitPerMinute !== undefined ? { rateLimitBurst: options.rateLimitPerMinute } : {}),
     ...options,
   });
   const queue = (name: string) => {

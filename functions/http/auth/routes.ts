@@ -33,7 +33,9 @@ export function authHandlers(deps: AuthRouteDeps) {
       return signedIn(201, signed, deps);
     },
 
-    logIn: async (request) => signedIn(200, await deps.accounts.logIn(request.body()), deps),
+    // The address API Gateway saw (the socket's locally); never a client-set header such as X-Forwarded-For.
+    logIn: async (request) =>
+      signedIn(200, await deps.accounts.logIn(request.body(), request.event.requestContext?.identity?.sourceIp || 'unknown'), deps),
 
     logOut: async (request) => {
       await deps.accounts.logOut(request.session().sessionId);

@@ -3,6 +3,7 @@ import { decoyPasswordHash, hashPassword, verifyPassword } from '../../security/
 import { conflict, forbidden, unauthenticated } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type Membership, type Session, type User, defaultWorkspaceName, normalizeEmail } from './account';
+import type { LoginThrottle } from './login-throttle';
 import type { AccountRepository, SessionRepository, SessionTokenSigner } from './ports';
 
 export interface AccountServiceDeps {
@@ -12,6 +13,8 @@ export interface AccountServiceDeps {
   ids: IdGenerator;
   clock: Clock;
   sessionTtlDays: number;
+  /** Limits failed logins per (email, IP) pair and per IP address. */
+  loginThrottle: LoginThrottle;
 }
 
 export interface SignedInSession {
@@ -54,17 +57,24 @@ export function createAccountService(deps: AccountServiceDeps) {
       return openSession(user, workspaceId);
     },
 
-    /** One answer for an unknown email and a wrong password, in about the same time. */
-    async logIn(input: { email: string; password: string }) {
-      const user = await deps.accounts.findUserByEmail(normalizeEmail(input.email));
-      const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
-      if (!user || !passwordOk) throw unauthenticated('Invalid email or password');
-      // The first workspace the user owns: being linked to someone else's workspace (with a lower
-      // id) does not move where they land.
-      const memberships = await deps.accounts.listMemberships(user.id);
-      const first = memberships.find((membership) => membership.role === 'OWNER') ?? memberships[0];
-      if (!first) throw forbidden('This account has no workspace');
-      return openSession(user, first.workspaceId);
+    /**
+     * One answer for an unknown email and a wrong password, in about the same time. Throttled first
+     * (before any password hash) per (email, IP address) and per IP address: `sourceIp` is the
+     * caller's address as the gateway saw it.
+     */
+    async logIn(input: { email: string; password: string }, sourceIp: string) {
+      const email = normalizeEmail(input.email);
+      return deps.loginThrottle.guard(email, sourceIp, async () => {
+        const user = await deps.accounts.findUserByEmail(email);
+        const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
+        if (!user || !passwordOk) throw unauthenticated('Invalid email or password');
+        // The first workspace the user owns: being linked to someone else's workspace (with a lower
+        // id) does not move where they land.
+        const memberships = await deps.accounts.listMemberships(user.id);
+        const first = memberships.find((membership) => membership.role === 'OWNER') ?? memberships[0];
+        if (!first) throw forbidden('This account has no workspace');
+        return openSession(user, first.workspaceId);
+      });
     },
 
     async logOut(sessionId: string): Promise<void> {

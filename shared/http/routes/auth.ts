@@ -71,8 +71,9 @@ export const authRoutes = {
     summary: 'Signs in (session cookie and token).',
     request: { body: LoginBody },
     responses: { 200: SignedIn },
-    // 401: wrong email or password (one answer for both); 403: an account without a workspace.
-    errors: [401, 403],
+    // 401: wrong email or password (one answer for both); 403: an account without a workspace;
+    // 429: too many failed attempts from this address, for this email or in all (Retry-After).
+    errors: [401, 403, 429],
   }),
   logOut: defineRoute('auth', {
     method: 'POST',

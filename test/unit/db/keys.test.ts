@@ -217,6 +217,10 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
       pk: 'REQUESTS#unsubscribe#203.0.113.9',
       sk: '2026-11-23T09:00:00.000Z',
     }),
+  loginAttemptsKey: () => {
+    expect(keys.loginAttemptsKey('ada@example.com', '203.0.113.9')).toEqual({ pk: 'LOGIN_ATTEMPTS#ada@example.com#203.0.113.9', sk: 'ATTEMPTS' });
+    expect(keys.loginAttemptsKey('a#b@example.com', '2001:db8::1')).toEqual({ pk: 'LOGIN_ATTEMPTS#a#b@example.com#2001:db8::1', sk: 'ATTEMPTS' });
+  },
 };
 
 describe('every key builder, exactly', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError, notFound, unauthenticated, validationError } from '../../../shared/domain/errors';
+import { DomainError, notFound, rateLimited, unauthenticated, validationError } from '../../../shared/domain/errors';
 import { toErrorResponse } from '../../../shared/http/error-middleware';
 import { createLogger } from '../../../shared/logging/logger';
 
@@ -18,6 +18,12 @@ describe('error mapping', () => {
       message: 'Provide X-API-Key header',
     });
     expect(toErrorResponse(new DomainError('upstream', 'Failed'), logger)).toEqual({ statusCode: 502, headers: HEADERS, body: '{"error":"Failed"}' });
+    // A rate limit says when to come back.
+    expect(toErrorResponse(rateLimited('Too many login attempts', 900), logger)).toEqual({
+      statusCode: 429,
+      headers: { ...HEADERS, 'retry-after': '900' },
+      body: '{"error":"Too many login attempts"}',
+    });
     // Domain errors are answers, not failures: nothing is logged for them.
     expect(lines).toEqual([]);
   });

@@ -61,7 +61,7 @@ describe('the local gateway at /_local/clock', () => {
     server = createLocalGateway({
       handlers: {} as never,
       authorizer: (() => Promise.reject(new Error('no authorizer here'))) as never,
-      limiter: new TokenBuckets(() => ({ capacity: 1, windowMs: 60_000 }), clock),
+      limiter: new TokenBuckets(() => ({ capacity: 1, refillTokens: 1, refillMs: 60_000 }), clock),
       clock,
       ...(onClockMoved ? { onClockMoved } : {}),
     });
