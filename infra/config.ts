@@ -44,7 +44,95 @@ export interface OutreachConfig {
   maxLeadsPerList: number;
   /** The WAF web ACL's and the stage's limits (infra/edge-config.ts). */
   edge: EdgeConfig;
+  /**
+   * Where alarm notifications go: an email subscription of the alarm topic. Unset: the topic exists
+   * without a subscriber (subscribe to it yourself, see docs/operations.md).
+   */
+  alarmEmail?: string | undefined;
+  /** Alarm thresholds (docs/operations.md#alarms); each has its own context key (ALARM_CONTEXT_KEYS). */
+  alarmThresholds: AlarmThresholds;
+  /**
+   * Reserved concurrency per function, e.g. `{"authorizer": 50, "queue:outreach": 5}`. Empty by
+   * default: reserving fails a deploy on an account whose concurrency quota is low (new accounts
+   * have 10), since AWS keeps 100 unreserved. Keys: `authorizer`, `http:<group>`, `queue:<name>`,
+   * `schedule:<name>`; the stack rejects a key naming no function.
+   */
+  reservedConcurrency: Readonly<Record<string, number>>;
 }
+
+/**
+ * What makes each alarm fire (docs/operations.md#alarms). Every function, queue and API alarm is
+ * evaluated over 5-minute periods; the dead-letter alarms (one message) are fixed in the constructs.
+ */
+export interface AlarmThresholds {
+  /** Errors of one function in 5 minutes (crashes, timeouts; handled 500s are the API's 5xx alarm). */
+  lambdaErrors: number;
+  /** Throttled invocations of one function in 5 minutes. */
+  lambdaThrottles: number;
+  /** Share of API requests answered 5xx in 5 minutes, in percent... */
+  api5xxPercent: number;
+  /** ...counted only from this many requests in the 5 minutes. */
+  api5xxMinRequests: number;
+  /** p99 of the API's latency, in milliseconds, for 3 periods in a row. */
+  apiP99LatencyMs: number;
+  /** Throttled table requests (all operations) in 5 minutes. */
+  dynamoThrottledRequests: number;
+  /** DynamoDB internal errors (all operations) in 5 minutes. */
+  dynamoSystemErrors: number;
+  /** Minutes without an invocation of the outreach scheduler (it runs every minute). */
+  schedulerSilentMinutes: number;
+  /** Sender accounts the engine paused until the provider reports them active, in 5 minutes. */
+  accountPauses: number;
+  /**
+   * Per queue (catalog name): minutes its oldest message may wait. Overrides the catalog's
+   * `oldestMessageAlarmMinutes`; empty by default.
+   */
+  queueAgeMinutes: Readonly<Record<string, number>>;
+}
+
+/** Each threshold's default, and why. */
+export const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
+  // One error can be a transient crash the retry absorbs (SQS redelivers, the scheduler retries);
+  // three in 5 minutes is a pattern: a bug, a timeout, a dependency down.
+  lambdaErrors: 3,
+  // Lambda throttles only when the account's (or the function's reserved) concurrency is used up:
+  // on the API that is a request the caller saw fail, so any is worth a look.
+  lambdaThrottles: 1,
+  // 5% of requests failing on the server side is beyond the odd bad request: a broken deploy,
+  // a function crashing, the table throttling.
+  api5xxPercent: 5,
+  // Below 20 requests in 5 minutes one error would be 5%: quiet hours would page on a single 500.
+  api5xxMinRequests: 20,
+  // Reads answer in well under a second; imports and bulk moves take seconds (their functions time
+  // out at 20-28 s). A p99 over 5 s for 15 minutes is slowness most callers feel.
+  apiP99LatencyMs: 5000,
+  // The SDK retries a throttled request (with backoff), so a few are absorbed; 10 in 5 minutes is
+  // a hot key or a burst past the on-demand headroom, and requests that failed or crawled.
+  dynamoThrottledRequests: 10,
+  // DynamoDB's own 500s are retried by the SDK; several in 5 minutes is a service event.
+  dynamoSystemErrors: 5,
+  // The scheduler runs every minute: 5 minutes without a run is a disabled or failing schedule,
+  // and no due action is sent meanwhile.
+  schedulerSilentMinutes: 5,
+  // A pause until the provider reports the account active again needs a person (reconnect the
+  // account): one is enough. Quota pauses end by themselves the next UTC day and do not alarm.
+  accountPauses: 1,
+  queueAgeMinutes: {},
+};
+
+/** The CDK context key of each threshold. */
+export const ALARM_CONTEXT_KEYS: Record<keyof AlarmThresholds, string> = {
+  lambdaErrors: 'alarmLambdaErrors',
+  lambdaThrottles: 'alarmLambdaThrottles',
+  api5xxPercent: 'alarmApi5xxPercent',
+  api5xxMinRequests: 'alarmApi5xxMinRequests',
+  apiP99LatencyMs: 'alarmApiP99LatencyMs',
+  dynamoThrottledRequests: 'alarmDynamoThrottledRequests',
+  dynamoSystemErrors: 'alarmDynamoSystemErrors',
+  schedulerSilentMinutes: 'alarmSchedulerSilentMinutes',
+  accountPauses: 'alarmAccountPauses',
+  queueAgeMinutes: 'alarmQueueAgeMinutes',
+};
 
 export const DEFAULT_CONFIG: OutreachConfig = {
   stackName: 'OutreachService',
@@ -61,6 +149,9 @@ export const DEFAULT_CONFIG: OutreachConfig = {
   searchQuotaPerMonth: settingDefault('searchQuotaPerMonth'),
   maxLeadsPerList: settingDefault('maxLeadsPerList'),
   edge: DEFAULT_EDGE_CONFIG,
+  alarmEmail: undefined,
+  alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
+  reservedConcurrency: {},
 };
 
 /** Anything with CDK's `tryGetContext` (an App's or a Stack's `node`). */
@@ -100,12 +191,63 @@ function text(key: string, raw: unknown, fallback: string, pattern: RegExp): str
   return raw;
 }
 
+function optionalText(key: string, raw: unknown, pattern: RegExp): string | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  return text(key, raw, '', pattern);
+}
+
 function flag(key: string, raw: unknown, fallback: boolean): boolean {
   if (raw === undefined || raw === null || raw === '') return fallback;
   if (raw === true || raw === 'true') return true;
   if (raw === false || raw === 'false') return false;
   throw new Error(`Invalid CDK context ${key}: expected true or false, got ${JSON.stringify(raw)}`);
 }
+
+/**
+ * A map of names to positive numbers: an object in cdk.json, or its JSON on the command line
+ * (`-c 'reservedConcurrency={"authorizer":50}'`).
+ */
+function numberMap(key: string, raw: unknown, names: RegExp, { integer }: { integer: boolean }): Record<string, number> {
+  if (raw === undefined || raw === null || raw === '') return {};
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new Error(`Invalid CDK context ${key}: expected a JSON object, got ${JSON.stringify(raw)}`);
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error(`Invalid CDK context ${key}: expected a JSON object, got ${JSON.stringify(raw)}`);
+  }
+  const entries = Object.entries(value as Record<string, unknown>).map(([name, entry]): [string, number] => {
+    if (!names.test(name)) throw new Error(`Invalid CDK context ${key}: ${JSON.stringify(name)} does not match ${names}`);
+    if (entry === undefined || entry === null || entry === '') throw new Error(`Invalid CDK context ${key}.${name}: no value`);
+    return [name, positiveNumber(`${key}.${name}`, entry, 0, { integer })];
+  });
+  return Object.fromEntries(entries);
+}
+
+/** Thresholds: each context key, or its default. */
+function alarmThresholds(get: (key: string) => unknown): AlarmThresholds {
+  const scalar = (name: Exclude<keyof AlarmThresholds, 'queueAgeMinutes'>, integer: boolean) =>
+    positiveNumber(ALARM_CONTEXT_KEYS[name], get(ALARM_CONTEXT_KEYS[name]), DEFAULT_ALARM_THRESHOLDS[name], { integer });
+  return {
+    lambdaErrors: scalar('lambdaErrors', true),
+    lambdaThrottles: scalar('lambdaThrottles', true),
+    api5xxPercent: scalar('api5xxPercent', false),
+    api5xxMinRequests: scalar('api5xxMinRequests', true),
+    apiP99LatencyMs: scalar('apiP99LatencyMs', true),
+    dynamoThrottledRequests: scalar('dynamoThrottledRequests', true),
+    dynamoSystemErrors: scalar('dynamoSystemErrors', true),
+    schedulerSilentMinutes: scalar('schedulerSilentMinutes', true),
+    accountPauses: scalar('accountPauses', true),
+    queueAgeMinutes: numberMap(ALARM_CONTEXT_KEYS.queueAgeMinutes, get(ALARM_CONTEXT_KEYS.queueAgeMinutes), /^[a-z0-9-]+$/, { integer: true }),
+  };
+}
+
+/** Keys of `reservedConcurrency`: the authorizer, or a function of an endpoint group, a queue or a schedule. */
+export const RESERVED_CONCURRENCY_KEY = /^(authorizer|http:[A-Za-z0-9]+|queue:[a-z0-9-]+|schedule:[a-z0-9-]+)$/;
 
 /** Reads and validates the context into a typed config; unset keys take {@link DEFAULT_CONFIG}. */
 export function loadConfig(context: ContextSource): OutreachConfig {
@@ -142,5 +284,9 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     searchQuotaPerMonth: declared('searchQuotaPerMonth', get('searchQuotaPerMonth')),
     maxLeadsPerList: declared('maxLeadsPerList', get('maxLeadsPerList')),
     edge: loadEdgeConfig(get),
+    // Deliberately loose (something@domain.tld): SNS sends a confirmation email to check the address.
+    alarmEmail: optionalText('alarmEmail', get('alarmEmail'), /^[^@\s"]+@[^@\s"]+\.[^@\s"]+$/),
+    alarmThresholds: alarmThresholds(get),
+    reservedConcurrency: numberMap('reservedConcurrency', get('reservedConcurrency'), RESERVED_CONCURRENCY_KEY, { integer: true }),
   };
 }

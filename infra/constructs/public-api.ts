@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ArnFormat, Aws, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
+  AccessLogField,
+  AccessLogFormat,
   ApiKey,
   ApiKeySourceType,
   AuthorizationType,
@@ -10,7 +12,9 @@ import {
   Integration,
   IntegrationType,
   type IResource,
+  LogGroupLogDestination,
   type MethodDeploymentOptions,
+  MethodLoggingLevel,
   RequestAuthorizer,
   ResponseType,
   RestApi,
@@ -18,6 +22,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type AuthMode, type FunctionGroup, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
 import { ACCESS_DENIED, DEFAULT_4XX_TEMPLATE, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
@@ -64,6 +69,10 @@ export interface PublicApiProps {
   /** Seeds the session usage-key values; the stack name, so two stacks never share values. */
   usageKeySeed: string;
   tracing?: boolean;
+  /** The API's name (the `ApiName` dimension of its metrics): the stack name, so two stacks never share metrics. */
+  restApiName?: string;
+  /** Retention of the access and execution log groups. Default one month. */
+  logRetention?: RetentionDays;
 }
 
 /** Gateway-response header values are mapping expressions: a literal must be single-quoted. */
@@ -84,6 +93,39 @@ export function sessionUsageKeyValues(seed: string, count: number): string[] {
     createHash('sha256').update(`${seed}:session-usage-key:${index}`).digest('hex').slice(0, 40),
   );
 }
+
+/**
+ * One JSON object per request in the access log (values are strings; `-` when API Gateway has
+ * none). Who called: the caller's workspace, user, API key id and kind (`via`) from the authorizer's
+ * context, and the gateway usage key (`usageKeyId`); what: method and route (the resource path,
+ * never the path itself, which may carry an unsubscribe token); how it went: status, latencies,
+ * the gateway's error and the authorizer's Deny. No header, query string or body is logged (API
+ * Gateway does not escape the values it writes, so nothing a caller chooses, such as the user agent,
+ * goes in: it could break or forge the JSON).
+ */
+export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
+  requestId: AccessLogField.contextRequestId(),
+  extendedRequestId: AccessLogField.contextExtendedRequestId(),
+  requestTime: AccessLogField.contextRequestTime(),
+  ip: AccessLogField.contextIdentitySourceIp(),
+  method: AccessLogField.contextHttpMethod(),
+  resourcePath: AccessLogField.contextResourcePath(),
+  status: AccessLogField.contextStatus(),
+  responseLength: AccessLogField.contextResponseLength(),
+  responseLatency: AccessLogField.contextResponseLatency(),
+  integrationLatency: AccessLogField.contextIntegrationLatency(),
+  integrationStatus: AccessLogField.contextIntegrationStatus(),
+  authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+  workspaceId: AccessLogField.contextAuthorizer('workspaceId'),
+  userId: AccessLogField.contextAuthorizer('userId'),
+  apiKeyId: AccessLogField.contextAuthorizer('apiKeyId'),
+  via: AccessLogField.contextAuthorizer('via'),
+  usageKeyId: AccessLogField.contextIdentityApiKeyId(),
+  authorizerError: AccessLogField.contextAuthorizer('error'),
+  errorType: AccessLogField.contextErrorResponseType(),
+  errorMessage: AccessLogField.contextErrorMessage(),
+  xrayTraceId: AccessLogField.contextXrayTraceId(),
+};
 
 /** Whole seconds until a token bucket refilling at `perSecond` has one token back (the float's last bit aside). */
 const refillSeconds = (perSecond: number): number => Math.ceil(1 / perSecond - 1e-9);
@@ -130,6 +172,9 @@ function anonymousMethodOptions(
  *   key's own gateway key (in the per-key usage plan); for session callers one key of the
  *   session pool (in the sessions usage plan). Methods that accept an API key require one.
  * - Gateway responses give every error API Gateway itself produces the service's JSON shape.
+ * - Logs: a JSON access log line per request (ACCESS_LOG_FIELDS) and execution logs of errors only,
+ *   both in log groups with a retention period, written through the account's API Gateway
+ *   CloudWatch role, which the API sets (`cloudWatchRole`).
  */
 export class PublicApi extends Construct {
   public readonly api: RestApi;
@@ -139,33 +184,61 @@ export class PublicApi extends Construct {
   public readonly sessionsUsagePlan: UsagePlan;
   /** The session pool's usage-key values (SESSION_USAGE_KEYS of the authorizer). */
   public readonly sessionUsageKeys: readonly string[];
+  /** The stage's access log (ACCESS_LOG_FIELDS, one JSON line per request). */
+  public readonly accessLogGroup: LogGroup;
+  /** The stage's execution log (errors only), created here so it has a retention period. */
+  public readonly executionLogGroup: LogGroup;
   private readonly authorizers = new Map<'ApiKeyAuthorizer' | 'CallerAuthorizer', RequestAuthorizer>();
   private readonly props: PublicApiProps;
 
   constructor(scope: Construct, id: string, props: PublicApiProps) {
     super(scope, id);
     this.props = props;
+    const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
 
     // Every method's defaults: metrics, and the stage's throttle (each method has a bucket of its own).
     const methodDefaults: MethodDeploymentOptions = {
       metricsEnabled: true,
       throttlingRateLimit: props.stageThrottle.rateLimit,
       throttlingBurstLimit: props.stageThrottle.burstLimit,
+      // Execution logs for errors only; never request or response bodies (API keys, tokens).
+      // Here, not on the stage alone: a method's settings replace the stage-wide ones.
+      loggingLevel: MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
     };
+
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
+      retention,
+      // Logs are diagnostics, not data: they go with the stack.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.api = new RestApi(this, 'Api', {
+      ...(props.restApiName ? { restApiName: props.restApiName } : {}),
       description: 'Outreach automation HTTP API',
       endpointTypes: [EndpointType.REGIONAL],
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-      // Execution/access logging would need the account-wide API Gateway CloudWatch role, which
-      // is shared by every API in the account; this stack does not take it over.
-      cloudWatchRole: false,
+      // API Gateway writes logs through one role per account and region (the account's
+      // CloudWatch role setting, AWS::ApiGateway::Account). The stack sets it, and keeps it when it
+      // is deleted: other APIs of the account may log through it (docs/infrastructure.md).
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName: props.stageName,
         tracingEnabled: props.tracing ?? false,
         ...methodDefaults,
         methodOptions: anonymousMethodOptions(props.routes, methodDefaults, props.anonymousThrottle),
+        accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+    // API Gateway creates its execution log group on the first error, without a retention period;
+    // creating it first (before the stage turns logging on) gives it one.
+    this.executionLogGroup = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogGroup);
 
     this.addRoutes();
     this.usagePlan = this.addPerKeyUsagePlan();

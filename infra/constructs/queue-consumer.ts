@@ -14,7 +14,10 @@ export interface QueueConsumerProps {
   batchSize?: number;
   /** How long Lambda gathers a batch. Default none. */
   maxBatchingWindow?: Duration;
-  /** Caps concurrent invocations from this queue (2..1000). Default none. */
+  /**
+   * Caps concurrent invocations from this queue (2..1000; CDK checks the range). Default none. A
+   * reserved concurrency on the function below it is refused (see the constructor).
+   */
   maxConcurrency?: number;
   /** How long an unprocessed message stays in the queue. Default 4 days (the SQS default). */
   retentionPeriod?: Duration;
@@ -31,6 +34,9 @@ const DEFAULT_TIMEOUT = Duration.seconds(30);
  * - The visibility timeout is 6x the function timeout, as AWS recommends for Lambda event sources,
  *   so a message is not redelivered while a slow or retried invocation still holds it.
  * - After `maxReceiveCount` receives a message moves to the dead-letter queue, kept for 14 days.
+ * - `maxConcurrency` caps the consumer's concurrent invocations at the event source (the poller
+ *   stops starting more), so nothing is throttled and no receive is wasted, unlike a reserved
+ *   concurrency alone.
  */
 export class QueueConsumer extends Construct {
   public readonly queue: Queue;
@@ -42,6 +48,12 @@ export class QueueConsumer extends Construct {
   constructor(scope: Construct, id: string, props: QueueConsumerProps) {
     super(scope, id);
     const timeout = props.function.timeout ?? DEFAULT_TIMEOUT;
+    const reserved = props.function.reservedConcurrentExecutions;
+    if (reserved !== undefined && props.maxConcurrency !== undefined && reserved < props.maxConcurrency) {
+      // The event source would start invocations the function cannot run: throttled receives count
+      // towards maxReceiveCount and push good messages into the dead-letter queue.
+      throw new Error(`${id}: reserved concurrency ${reserved} is below the event source's maxConcurrency ${props.maxConcurrency}`);
+    }
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       retentionPeriod: Duration.days(14),

@@ -5,12 +5,13 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { type SettingName, SETTINGS, toEnvironment } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RegisteredRoute } from '../../shared/http/route-table';
-import { QUEUES, type QueueDefinition, SCHEDULES, type ScheduleDefinition } from '../../shared/runtime/catalog';
+import { OUTREACH, OUTREACH_SCHEDULER, QUEUES, type QueueDefinition, SCHEDULES, type ScheduleDefinition } from '../../shared/runtime/catalog';
 import type { OutreachConfig } from '../config';
 import { PublicApi } from '../constructs/public-api';
 import { QueueConsumer } from '../constructs/queue-consumer';
 import { ScheduledJob } from '../constructs/scheduled-job';
 import { ServiceFunction, type TableAccessLevel } from '../constructs/service-function';
+import { type MonitoredFunction, ServiceMonitoring } from '../constructs/service-monitoring';
 import { SingleTable } from '../constructs/single-table';
 import { WebFirewall } from '../constructs/web-firewall';
 
@@ -63,8 +64,8 @@ const kebab = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1-$
 
 /**
  * The whole service in one stack: the single table; one function per endpoint group of the route
- * table plus the authorizer; the public API with its usage plans; and the queues and scheduled
- * jobs of the runtime catalog.
+ * table plus the authorizer; the public API with its usage plans and logs; the queues and scheduled
+ * jobs of the runtime catalog; and their monitoring (alarms, their topic, the dashboard).
  */
 export class OutreachStack extends Stack {
   public readonly table: SingleTable;
@@ -74,6 +75,8 @@ export class OutreachStack extends Stack {
   public readonly queueConsumers: Readonly<Record<string, QueueConsumer>>;
   public readonly scheduledJobs: Readonly<Record<string, ScheduledJob>>;
   public readonly firewall: WebFirewall;
+  /** The alarms, their topic and the dashboard. */
+  public readonly monitoring: ServiceMonitoring;
 
   constructor(scope: Construct, id: string, props: OutreachStackProps) {
     super(scope, id, props);
@@ -149,6 +152,13 @@ export class OutreachStack extends Stack {
       logRetention: config.logRetention,
       tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
     };
+    // Every function with its key (`authorizer`, `http:<group>`, `queue:<name>`, `schedule:<name>`):
+    // the key names its alarms and its entry in the reservedConcurrency context key.
+    const monitored: MonitoredFunction[] = [];
+    const reserved = (key: string) => {
+      const value = config.reservedConcurrency[key];
+      return value === undefined ? {} : { reservedConcurrentExecutions: value };
+    };
 
     // One function per endpoint group, straight from the route table.
     const functions = {} as Record<FunctionGroup, ServiceFunction>;
@@ -161,7 +171,9 @@ export class OutreachStack extends Stack {
         functionName: `${this.stackName}-${kebab(group)}`,
         description: `HTTP endpoint group: ${group}`,
         ...(definition.timeoutSeconds ? { timeout: Duration.seconds(definition.timeoutSeconds) } : {}),
+        ...reserved(`http:${group}`),
       });
+      monitored.push({ key: `http:${group}`, fn });
       const access = GROUP_TABLE_ACCESS[group];
       if (access) fn.grantTable(table, access);
       configure(fn, definition.settings);
@@ -173,7 +185,9 @@ export class OutreachStack extends Stack {
       ...common,
       entry: AUTHORIZER.entry,
       description: 'Lambda REQUEST authorizer: API keys and sessions',
+      ...reserved('authorizer'),
     });
+    monitored.push({ key: 'authorizer', fn: this.authorizer });
     // readWrite: it records an API key's last use (at most once a minute per key).
     this.authorizer.grantTable(table, 'readWrite');
     configure(this.authorizer, AUTHORIZER.settings);
@@ -189,10 +203,14 @@ export class OutreachStack extends Stack {
           description: `Consumer of the ${definition.name} queue`,
           // The queue's visibility timeout is 6x this, so at most the catalog's value.
           timeout: Duration.seconds(Math.max(1, Math.floor(definition.visibilityTimeoutSeconds / 6))),
+          ...reserved(`queue:${definition.name}`),
         },
         batchSize: definition.batchSize,
         maxReceiveCount: definition.maxReceiveCount,
+        // Why each number: the catalog entry (and docs/operations.md).
+        maxConcurrency: definition.maxConcurrency,
       });
+      monitored.push({ key: `queue:${definition.name}`, fn: consumer.function });
       consumer.function.grantTable(table, 'readWrite');
       configure(consumer.function, definition.settings);
       queueConsumers[definition.name] = consumer;
@@ -210,13 +228,17 @@ export class OutreachStack extends Stack {
           entry: definition.entry,
           description: `Scheduled job ${definition.name}`,
           timeout: Duration.minutes(1),
+          ...reserved(`schedule:${definition.name}`),
         },
       });
+      monitored.push({ key: `schedule:${definition.name}`, fn: job.function });
       job.function.grantTable(table, 'readWrite');
       configure(job.function, definition.settings);
       scheduledJobs[definition.name] = job;
     }
     this.scheduledJobs = scheduledJobs;
+    const unknown = Object.keys(config.reservedConcurrency).filter((key) => !monitored.some((entry) => entry.key === key));
+    if (unknown.length > 0) throw new Error(`reservedConcurrency names functions the stack does not have: ${unknown.join(', ')}`);
 
     // Producers: a function that declares a queue's URL setting may send to that queue, and only send.
     for (const { urlSetting, consumer } of queueUrls) {
@@ -239,6 +261,8 @@ export class OutreachStack extends Stack {
       sessionBurstLimit: config.sessionBurstLimit,
       usageKeySeed: this.stackName,
       tracing: config.tracing,
+      restApiName: this.stackName,
+      logRetention: config.logRetention,
     });
     // Abuse protection in front of the stage (docs/operations.md, "Abuse protection").
     this.firewall = new WebFirewall(this, 'WebFirewall', {
@@ -265,12 +289,35 @@ export class OutreachStack extends Stack {
       if (missing.length > 0) throw new Error(`${fn.node.id} declares settings the stack does not provide: ${missing.join(', ')}`);
     }
 
+    const queueDefinitions = props.queues ?? QUEUES;
+    this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
+      name: this.stackName,
+      alarmEmail: config.alarmEmail,
+      thresholds: config.alarmThresholds,
+      functions: monitored,
+      queues: queueDefinitions.map((definition) => ({
+        name: definition.name,
+        consumer: queueConsumers[definition.name] as QueueConsumer,
+        oldestMessageAlarmMinutes: definition.oldestMessageAlarmMinutes,
+      })),
+      scheduledJobs: Object.entries(scheduledJobs).map(([name, job]) => ({ name, job })),
+      // Alarmed once the outreach schedule exists.
+      scheduler: scheduledJobs[OUTREACH_SCHEDULER.name],
+      api: this.api.api,
+      table,
+      accountPauseLogGroup: queueConsumers[OUTREACH.name]?.function.logGroup,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API (paths start with /api/v1)' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The single DynamoDB table' });
     new CfnOutput(this, 'UsagePlanId', { value: this.api.usagePlan.usagePlanId, description: 'Per-API-key usage plan' });
     new CfnOutput(this, 'SessionsUsagePlanId', {
       value: this.api.sessionsUsagePlan.usagePlanId,
       description: 'Session pool usage plan',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'SNS topic of every alarm (subscribe more endpoints to it; docs/operations.md)',
     });
   }
 }

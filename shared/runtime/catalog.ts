@@ -19,6 +19,17 @@ export interface QueueDefinition {
   /** Receives before a message moves to the dead-letter queue. */
   readonly maxReceiveCount: number;
   readonly visibilityTimeoutSeconds: number;
+  /**
+   * AWS only: most concurrent consumer invocations the queue's event source starts (SQS allows
+   * 2..1000), to protect what the consumer calls (the provider, DynamoDB hot keys) and the account's
+   * Lambda concurrency, which the API shares. Each entry says why its number (docs/operations.md).
+   */
+  readonly maxConcurrency: number;
+  /**
+   * AWS only: minutes the queue's oldest message may wait before its age alarm fires (the
+   * `alarmQueueAgeMinutes` context key overrides it per queue). Each entry says why its number.
+   */
+  readonly oldestMessageAlarmMinutes: number;
 }
 
 export interface ScheduleDefinition {
@@ -45,6 +56,14 @@ export const WEBHOOK_DELIVERY = {
   maxReceiveCount: maxAttemptsFor(RETRY_DELAYS_SECONDS) + 2,
   // 6x the consumer's 30 s timeout (attempts of one batch run in parallel, 10 s each at most).
   visibilityTimeoutSeconds: 180,
+  // A batch POSTs its 10 records in parallel (10 s each at most): 10 batches are at most 100
+  // deliveries in flight. A burst of events to slow receivers then waits in the queue instead of
+  // taking a large share of the account's Lambda concurrency, which the API needs.
+  maxConcurrency: 10,
+  // A message waits between attempts by its visibility (1 min, then 5 min, ...). SQS leaves a
+  // message received 3 times out of the age metric, so only the first three attempts count: about
+  // 7 minutes with jitter. Half an hour means deliveries are not being picked up.
+  oldestMessageAlarmMinutes: 30,
 } as const satisfies QueueDefinition;
 
 /**
@@ -61,6 +80,13 @@ export const CAMPAIGN_SCHEDULING = {
   maxReceiveCount: 5,
   // 6x the consumer's 30 s timeout.
   visibilityTimeoutSeconds: 180,
+  // A page is 200 conditional writes at once, into the campaign's partition and the 16 shards of
+  // the due-time index: 5 pages (1,000 writes in flight) when many campaigns start together keep
+  // the table's on-demand headroom for the API (a new on-demand table serves ~4,000 writes/s).
+  maxConcurrency: 5,
+  // A page takes seconds and each campaign's pages run one after the other: 15 minutes of waiting
+  // means a campaign that was started is not being scheduled.
+  oldestMessageAlarmMinutes: 15,
 } as const satisfies QueueDefinition;
 
 /**
@@ -79,6 +105,13 @@ export const OUTREACH = {
   maxReceiveCount: 5,
   // 6x the consumer's 120 s timeout.
   visibilityTimeoutSeconds: 720,
+  // A batch carries out up to 50 actions, 8 at a time: 5 batches are at most 40 provider calls in
+  // flight, and concurrent senders queue on each lead list's digest item (a hot key, docs/engine.md
+  // "Costs"). Daily caps keep the volume low: 5 clear a burst of 10,000 due actions in minutes.
+  maxConcurrency: 5,
+  // The scheduler sends due actions every minute and the sender takes seconds; one redelivery after
+  // a timed-out sender (the 12-minute visibility) stays under 15 minutes, two do not.
+  oldestMessageAlarmMinutes: 15,
 } as const satisfies QueueDefinition;
 
 /**
@@ -96,6 +129,13 @@ export const ENRICHMENT = {
   maxReceiveCount: 5,
   // 6x the consumer's 120 s timeout.
   visibilityTimeoutSeconds: 720,
+  // The minimum SQS allows. A batch holds 32 calls in flight to one enrichment provider (rate-limited
+  // APIs: a 429 is tried again, then refunded as failed), and the chunks of a job all write the job's
+  // item (a hot key whose transactions conflict): 2 batches at a time are at most 64 calls.
+  maxConcurrency: 2,
+  // A 10,000-prospect job is 200 chunks, 20 batches: at 2 batches at a time about 10-20 minutes,
+  // and several large jobs queue behind each other. An hour of 'Loading…' is a stuck worker.
+  oldestMessageAlarmMinutes: 60,
 } as const satisfies QueueDefinition;
 
 export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING, OUTREACH, ENRICHMENT];

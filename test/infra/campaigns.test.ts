@@ -77,6 +77,8 @@ describe('OutreachStack: campaigns (no bundling)', () => {
         EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
         BatchSize: 1,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        // 5 pages of 200 conditional writes at once at most.
+        ScalingConfig: { MaximumConcurrency: 5 },
       },
     ]);
     expect(resources[logicalId(stack, consumer.function)]?.Properties.Timeout).toBe(30);

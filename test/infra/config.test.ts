@@ -1,6 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, loadConfig } from '../../infra/config';
+import { DEFAULT_ALARM_THRESHOLDS, DEFAULT_CONFIG, loadConfig } from '../../infra/config';
 import { cdkJsonContext } from './template-helpers';
 
 const from = (context: Record<string, unknown>) => loadConfig({ tryGetContext: (key) => context[key] });
@@ -33,6 +33,20 @@ describe('loadConfig', () => {
       searchQuotaPerMonth: 1000,
       maxLeadsPerList: 100_000,
       edge: DOCUMENTED_EDGE,
+      alarmEmail: undefined,
+      alarmThresholds: {
+        lambdaErrors: 3,
+        lambdaThrottles: 1,
+        api5xxPercent: 5,
+        api5xxMinRequests: 20,
+        apiP99LatencyMs: 5000,
+        dynamoThrottledRequests: 10,
+        dynamoSystemErrors: 5,
+        schedulerSilentMinutes: 5,
+        accountPauses: 1,
+        queueAgeMinutes: {},
+      },
+      reservedConcurrency: {},
     };
     expect(from({})).toEqual(documented);
     expect(DEFAULT_CONFIG).toEqual(documented);
@@ -55,6 +69,8 @@ describe('loadConfig', () => {
       searchQuotaPerMonth: 1000,
       maxLeadsPerList: 100_000,
       edge: DOCUMENTED_EDGE,
+      alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
+      reservedConcurrency: {},
     });
   });
 
@@ -76,6 +92,44 @@ describe('loadConfig', () => {
       searchQuotaPerMonth: 1000,
       maxLeadsPerList: 100_000,
       edge: DOCUMENTED_EDGE,
+      alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
+      reservedConcurrency: {},
+    });
+  });
+
+  it('reads the monitoring settings: the alarm email, every threshold and reserved concurrency, as strings or objects', () => {
+    const config = from({
+      alarmEmail: 'ops@example.com',
+      alarmLambdaErrors: '5',
+      alarmLambdaThrottles: 2,
+      alarmApi5xxPercent: '2.5',
+      alarmApi5xxMinRequests: '50',
+      alarmApiP99LatencyMs: '3000',
+      alarmDynamoThrottledRequests: 20,
+      alarmDynamoSystemErrors: '1',
+      alarmSchedulerSilentMinutes: '10',
+      alarmAccountPauses: '3',
+      alarmQueueAgeMinutes: '{"outreach": 30}',
+      reservedConcurrency: '{"authorizer": 50, "http:leadLists": 10, "queue:outreach": 5, "schedule:outreach-scheduler": 2}',
+    });
+    expect(config.alarmEmail).toBe('ops@example.com');
+    expect(config.alarmThresholds).toEqual({
+      lambdaErrors: 5,
+      lambdaThrottles: 2,
+      api5xxPercent: 2.5,
+      api5xxMinRequests: 50,
+      apiP99LatencyMs: 3000,
+      dynamoThrottledRequests: 20,
+      dynamoSystemErrors: 1,
+      schedulerSilentMinutes: 10,
+      accountPauses: 3,
+      queueAgeMinutes: { outreach: 30 },
+    });
+    expect(config.reservedConcurrency).toEqual({ authorizer: 50, 'http:leadLists': 10, 'queue:outreach': 5, 'schedule:outreach-scheduler': 2 });
+    // cdk.json gives objects as they are.
+    expect(from({ reservedConcurrency: { authorizer: 20 }, alarmQueueAgeMinutes: { webhooks: 60 } })).toMatchObject({
+      reservedConcurrency: { authorizer: 20 },
+      alarmThresholds: { queueAgeMinutes: { webhooks: 60 } },
     });
   });
 
@@ -100,6 +154,19 @@ describe('loadConfig', () => {
     ],
     [{ searchQuotaPerMonth: 0 }, 'Invalid CDK context searchQuotaPerMonth: 0 must be at least 1'],
     [{ maxLeadsPerList: 'many' }, 'Invalid CDK context maxLeadsPerList: "many" must be an integer'],
+    [{ alarmEmail: 'ops' }, 'Invalid CDK context alarmEmail: "ops" does not match /^[^@\\s"]+@[^@\\s"]+\\.[^@\\s"]+$/'],
+    [{ alarmLambdaErrors: '0' }, 'Invalid CDK context alarmLambdaErrors: expected a positive integer, got "0"'],
+    [{ alarmApi5xxPercent: 'lots' }, 'Invalid CDK context alarmApi5xxPercent: expected a positive number, got "lots"'],
+    [{ alarmApiP99LatencyMs: 1.5 }, 'Invalid CDK context alarmApiP99LatencyMs: expected a positive integer, got 1.5'],
+    [{ alarmQueueAgeMinutes: '[1]' }, 'Invalid CDK context alarmQueueAgeMinutes: expected a JSON object, got "[1]"'],
+    [{ alarmQueueAgeMinutes: { outreach: 0 } }, 'Invalid CDK context alarmQueueAgeMinutes.outreach: expected a positive integer, got 0'],
+    [{ reservedConcurrency: '{authorizer: 5}' }, 'Invalid CDK context reservedConcurrency: expected a JSON object, got "{authorizer: 5}"'],
+    [
+      { reservedConcurrency: { outreach: 5 } },
+      'Invalid CDK context reservedConcurrency: "outreach" does not match /^(authorizer|http:[A-Za-z0-9]+|queue:[a-z0-9-]+|schedule:[a-z0-9-]+)$/',
+    ],
+    [{ reservedConcurrency: { authorizer: 0 } }, 'Invalid CDK context reservedConcurrency.authorizer: expected a positive integer, got 0'],
+    [{ reservedConcurrency: { authorizer: null } }, 'Invalid CDK context reservedConcurrency.authorizer: no value'],
   ])('rejects %j', (context, message) => {
     expect(() => from(context)).toThrow(expect.objectContaining({ message }));
   });

@@ -216,11 +216,20 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
         ResourcePath: resourcePath,
         MetricsEnabled: true,
         DataTraceEnabled: false,
+        LoggingLevel: 'ERROR',
         ThrottlingRateLimit: 50,
         ThrottlingBurstLimit: 100,
       });
       expect(settings).toEqual([
-        { HttpMethod: '*', ResourcePath: '/*', MetricsEnabled: true, DataTraceEnabled: false, ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          MetricsEnabled: true,
+          DataTraceEnabled: false,
+          LoggingLevel: 'ERROR',
+          ThrottlingRateLimit: 500,
+          ThrottlingBurstLimit: 1000,
+        },
         anonymous('/~1api~1v1~1auth~1signup', 'POST'),
         anonymous('/~1api~1v1~1auth~1login', 'POST'),
         anonymous('/~1api~1v1~1unsubscribe~1{token}', 'GET'),

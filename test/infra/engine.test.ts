@@ -79,6 +79,8 @@ describe('OutreachStack: the outreach engine (no bundling)', () => {
         EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
         BatchSize: 5,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        // At most 5 batches at once (catalog: provider calls in flight, the list digest hot key).
+        ScalingConfig: { MaximumConcurrency: 5 },
       },
     ]);
     expect(resources[logicalId(stack, consumer.function)]?.Properties.Timeout).toBe(120);

@@ -62,6 +62,8 @@ describe('OutreachStack: enrichment (no bundling)', () => {
         EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
         BatchSize: 10,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        // The minimum: the enrichment providers' rate limits and the job item (a hot key).
+        ScalingConfig: { MaximumConcurrency: 2 },
       },
     ]);
     expect(resources[logicalId(stack, consumer.function)]?.Properties.Timeout).toBe(120);

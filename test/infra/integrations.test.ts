@@ -61,6 +61,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       batchSize: 10,
       maxReceiveCount: 10,
       visibilityTimeoutSeconds: 180,
+      maxConcurrency: 10,
+      oldestMessageAlarmMinutes: 30,
     });
     const queue = resources[logicalId(stack, webhooks().queue)];
     expect(queue?.Properties).toEqual({
@@ -91,6 +93,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
         EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, webhooks().queue), 'Arn'] },
         BatchSize: 10,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        // At most 100 deliveries in flight.
+        ScalingConfig: { MaximumConcurrency: 10 },
       },
     ]);
     expect(resources[consumerId]?.Properties.Timeout).toBe(30);

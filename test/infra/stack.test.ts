@@ -5,7 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '../../shared/runtime/catalog';
-import { loadConfig } from '../../infra/config';
+import { DEFAULT_ALARM_THRESHOLDS, loadConfig } from '../../infra/config';
 import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/public-api';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { ScheduledJob } from '../../infra/constructs/scheduled-job';
@@ -129,6 +129,8 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
         anonymousRateLimit: 50,
         anonymousBurstLimit: 100,
       },
+      alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
+      reservedConcurrency: {},
     });
   });
 
@@ -454,10 +456,18 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
     });
   });
 
-  it('outputs the API URL, table name and usage plan id', () => {
+  it('outputs the API URL, table name, usage plan ids and alarm topic', () => {
     const outputs = template.toJSON().Outputs;
     // CDK's own endpoint output of the RestApi, and ours.
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', expect.stringMatching(/^PublicApiEndpoint[0-9A-F]{8}$/), 'SessionsUsagePlanId', 'TableName', 'UsagePlanId']);
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AlarmTopicArn',
+      'ApiUrl',
+      expect.stringMatching(/^PublicApiEndpoint[0-9A-F]{8}$/),
+      'SessionsUsagePlanId',
+      'TableName',
+      'UsagePlanId',
+    ]);
+    expect(outputs.AlarmTopicArn.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.topic) });
     expect(outputs.TableName.Value).toEqual({ Ref: logicalId(stack, stack.table.table) });
     expect(outputs.UsagePlanId.Value).toEqual({ Ref: logicalId(stack, stack.api.usagePlan) });
     expect(flatten(outputs.ApiUrl.Value)).toBe(
@@ -490,6 +500,8 @@ describe('OutreachStack with an API-key-only route, a queue and a schedule (no b
           batchSize: 5,
           maxReceiveCount: 4,
           visibilityTimeoutSeconds: 180,
+          maxConcurrency: 3,
+          oldestMessageAlarmMinutes: 20,
         },
       ],
       schedules: [

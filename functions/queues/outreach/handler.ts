@@ -14,6 +14,7 @@ import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account
 import { createProspectProgress } from '../../../shared/domain/engine/prospect-progress';
 import { createSender } from '../../../shared/domain/engine/sender';
 import { refsOf } from '../../../shared/messaging/outreach-queue';
+import { loggingAccountPauses } from '../../../shared/runtime/account-pauses';
 import type { OUTREACH } from '../../../shared/runtime/catalog';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { mxResolverFrom, providerFrom } from '../../../shared/runtime/integrations';
@@ -40,7 +41,8 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     progress: createProspectProgress({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     completion: new DynamoCampaignProspects(db, tableName),
     campaigns: new DynamoCampaignRepository(db, tableName),
-    accounts: new DynamoSenderAccountRepository(db, tableName),
+    // Each pause is logged: the stack's metric filter alarms on pauses that wait for the provider.
+    accounts: loggingAccountPauses(new DynamoSenderAccountRepository(db, tableName), logger),
     leads,
     provider,
     sentMessages: { conversations: new DynamoConversationStore(db, tableName), links: new DynamoInboundLinks(db, tableName) },

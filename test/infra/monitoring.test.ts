@@ -1,0 +1,520 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infra/config';
+import { ACCESS_LOG_FIELDS } from '../../infra/constructs/public-api';
+import { QueueConsumer } from '../../infra/constructs/queue-consumer';
+import { DASHBOARD_WIDGETS } from '../../infra/constructs/service-dashboard';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { FUNCTION_GROUPS } from '../../shared/http/route-table';
+import { CAMPAIGN_SCHEDULING, ENRICHMENT, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import { type CfnResource, type Json, flatten, logicalId, resourcesOfType, testApp } from './template-helpers';
+
+const OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
+const FILLED_SUM = 'FILL(getitem, 0) + FILL(batchgetitem, 0) + FILL(query, 0) + FILL(scan, 0) + FILL(putitem, 0) + FILL(updateitem, 0) + FILL(deleteitem, 0) + FILL(batchwriteitem, 0) + FILL(transactwriteitems, 0)';
+
+function synth(name: string, context: Record<string, unknown> = {}) {
+  const app = testApp({ bundle: false, context });
+  const stack = new OutreachStack(app, name, { config: loadConfig(app.node) });
+  const template = Template.fromStack(stack);
+  return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource> };
+}
+
+/** Every alarm by its name (the dead-letter alarms included: the monitoring names them). */
+const alarmsByName = (template: Template): Map<string, Json> =>
+  new Map(resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => [alarm.Properties.AlarmName as string, alarm.Properties]));
+
+describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
+  let stack: OutreachStack;
+  let template: Template;
+  let resources: Record<string, CfnResource>;
+  let alarms: Map<string, Json>;
+
+  beforeAll(() => {
+    ({ stack, template, resources } = synth('MonitoringProbe'));
+    alarms = alarmsByName(template);
+  });
+
+  const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(stack, construct) });
+  const topicRef = () => ref(stack.monitoring.topic);
+  const alarm = (name: string): Json => {
+    const found = alarms.get(`MonitoringProbe-${name}`);
+    if (!found) throw new Error(`no alarm MonitoringProbe-${name}`);
+    return found;
+  };
+  const consumer = (name: string) => stack.queueConsumers[name] as QueueConsumer;
+  /** Every function with its key, as the stack names them. */
+  const functionKeys = () => [
+    ...Object.keys(FUNCTION_GROUPS).map((group) => [`http-${group}`, stack.functions[group as keyof typeof FUNCTION_GROUPS]] as const),
+    ['authorizer', stack.authorizer] as const,
+    ...QUEUES.map((queue) => [`queue-${queue.name}`, consumer(queue.name).function] as const),
+    ...SCHEDULES.map((schedule) => [`schedule-${schedule.name}`, stack.scheduledJobs[schedule.name]?.function] as const),
+  ];
+
+  describe('the alarm topic', () => {
+    it('is one SNS topic with no subscription when alarmEmail is unset', () => {
+      template.resourceCountIs('AWS::SNS::Topic', 1);
+      template.hasResourceProperties('AWS::SNS::Topic', { DisplayName: 'MonitoringProbe alarms' });
+      template.resourceCountIs('AWS::SNS::Subscription', 0);
+    });
+
+    it('is the action of every alarm, when it fires and when it recovers', () => {
+      const all = resourcesOfType(template, 'AWS::CloudWatch::Alarm');
+      // 6 dead-letter queues, 4 queue ages, errors and throttles of 24 functions, API 5xx and p99,
+      // table throttles and system errors, the scheduler, the account pauses.
+      const functions = resourcesOfType(template, 'AWS::Lambda::Function').length;
+      expect(functions).toBe(Object.keys(FUNCTION_GROUPS).length + 1 + QUEUES.length + SCHEDULES.length);
+      expect(all).toHaveLength(QUEUES.length + SCHEDULES.length + QUEUES.length + 2 * functions + 6);
+      for (const [id, { Properties }] of all) {
+        expect(Properties.AlarmActions, id).toEqual([topicRef()]);
+        expect(Properties.OKActions, id).toEqual([topicRef()]);
+        expect(Properties.AlarmName, id).toMatch(/^MonitoringProbe-[a-z0-9]+-/i);
+      }
+      expect(new Set(all.map(([, { Properties }]) => Properties.AlarmName)).size).toBe(all.length);
+    });
+  });
+
+  it('alarms on any message in any dead-letter queue', () => {
+    const dlqs = [
+      ...QUEUES.map((queue) => [queue.name, consumer(queue.name).deadLetterQueue] as const),
+      ...SCHEDULES.map((schedule) => [schedule.name, stack.scheduledJobs[schedule.name]?.deadLetterQueue] as const),
+    ];
+    // Every queue of the stack is a catalog queue or one of these dead-letter queues.
+    expect(resourcesOfType(template, 'AWS::SQS::Queue')).toHaveLength(QUEUES.length + dlqs.length);
+    for (const [name, dlq] of dlqs) {
+      expect(alarm(`dlq-${name}`)).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Namespace: 'AWS/SQS',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, dlq as never), 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [topicRef()],
+      });
+    }
+  });
+
+  it.each([
+    [WEBHOOK_DELIVERY.name, 30],
+    [CAMPAIGN_SCHEDULING.name, 15],
+    [OUTREACH.name, 15],
+    [ENRICHMENT.name, 60],
+  ])('alarms when the oldest message of the %s queue waits over %i minutes', (name, minutes) => {
+    expect(QUEUES.find((queue) => queue.name === name)?.oldestMessageAlarmMinutes).toBe(minutes);
+    expect(alarm(`queue-age-${name}`)).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, consumer(name).queue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: minutes * 60,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('alarms on the errors (3 in 5 minutes) and throttles (any) of every function', () => {
+    const keys = functionKeys();
+    expect(new Set(keys.map(([, fn]) => logicalId(stack, fn as never)))).toEqual(
+      new Set(resourcesOfType(template, 'AWS::Lambda::Function').map(([id]) => id)),
+    );
+    for (const [key, fn] of keys) {
+      const dimensions = [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, fn as never) } }];
+      const common = { Namespace: 'AWS/Lambda', Dimensions: dimensions, Statistic: 'Sum', Period: 300, EvaluationPeriods: 1 };
+      expect(alarm(`errors-${key}`), key).toMatchObject({
+        ...common,
+        MetricName: 'Errors',
+        Threshold: 3,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarm(`throttles-${key}`), key).toMatchObject({
+        ...common,
+        MetricName: 'Throttles',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+
+  describe('API alarms', () => {
+    const stageDimensions = () => [
+      { Name: 'ApiName', Value: 'MonitoringProbe' },
+      { Name: 'Stage', Value: ref(stack.api.api.deploymentStage) },
+    ];
+
+    it('names the API after the stack (the ApiName dimension of its metrics)', () => {
+      expect(resources[logicalId(stack, stack.api.api)]?.Properties.Name).toBe('MonitoringProbe');
+    });
+
+    it('alarms when over 5% of at least 20 requests in 5 minutes answer 5xx', () => {
+      expect(alarm('api-5xx-rate')).toEqual({
+        AlarmName: 'MonitoringProbe-api-5xx-rate',
+        AlarmDescription: expect.any(String),
+        AlarmActions: [topicRef()],
+        OKActions: [topicRef()],
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 5,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+        Metrics: [
+          { Id: 'expr_1', Expression: 'IF(requests >= 20, 100 * FILL(errors, 0) / requests, 0)', Label: '5xx rate (%)', ReturnData: true },
+          {
+            Id: 'errors',
+            MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: stageDimensions() }, Period: 300, Stat: 'Sum' },
+            ReturnData: false,
+          },
+          {
+            Id: 'requests',
+            MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: stageDimensions() }, Period: 300, Stat: 'Sum' },
+            ReturnData: false,
+          },
+        ],
+      });
+    });
+
+    it('alarms when the p99 latency is over 5 s for 15 minutes, ignoring periods with too few requests', () => {
+      expect(alarm('api-p99-latency')).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        Dimensions: stageDimensions(),
+        ExtendedStatistic: 'p99',
+        Period: 300,
+        Threshold: 5000,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluateLowSampleCountPercentile: 'ignore',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+  });
+
+  it.each([
+    ['dynamodb-throttles', 'ThrottledRequests', 10, 'Throttled requests'],
+    ['dynamodb-system-errors', 'SystemErrors', 5, 'System errors'],
+  ])('alarms on the table: %s (%s of every operation the service calls, gaps filled) from %i in 5 minutes', (name, metric, threshold, label) => {
+    const tableRef = { Ref: logicalId(stack, stack.table.table) };
+    expect(alarm(name)).toMatchObject({
+      Threshold: threshold,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      Metrics: [
+        { Id: 'expr_1', Expression: FILLED_SUM, Label: label, ReturnData: true },
+        ...OPERATIONS.map((operation) => ({
+          Id: operation.toLowerCase(),
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/DynamoDB',
+              MetricName: metric,
+              Dimensions: [
+                { Name: 'Operation', Value: operation },
+                { Name: 'TableName', Value: tableRef },
+              ],
+            },
+            Period: 300,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        })),
+      ],
+    });
+    // A metric math alarm takes at most 10 metrics.
+    expect(alarm(name).Metrics.length - 1).toBeLessThanOrEqual(10);
+  });
+
+  it('alarms when the outreach scheduler was not invoked for 5 minutes (no data is no invocation)', () => {
+    const scheduler = stack.scheduledJobs[OUTREACH_SCHEDULER.name];
+    if (!scheduler) throw new Error('no scheduler');
+    expect(alarm('scheduler-not-running')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: ref(scheduler.function) }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('counts the account pauses the sender logs, and alarms on one that waits for the provider', () => {
+    const filters = resourcesOfType(template, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    const logGroup = { Ref: template.toJSON().Resources[logicalId(stack, consumer(OUTREACH.name).function)].Properties.LoggingConfig.LogGroup.Ref };
+    expect(filters).toEqual([
+      {
+        LogGroupName: logGroup,
+        FilterPattern: '{ $.event = "sender_account_paused" }',
+        MetricTransformations: [{ MetricNamespace: 'MonitoringProbe', MetricName: 'SenderAccountPauses', MetricValue: '1' }],
+      },
+      {
+        LogGroupName: logGroup,
+        FilterPattern: '{ ($.event = "sender_account_paused") && ($.waitsForProvider IS TRUE) }',
+        MetricTransformations: [{ MetricNamespace: 'MonitoringProbe', MetricName: 'SenderAccountPausesForProvider', MetricValue: '1' }],
+      },
+    ]);
+    expect(alarm('sender-account-paused')).toMatchObject({
+      Namespace: 'MonitoringProbe',
+      MetricName: 'SenderAccountPausesForProvider',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  describe('API Gateway logging', () => {
+    const stage = () => resources[logicalId(stack, stack.api.api.deploymentStage)] as CfnResource;
+
+    it('writes a JSON access log line per request to its own log group', () => {
+      const setting = stage().Properties.AccessLogSetting;
+      expect(flatten(setting.DestinationArn)).toBe(
+        `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:\${${logicalId(stack, stack.api.accessLogGroup)}}`,
+      );
+      expect(JSON.parse(setting.Format)).toEqual({
+        requestId: '$context.requestId',
+        extendedRequestId: '$context.extendedRequestId',
+        requestTime: '$context.requestTime',
+        ip: '$context.identity.sourceIp',
+        method: '$context.httpMethod',
+        resourcePath: '$context.resourcePath',
+        status: '$context.status',
+        responseLength: '$context.responseLength',
+        responseLatency: '$context.responseLatency',
+        integrationLatency: '$context.integrationLatency',
+        integrationStatus: '$context.integrationStatus',
+        authorizerLatency: '$context.authorizer.latency',
+        // What the authorizer puts in its context (shared/http/caller.ts toAuthorizerContext).
+        workspaceId: '$context.authorizer.workspaceId',
+        userId: '$context.authorizer.userId',
+        apiKeyId: '$context.authorizer.apiKeyId',
+        via: '$context.authorizer.via',
+        usageKeyId: '$context.identity.apiKeyId',
+        authorizerError: '$context.authorizer.error',
+        errorType: '$context.error.responseType',
+        errorMessage: '$context.error.message',
+        xrayTraceId: '$context.xrayTraceId',
+      });
+      expect(JSON.parse(setting.Format)).toEqual(ACCESS_LOG_FIELDS);
+      // Never the path itself (unsubscribe tokens), headers or bodies.
+      expect(setting.Format).not.toMatch(/\$context\.path|userAgent|\$input|header/);
+    });
+
+    it('logs execution errors only, never request or response data, on the stage and on every method with settings of its own', () => {
+      const settings = stage().Properties.MethodSettings as Json[];
+      // The stage-wide setting first; the anonymous routes' throttles repeat it (a method's setting replaces the stage's).
+      expect(settings[0]).toMatchObject({ ResourcePath: '/*', HttpMethod: '*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true });
+      expect(settings).toHaveLength(5);
+      for (const setting of settings) expect(setting).toMatchObject({ LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true });
+    });
+
+    it("sets the account's API Gateway CloudWatch role and keeps it when the stack goes", () => {
+      const accounts = resourcesOfType(template, 'AWS::ApiGateway::Account');
+      expect(accounts).toHaveLength(1);
+      const [accountId, account] = accounts[0] as [string, CfnResource];
+      const roleId = account.Properties.CloudWatchRoleArn['Fn::GetAtt'][0];
+      expect(account.Properties.CloudWatchRoleArn).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+      expect(account.DeletionPolicy).toBe('Retain');
+      const role = resources[roleId] as CfnResource;
+      expect(role.DeletionPolicy).toBe('Retain');
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } },
+      ]);
+      expect(role.Properties.ManagedPolicyArns.map(flatten)).toEqual([
+        `arn:\${AWS::Partition}:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs`,
+      ]);
+      // The stage turns logging on only once the role is set and the execution log group exists.
+      expect(stage().DependsOn).toEqual(expect.arrayContaining([accountId, logicalId(stack, stack.api.executionLogGroup)]));
+    });
+
+    it('creates the execution log group API Gateway would create without a retention period', () => {
+      const group = resources[logicalId(stack, stack.api.executionLogGroup)] as CfnResource;
+      expect(flatten(group.Properties.LogGroupName)).toBe(`API-Gateway-Execution-Logs_\${${logicalId(stack, stack.api.api)}}/v1`);
+    });
+  });
+
+  it('keeps every log group for logRetentionDays (30), deleted with the stack', () => {
+    const groups = resourcesOfType(template, 'AWS::Logs::LogGroup');
+    // One per function, the access log and the execution log.
+    expect(groups).toHaveLength(resourcesOfType(template, 'AWS::Lambda::Function').length + 2);
+    for (const [id, group] of groups) {
+      expect(group.Properties.RetentionInDays, id).toBe(30);
+      expect(group.DeletionPolicy, id).toBe('Delete');
+    }
+  });
+
+  describe('the dashboard', () => {
+    const body = () => {
+      const [[, dashboard]] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard') as [[string, CfnResource]];
+      expect(dashboard.Properties.DashboardName).toBe('MonitoringProbe');
+      return JSON.parse(flatten(dashboard.Properties.DashboardBody));
+    };
+    const widget = (title: string) => {
+      const found = body().widgets.find((candidate: Json) => candidate.properties.title === title);
+      if (!found) throw new Error(`no widget ${title}`);
+      return found.properties;
+    };
+    /** A graph's metrics as [namespace, metric name, label]. */
+    const lines = (title: string) =>
+      widget(title).metrics.map((metric: Json[]) => {
+        const options = metric.at(-1) as Json;
+        return typeof options === 'object' && 'expression' in options ? ['expression', options.expression, options.label] : [metric[0], metric[1], options.label];
+      });
+
+    it('is one dashboard with the alarms, then requests, errors, latency, functions, queues, dead letters, the table and the engine', () => {
+      template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+      expect(body().widgets.map((candidate: Json) => candidate.properties.title)).toEqual(Object.values(DASHBOARD_WIDGETS));
+    });
+
+    it('shows the state of every alarm', () => {
+      const arns = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([id]) => `\${${id}.Arn}`);
+      expect(widget(DASHBOARD_WIDGETS.alarms).alarms).toEqual(arns);
+    });
+
+    it('graphs the API: requests, 4xx and 5xx, latency', () => {
+      expect(lines(DASHBOARD_WIDGETS.apiRequests)).toEqual([['AWS/ApiGateway', 'Count', 'Requests']]);
+      expect(lines(DASHBOARD_WIDGETS.apiErrors)).toEqual([
+        ['AWS/ApiGateway', '4XXError', '4xx'],
+        ['AWS/ApiGateway', '5XXError', '5xx'],
+      ]);
+      expect(lines(DASHBOARD_WIDGETS.apiLatency)).toEqual([
+        ['AWS/ApiGateway', 'Latency', 'p50'],
+        ['AWS/ApiGateway', 'Latency', 'p99'],
+        ['AWS/ApiGateway', 'IntegrationLatency', 'integration p99'],
+      ]);
+    });
+
+    it('graphs every function, queue and dead-letter queue', () => {
+      const keys = functionKeys().map(([key]) => key.replace(/^(http|queue|schedule)-/, '$1:'));
+      expect(lines(DASHBOARD_WIDGETS.lambdaErrors)).toEqual(keys.map((key) => ['AWS/Lambda', 'Errors', key]));
+      expect(lines(DASHBOARD_WIDGETS.lambdaThrottles)).toEqual(keys.map((key) => ['AWS/Lambda', 'Throttles', key]));
+      expect(lines(DASHBOARD_WIDGETS.lambdaConcurrency)).toEqual(keys.map((key) => ['AWS/Lambda', 'ConcurrentExecutions', key]));
+      expect(lines(DASHBOARD_WIDGETS.queueDepth)).toEqual(QUEUES.map((queue) => ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', queue.name]));
+      expect(lines(DASHBOARD_WIDGETS.queueAge)).toEqual(QUEUES.map((queue) => ['AWS/SQS', 'ApproximateAgeOfOldestMessage', queue.name]));
+      expect(lines(DASHBOARD_WIDGETS.deadLetters)).toEqual(
+        [...QUEUES, ...SCHEDULES].map((owner) => ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', `${owner.name}-dlq`]),
+      );
+    });
+
+    it('graphs the table: consumed capacity, throttles, system errors', () => {
+      expect(lines(DASHBOARD_WIDGETS.tableCapacity)).toEqual([
+        ['AWS/DynamoDB', 'ConsumedReadCapacityUnits', 'Read'],
+        ['AWS/DynamoDB', 'ConsumedWriteCapacityUnits', 'Write'],
+      ]);
+      expect(lines(DASHBOARD_WIDGETS.tableThrottles)[0]).toEqual(['expression', FILLED_SUM, 'Throttled requests']);
+      expect(lines(DASHBOARD_WIDGETS.tableErrors)[0]).toEqual(['expression', FILLED_SUM, 'System errors']);
+    });
+
+    it('graphs the scheduled runs and the account pauses', () => {
+      expect(lines(DASHBOARD_WIDGETS.schedules)).toEqual(SCHEDULES.map((schedule) => ['AWS/Lambda', 'Invocations', schedule.name]));
+      expect(lines(DASHBOARD_WIDGETS.accountPauses)).toEqual([
+        ['MonitoringProbe', 'SenderAccountPauses', 'All pauses (quota pauses too)'],
+        ['MonitoringProbe', 'SenderAccountPausesForProvider', 'Waiting for the provider'],
+      ]);
+    });
+  });
+
+  it('caps each queue consumer with its catalog maxConcurrency: webhooks 10, campaign-scheduling 5, outreach 5, enrichment 2', () => {
+    expect(Object.fromEntries(QUEUES.map((queue) => [queue.name, queue.maxConcurrency]))).toEqual({
+      webhooks: 10,
+      'campaign-scheduling': 5,
+      outreach: 5,
+      enrichment: 2,
+    });
+    const mappings = resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
+    expect(mappings).toHaveLength(QUEUES.length);
+    for (const queue of QUEUES) {
+      const mapping = mappings.find((candidate) => candidate.EventSourceArn['Fn::GetAtt'][0] === logicalId(stack, consumer(queue.name).queue));
+      expect(mapping?.ScalingConfig, queue.name).toEqual({ MaximumConcurrency: queue.maxConcurrency });
+    }
+  });
+
+  it('reserves no concurrency by default', () => {
+    for (const [id, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) expect(fn.Properties.ReservedConcurrentExecutions, id).toBeUndefined();
+  });
+});
+
+describe('OutreachStack monitoring with context (alarmEmail, reservedConcurrency, thresholds; no bundling)', () => {
+  let stack: OutreachStack;
+  let template: Template;
+
+  beforeAll(() => {
+    ({ stack, template } = synth('MonitoringContext', {
+      alarmEmail: 'ops@example.com',
+      reservedConcurrency: '{"authorizer": 50, "http:leadLists": 10, "queue:outreach": 5, "schedule:outreach-scheduler": 2}',
+      alarmApiP99LatencyMs: '3000',
+      alarmLambdaErrors: 5,
+      alarmQueueAgeMinutes: { outreach: 30 },
+    }));
+  });
+
+  it('subscribes alarmEmail to the alarm topic', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 1);
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: logicalId(stack, stack.monitoring.topic) },
+    });
+  });
+
+  it('reserves exactly the concurrency the context names', () => {
+    const reserved = Object.fromEntries(
+      resourcesOfType(template, 'AWS::Lambda::Function')
+        .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
+        .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]),
+    );
+    expect(reserved).toEqual({
+      [logicalId(stack, stack.authorizer)]: 50,
+      [logicalId(stack, stack.functions.leadLists)]: 10,
+      [logicalId(stack, (stack.queueConsumers.outreach as QueueConsumer).function)]: 5,
+      [logicalId(stack, stack.scheduledJobs['outreach-scheduler']?.function as never)]: 2,
+    });
+  });
+
+  it('takes the thresholds from the context', () => {
+    const alarms = alarmsByName(template);
+    expect(alarms.get('MonitoringContext-api-p99-latency')?.Threshold).toBe(3000);
+    expect(alarms.get('MonitoringContext-errors-http-leadLists')?.Threshold).toBe(5);
+    expect(alarms.get('MonitoringContext-queue-age-outreach')?.Threshold).toBe(30 * 60);
+    // The others keep the catalog's.
+    expect(alarms.get('MonitoringContext-queue-age-webhooks')?.Threshold).toBe(30 * 60);
+    expect(alarms.get('MonitoringContext-queue-age-enrichment')?.Threshold).toBe(60 * 60);
+  });
+});
+
+describe('monitoring settings the stack refuses', () => {
+  const build = (context: Record<string, unknown>) => () => {
+    const app = testApp({ bundle: false, context });
+    new OutreachStack(app, 'Refused', { config: loadConfig(app.node) });
+  };
+
+  it('a reserved concurrency for a function the stack does not have', () => {
+    expect(build({ reservedConcurrency: { 'http:nothing': 5 } })).toThrow('reservedConcurrency names functions the stack does not have: http:nothing');
+  });
+
+  it('a reserved concurrency below the queue consumer’s maxConcurrency (throttled receives would dead-letter messages)', () => {
+    expect(build({ reservedConcurrency: { 'queue:webhooks': 5 } })).toThrow(
+      "WebhooksQueue: reserved concurrency 5 is below the event source's maxConcurrency 10",
+    );
+    const stack = new Stack(testApp({ bundle: false }), 'ConsumerTest');
+    expect(
+      () =>
+        new QueueConsumer(stack, 'Capped', {
+          function: { entry: FUNCTION_GROUPS.health.entry, timeout: Duration.seconds(20), reservedConcurrentExecutions: 1 },
+          maxConcurrency: 2,
+        }),
+    ).toThrow("Capped: reserved concurrency 1 is below the event source's maxConcurrency 2");
+  });
+
+  it('a queue age threshold for a queue the stack does not have', () => {
+    expect(build({ alarmQueueAgeMinutes: { nothing: 5 } })).toThrow('alarmQueueAgeMinutes names queues the stack does not have: nothing');
+  });
+});
