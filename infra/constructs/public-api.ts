@@ -13,6 +13,7 @@ import {
   IntegrationType,
   type IResource,
   LogGroupLogDestination,
+  type Method,
   type MethodDeploymentOptions,
   MethodLoggingLevel,
   RequestAuthorizer,
@@ -188,6 +189,8 @@ export class PublicApi extends Construct {
   public readonly accessLogGroup: LogGroup;
   /** The stage's execution log (errors only), created here so it has a retention period. */
   public readonly executionLogGroup: LogGroup;
+  /** One method per route of the table, in its order (rule-pack acknowledgements name them). */
+  public readonly methods: { route: RegisteredRoute; method: Method }[] = [];
   private readonly authorizers = new Map<'ApiKeyAuthorizer' | 'CallerAuthorizer', RequestAuthorizer>();
   private readonly props: PublicApiProps;
 
@@ -281,11 +284,12 @@ export class PublicApi extends Construct {
         integrations.set(route.group, integration);
       }
       const authorizer = this.authorizerFor(route.auth);
-      this.resourceFor(route.path).addMethod(route.method, integration, {
+      const method = this.resourceFor(route.path).addMethod(route.method, integration, {
         authorizer,
         authorizationType: authorizer ? AuthorizationType.CUSTOM : AuthorizationType.NONE,
         apiKeyRequired: isRateLimited(route.auth),
       });
+      this.methods.push({ route, method });
     }
   }
 

@@ -115,7 +115,7 @@ export class ServiceMonitoring extends Construct {
     super(scope, id);
     const { name, thresholds } = props;
 
-    this.topic = new Topic(this, 'AlarmTopic', { displayName: `${name} alarms` });
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: `${name} alarms`, enforceSSL: true });
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     this.action = new SnsAction(this.topic);
 
