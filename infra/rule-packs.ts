@@ -1,0 +1,131 @@
+import { type App, type CfnElement, Stack, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import type { FunctionGroup } from '../shared/http/route-table';
+import type { OutreachStack } from './stacks/outreach-stack';
+
+/**
+ * cdk-nag's AwsSolutions and Serverless packs, run on every synthesis of the app (`cdk synth`,
+ * `cdk deploy`) and by test/infra/rule-packs.test.ts: a finding that is not acknowledged below
+ * fails the synthesis with the rule, the resource and how to acknowledge it.
+ */
+export function addRulePacks(app: App): void {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+}
+
+/** One acknowledged finding: the rule (with its finding, for rules that report several), where, and why. */
+export interface RuleAcknowledgement {
+  rule: string;
+  /** The constructs it applies to (and their children). */
+  scopes: readonly IConstruct[];
+  reason: string;
+}
+
+/** Why a route has no authorizer, by the group of every `auth: 'none'` route (a new one must say). */
+const ANONYMOUS_ROUTE_REASONS: Partial<Record<FunctionGroup, string>> = {
+  health: 'The liveness probe answers without credentials and reads nothing.',
+  auth: 'Signup and login are how a caller gets credentials; the WAF rule AnonymousPerIp, the stricter method throttle and the login throttle (docs/rate-limits.md) bound them.',
+  unsubscribe:
+    "The link in an email is opened by its recipient, who has no account: the token in the path is an HMAC of the workspace, campaign and prospect (UNSUBSCRIBE_SECRET), checked by the function; WAF's AnonymousPagesPerIp and a per-IP counter bound it.",
+  providerWebhooks:
+    "The provider calls these with the shared secret it was configured with (X-Webhook-Secret), compared in constant time by the function before anything is read; API Gateway cannot check a header against a secret without a Lambda authorizer, which would only move the same check.",
+};
+
+/**
+ * Every finding of the packs the stack keeps on purpose, with its reason (docs/infrastructure.md,
+ * "Rule packs"). IAM findings name the exact finding (`AwsSolutions-IAM5[Resource::...]`), so a new
+ * wildcard fails the synthesis until it is given a reason of its own.
+ */
+export function ruleAcknowledgements(stack: OutreachStack): RuleAcknowledgement[] {
+  const functions = [
+    ...Object.values(stack.functions),
+    stack.authorizer,
+    ...Object.values(stack.queueConsumers).map((consumer) => consumer.function),
+    ...Object.values(stack.scheduledJobs).map((job) => job.function),
+  ];
+  const anonymous = stack.api.methods.filter(({ route }) => route.auth === 'none');
+  const missing = anonymous.filter(({ route }) => ANONYMOUS_ROUTE_REASONS[route.group] === undefined);
+  if (missing.length > 0) {
+    throw new Error(`Routes without credentials need a reason in infra/rule-packs.ts: ${missing.map(({ route }) => `${route.method} ${route.path}`).join(', ')}`);
+  }
+  return [
+    {
+      rule: 'AwsSolutions-COG4',
+      scopes: [stack.api.api],
+      reason:
+        'The service authenticates its own API keys and sessions (a Lambda REQUEST authorizer on every credentialed route, docs/api.md); customers are API-key HTTP clients, not Cognito users.',
+    },
+    ...anonymous.map(({ route, method }) => ({
+      rule: 'AwsSolutions-APIG4',
+      scopes: [method],
+      reason: `${route.method} ${route.path}: ${ANONYMOUS_ROUTE_REASONS[route.group]}`,
+    })),
+    {
+      rule: 'AwsSolutions-APIG2',
+      scopes: [stack.api.api],
+      reason:
+        "Every route validates its path, query and body in its function against the route table's schemas (the same schemas as openapi.json), answering the spec's exact 400 texts; API Gateway's request validator would answer first with its own texts.",
+    },
+    ...functions.flatMap((fn) => [
+      {
+        rule: 'AwsSolutions-L1',
+        scopes: [fn],
+        reason: 'nodejs22.x is the runtime the project targets and tests (shared DESIGN.md); moving to a newer one is a deliberate change with its own test run.',
+      },
+      {
+        rule: 'Serverless-LambdaLatestVersion',
+        scopes: [fn],
+        reason: 'nodejs22.x is the runtime the project targets and tests (shared DESIGN.md); moving to a newer one is a deliberate change with its own test run.',
+      },
+      {
+        rule: 'Serverless-LambdaDLQ',
+        scopes: [fn],
+        reason:
+          'Nothing invokes these functions asynchronously: API Gateway calls synchronously, queue consumers are fed by SQS queues with their own dead-letter queues, and scheduled jobs by EventBridge Scheduler with its own dead-letter queue.',
+      },
+      {
+        rule: 'AwsSolutions-IAM5[Resource::*]',
+        scopes: [fn],
+        reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions (AWS requires "*").',
+      },
+    ]),
+    ...Object.values(stack.queueConsumers).flatMap((consumer) => [
+      {
+        rule: 'Serverless-SQSRedrivePolicy',
+        scopes: [consumer.deadLetterQueue],
+        reason: 'This is the dead-letter queue of its queue; its messages are read by an operator and redriven (docs/operations.md, "DLQ redrive").',
+      },
+      {
+        rule: 'Serverless-LambdaEventSourceMappingDestination',
+        scopes: [consumer.function],
+        reason:
+          "An SQS event source has no on-failure destination (those are for streams and Kafka): a message failing maxReceiveCount times moves to the queue's dead-letter queue, which alarms.",
+      },
+    ]),
+    ...Object.values(stack.scheduledJobs).flatMap((job) => [
+      {
+        rule: 'Serverless-SQSRedrivePolicy',
+        scopes: [job.deadLetterQueue],
+        reason: "This is EventBridge Scheduler's dead-letter queue for the job's failed invocations; it alarms and is read and purged by an operator.",
+      },
+      {
+        rule: `AwsSolutions-IAM5[Resource::<${Stack.of(job).getLogicalId(job.function.node.defaultChild as CfnElement)}.Arn>:*]`,
+        // On the stack: CDK's scheduler targets share one role per account and region, created at the stack's root.
+        scopes: [Stack.of(job)],
+        reason: "The schedules' role may invoke the job's function and its versions (CDK's grantInvoke), and nothing else.",
+      },
+      {
+        rule: 'AwsSolutions-SQS3',
+        scopes: [job.deadLetterQueue],
+        reason: "This is EventBridge Scheduler's dead-letter queue (set on the schedule's target, not as an SQS redrive policy, which the rule looks for).",
+      },
+    ]),
+  ];
+}
+
+/** Records every acknowledgement on its constructs. */
+export function acknowledgeRuleFindings(stack: OutreachStack): void {
+  for (const { rule, scopes, reason } of ruleAcknowledgements(stack)) {
+    for (const scope of scopes) Validations.of(scope).acknowledge({ id: rule, reason });
+  }
+}
