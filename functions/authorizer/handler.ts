@@ -8,7 +8,7 @@ import { toAuthorizerContext } from '../../shared/http/caller';
 import { cookie, header } from '../../shared/http/request';
 import { type AUTHORIZER, ROUTES, routeKey } from '../../shared/http/route-table';
 import { SESSION_COOKIE } from '../../shared/http/session-cookie';
-import type { FunctionDeps } from '../../shared/runtime/function-deps';
+import { type FunctionDeps, loggerFor } from '../../shared/runtime/function-deps';
 import { tableAccess } from '../../shared/runtime/table';
 import { SessionTokens } from '../../shared/security/session-tokens';
 
@@ -63,6 +63,7 @@ export function makeAuthorizer(authenticator: Authenticator) {
 /** The authorizer function: API keys and sessions over the table. */
 export function buildAuthorizer(config: SettingsOf<typeof AUTHORIZER.settings>, deps: FunctionDeps) {
   const { db, tableName } = tableAccess(config);
+  const logger = loggerFor('authorizer', deps);
   return makeAuthorizer(
     createAuthenticator({
       keys: new DynamoApiKeyRepository(db, tableName),
@@ -71,6 +72,7 @@ export function buildAuthorizer(config: SettingsOf<typeof AUTHORIZER.settings>, 
       tokens: new SessionTokens(config.sessionSecret, deps.clock),
       clock: deps.clock,
       sessionUsageKeys: config.sessionUsageKeys,
+      onRecordUseFailure: (keyId, error) => logger.warn('Last use of an API key not recorded', { keyId, error: String(error) }),
     }),
   );
 }

@@ -1,12 +1,13 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { TABLE } from '../../shared/db/table-schema';
 import { LOCK_FILE, REPO_ROOT, fromRepoRoot } from '../paths';
-
-export type TableAccessLevel = 'read' | 'readWrite';
+import type { TableGrant } from '../table-access';
+import type { SingleTable } from './single-table';
 
 export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup'> {
   /** Entry file relative to the repo root, e.g. `functions/http/health/handler.ts`. */
@@ -61,13 +62,32 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Grants exactly the table access the function needs (its TABLE_NAME comes with its declared
-   * settings). `read` covers the table and its indexes; `readWrite` adds writes, deletes and
-   * transactions.
+   * Grants exactly the item actions the function uses on the table (its TABLE_NAME comes with its
+   * declared settings), Query on the indexes if it queries them, and actions limited to named
+   * attributes (IAM `dynamodb:Attributes`; the item's keys are always among them, as DynamoDB
+   * requires).
    */
-  grantTable(table: ITable, access: TableAccessLevel): this {
-    if (access === 'read') table.grantReadData(this);
-    else table.grantReadWriteData(this);
+  grantTable({ table, indexNames }: SingleTable, grant: TableGrant): this {
+    const dynamodb = (actions: readonly string[]) => actions.map((action) => `dynamodb:${action}`);
+    if (grant.actions.length > 0) this.addToRolePolicy(new PolicyStatement({ actions: dynamodb(grant.actions), resources: [table.tableArn] }));
+    if (grant.queriesIndexes) {
+      // Each index by name rather than `index/*`: no wildcard where the names are known.
+      const indexes = indexNames.map((name) => `${table.tableArn}/index/${name}`);
+      this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes }));
+    }
+    if (grant.onlyAttributes) {
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: dynamodb(grant.onlyAttributes.actions),
+          resources: [table.tableArn],
+          conditions: {
+            'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE.partitionKey, TABLE.sortKey, ...grant.onlyAttributes.attributes] },
+            // Nor may it read back other attributes through the write's answer.
+            StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+          },
+        }),
+      );
+    }
     return this;
   }
 }

@@ -21,6 +21,8 @@ export interface SingleTableProps {
  */
 export class SingleTable extends Construct {
   public readonly table: Table;
+  /** Every index's name (global, then local): a function that queries indexes may query these. */
+  public readonly indexNames: readonly string[];
 
   constructor(scope: Construct, id: string, props: SingleTableProps = {}) {
     super(scope, id);
@@ -33,7 +35,10 @@ export class SingleTable extends Construct {
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const index of props.globalIndexes ?? GLOBAL_INDEXES) {
+    const globalIndexes = props.globalIndexes ?? GLOBAL_INDEXES;
+    const localIndexes = props.localIndexes ?? LOCAL_INDEXES;
+    this.indexNames = [...globalIndexes, ...localIndexes].map((index) => index.name);
+    for (const index of globalIndexes) {
       this.table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
@@ -43,7 +48,7 @@ export class SingleTable extends Construct {
     }
     // Local indexes can only be created with the table: changing this list later replaces it
     // (and RETAIN then leaves the old one behind), so settle them before the first deploy.
-    for (const index of props.localIndexes ?? LOCAL_INDEXES) {
+    for (const index of localIndexes) {
       this.table.addLocalSecondaryIndex({
         indexName: index.name,
         sortKey: { name: index.sortKey, type: AttributeType.STRING },

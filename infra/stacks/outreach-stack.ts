@@ -1,8 +1,8 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { isSecretSetting } from '../../shared/config/secrets';
 import { type SettingName, SETTINGS, toEnvironment } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RegisteredRoute } from '../../shared/http/route-table';
 import { OUTREACH, OUTREACH_SCHEDULER, QUEUES, type QueueDefinition, SCHEDULES, type ScheduleDefinition } from '../../shared/runtime/catalog';
@@ -10,11 +10,13 @@ import type { OutreachConfig } from '../config';
 import { PublicApi } from '../constructs/public-api';
 import { QueueConsumer } from '../constructs/queue-consumer';
 import { ScheduledJob } from '../constructs/scheduled-job';
-import { ServiceFunction, type TableAccessLevel } from '../constructs/service-function';
+import { ServiceFunction } from '../constructs/service-function';
 import { type MonitoredFunction, ServiceMonitoring } from '../constructs/service-monitoring';
+import { ServiceSecrets } from '../constructs/service-secrets';
 import { SingleTable } from '../constructs/single-table';
-import { acknowledgeRuleFindings } from '../rule-packs';
 import { WebFirewall } from '../constructs/web-firewall';
+import { acknowledgeRuleFindings } from '../rule-packs';
+import { AUTHORIZER_TABLE_GRANT, GROUP_TABLE_GRANTS, QUEUE_TABLE_GRANTS, SCHEDULE_TABLE_GRANTS, type TableGrant } from '../table-access';
 
 export interface OutreachStackProps extends StackProps {
   config: OutreachConfig;
@@ -26,34 +28,12 @@ export interface OutreachStackProps extends StackProps {
   schedules?: readonly ScheduleDefinition[];
 }
 
-/**
- * Table access of each endpoint group's function (every group that reads table settings needs one).
- * Keyed by group, so a new group must decide.
- */
-const GROUP_TABLE_ACCESS: Record<FunctionGroup, TableAccessLevel | undefined> = {
-  health: undefined,
-  auth: 'readWrite',
-  // Deletes memberships and revokes keys (their records, credentials and counters).
-  members: 'readWrite',
-  apiKeys: 'readWrite',
-  leadLists: 'readWrite',
-  prospects: 'readWrite',
-  accounts: 'readWrite',
-  connections: 'read',
-  userWebhook: 'readWrite',
-  providerWebhooks: 'readWrite',
-  campaigns: 'readWrite',
-  // Moves prospects (leads, their list views and digests, campaign prospect items, campaign counts).
-  campaignProspects: 'readWrite',
-  // Suppression entries, its per-IP request counters, and the sequence stop (actions, prospects, their list views, campaigns).
-  unsubscribe: 'readWrite',
-  suppressions: 'readWrite',
-  enrichment: 'readWrite',
-  // Appends manual messages to conversations and links new provider chats to their prospects.
-  chats: 'readWrite',
-  // Reads the analytics aggregates, campaigns and memberships only.
-  analytics: 'read',
-};
+/** A catalog function's table access by its name; one that reads the table must have one. */
+function tableGrantOf(kind: string, definition: { name: string; settings: readonly SettingName[] }, grants: Readonly<Record<string, TableGrant>>) {
+  const grant = grants[definition.name];
+  if (!grant && definition.settings.includes('tableName')) throw new Error(`No table access declared for ${kind} ${definition.name} (infra/table-access.ts)`);
+  return grant;
+}
 
 const pascal = (name: string): string =>
   name
@@ -78,6 +58,8 @@ export class OutreachStack extends Stack {
   public readonly firewall: WebFirewall;
   /** The alarms, their topic and the dashboard. */
   public readonly monitoring: ServiceMonitoring;
+  /** The Secrets Manager secret of each secret setting. */
+  public readonly secrets: ServiceSecrets;
 
   constructor(scope: Construct, id: string, props: OutreachStackProps) {
     super(scope, id, props);
@@ -86,64 +68,18 @@ export class OutreachStack extends Stack {
     this.table = new SingleTable(this, 'Data');
     const { table } = this.table;
 
-    const sessionSecret = new Secret(this, 'SessionSecret', {
-      description: 'HMAC key of the session tokens (SESSION_SECRET)',
-      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
-    });
-    // unsafeUnwrap() yields a CloudFormation dynamic reference ({{resolve:secretsmanager:...}}),
-    // not the secret itself: CloudFormation resolves it at deploy time, so the value never appears
-    // in the template or the cloud assembly, and no function calls Secrets Manager on a cold start.
-    // It is visible in the functions' configuration, as any environment variable is.
-    const sessionSecretValue = sessionSecret.secretValue.unsafeUnwrap();
-
-    // The provider's access token is the operator's to set: the stack creates the secret with a
-    // placeholder; put the real token in it and deploy again (dynamic references resolve at deploy).
-    const providerAccessToken = new Secret(this, 'ProviderAccessToken', {
-      description: 'Access token of the network/email provider (PROVIDER_ACCESS_TOKEN); replace the placeholder, then deploy',
-      generateSecretString: { excludePunctuation: true, passwordLength: 32 },
-    });
-    const providerWebhookSecret = new Secret(this, 'ProviderWebhookSecret', {
-      description: 'Shared secret the provider sends in X-Webhook-Secret; also keys hosted-connect state (PROVIDER_WEBHOOK_SECRET)',
-      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
-    });
-    const webhookSecretKey = new Secret(this, 'WebhookSecretKey', {
-      description: "Key material sealing users' webhook signing secrets in the table (WEBHOOK_SECRET_KEY)",
-      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
-    });
-    // Like the provider token: created with a placeholder for the operator to replace.
-    const directoryApiKey = new Secret(this, 'DirectoryApiKey', {
-      description: 'API key of the B2B directory behind prospect search (DIRECTORY_API_KEY); replace the placeholder, then deploy',
-      generateSecretString: { excludePunctuation: true, passwordLength: 32 },
-    });
-    // Keys the tokens of unsubscribe links. Rotating it breaks the links of emails already sent.
-    const unsubscribeSecret = new Secret(this, 'UnsubscribeSecret', {
-      description: 'HMAC key of the tokens in unsubscribe links (UNSUBSCRIBE_SECRET); rotating it breaks links already sent',
-      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
-    });
+    // Every secret setting's Secrets Manager secret; functions get ARNs, never values (see ServiceSecrets).
+    const secrets = new ServiceSecrets(this);
+    this.secrets = secrets;
     // Values of the settings the stack decides; every other setting takes its declared default.
     // Each function gets exactly the settings its registration declares (see `configure`).
-    // Enrichment providers' API keys (docs/enrichment.md): placeholders until an operator puts the real keys.
-    const enrichmentKey = (id: string, env: string, provider: string) =>
-      new Secret(this, id, {
-        description: `API key of ${provider}, an enrichment provider (${env}); replace the placeholder, then deploy`,
-        generateSecretString: { excludePunctuation: true, passwordLength: 32 },
-      }).secretValue.unsafeUnwrap();
     const settingValues: Partial<Record<SettingName, unknown>> = {
-      hunterApiKey: enrichmentKey('HunterApiKey', 'HUNTER_API_KEY', 'Hunter'),
-      prospeoApiKey: enrichmentKey('ProspeoApiKey', 'PROSPEO_API_KEY', 'Prospeo'),
-      lushaApiKey: enrichmentKey('LushaApiKey', 'LUSHA_API_KEY', 'Lusha'),
       tableName: table.tableName,
       runtime: 'aws',
-      sessionSecret: sessionSecretValue,
       maxLeadsPerList: config.maxLeadsPerList,
       searchQuotaPerMonth: config.searchQuotaPerMonth,
       directoryBaseUrl: config.directoryBaseUrl,
-      directoryApiKey: directoryApiKey.secretValue.unsafeUnwrap(),
       providerBaseUrl: config.providerBaseUrl,
-      providerAccessToken: providerAccessToken.secretValue.unsafeUnwrap(),
-      providerWebhookSecret: providerWebhookSecret.secretValue.unsafeUnwrap(),
-      webhookSecretKey: webhookSecretKey.secretValue.unsafeUnwrap(),
-      unsubscribeSecret: unsubscribeSecret.secretValue.unsafeUnwrap(),
     };
     // Environments are written once every value is known (queue URLs, the usage plan, the API's URL).
     const configured: { fn: ServiceFunction; settings: readonly SettingName[] }[] = [];
@@ -175,8 +111,8 @@ export class OutreachStack extends Stack {
         ...reserved(`http:${group}`),
       });
       monitored.push({ key: `http:${group}`, fn });
-      const access = GROUP_TABLE_ACCESS[group];
-      if (access) fn.grantTable(table, access);
+      const grant = GROUP_TABLE_GRANTS[group];
+      if (grant) fn.grantTable(this.table, grant);
       configure(fn, definition.settings);
       functions[group] = fn;
     }
@@ -189,8 +125,8 @@ export class OutreachStack extends Stack {
       ...reserved('authorizer'),
     });
     monitored.push({ key: 'authorizer', fn: this.authorizer });
-    // readWrite: it records an API key's last use (at most once a minute per key).
-    this.authorizer.grantTable(table, 'readWrite');
+    // Reads only, but for an API key's last use on that record's own attributes (see AUTHORIZER_TABLE_GRANT).
+    this.authorizer.grantTable(this.table, AUTHORIZER_TABLE_GRANT);
     configure(this.authorizer, AUTHORIZER.settings);
 
     // Queues and their consumers, from the runtime catalog (the local runtime reads the same list).
@@ -212,7 +148,8 @@ export class OutreachStack extends Stack {
         maxConcurrency: definition.maxConcurrency,
       });
       monitored.push({ key: `queue:${definition.name}`, fn: consumer.function });
-      consumer.function.grantTable(table, 'readWrite');
+      const grant = tableGrantOf('queue', definition, QUEUE_TABLE_GRANTS);
+      if (grant) consumer.function.grantTable(this.table, grant);
       configure(consumer.function, definition.settings);
       queueConsumers[definition.name] = consumer;
       queueUrls.push({ urlSetting: definition.urlSetting, consumer });
@@ -233,7 +170,8 @@ export class OutreachStack extends Stack {
         },
       });
       monitored.push({ key: `schedule:${definition.name}`, fn: job.function });
-      job.function.grantTable(table, 'readWrite');
+      const grant = tableGrantOf('scheduled job', definition, SCHEDULE_TABLE_GRANTS);
+      if (grant) job.function.grantTable(this.table, grant);
       configure(job.function, definition.settings);
       scheduledJobs[definition.name] = job;
     }
@@ -285,8 +223,10 @@ export class OutreachStack extends Stack {
     // Each function's environment: exactly its declared settings. A required one the stack does not
     // provide fails `cdk synth`, not a cold start.
     for (const { fn, settings } of configured) {
-      for (const [name, value] of Object.entries(toEnvironment(settings, settingValues))) fn.addEnvironment(name, value);
-      const missing = settings.filter((name) => SETTINGS[name].required === true && settingValues[name] === undefined);
+      const plain = settings.filter((name) => !isSecretSetting(name));
+      for (const [name, value] of Object.entries(toEnvironment(plain, settingValues))) fn.addEnvironment(name, value);
+      for (const name of settings.filter(isSecretSetting)) secrets.giveTo(fn, name);
+      const missing = plain.filter((name) => SETTINGS[name].required === true && settingValues[name] === undefined);
       if (missing.length > 0) throw new Error(`${fn.node.id} declares settings the stack does not provide: ${missing.join(', ')}`);
     }
 

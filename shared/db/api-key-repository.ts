@@ -61,6 +61,12 @@ const conditionFailed = (reason: { Code?: string } | undefined) => reason?.Code 
 const RETRYABLE = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 const onlyContention = (reasons: { Code?: string }[]) => reasons.every((reason) => RETRYABLE.has(reason.Code ?? 'None'));
 
+/**
+ * The attributes `recordUse` reads or writes besides the item keys. The authorizer, whose only
+ * write that is, may update these attributes and no others (infra/table-access.ts).
+ */
+export const RECORD_USE_ATTRIBUTES = ['prefix', 'lastUsed', 'lastUsedWrittenAt'] as const;
+
 export class DynamoApiKeyRepository implements ApiKeyRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -281,6 +287,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     return Item ? parseItem(ApiKeyCredentialItem, Item) : undefined;
   }
 
+  /** Touches RECORD_USE_ATTRIBUTES and the keys only: the authorizer's IAM grant allows no other attribute. */
   async recordUse(credential: ApiKeyCredential, usedAt: string): Promise<void> {
     try {
       await this.db.send(

@@ -11,6 +11,7 @@
  * and the local gateway strips the slash the same way.
  */
 import { ENRICHMENT_PROVIDER_SETTINGS, PROVIDER_SETTINGS, QUEUE_SETTINGS, type SettingName, type SettingsOf, TABLE_SETTINGS, WEBHOOK_SETTINGS } from '../config/settings';
+import { API_KEYS_TIMEOUT_SECONDS } from '../gateway/key-call-retry';
 import { accountRoutes } from './routes/accounts';
 import { analyticsRoutes } from './routes/analytics';
 import { apiKeyRoutes } from './routes/api-keys';
@@ -59,10 +60,13 @@ export const FUNCTION_GROUPS = {
   // Workspace members. Removing one revokes their keys for the workspace, so it retires usage
   // keys (a gateway call per key); it never creates any, so it has no usage plan id.
   members: group({ entry: 'functions/http/members/lambda.ts', routes: memberRoutes, settings: [...TABLE_SETTINGS] }),
+  // Up to three API Gateway key calls a request (create, attach, delete), each retried on throttling:
+  // 27 s (shared/gateway/key-call-retry.ts), so a key made on the gateway is stored or deleted in time.
   apiKeys: group({
     entry: 'functions/http/api-keys/lambda.ts',
     routes: apiKeyRoutes,
     settings: [...TABLE_SETTINGS, 'usagePlanId', 'maxActiveKeysPerUser'],
+    timeoutSeconds: API_KEYS_TIMEOUT_SECONDS,
   }),
   // Provider calls are bounded at 8 s (providerTimeoutMs); the rest is a few table reads and writes.
   accounts: group({

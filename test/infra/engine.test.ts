@@ -91,12 +91,12 @@ describe('OutreachStack: the outreach engine (no bundling)', () => {
     expect(Object.keys(variables).sort()).toEqual([
       'MAX_LEADS_PER_LIST',
       'NODE_OPTIONS',
-      'PROVIDER_ACCESS_TOKEN',
+      'PROVIDER_ACCESS_TOKEN_ARN',
       'PROVIDER_BASE_URL',
       'PUBLIC_API_URL',
       'RUNTIME',
       'TABLE_NAME',
-      'UNSUBSCRIBE_SECRET',
+      'UNSUBSCRIBE_SECRET_ARN',
     ]);
     const sends = policyStatements(template, logicalId(stack, sender().function.role as never)).flatMap(actionsOf);
     expect(sends.filter((action) => action.startsWith('sqs:Send'))).toEqual([]);

@@ -35,7 +35,8 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     if (!found) throw new Error(`no secret ${description}`);
     return found[0];
   };
-  const secretReference = (id: string) => `{{resolve:secretsmanager:\${${id}}:SecretString:::}}`;
+  /** What a function holds of a secret: its ARN (a Ref), read at runtime. */
+  const secretArn = (env: string) => ({ Ref: secretId(env) });
 
   it('creates the webhooks queue from the catalog, with its dead-letter queue after every attempt', () => {
     const definition = QUEUES.find((queue) => queue.name === 'webhooks');
@@ -113,22 +114,21 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       NODE_OPTIONS: '--enable-source-maps',
       RUNTIME: 'aws',
       TABLE_NAME: { Ref: logicalId(stack, stack.table.table) },
-      WEBHOOK_SECRET_KEY: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId('WEBHOOK_SECRET_KEY') }, ':SecretString:::}}']] },
+      WEBHOOK_SECRET_KEY_ARN: { Ref: secretId('WEBHOOK_SECRET_KEY') },
       WEBHOOKS_QUEUE_URL: { Ref: logicalId(stack, webhooks().queue) },
     });
-    expect(flatten(envOf(consumerId).WEBHOOK_SECRET_KEY)).toBe(secretReference(secretId('WEBHOOK_SECRET_KEY')));
   });
 
   it('gives the provider settings to the functions that call the provider, from Secrets Manager', () => {
     for (const group of ['accounts', 'connections', 'providerWebhooks', 'chats'] as const) {
       const env = fnEnv(group);
       expect(env.PROVIDER_BASE_URL, group).toBe('https://api1.unipile.com:13111');
-      expect(flatten(env.PROVIDER_ACCESS_TOKEN), group).toBe(secretReference(secretId('PROVIDER_ACCESS_TOKEN')));
+      expect(env.PROVIDER_ACCESS_TOKEN_ARN, group).toEqual(secretArn('PROVIDER_ACCESS_TOKEN'));
     }
     for (const group of ['accounts', 'providerWebhooks'] as const) {
-      expect(flatten(fnEnv(group).PROVIDER_WEBHOOK_SECRET), group).toBe(secretReference(secretId('PROVIDER_WEBHOOK_SECRET')));
+      expect(fnEnv(group).PROVIDER_WEBHOOK_SECRET_ARN, group).toEqual(secretArn('PROVIDER_WEBHOOK_SECRET'));
     }
-    expect(flatten(fnEnv('userWebhook').WEBHOOK_SECRET_KEY)).toBe(secretReference(secretId('WEBHOOK_SECRET_KEY')));
+    expect(fnEnv('userWebhook').WEBHOOK_SECRET_KEY_ARN).toEqual(secretArn('WEBHOOK_SECRET_KEY'));
     // The hosted-connect page notifies this API: its URL is built from the API id and the stage.
     expect(flatten(fnEnv('accounts').PUBLIC_API_URL)).toBe(
       `https://\${${logicalId(stack, stack.api.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/v1`,
@@ -155,7 +155,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
   it('keeps each secret to the functions that need it', () => {
     const holders = (name: string) =>
       resourcesOfType(template, 'AWS::Lambda::Function')
-        .filter(([, fn]) => fn.Properties.Environment?.Variables?.[name] !== undefined)
+        .filter(([, fn]) => fn.Properties.Environment?.Variables?.[`${name}_ARN`] !== undefined)
         .map(([id]) => id)
         .sort();
     const ids = (groups: FunctionGroup[]) => groups.map((group) => logicalId(stack, stack.functions[group]));
@@ -163,7 +163,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual([...ids(['accounts', 'connections', 'providerWebhooks', 'chats']), sender].sort());
     expect(holders('PROVIDER_WEBHOOK_SECRET')).toEqual(ids(['accounts', 'providerWebhooks']).sort());
     expect(holders('WEBHOOK_SECRET_KEY')).toEqual([...ids(['userWebhook']), logicalId(stack, webhooks().function)].sort());
-    // The values are dynamic references, resolved at deploy time: never in the template.
+    // Only ARNs reach the functions; the values stay in Secrets Manager, never in the template.
     const generated = (length: number) => ({ ExcludePunctuation: true, PasswordLength: length });
     expect(
       Object.fromEntries(resourcesOfType(template, 'AWS::SecretsManager::Secret').map(([id, secret]) => [id, secret.Properties.GenerateSecretString])),

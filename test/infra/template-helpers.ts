@@ -51,8 +51,15 @@ export function flatten(value: unknown): string {
   return JSON.stringify(value);
 }
 
+export interface PolicyStatementJson {
+  Action: string | string[];
+  Resource: unknown;
+  Effect: string;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
 /** Statements of every IAM policy attached to a role. */
-export function policyStatements(template: Template, roleLogicalId: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+export function policyStatements(template: Template, roleLogicalId: string): PolicyStatementJson[] {
   return resourcesOfType(template, 'AWS::IAM::Policy')
     .filter(([, policy]) => (policy.Properties.Roles as unknown[]).some((role) => flatten(role) === `\${${roleLogicalId}}`))
     .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
@@ -60,3 +67,32 @@ export function policyStatements(template: Template, roleLogicalId: string): { A
 
 export const actionsOf = (statement: { Action: string | string[] }): string[] => [statement.Action].flat();
 export const resourcesOf = (statement: { Resource: unknown }): string[] => [statement.Resource].flat().map(flatten);
+
+/**
+ * A role's DynamoDB access as readable lists: its actions on the table (no `dynamodb:` prefix),
+ * the indexes it may Query, statements under a condition, and any DynamoDB action on another
+ * resource (`Action resource`). Statements CDK merged are taken apart again.
+ */
+export function dynamoAccess(template: Template, roleLogicalId: string, tableLogicalId: string) {
+  const tableArn = `\${${tableLogicalId}.Arn}`;
+  const table = new Set<string>();
+  const indexes = new Set<string>();
+  const conditional: { actions: string[]; resources: string[]; condition: unknown }[] = [];
+  const elsewhere = new Set<string>();
+  for (const statement of policyStatements(template, roleLogicalId)) {
+    const actions = actionsOf(statement).filter((action) => action.startsWith('dynamodb:'));
+    if (actions.length === 0) continue;
+    if (statement.Condition) {
+      conditional.push({ actions, resources: resourcesOf(statement), condition: statement.Condition });
+      continue;
+    }
+    for (const resource of resourcesOf(statement)) {
+      for (const action of actions) {
+        if (resource === tableArn) table.add(action.slice('dynamodb:'.length));
+        else if (resource.startsWith(`${tableArn}/index/`) && action === 'dynamodb:Query') indexes.add(resource.slice(`${tableArn}/index/`.length));
+        else elsewhere.add(`${action} ${resource}`);
+      }
+    }
+  }
+  return { table: [...table].sort(), indexes: [...indexes].sort(), conditional, elsewhere: [...elsewhere].sort() };
+}

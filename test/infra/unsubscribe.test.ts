@@ -54,23 +54,25 @@ describe('OutreachStack: unsubscribes and suppression (no bundling)', () => {
   });
 
   it('keys the links with a generated secret, read by the sender and the unsubscribe function only', () => {
-    const reference = `{{resolve:secretsmanager:\${${unsubscribeSecretId()}}:SecretString:::}}`;
+    // Its ARN, read at runtime: the value is never in a function's configuration.
+    const arn = { Ref: unsubscribeSecretId() };
     const sender = stack.queueConsumers[OUTREACH.name];
     if (!sender) throw new Error('no outreach consumer');
-    expect(flatten(envOf(sender.function).UNSUBSCRIBE_SECRET)).toBe(reference);
-    expect(flatten(envOf(stack.functions.unsubscribe).UNSUBSCRIBE_SECRET)).toBe(reference);
-    const holders = resourcesOfType(template, 'AWS::Lambda::Function').filter(([, fn]) => 'UNSUBSCRIBE_SECRET' in (fn.Properties.Environment?.Variables ?? {}));
+    expect(envOf(sender.function).UNSUBSCRIBE_SECRET_ARN).toEqual(arn);
+    expect(envOf(stack.functions.unsubscribe).UNSUBSCRIBE_SECRET_ARN).toEqual(arn);
+    const holders = resourcesOfType(template, 'AWS::Lambda::Function').filter(([, fn]) => 'UNSUBSCRIBE_SECRET_ARN' in (fn.Properties.Environment?.Variables ?? {}));
     expect(holders.map(([id]) => id).sort()).toEqual([logicalId(stack, sender.function), logicalId(stack, stack.functions.unsubscribe)].sort());
     // The sender builds links on the API's public URL (API id and stage: no dependency on the stage or the methods).
     expect(flatten(envOf(sender.function).PUBLIC_API_URL)).toBe(`https://\${${logicalId(stack, stack.api.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/v1`);
     // The per-IP limit takes its declared default (30 a minute): the stack does not write it.
-    expect(Object.keys(envOf(stack.functions.unsubscribe)).sort()).toEqual(['MAX_LEADS_PER_LIST', 'NODE_OPTIONS', 'RUNTIME', 'TABLE_NAME', 'UNSUBSCRIBE_SECRET']);
+    expect(Object.keys(envOf(stack.functions.unsubscribe)).sort()).toEqual(['MAX_LEADS_PER_LIST', 'NODE_OPTIONS', 'RUNTIME', 'TABLE_NAME', 'UNSUBSCRIBE_SECRET_ARN']);
   });
 
-  it('lets the unsubscribe function write the table (suppression, request counters, the sequence stop) and nothing else', () => {
+  it('lets the unsubscribe function write the table (suppression, request counters, the sequence stop), read its key, and nothing else', () => {
     const actions = policyStatements(template, logicalId(stack, stack.functions.unsubscribe.role as never)).flatMap(actionsOf);
     expect(actions).toContain('dynamodb:UpdateItem');
     expect(actions).toContain('dynamodb:BatchGetItem');
-    expect(actions.filter((action) => !String(action).startsWith('dynamodb:') && !String(action).startsWith('xray:'))).toEqual([]);
+    // Besides the table: tracing, and reading its link key.
+    expect(actions.filter((action) => !String(action).startsWith('dynamodb:') && !String(action).startsWith('xray:'))).toEqual(['secretsmanager:GetSecretValue']);
   });
 });

@@ -1,7 +1,7 @@
-import { readSettings } from '../../../shared/config/settings';
 import { FUNCTION_GROUPS } from '../../../shared/http/route-table';
+import { lambdaEntry } from '../../../shared/runtime/lambda-entry';
 import { systemClock } from '../../../shared/time/clock';
 import { buildAnalyticsHandler } from './handler';
 
-/** Lambda entry: settings from the environment, once per cold start. */
-export const handler = buildAnalyticsHandler(readSettings(FUNCTION_GROUPS.analytics.settings, process.env), { clock: systemClock });
+/** Lambda entry: settings from the environment once per cold start, secrets from Secrets Manager (cached). */
+export const handler = lambdaEntry(buildAnalyticsHandler, FUNCTION_GROUPS.analytics.settings, process.env, { clock: systemClock });

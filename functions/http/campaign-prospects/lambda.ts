@@ -1,7 +1,7 @@
-import { readSettings } from '../../../shared/config/settings';
 import { FUNCTION_GROUPS } from '../../../shared/http/route-table';
+import { lambdaEntry } from '../../../shared/runtime/lambda-entry';
 import { systemClock } from '../../../shared/time/clock';
 import { buildCampaignProspectsHandler } from './handler';
 
-/** Lambda entry: settings from the environment, once per cold start. */
-export const handler = buildCampaignProspectsHandler(readSettings(FUNCTION_GROUPS.campaignProspects.settings, process.env), { clock: systemClock });
+/** Lambda entry: settings from the environment once per cold start, secrets from Secrets Manager (cached). */
+export const handler = lambdaEntry(buildCampaignProspectsHandler, FUNCTION_GROUPS.campaignProspects.settings, process.env, { clock: systemClock });

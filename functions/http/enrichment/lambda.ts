@@ -1,6 +1,6 @@
-import { readSettings } from '../../../shared/config/settings';
 import { FUNCTION_GROUPS } from '../../../shared/http/route-table';
+import { lambdaEntry } from '../../../shared/runtime/lambda-entry';
 import { systemClock } from '../../../shared/time/clock';
 import { buildEnrichmentHandler } from './handler';
 
-export const handler = buildEnrichmentHandler(readSettings(FUNCTION_GROUPS.enrichment.settings, process.env), { clock: systemClock });
+export const handler = lambdaEntry(buildEnrichmentHandler, FUNCTION_GROUPS.enrichment.settings, process.env, { clock: systemClock });

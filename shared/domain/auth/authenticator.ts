@@ -37,6 +37,11 @@ export interface AuthenticatorDeps {
    * needs one for every call; users are spread over this pool by id (see docs/rate-limits.md).
    */
   sessionUsageKeys: readonly string[];
+  /**
+   * Recording a key's last use failed: the request is still authenticated (last use is
+   * bookkeeping, at most once a minute per key), and this says why it was not recorded.
+   */
+  onRecordUseFailure?: (keyId: number, error: unknown) => void;
 }
 
 const FAILURES: Record<AcceptedCredentials, { error: string; message: string }> = {
@@ -60,7 +65,8 @@ const WORKSPACE_LOST = {
 
 /**
  * Checks the presented credentials. An API key costs one strongly consistent GetItem (so a
- * rotated or revoked key fails at once) and, at most once a minute per key, one write of last_used.
+ * rotated or revoked key fails at once) and, at most once a minute per key, one write of last_used
+ * (whose failure never fails the request).
  * Unknown, malformed, revoked and wrong-secret keys all get the same answer. A session costs two
  * strongly consistent GetItems: the session (so logout is immediate) and the user's link to the
  * session's workspace (so a removal from it is).
@@ -72,7 +78,13 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     const credential = await deps.keys.getCredential(parsed.prefix);
     if (!credential || !secretMatches(parsed.secret, credential.secretHash)) return undefined;
     const now = deps.clock.now();
-    if (lastUsedIsStale(credential, now)) await deps.keys.recordUse(credential, now.toISOString());
+    if (lastUsedIsStale(credential, now)) {
+      try {
+        await deps.keys.recordUse(credential, now.toISOString());
+      } catch (error) {
+        deps.onRecordUseFailure?.(credential.keyId, error);
+      }
+    }
     return {
       ok: true,
       caller: { userId: credential.userId, workspaceId: credential.workspaceId, via: 'apiKey', apiKeyId: credential.keyId },

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoApiKeyRepository } from '../../../shared/db/api-key-repository';
+import { DynamoApiKeyRepository, RECORD_USE_ATTRIBUTES } from '../../../shared/db/api-key-repository';
 import type { ApiKey, ApiKeyCredential } from '../../../shared/domain/api-keys/api-key';
 
 /** A cancelled transaction as the SDK reports it, with one reason per item. */
@@ -63,5 +63,31 @@ describe('API key repository: cancelled transactions', () => {
       message: 'API key could not be created, please retry',
     });
     expect(calls).toEqual(Array.from({ length: 12 }, () => 'TransactWriteCommand'));
+  });
+});
+
+// The authorizer may update RECORD_USE_ATTRIBUTES and the keys only (infra/table-access.ts): the
+// write it makes must name no other attribute, or IAM would refuse it in AWS.
+describe('API key repository: the last-use write', () => {
+  it('names only the item keys and RECORD_USE_ATTRIBUTES, and asks for nothing back', async () => {
+    const sent: { TransactItems: Record<string, Record<string, unknown>>[] }[] = [];
+    const db = { send: async (command: { input: (typeof sent)[number] }) => void sent.push(command.input) } as unknown as DynamoDBDocumentClient;
+    await new DynamoApiKeyRepository(db, 'outreach').recordUse(credential, '2026-11-23T12:00:00.000Z');
+
+    const items = sent.flatMap((input) => input.TransactItems);
+    expect(items.map((item) => Object.keys(item))).toEqual([['Update'], ['Update']]);
+    const named = new Set<string>();
+    for (const update of items.map((item) => item.Update ?? {})) {
+      const expressions = [update.UpdateExpression, update.ConditionExpression].join(' ').replace(/:\w+/g, ' ');
+      const aliases = (update.ExpressionAttributeNames ?? {}) as Record<string, string>;
+      for (const word of expressions.match(/#?[A-Za-z_]\w*/g) ?? []) {
+        if (['SET', 'AND', 'attribute_exists'].includes(word)) continue;
+        named.add(aliases[word] ?? word);
+      }
+      for (const name of Object.keys(update.Key as object)) named.add(name);
+      expect(update.ReturnValues).toBeUndefined();
+    }
+    expect([...named].sort()).toEqual(['lastUsed', 'lastUsedWrittenAt', 'pk', 'prefix', 'sk']);
+    expect([...RECORD_USE_ATTRIBUTES].sort()).toEqual(['lastUsed', 'lastUsedWrittenAt', 'prefix']);
   });
 });

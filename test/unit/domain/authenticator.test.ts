@@ -73,6 +73,30 @@ describe('authenticator', () => {
     expect(keys.recordUseCalls).toBe(2);
   });
 
+  it('still authenticates a key whose last use cannot be recorded, and says why', async () => {
+    const failures: [number, string][] = [];
+    const denied = Object.assign(Object.create(keys) as InMemoryApiKeyRepository, {
+      recordUse: async () => {
+        throw new Error('AccessDeniedException');
+      },
+    });
+    const strict = createAuthenticator({
+      keys: denied,
+      sessions,
+      memberships: { getMembership: async () => undefined },
+      tokens,
+      clock: { now: () => now },
+      sessionUsageKeys: [],
+      onRecordUseFailure: (keyId, error) => failures.push([keyId, String(error)]),
+    });
+    expect(await strict.authenticate('apiKey', { apiKey: fullKey })).toEqual({
+      ok: true,
+      caller: { userId: 5, workspaceId: 50, via: 'apiKey', apiKeyId: 9 },
+      usageKey: 'gatewayvalue',
+    });
+    expect(failures).toEqual([[9, 'Error: AccessDeniedException']]);
+  });
+
   it('accepts a live session where sessions are allowed, with a pooled usage key chosen by user', async () => {
     const outcome = await authenticator.authenticate('apiKeyOrSession', { sessionToken: 'valid:s1' });
     expect(outcome).toEqual({ ok: true, caller: { userId: 5, workspaceId: 51, via: 'session', sessionId: 's1' }, usageKey: 'pool2' });
