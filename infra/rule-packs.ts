@@ -1,6 +1,9 @@
 import { type App, type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
+import type { SecretSettingName } from '../shared/config/secrets';
 import type { FunctionGroup } from '../shared/http/route-table';
 import type { OutreachStack } from './stacks/outreach-stack';
 
@@ -29,6 +32,24 @@ const ANONYMOUS_ROUTE_REASONS: Partial<Record<FunctionGroup, string>> = {
     "The link in an email is opened by its recipient, who has no account: the token in the path is an HMAC of the workspace, campaign and prospect (UNSUBSCRIBE_SECRET), checked by the function; WAF's AnonymousPagesPerIp and a per-IP counter bound it.",
   providerWebhooks:
     "The provider calls these with the shared secret it was configured with (X-Webhook-Secret), compared in constant time by the function before anything is read; API Gateway cannot check a header against a secret without a Lambda authorizer, which would only move the same check.",
+};
+
+const ISSUED_ELSEWHERE =
+  'Issued by the provider: only the provider can make a new value, so rotation is an operator putting it (docs/operations.md, "Secret rotation"), live within the five-minute cache, no deploy.';
+
+/** Why no secret rotates automatically (AwsSolutions-SMG4), by secret setting (a new secret must say). */
+const SECRET_ROTATION_REASONS: Readonly<Record<SecretSettingName, string>> = {
+  sessionSecret:
+    'Session tokens are HMACs of this key: rotating it ends every session. An operator rotates it on purpose by putting a new value (docs/operations.md, "Secret rotation"); a schedule would log everyone out.',
+  providerAccessToken: ISSUED_ELSEWHERE,
+  providerWebhookSecret:
+    "The provider sends it with every webhook: a new value must be put at the provider and here together (docs/operations.md), which a rotation Lambda cannot do.",
+  webhookSecretKey: "It seals users' webhook signing secrets stored in the table: a new value would leave every stored secret unreadable, so it is never rotated.",
+  directoryApiKey: ISSUED_ELSEWHERE,
+  unsubscribeSecret: 'It keys the unsubscribe links of emails already sent: a new value would break every one of them.',
+  hunterApiKey: ISSUED_ELSEWHERE,
+  prospeoApiKey: ISSUED_ELSEWHERE,
+  lushaApiKey: ISSUED_ELSEWHERE,
 };
 
 /**
@@ -66,6 +87,23 @@ export function ruleAcknowledgements(stack: OutreachStack): RuleAcknowledgement[
       reason:
         "Every route validates its path, query and body in its function against the route table's schemas (the same schemas as openapi.json), answering the spec's exact 400 texts; API Gateway's request validator would answer first with its own texts.",
     },
+    ...(Object.entries(stack.secrets.secrets) as [SecretSettingName, Secret][]).map(([name, secret]) => ({
+      rule: 'AwsSolutions-SMG4',
+      scopes: [secret],
+      reason: SECRET_ROTATION_REASONS[name],
+    })),
+    {
+      rule: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/apikeys/*]',
+      scopes: [stack.functions.apiKeys, stack.functions.members].flatMap(withRole),
+      reason:
+        'API Gateway keys are created at runtime and their ids are not known at deploy time; API Gateway authorizes key management by resource path, so a key is /apikeys/<id>. The functions only delete keys there (and the api-keys function creates them); attaching is limited to the usage plan (/usageplans/<plan>/keys).',
+    },
+    {
+      rule: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      scopes: [stack.api.api],
+      reason:
+        "The account-level role API Gateway writes every REST API's logs through (AWS::ApiGateway::Account); AWS's managed policy is the documented one, since API Gateway names its log groups itself.",
+    },
     ...functions.flatMap((fn) => [
       {
         rule: 'AwsSolutions-L1',
@@ -85,7 +123,7 @@ export function ruleAcknowledgements(stack: OutreachStack): RuleAcknowledgement[
       },
       {
         rule: 'AwsSolutions-IAM5[Resource::*]',
-        scopes: [fn],
+        scopes: withRole(fn),
         reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions (AWS requires "*").',
       },
     ]),
@@ -122,6 +160,9 @@ export function ruleAcknowledgements(stack: OutreachStack): RuleAcknowledgement[
     ]),
   ];
 }
+
+/** A function and its execution role (a sibling construct: its policies are findings of their own). */
+const withRole = (fn: IFunction): IConstruct[] => (fn.role ? [fn, fn.role] : [fn]);
 
 /** Records every acknowledgement on its constructs. */
 export function acknowledgeRuleFindings(stack: OutreachStack): void {

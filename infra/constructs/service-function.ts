@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -37,6 +37,13 @@ export class ServiceFunction extends NodejsFunction {
       // Logs are diagnostics, not data: they go with the function.
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // Its own role instead of AWSLambdaBasicExecutionRole, which may create and write any log group
+    // of the account: this one writes its own log group only (the group exists, made just above).
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
     super(scope, id, {
       timeout: Duration.seconds(10),
       memorySize: 1024,
@@ -47,6 +54,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       logGroup,
+      role,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
       bundling: {
         format: OutputFormat.CJS,
