@@ -59,7 +59,10 @@ export const FUNCTION_GROUPS = {
   }),
   // Workspace members. Removing one revokes their keys for the workspace, so it retires usage
   // keys (a gateway call per key); it never creates any, so it has no usage plan id.
-  members: group({ entry: 'functions/http/members/lambda.ts', routes: memberRoutes, settings: [...TABLE_SETTINGS] }),
+  // Removing a member deletes their gateway keys, each call retried on throttling like the api-keys
+  // function's: the same 27 s. The keys are revoked in the table first (the authorizer refuses them),
+  // so a gateway key a timeout leaves behind is an orphan on the gateway, never a working key.
+  members: group({ entry: 'functions/http/members/lambda.ts', routes: memberRoutes, settings: [...TABLE_SETTINGS], timeoutSeconds: API_KEYS_TIMEOUT_SECONDS }),
   // Up to three API Gateway key calls a request (create, attach, delete), each retried on throttling:
   // 27 s (shared/gateway/key-call-retry.ts), so a key made on the gateway is stored or deleted in time.
   apiKeys: group({

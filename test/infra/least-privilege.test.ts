@@ -281,6 +281,8 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
 
     it('gives the api-keys function time for three key calls with every retry (27 s)', () => {
       expect(resources[logicalId(stack, stack.functions.apiKeys)]?.Properties.Timeout).toBe(27);
+      // Removing a member deletes their gateway keys with the same retries.
+      expect(resources[logicalId(stack, stack.functions.members)]?.Properties.Timeout).toBe(27);
     });
   });
 });
