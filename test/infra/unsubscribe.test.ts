@@ -72,7 +72,11 @@ describe('OutreachStack: unsubscribes and suppression (no bundling)', () => {
     const actions = policyStatements(template, logicalId(stack, stack.functions.unsubscribe.role as never)).flatMap(actionsOf);
     expect(actions).toContain('dynamodb:UpdateItem');
     expect(actions).toContain('dynamodb:BatchGetItem');
-    // Besides the table: tracing, and reading its link key.
-    expect(actions.filter((action) => !String(action).startsWith('dynamodb:') && !String(action).startsWith('xray:'))).toEqual(['secretsmanager:GetSecretValue']);
+    // Besides the table: tracing, its own log group, and reading its link key.
+    expect(actions.filter((action) => !String(action).startsWith('dynamodb:') && !String(action).startsWith('xray:')).sort()).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:GetSecretValue',
+    ]);
   });
 });
