@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import { type DigestChange, digestEntry, membersOfCompanies } from '../domain/leads/member-digest';
@@ -11,7 +10,7 @@ import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
 import { LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
 import { LeadFingerprints, guardItem, stampAction } from './lead-fingerprints';
-import { JournalTooLargeError, LeadJournal } from './lead-journal';
+import { JournalTooLargeError, LeadJournal, mayBeStale, newJournalToken } from './lead-journal';
 import { ListMembers } from './list-members';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import {
@@ -37,7 +36,7 @@ export class DynamoLeadRepository implements LeadRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.members = new ListMembers(db, tableName, clock);
     this.fingerprints = new LeadFingerprints(db, tableName);
@@ -199,7 +198,7 @@ export class DynamoLeadRepository implements LeadRepository {
     if (changes.some((change) => change.campaign && !change.before)) throw new Error('a new lead cannot carry a campaign move');
     const first = (changes[0] as LeadChange).after;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
-    const token = randomUUID();
+    const token = newJournalToken(this.clock.now());
 
     const lists = new Map<number, number[]>();
     const joins = new Map<number, number[]>();
@@ -242,7 +241,11 @@ export class DynamoLeadRepository implements LeadRepository {
 
     const created = live.filter((index) => !(changes[index] as LeadChange).before);
     const updated = live.filter((index) => (changes[index] as LeadChange).before);
-    const openedAt = await this.journal.batchesOpened(first.workspaceId);
+    const { batches: openedAt, open } = await this.journal.batchesOpened(first.workspaceId);
+    // Batches of the workspace past their lease (a writer that gave up or crashed before closing
+    // them): this writer finishes them after its own, so a failed close never stays open for
+    // want of a reader of its lists.
+    const stale = open.filter((other) => other !== token && mayBeStale(other, this.clock.now().getTime()));
     await this.create(changes, created, outcomes, openedAt);
     await this.update(changes, updated, outcomes, openedAt);
 
@@ -268,7 +271,21 @@ export class DynamoLeadRepository implements LeadRepository {
       counts.companies += delta.companies;
     }
     await this.journal.close({ token, workspaceId: first.workspaceId }, counts);
+    if (stale.length > 0) await this.settleOthers(first.workspaceId, stale);
     return outcomes;
+  }
+
+  /**
+   * Finishes other batches past their lease. Best effort: this writer's own batch is complete, and
+   * a finisher that fails (it met a racing finisher, or contention) leaves the batch to the next
+   * writer or reader; every step of a finish is idempotent.
+   */
+  private async settleOthers(workspaceId: number, tokens: string[]): Promise<void> {
+    try {
+      await this.journal.settleWorkspace(workspaceId, tokens);
+    } catch {
+      // Left for the next writer or reader (see above).
+    }
   }
 
   /** New leads: their identities claimed in transactions, then each lead and its views in one batch call. */
@@ -368,7 +385,7 @@ export class DynamoLeadRepository implements LeadRepository {
     const viewed = new Set(indexes);
     const first = (changes[[...viewed][0] as number] as LeadChange).after;
     // No batch opened in the workspace since this one: nobody can have written these leads since.
-    if ((await this.journal.batchesOpened(first.workspaceId)) === openedAt) return;
+    if ((await this.journal.batchesOpened(first.workspaceId)).batches === openedAt) return;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
     // Only the versions first (what is compared); the leads that moved on are read whole.
     const leadKey = searchType === 'PEOPLE' ? prospectKey : companyKey;
