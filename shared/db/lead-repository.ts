@@ -1,12 +1,13 @@
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import { type DigestChange, digestEntry, membersOfCompanies } from '../domain/leads/member-digest';
 import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
+import type { MemberState } from '../domain/leads/list-query';
 import type { ChangeOutcome, LeadChange, LeadRepository, WorkspaceLeadsPage, WorkspaceLeadsPageQuery } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
 import { campaignCountActions, campaignCounterKeys, campaignMoveActions } from './campaign-prospects';
 import { type WriteRequest, batchWriteAll } from './batch-write';
-import { isConditionFailed, queryAll } from './client';
+import { cancellationReasons, isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
 import { LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
 import { LeadFingerprints, guardItem, stampAction } from './lead-fingerprints';
@@ -463,6 +464,53 @@ export class DynamoLeadRepository implements LeadRepository {
     }
     actions.push(...campaignMoveActions(TableName, change));
     return actions;
+  }
+
+  async saveViewOnly(change: LeadChange): Promise<'applied' | 'conflict'> {
+    const { before, after } = change;
+    if (!before || !isProspect(after) || after.listIds.join() !== before.listIds.join() || change.claim.length || change.release.length) {
+      throw new Error('saveViewOnly takes a prospect change that keeps its lists and identities');
+    }
+    // Other writers' view puts (BatchWriteItem, unconditional) may land late; they look again
+    // unless no batch opened in the workspace since theirs (see verifyViews). This write counts as
+    // one: `batches` moves after the prospect was read and before it is written.
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: workspaceLeadCountsKey(after.workspaceId),
+        UpdateExpression: 'ADD batches :one SET entityType = :type, workspaceId = :workspaceId',
+        ExpressionAttributeValues: { ':one': 1, ':type': 'WorkspaceLeadCounts', ':workspaceId': after.workspaceId },
+      }),
+    );
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: this.updateActions(change) }));
+    } catch (error) {
+      if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'conflict';
+      throw error;
+    }
+    await this.repairViews(after, change.member);
+    return 'applied';
+  }
+
+  async repairViews(prospect: Prospect, member: MemberState): Promise<void> {
+    await Promise.all(
+      prospect.listIds.map(async (listId) => {
+        try {
+          await this.db.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: memberItem('PEOPLE', listId, prospect.id, prospect.version, member),
+              // Never over a newer view; a missing one (a join still writing it) is put.
+              ConditionExpression: 'attribute_not_exists(pk) OR #version < :version',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':version': prospect.version },
+            }),
+          );
+        } catch (error) {
+          if (!isConditionFailed(error)) throw error;
+        }
+      }),
+    );
   }
 
   async settleStaleWrites(workspaceId: number): Promise<boolean> {
