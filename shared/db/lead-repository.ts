@@ -1,18 +1,19 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import { type DigestChange, digestEntry, membersOfCompanies } from '../domain/leads/member-digest';
 import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
 import type { MemberState } from '../domain/leads/list-query';
 import type { ChangeOutcome, LeadChange, LeadRepository, WorkspaceLeadsPage, WorkspaceLeadsPageQuery } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
-import { campaignCountActions, campaignCounterKeys, campaignMoveActions } from './campaign-prospects';
+import { campaignCountActions, campaignCounterKeys, } from './campaign-prospects';
 import { type WriteRequest, batchWriteAll } from './batch-write';
-import { cancellationReasons, isConditionFailed, queryAll } from './client';
+import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
 import { LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
-import { LeadFingerprints, guardItem, stampAction } from './lead-fingerprints';
+import { LeadFingerprints, guardItem, } from './lead-fingerprints';
 import { JournalTooLargeError, LeadJournal, mayBeStale, newJournalToken } from './lead-journal';
 import { ListMembers } from './list-members';
+import { ViewOnlyWrites, leadUpdateActions } from './view-only-writes';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import {
   companiesByWorkspace,
@@ -42,7 +43,10 @@ export class DynamoLeadRepository implements LeadRepository {
     this.members = new ListMembers(db, tableName, clock);
     this.fingerprints = new LeadFingerprints(db, tableName);
     this.journal = new LeadJournal(db, tableName, clock, this.members);
+    this.viewOnly = new ViewOnlyWrites(db, tableName);
   }
+
+  private readonly viewOnly: ViewOnlyWrites;
 
   private readonly fingerprints: LeadFingerprints;
   /** The lists' member views and digests, shared with the list repository. */
@@ -50,8 +54,8 @@ export class DynamoLeadRepository implements LeadRepository {
   /** The journals of batches of writes, shared with the list repository (which settles them). */
   readonly journal: LeadJournal;
 
-  async getProspects(ids: number[]): Promise<Prospect[]> {
-    const items = await batchGetAll(this.db, this.tableName, ids.map(prospectKey), { consistent: true });
+  async getProspects(ids: number[], options: { consistent?: boolean } = {}): Promise<Prospect[]> {
+    const items = await batchGetAll(this.db, this.tableName, ids.map(prospectKey), { consistent: options.consistent ?? true });
     return items.map(toProspect);
   }
 
@@ -345,7 +349,7 @@ export class DynamoLeadRepository implements LeadRepository {
   private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[], openedAt: number): Promise<void> {
     const units = indexes.map((index) => {
       const change = changes[index] as LeadChange;
-      return { owner: index, actions: this.updateActions(change), shared: campaignCounterKeys(change) };
+      return { owner: index, actions: leadUpdateActions(this.tableName, change), shared: campaignCounterKeys(change) };
     });
     const writes: Promise<Set<string>>[] = [];
     const viewed = new Set<number>();
@@ -421,96 +425,13 @@ export class DynamoLeadRepository implements LeadRepository {
     return [...leadCountsActions(this.tableName, written), ...campaignCountActions(this.tableName, written)];
   }
 
-  private updateActions(change: LeadChange): TransactItem[] {
-    const TableName = this.tableName;
-    const { before, after } = change;
-    const prospect = isProspect(after);
-    const kind = prospect ? 'PROSPECT' : 'COMPANY';
-    const actions: TransactItem[] = [
-      {
-        Put: {
-          TableName,
-          Item: prospect ? prospectItem(after) : companyItem(after as Company),
-          ConditionExpression: '#version = :version AND workspaceId = :workspaceId',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': before?.version, ':workspaceId': before?.workspaceId },
-        },
-      },
-    ];
-    for (const identity of change.claim) {
-      actions.push({
-        Put: {
-          TableName,
-          Item: guardItem(after.workspaceId, kind, identity, after.id, change.stamp),
-          ConditionExpression: 'attribute_not_exists(pk) OR leadId = :id',
-          ExpressionAttributeValues: { ':id': after.id },
-        },
-      });
-    }
-    if (change.stamp && !change.claim.includes(change.stamp.identity)) actions.push(stampAction(this.tableName, after.workspaceId, change.stamp));
-    for (const identity of change.release) {
-      actions.push({
-        Delete: {
-          TableName,
-          Key: leadIdentityKey(after.workspaceId, kind, identity),
-          ConditionExpression: 'leadId = :id',
-          ExpressionAttributeValues: { ':id': after.id },
-        },
-      });
-    }
-    const previous = new Set(before?.listIds ?? []);
-    for (const listId of previous) {
-      if (!after.listIds.includes(listId)) actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
-    }
-    actions.push(...campaignMoveActions(TableName, change));
-    return actions;
+  /** A status-like change: see ViewOnlyWrites. */
+  saveViewOnly(change: LeadChange): Promise<'applied' | 'conflict'> {
+    return this.viewOnly.save(change);
   }
 
-  async saveViewOnly(change: LeadChange): Promise<'applied' | 'conflict'> {
-    const { before, after } = change;
-    if (!before || !isProspect(after) || after.listIds.join() !== before.listIds.join() || change.claim.length || change.release.length) {
-      throw new Error('saveViewOnly takes a prospect change that keeps its lists and identities');
-    }
-    // Other writers' view puts (BatchWriteItem, unconditional) may land late; they look again
-    // unless no batch opened in the workspace since theirs (see verifyViews). This write counts as
-    // one: `batches` moves after the prospect was read and before it is written.
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: workspaceLeadCountsKey(after.workspaceId),
-        UpdateExpression: 'ADD batches :one SET entityType = :type, workspaceId = :workspaceId',
-        ExpressionAttributeValues: { ':one': 1, ':type': 'WorkspaceLeadCounts', ':workspaceId': after.workspaceId },
-      }),
-    );
-    try {
-      await this.db.send(new TransactWriteCommand({ TransactItems: this.updateActions(change) }));
-    } catch (error) {
-      if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'conflict';
-      throw error;
-    }
-    await this.repairViews(after, change.member);
-    return 'applied';
-  }
-
-  async repairViews(prospect: Prospect, member: MemberState): Promise<void> {
-    await Promise.all(
-      prospect.listIds.map(async (listId) => {
-        try {
-          await this.db.send(
-            new PutCommand({
-              TableName: this.tableName,
-              Item: memberItem('PEOPLE', listId, prospect.id, prospect.version, member),
-              // Never over a newer view; a missing one (a join still writing it) is put.
-              ConditionExpression: 'attribute_not_exists(pk) OR #version < :version',
-              ExpressionAttributeNames: { '#version': 'version' },
-              ExpressionAttributeValues: { ':version': prospect.version },
-            }),
-          );
-        } catch (error) {
-          if (!isConditionFailed(error)) throw error;
-        }
-      }),
-    );
+  repairViews(prospect: Prospect, member: MemberState): Promise<void> {
+    return this.viewOnly.repairViews(prospect, member);
   }
 
   async settleStaleWrites(workspaceId: number): Promise<boolean> {

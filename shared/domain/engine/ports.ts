@@ -3,7 +3,8 @@ import type { ActionOutcome, ActionRef, OutreachAction, SendKind, SentEmail } fr
 
 /** The engine's actions (shared/db/outreach-actions.ts). */
 export interface ActionStore {
-  get(campaignId: number, prospectId: number): Promise<OutreachAction | undefined>;
+  /** `consistent` false: an eventually consistent read (half the price), for decisions a conditional write confirms. */
+  get(campaignId: number, prospectId: number, consistent?: boolean): Promise<OutreachAction | undefined>;
   /**
    * Writes `next` (version = previous + 1) if the stored action still has `previous`'s version and
    * stint; false when it changed or is gone. The due-time index follows `next.dueAt`.

@@ -122,7 +122,7 @@ export function createSender(deps: SenderDeps) {
   /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
   async function decide(action: OutreachAction, loaded: { campaign: Campaign; nodes: Map<number, CampaignNode> }, condition: CampaignCondition, reads: BatchReads, now: Date) {
     const { campaign, nodes } = loaded;
-    const prospect = await reads.prospect(action.prospectId);
+    const prospect = await reads.prospectNow(action.prospectId);
     if (!prospect || prospect.campaignId !== action.campaignId) {
       await deps.actions.remove(action);
       return 'cancelled';
@@ -245,10 +245,20 @@ export function createSender(deps: SenderDeps) {
     return 'skipped';
   }
 
-  async function process(ref: ActionRef, reads: BatchReads): Promise<ActionResult> {
-    const action = await deps.actions.get(ref.campaignId, ref.prospectId);
-    if (!action || action.dueAt !== ref.dueAt) return 'stale';
+  /**
+   * The action and the prospect are first read eventually consistently (half the price): what they
+   * decide then ends in a write conditional on the action's version (the claim, a wait, a park),
+   * which a stale read cannot get past (a prospect moved out of the campaign, stopped or archived
+   * loses its action in the same transaction). Any other outcome (stale, claimed, cancelled,
+   * skipped, finished, a condition) is decided again from consistent reads (`consistent`) before
+   * anything is written. A prospect's fields may be a second old when rendered.
+   */
+  async function process(ref: ActionRef, reads: BatchReads, consistent = false): Promise<ActionResult> {
+    const again = () => process(ref, reads, true);
+    const action = await deps.actions.get(ref.campaignId, ref.prospectId, consistent);
+    if (!action || action.dueAt !== ref.dueAt) return consistent ? 'stale' : again();
     const now = deps.clock.now();
+    if (action.claim && !consistent) return again();
     if (action.claim) {
       if (now.getTime() - Date.parse(action.claim.at) < CLAIM_TIMEOUT_MS) return 'in_flight';
       return settleCrash({ deps, advance, finish, wait, giveBack, outcomeOf }, action, reads, now);
@@ -263,20 +273,23 @@ export function createSender(deps: SenderDeps) {
     if (campaign.status !== 'ACTIVE') return park(action, 'CAMPAIGN_NOT_ACTIVE', now);
     const nodeId = action.nodeId === null ? null : resolveNode(campaign.flow, action.nodeId);
     const node = nodeId === null ? undefined : nodes.get(nodeId);
+    if ((!node || node.kind === 'CONDITION') && !consistent) return again();
     if (!node) return finish(action, campaign, 'FINISHED', null);
     if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
     if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);
     if (span.start.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id })) ? 'waiting' : 'raced';
 
-    const prospect = await reads.prospect(action.prospectId);
+    const prospect = consistent ? await reads.prospectNow(action.prospectId) : await reads.prospect(action.prospectId);
     if (!prospect || prospect.campaignId !== action.campaignId) {
+      if (!consistent) return again();
       await deps.actions.remove(action);
       return 'cancelled';
     }
     const kind = kindOfStep(node.stepType);
     const impossible =
       whyNotSendable(kind, prospect) ?? (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string)) ? 'suppressed' : undefined);
+    if (impossible && !consistent) return again();
     if (impossible) {
       await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SKIPPED', reason: impossible }));
       await advance(action, campaign, nodes, node.id, now, {}, { prospect, company: await reads.company(prospect) });

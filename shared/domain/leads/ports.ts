@@ -99,7 +99,7 @@ export interface WorkspaceLeadsPage<T> {
 
 export interface LeadRepository {
   /** Prospects by id, in any workspace: the caller checks ownership. Unknown ids are left out. */
-  getProspects(ids: number[]): Promise<Prospect[]>;
+  getProspects(ids: number[], options?: { consistent?: boolean }): Promise<Prospect[]>;
   getCompanies(ids: number[]): Promise<Company[]>;
   /** The owners (lead ids) of those identities in the workspace that are taken. */
   findIdentities(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identities: string[]): Promise<Map<string, number>>;
