@@ -33,7 +33,10 @@ export const scenario: BenchScenario = {
   async run(context) {
     const { call, user, stack, meter } = context;
     const apiKey = user.apiKey;
-    const { campaignId, listId, setupMs, countActions } = await setUp(context);
+    const { campaignId, listId, setupMs, countActions } = await setUp(context).catch((error: Error) => {
+      // A failed request's cause is in the functions' log, not its answer.
+      throw new Error(`${error.message}; the functions logged: ${problems.first.join(' | ') || 'nothing'}`);
+    });
     // Sizes the model prices writes by, read before the engine changes them.
     const sizes = await itemSizes(stack, campaignId, listId, user.workspaceId);
 
