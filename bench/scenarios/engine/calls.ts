@@ -54,8 +54,9 @@ export function labelOf(call: MeteredCall): string {
     const firstPk = str(first.pk);
     const projected = !Array.isArray(requests) && (requests as { ProjectionExpression?: string })?.ProjectionExpression;
     if (verb === 'BatchWrite' && firstPk.endsWith('#MEMBERS')) return 'status: list member view (batch put)';
-    if (firstPk.startsWith('PROSPECT#')) return projected ? 'status: view check (prospect versions)' : 'prospect reads (batch, and again by the status write)';
-    if (firstPk.startsWith('COMPANY#')) return 'company reads (sender, and again by the status write)';
+    if (firstPk.startsWith('PROSPECT#')) return projected ? 'status: view check (prospect versions)' : 'prospect reads (batch)';
+    if (firstPk.startsWith('COMPANY#')) return 'company reads (batch)';
+    if (firstPk.startsWith('SUPPRESSION#')) return 'suppression check';
     return `${verb} ${shape(firstPk)}`;
   }
   if (verb === 'Query') {
