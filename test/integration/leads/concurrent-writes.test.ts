@@ -1,6 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { leadListKey, workspaceLeadCountsKey } from '../../../shared/db/keys';
+import { memberItem } from '../../../shared/db/lead-items';
+import { createStatusWriter } from '../../../shared/domain/engine/prospect-progress';
 import { JOURNAL_LEASE_MS } from '../../../shared/db/lead-journal';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import type { Prospect } from '../../../shared/domain/leads/lead';
@@ -15,7 +18,8 @@ import { type Workspace, createList, importLeads, leadsOf, leadsStack, person } 
  * batch on the list's digest, conditional on the chunk's revision, so they queue on the same
  * chunk and some give up (ListMembers.close). A batch whose writer gave up must not stay open:
  * the next writer of the workspace after the lease finishes it (its token leaves the list and the
- * lead counts, its members' views and digest entries match the leads).
+ * lead counts, its members' views and digest entries match the leads). Status writes open no
+ * batch at all (data-model.md, "Status changes: no batch"): they do not contend on the list.
  */
 describe('concurrent writes on one list', () => {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -71,4 +75,51 @@ describe('concurrent writes on one list', () => {
     const page = await leadsOf(stack, ws, list.id, 'page_size=100');
     expect(page.prospects?.map((p) => p.job_title)).toEqual(ids.map(() => 'Chief Technology Officer'));
   }, 180_000);
+
+  it('40 status writes at once on one list (separate writers): none contends, the list shows each at once and keeps its counters and digest', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    const list = await createList(stack, ws, 'Statuses');
+    const ids = (await importLeads(stack, ws, list.id, { leads: Array.from({ length: 40 }, (_, n) => person(100 + n)) })).leads.map((lead) => lead.id as number);
+    const listBefore = await item(leadListKey(ws.workspaceId, list.id));
+    const digestBefore = await leadsOf(stack, ws, list.id, 'first_name=first&page_size=100');
+    const writer = () =>
+      createStatusWriter({ leads: new DynamoLeadRepository(stack.db, stack.tableName, clock), ids: new DynamoIdAllocator(stack.db, stack.tableName), clock, maxLeadsPerList: 100_000 });
+
+    const written = await Promise.all(
+      ids.map((prospectId) => writer()({ workspaceId: ws.workspaceId, prospectId, status: 'FINISHED', replaces: () => true })),
+    );
+    expect(written.map((w) => w.result)).toEqual(ids.map(() => 'applied'));
+    // No batch: the list item (counters, open batches, updatedAt) is as it was.
+    expect(await item(leadListKey(ws.workspaceId, list.id))).toEqual(listBefore);
+    const page = await leadsOf(stack, ws, list.id, 'page_size=100');
+    expect(page.prospects?.map((p) => [p.id, p.status])).toEqual([...ids].sort((a, b) => a - b).map((id) => [id, 'FINISHED']));
+    const filtered = await leadsOf(stack, ws, list.id, 'first_name=first&page_size=100');
+    expect({ total: filtered.total_count, ids: filtered.prospects?.map((p) => p.id) }).toEqual({
+      total: digestBefore.total_count,
+      ids: digestBefore.prospects?.map((p) => p.id),
+    });
+    expect(filtered.prospects?.map((p) => p.status)).toEqual(ids.map(() => 'FINISHED'));
+  }, 180_000);
+
+  it('a status write interrupted before its view: the repeated write puts the view, and never over a newer one', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    const list = await createList(stack, ws, 'Interrupted status');
+    const [id] = (await importLeads(stack, ws, list.id, { leads: [person(200)] })).leads.map((lead) => lead.id as number);
+    const repo = new DynamoLeadRepository(stack.db, stack.tableName, clock);
+    const writeStatus = createStatusWriter({ leads: repo, ids: new DynamoIdAllocator(stack.db, stack.tableName), clock, maxLeadsPerList: 100_000 });
+    const [before] = await repo.getProspects([id as number]);
+    expect(await writeStatus({ workspaceId: ws.workspaceId, prospectId: id as number, status: 'FINISHED', replaces: () => true })).toMatchObject({ result: 'applied' });
+    // The view as the interrupted write left it: the previous version, the previous status.
+    const stale = memberItem('PEOPLE', list.id, id as number, (before as Prospect).version, prospectMember(before as Prospect, undefined));
+    await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: stale }));
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW']);
+
+    expect(await writeStatus({ workspaceId: ws.workspaceId, prospectId: id as number, status: 'FINISHED', replaces: () => true })).toMatchObject({ result: 'applied' });
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['FINISHED']);
+    // Repaired again with an older version: the newer view stays.
+    await repo.repairViews(before as Prospect, prospectMember(before as Prospect, undefined));
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['FINISHED']);
+  }, 60_000);
 });
