@@ -72,7 +72,13 @@ export function model(f: Findings): Map<string, { count: number; rcu: number; wc
   const rows: [string, number, number, number, string][] = [
     ['action read', 1, units(f.sizes.action, 4 * KB) / 2, 0, 'GetItem, eventually consistent (strong again only before a decision no conditional write confirms)'],
     ['prospect reads (batch)', 1, units(prospect.size, 4 * KB) / 2, 0, 'sender batch (BatchGetItem, eventually consistent, same rule); the status write starts from it'],
-    ['suppression check', 1, 0, 0, 'BatchGetItem of the address (DynamoDB Local reports 0 for an item that is not there; DynamoDB bills 0.5)'],
+    [
+      'suppression check',
+      1,
+      2,
+      0,
+      'BatchGetItem of the address and its domain, strongly consistent: DynamoDB bills a missing item at the minimum (1 RCU), DynamoDB Local reports 0',
+    ],
     ['company reads (batch)', 1, 1, 0, 'one per company per batch (50 actions, 500 companies: ~1 per action); the status write reuses it'],
     ['campaign + flow (per batch)', perBatch, 1, 0, 'campaign item + 1 node, once per 50 actions'],
     ['sender accounts (per batch)', perBatch, 1, 0, `${MAILBOXES} account items, once per 50 actions`],
