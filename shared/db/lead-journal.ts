@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants } from 'node:zlib';
 import {
   DeleteCommand,
@@ -42,6 +43,23 @@ const JOURNAL_COMPRESSION = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
  * several times the longest function timeout, so a batch still running is never taken over.
  */
 export const JOURNAL_LEASE_MS = 120_000;
+
+/**
+ * A batch's token: the clock's epoch ms when it opened, a dot, a UUID. Whoever sees the token (on a
+ * list or the workspace's lead counts) can tell a batch past its lease without reading its journal.
+ */
+export function newJournalToken(now: Date): string {
+  return `${now.getTime()}.${randomUUID()}`;
+}
+
+/**
+ * Whether the token's batch may be past its lease: its opening time is older than the lease, or
+ * unknown (tokens written before they carried it: only the journal's `at` tells).
+ */
+export function mayBeStale(token: string, nowMs: number): boolean {
+  const opened = /^(\d+)\./.exec(token);
+  return !opened || Number(opened[1]) + JOURNAL_LEASE_MS <= nowMs;
+}
 
 export interface JournalEntry {
   token: string;
@@ -151,12 +169,21 @@ export class LeadJournal {
    * that changes a lead after this batch wrote it must open a batch after it (one that opened
    * before planned from an older version, and its conditional writes fail), so when the number is
    * the same after this batch's views landed as right after it opened, no view can be stale.
+   * Also the tokens of the batches open in the workspace (the same read: an item is priced whole).
    */
-  async batchesOpened(workspaceId: number): Promise<number> {
+  async batchesOpened(workspaceId: number): Promise<{ batches: number; open: string[] }> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: workspaceLeadCountsKey(workspaceId), ConsistentRead: true, ProjectionExpression: 'batches' }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: workspaceLeadCountsKey(workspaceId),
+        ConsistentRead: true,
+        ProjectionExpression: 'batches, openJournals',
+      }),
     );
-    return typeof Item?.batches === 'number' ? Item.batches : 0;
+    return {
+      batches: typeof Item?.batches === 'number' ? Item.batches : 0,
+      open: Item?.openJournals instanceof Set ? [...(Item.openJournals as Set<string>)] : [],
+    };
   }
 
   /** The room left in a list; undefined after giving a list older than capacity tracking its count. */

@@ -1,18 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Company, type Prospect, isProspect } from '../domain/leads/lead';
 import { type DigestChange, digestEntry, membersOfCompanies } from '../domain/leads/member-digest';
 import type { Fingerprint, FingerprintStamp } from '../domain/leads/import-fingerprint';
+import type { MemberState } from '../domain/leads/list-query';
 import type { ChangeOutcome, LeadChange, LeadRepository, WorkspaceLeadsPage, WorkspaceLeadsPageQuery } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
-import { campaignCountActions, campaignCounterKeys, campaignMoveActions } from './campaign-prospects';
+import { campaignCountActions, campaignCounterKeys, } from './campaign-prospects';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { isConditionFailed, queryAll } from './client';
 import { parseItem } from './item-schema';
 import { LeadIdentityItem, toLeadList, companyItem, memberItem, prospectItem, toCompany, toProspect } from './lead-items';
-import { LeadFingerprints, guardItem, stampAction } from './lead-fingerprints';
-import { JournalTooLargeError, LeadJournal } from './lead-journal';
+import { LeadFingerprints, guardItem, } from './lead-fingerprints';
+import { JournalTooLargeError, LeadJournal, mayBeStale, newJournalToken } from './lead-journal';
 import { ListMembers } from './list-members';
+import { ViewOnlyWrites, leadUpdateActions } from './view-only-writes';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import {
   companiesByWorkspace,
@@ -37,12 +38,15 @@ export class DynamoLeadRepository implements LeadRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.members = new ListMembers(db, tableName, clock);
     this.fingerprints = new LeadFingerprints(db, tableName);
     this.journal = new LeadJournal(db, tableName, clock, this.members);
+    this.viewOnly = new ViewOnlyWrites(db, tableName);
   }
+
+  private readonly viewOnly: ViewOnlyWrites;
 
   private readonly fingerprints: LeadFingerprints;
   /** The lists' member views and digests, shared with the list repository. */
@@ -50,8 +54,8 @@ export class DynamoLeadRepository implements LeadRepository {
   /** The journals of batches of writes, shared with the list repository (which settles them). */
   readonly journal: LeadJournal;
 
-  async getProspects(ids: number[]): Promise<Prospect[]> {
-    const items = await batchGetAll(this.db, this.tableName, ids.map(prospectKey), { consistent: true });
+  async getProspects(ids: number[], options: { consistent?: boolean } = {}): Promise<Prospect[]> {
+    const items = await batchGetAll(this.db, this.tableName, ids.map(prospectKey), { consistent: options.consistent ?? true });
     return items.map(toProspect);
   }
 
@@ -199,7 +203,7 @@ export class DynamoLeadRepository implements LeadRepository {
     if (changes.some((change) => change.campaign && !change.before)) throw new Error('a new lead cannot carry a campaign move');
     const first = (changes[0] as LeadChange).after;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
-    const token = randomUUID();
+    const token = newJournalToken(this.clock.now());
 
     const lists = new Map<number, number[]>();
     const joins = new Map<number, number[]>();
@@ -242,7 +246,11 @@ export class DynamoLeadRepository implements LeadRepository {
 
     const created = live.filter((index) => !(changes[index] as LeadChange).before);
     const updated = live.filter((index) => (changes[index] as LeadChange).before);
-    const openedAt = await this.journal.batchesOpened(first.workspaceId);
+    const { batches: openedAt, open } = await this.journal.batchesOpened(first.workspaceId);
+    // Batches of the workspace past their lease (a writer that gave up or crashed before closing
+    // them): this writer finishes them after its own, so a failed close never stays open for
+    // want of a reader of its lists.
+    const stale = open.filter((other) => other !== token && mayBeStale(other, this.clock.now().getTime()));
     await this.create(changes, created, outcomes, openedAt);
     await this.update(changes, updated, outcomes, openedAt);
 
@@ -268,7 +276,21 @@ export class DynamoLeadRepository implements LeadRepository {
       counts.companies += delta.companies;
     }
     await this.journal.close({ token, workspaceId: first.workspaceId }, counts);
+    if (stale.length > 0) await this.settleOthers(first.workspaceId, stale);
     return outcomes;
+  }
+
+  /**
+   * Finishes other batches past their lease. Best effort: this writer's own batch is complete, and
+   * a finisher that fails (it met a racing finisher, or contention) leaves the batch to the next
+   * writer or reader; every step of a finish is idempotent.
+   */
+  private async settleOthers(workspaceId: number, tokens: string[]): Promise<void> {
+    try {
+      await this.journal.settleWorkspace(workspaceId, tokens);
+    } catch {
+      // Left for the next writer or reader (see above).
+    }
   }
 
   /** New leads: their identities claimed in transactions, then each lead and its views in one batch call. */
@@ -327,7 +349,7 @@ export class DynamoLeadRepository implements LeadRepository {
   private async update(changes: LeadChange[], indexes: number[], outcomes: ChangeOutcome[], openedAt: number): Promise<void> {
     const units = indexes.map((index) => {
       const change = changes[index] as LeadChange;
-      return { owner: index, actions: this.updateActions(change), shared: campaignCounterKeys(change) };
+      return { owner: index, actions: leadUpdateActions(this.tableName, change), shared: campaignCounterKeys(change) };
     });
     const writes: Promise<Set<string>>[] = [];
     const viewed = new Set<number>();
@@ -368,7 +390,7 @@ export class DynamoLeadRepository implements LeadRepository {
     const viewed = new Set(indexes);
     const first = (changes[[...viewed][0] as number] as LeadChange).after;
     // No batch opened in the workspace since this one: nobody can have written these leads since.
-    if ((await this.journal.batchesOpened(first.workspaceId)) === openedAt) return;
+    if ((await this.journal.batchesOpened(first.workspaceId)).batches === openedAt) return;
     const searchType = isProspect(first) ? 'PEOPLE' : 'COMPANY';
     // Only the versions first (what is compared); the leads that moved on are read whole.
     const leadKey = searchType === 'PEOPLE' ? prospectKey : companyKey;
@@ -403,49 +425,13 @@ export class DynamoLeadRepository implements LeadRepository {
     return [...leadCountsActions(this.tableName, written), ...campaignCountActions(this.tableName, written)];
   }
 
-  private updateActions(change: LeadChange): TransactItem[] {
-    const TableName = this.tableName;
-    const { before, after } = change;
-    const prospect = isProspect(after);
-    const kind = prospect ? 'PROSPECT' : 'COMPANY';
-    const actions: TransactItem[] = [
-      {
-        Put: {
-          TableName,
-          Item: prospect ? prospectItem(after) : companyItem(after as Company),
-          ConditionExpression: '#version = :version AND workspaceId = :workspaceId',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': before?.version, ':workspaceId': before?.workspaceId },
-        },
-      },
-    ];
-    for (const identity of change.claim) {
-      actions.push({
-        Put: {
-          TableName,
-          Item: guardItem(after.workspaceId, kind, identity, after.id, change.stamp),
-          ConditionExpression: 'attribute_not_exists(pk) OR leadId = :id',
-          ExpressionAttributeValues: { ':id': after.id },
-        },
-      });
-    }
-    if (change.stamp && !change.claim.includes(change.stamp.identity)) actions.push(stampAction(this.tableName, after.workspaceId, change.stamp));
-    for (const identity of change.release) {
-      actions.push({
-        Delete: {
-          TableName,
-          Key: leadIdentityKey(after.workspaceId, kind, identity),
-          ConditionExpression: 'leadId = :id',
-          ExpressionAttributeValues: { ':id': after.id },
-        },
-      });
-    }
-    const previous = new Set(before?.listIds ?? []);
-    for (const listId of previous) {
-      if (!after.listIds.includes(listId)) actions.push({ Delete: { TableName, Key: listMemberKey(listId, after.id) } });
-    }
-    actions.push(...campaignMoveActions(TableName, change));
-    return actions;
+  /** A status-like change: see ViewOnlyWrites. */
+  saveViewOnly(change: LeadChange): Promise<'applied' | 'conflict'> {
+    return this.viewOnly.save(change);
+  }
+
+  repairViews(prospect: Prospect, member: MemberState): Promise<void> {
+    return this.viewOnly.repairViews(prospect, member);
   }
 
   async settleStaleWrites(workspaceId: number): Promise<boolean> {

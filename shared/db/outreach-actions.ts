@@ -107,9 +107,9 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
     private readonly tableName: string,
   ) {}
 
-  async get(campaignId: number, prospectId: number): Promise<OutreachAction | undefined> {
+  async get(campaignId: number, prospectId: number, consistent = true): Promise<OutreachAction | undefined> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ConsistentRead: consistent }),
     );
     return Item ? toOutreachAction(Item) : undefined;
   }

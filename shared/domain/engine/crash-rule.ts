@@ -44,7 +44,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
   }
   if (claim.kind === 'INVITE' && account) {
-    const prospect = await reads.prospect(action.prospectId);
+    const prospect = await reads.prospectNow(action.prospectId);
     const identifier = publicIdOf(prospect?.networkProfileUrl);
     if (!identifier) return 'in_flight';
     try {

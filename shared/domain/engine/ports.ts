@@ -1,8 +1,10 @@
+import type { Company, Prospect } from '../leads/lead';
 import type { ActionOutcome, ActionRef, OutreachAction, SendKind, SentEmail } from './action';
 
 /** The engine's actions (shared/db/outreach-actions.ts). */
 export interface ActionStore {
-  get(campaignId: number, prospectId: number): Promise<OutreachAction | undefined>;
+  /** `consistent` false: an eventually consistent read (half the price), for decisions a conditional write confirms. */
+  get(campaignId: number, prospectId: number, consistent?: boolean): Promise<OutreachAction | undefined>;
   /**
    * Writes `next` (version = previous + 1) if the stored action still has `previous`'s version and
    * stint; false when it changed or is gone. The due-time index follows `next.dueAt`.
@@ -54,9 +56,16 @@ export interface OutcomeLog {
  * A prospect's status as the engine moves it, written with the prospect (its lists' views show it)
  * and its campaign prospect item. `gone`: it is no longer in this campaign.
  */
+/** A prospect and its company as a caller read them a moment ago (the sender batch's reads). */
+export interface KnownProspect {
+  prospect: Prospect;
+  company: Company | undefined;
+}
+
 export interface ProspectProgress {
-  start(action: OutreachAction): Promise<'applied' | 'gone'>;
-  finish(action: OutreachAction, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<'applied' | 'gone'>;
+  /** `known`: the prospect and its company as the caller read them (the write starts from them). */
+  start(action: OutreachAction, known?: KnownProspect): Promise<'applied' | 'gone'>;
+  finish(action: OutreachAction, status: 'FINISHED' | 'BOUNCED', lastError: string | null, known?: KnownProspect): Promise<'applied' | 'gone'>;
 }
 
 /** Whether a campaign still has prospects the engine has not finished with. */

@@ -12,7 +12,10 @@ import type { SenderDeps } from './sender-deps';
 export interface BatchReads {
   campaign(workspaceId: number, campaignId: number): Promise<{ campaign: Campaign; nodes: Map<number, CampaignNode> } | undefined>;
   accounts(workspaceId: number): Promise<Map<number, SenderAccount>>;
+  /** The batch's read of the prospect: eventually consistent (see createSender's process). */
   prospect(id: number): Promise<Prospect | undefined>;
+  /** The prospect read now, strongly consistent. */
+  prospectNow(id: number): Promise<Prospect | undefined>;
   company(prospect: Prospect): Promise<Company | undefined>;
   /** The campaigns this batch has read. */
   campaignsRead(): Promise<Campaign[]>;
@@ -22,7 +25,9 @@ export interface BatchReads {
 export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts' | 'leads'>, refs: ActionRef[]): BatchReads {
   const campaigns = new Map<number, ReturnType<BatchReads['campaign']>>();
   const accounts = new Map<number, Promise<Map<number, SenderAccount>>>();
-  const prospects = deps.leads.getProspects([...new Set(refs.map((ref) => ref.prospectId))]).then((list) => new Map(list.map((p) => [p.id, p])));
+  const prospects = deps.leads
+    .getProspects([...new Set(refs.map((ref) => ref.prospectId))], { consistent: false })
+    .then((list) => new Map(list.map((p) => [p.id, p])));
   const companies = new Map<number, Promise<Company | undefined>>();
   return {
     campaign(workspaceId, campaignId) {
@@ -42,6 +47,7 @@ export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts'
       return found;
     },
     prospect: async (id) => (await prospects).get(id),
+    prospectNow: async (id) => (await deps.leads.getProspects([id]))[0],
     // A read that failed already failed its actions; it has nothing to complete.
     campaignsRead: async () =>
       (await Promise.allSettled(campaigns.values())).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),

@@ -13,6 +13,7 @@ import { keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { settleCrash } from './crash-rule';
 import type { ActionResult, SenderDeps } from './sender-deps';
+import type { KnownProspect } from './ports';
 
 export type { ActionResult, SenderDeps } from './sender-deps';
 import { type SendResult, performStep, whyNotSendable } from './steps';
@@ -72,8 +73,8 @@ export function createSender(deps: SenderDeps) {
   }
 
   /** Ends the prospect's sequence: its status, then the action; whether the campaign is done is asked once per batch (completeCampaigns). */
-  async function finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult> {
-    await deps.progress.finish(action, status, lastError);
+  async function finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null, known?: KnownProspect): Promise<ActionResult> {
+    await deps.progress.finish(action, status, lastError, known);
     await deps.actions.remove(action);
     sequencesEnded.add(campaign);
     return 'finished';
@@ -87,13 +88,14 @@ export function createSender(deps: SenderDeps) {
     nodeId: number,
     now: Date,
     change: Partial<OutreachAction>,
+    known?: KnownProspect,
   ): Promise<void> {
     const next = campaign.flow.nodes[String(nodeId)]?.child ?? null;
     if (next === null) {
-      await finish(action, campaign, 'FINISHED', null);
+      await finish(action, campaign, 'FINISHED', null, known);
       return;
     }
-    if (!action.started && (await deps.progress.start(action)) === 'gone') {
+    if (!action.started && (await deps.progress.start(action, known)) === 'gone') {
       await deps.actions.remove(action);
       return;
     }
@@ -120,7 +122,7 @@ export function createSender(deps: SenderDeps) {
   /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
   async function decide(action: OutreachAction, loaded: { campaign: Campaign; nodes: Map<number, CampaignNode> }, condition: CampaignCondition, reads: BatchReads, now: Date) {
     const { campaign, nodes } = loaded;
-    const prospect = await reads.prospect(action.prospectId);
+    const prospect = await reads.prospectNow(action.prospectId);
     if (!prospect || prospect.campaignId !== action.campaignId) {
       await deps.actions.remove(action);
       return 'cancelled';
@@ -180,6 +182,7 @@ export function createSender(deps: SenderDeps) {
     result: SendResult,
     now: Date,
     rendered?: RenderedStep,
+    known?: KnownProspect,
   ): Promise<ActionResult> {
     const claim = claimed.claim as NonNullable<OutreachAction['claim']>;
     const learned = result.networkProviderId ? { networkProviderId: result.networkProviderId } : {};
@@ -200,26 +203,26 @@ export function createSender(deps: SenderDeps) {
           messageId: null,
         });
       }
-      await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: account.id } });
+      await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: account.id } }, known);
       return 'sent';
     }
     if ('skipped' in result) {
       await giveBack(claim, true, campaign.id);
       await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
-      await advance(claimed, campaign, nodes, step.id, now, learned);
+      await advance(claimed, campaign, nodes, step.id, now, learned, known);
       return 'skipped';
     }
     const failure = classifyFailure(result.error);
     if (failure.kind === 'already_invited') {
       // An invitation already pending counts as sent (the caps keep it).
-      return settle(claimed, campaign, nodes, step, account, { ...result, sent: { refs: {}, note: 'an invitation was already pending' } }, now);
+      return settle(claimed, campaign, nodes, step, account, { ...result, sent: { refs: {}, note: 'an invitation was already pending' } }, now, undefined, known);
     }
     await giveBack(claim, true, campaign.id);
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
         await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: `gave up after ${attempts} attempts: ${failure.reason}` }));
-        return finish(claimed, campaign, 'FINISHED', `gave up after ${attempts} attempts: ${failure.reason}`);
+        return finish(claimed, campaign, 'FINISHED', `gave up after ${attempts} attempts: ${failure.reason}`, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
       await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts });
@@ -234,18 +237,28 @@ export function createSender(deps: SenderDeps) {
     }
     if (failure.kind === 'prospect') {
       await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: failure.reason }));
-      return finish(claimed, campaign, failure.bounce ? 'BOUNCED' : 'FINISHED', failure.reason);
+      return finish(claimed, campaign, failure.bounce ? 'BOUNCED' : 'FINISHED', failure.reason, known);
     }
     // A step this prospect does not need (already connected) or cannot get (not connected): skipped, on with the flow.
     await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
-    await advance(claimed, campaign, nodes, step.id, now, learned);
+    await advance(claimed, campaign, nodes, step.id, now, learned, known);
     return 'skipped';
   }
 
-  async function process(ref: ActionRef, reads: BatchReads): Promise<ActionResult> {
-    const action = await deps.actions.get(ref.campaignId, ref.prospectId);
-    if (!action || action.dueAt !== ref.dueAt) return 'stale';
+  /**
+   * The action and the prospect are first read eventually consistently (half the price): what they
+   * decide then ends in a write conditional on the action's version (the claim, a wait, a park),
+   * which a stale read cannot get past (a prospect moved out of the campaign, stopped or archived
+   * loses its action in the same transaction). Any other outcome (stale, claimed, cancelled,
+   * skipped, finished, a condition) is decided again from consistent reads (`consistent`) before
+   * anything is written. A prospect's fields may be a second old when rendered.
+   */
+  async function process(ref: ActionRef, reads: BatchReads, consistent = false): Promise<ActionResult> {
+    const again = () => process(ref, reads, true);
+    const action = await deps.actions.get(ref.campaignId, ref.prospectId, consistent);
+    if (!action || action.dueAt !== ref.dueAt) return consistent ? 'stale' : again();
     const now = deps.clock.now();
+    if (action.claim && !consistent) return again();
     if (action.claim) {
       if (now.getTime() - Date.parse(action.claim.at) < CLAIM_TIMEOUT_MS) return 'in_flight';
       return settleCrash({ deps, advance, finish, wait, giveBack, outcomeOf }, action, reads, now);
@@ -260,23 +273,26 @@ export function createSender(deps: SenderDeps) {
     if (campaign.status !== 'ACTIVE') return park(action, 'CAMPAIGN_NOT_ACTIVE', now);
     const nodeId = action.nodeId === null ? null : resolveNode(campaign.flow, action.nodeId);
     const node = nodeId === null ? undefined : nodes.get(nodeId);
+    if ((!node || node.kind === 'CONDITION') && !consistent) return again();
     if (!node) return finish(action, campaign, 'FINISHED', null);
     if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
     if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);
     if (span.start.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id })) ? 'waiting' : 'raced';
 
-    const prospect = await reads.prospect(action.prospectId);
+    const prospect = consistent ? await reads.prospectNow(action.prospectId) : await reads.prospect(action.prospectId);
     if (!prospect || prospect.campaignId !== action.campaignId) {
+      if (!consistent) return again();
       await deps.actions.remove(action);
       return 'cancelled';
     }
     const kind = kindOfStep(node.stepType);
     const impossible =
       whyNotSendable(kind, prospect) ?? (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string)) ? 'suppressed' : undefined);
+    if (impossible && !consistent) return again();
     if (impossible) {
       await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SKIPPED', reason: impossible }));
-      await advance(action, campaign, nodes, node.id, now, {});
+      await advance(action, campaign, nodes, node.id, now, {}, { prospect, company: await reads.company(prospect) });
       return 'skipped';
     }
 
@@ -303,7 +319,7 @@ export function createSender(deps: SenderDeps) {
     const rendered = renderStep(node, prospect, company);
     const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
     const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered, ...(unsubscribeUrl ? { unsubscribeUrl } : {}) });
-    const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered);
+    const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     if ('error' in result && kind === 'EMAIL' && isHardBounce(result.error)) {
       await deps.suppressions.add(action.workspaceId, { emails: [prospect.email as string], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaign.id });
     }

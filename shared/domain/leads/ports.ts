@@ -99,12 +99,24 @@ export interface WorkspaceLeadsPage<T> {
 
 export interface LeadRepository {
   /** Prospects by id, in any workspace: the caller checks ownership. Unknown ids are left out. */
-  getProspects(ids: number[]): Promise<Prospect[]>;
+  getProspects(ids: number[], options?: { consistent?: boolean }): Promise<Prospect[]>;
   getCompanies(ids: number[]): Promise<Company[]>;
   /** The owners (lead ids) of those identities in the workspace that are taken. */
   findIdentities(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identities: string[]): Promise<Map<string, number>>;
   /** Applies changes, each atomically; the outcome of each, in order. */
   save(changes: LeadChange[], options: { maxLeadsPerList: number }): Promise<ChangeOutcome[]>;
+  /**
+   * Applies a change of a prospect that its lists' digests do not see (its status: no sort or
+   * filter value, company or campaign changes): the prospect and its campaign prospect item in one
+   * transaction (conditional on `before.version`), then its view in each of its lists. No batch is
+   * opened (no list item, digest or journal is written). `conflict`: the prospect changed meanwhile.
+   */
+  saveViewOnly(change: LeadChange): Promise<'applied' | 'conflict'>;
+  /**
+   * Puts the prospect's views in its lists unless they already hold its version or a newer one:
+   * what a repeated status write does, in case the first was interrupted before its views.
+   */
+  repairViews(prospect: Prospect, member: MemberState): Promise<void>;
   /**
    * Up to `limit` of the workspace's prospects (archived ones included) with ids above `after`, in
    * id order. `lastId` is the id to continue after; absent when the workspace has no more.

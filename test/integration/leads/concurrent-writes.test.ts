@@ -1,0 +1,125 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
+import { leadListKey, workspaceLeadCountsKey } from '../../../shared/db/keys';
+import { memberItem } from '../../../shared/db/lead-items';
+import { createStatusWriter } from '../../../shared/domain/engine/prospect-progress';
+import { JOURNAL_LEASE_MS } from '../../../shared/db/lead-journal';
+import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import type { Prospect } from '../../../shared/domain/leads/lead';
+import { prospectMember } from '../../../shared/domain/leads/list-query';
+import type { LeadChange } from '../../../shared/domain/leads/ports';
+import { ManualClock } from '../../../shared/time/clock';
+import { type TestStack, createKey, signUp } from '../../support/test-stack';
+import { type Workspace, createList, importLeads, leadsOf, leadsStack, person } from './helpers';
+
+/**
+ * Many writers changing members of one list at once (as concurrent Lambdas do): each closes its
+ * batch on the list's digest, conditional on the chunk's revision, so they queue on the same
+ * chunk and some give up (ListMembers.close). A batch whose writer gave up must not stay open:
+ * the next writer of the workspace after the lease finishes it (its token leaves the list and the
+ * lead counts, its members' views and digest entries match the leads). Status writes open no
+ * batch at all (data-model.md, "Status changes: no batch"): they do not contend on the list.
+ */
+describe('concurrent writes on one list', () => {
+  const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+  let stack: TestStack;
+
+  const item = async (key: { pk: string; sk: string }) =>
+    (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }))).Item;
+
+  beforeAll(async () => {
+    ({ stack } = await leadsStack({ clock }));
+  });
+  afterAll(async () => stack?.stop());
+
+  /** A job title change of a prospect, as the lead writer plans it. */
+  const retitle = (prospect: Prospect, jobTitle: string): LeadChange => {
+    const after: Prospect = { ...prospect, jobTitle, version: prospect.version + 1, updatedAt: clock.now().toISOString() };
+    return { before: prospect, after, member: prospectMember(after, undefined), claim: [], release: [], refreshMembers: true };
+  };
+
+  it('40 writers at once: every batch is closed by the next writer after the lease, and the list shows every change', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    const list = await createList(stack, ws, 'Contended');
+    const imported = await importLeads(stack, ws, list.id, { leads: Array.from({ length: 41 }, (_, n) => person(n)) });
+    const ids = imported.leads.map((lead) => lead.id as number);
+    const reader = new DynamoLeadRepository(stack.db, stack.tableName, clock);
+    const prospects = await reader.getProspects(ids);
+    const [last, ...rest] = prospects.sort((a, b) => a.id - b.id) as [Prospect, ...Prospect[]];
+
+    // One repository per writer: separate Lambdas share nothing but the table.
+    const settled = await Promise.allSettled(
+      rest.map((prospect) => new DynamoLeadRepository(stack.db, stack.tableName, clock).save([retitle(prospect, 'Chief Technology Officer')], { maxLeadsPerList: 100_000 })),
+    );
+    // A writer that gave up answered an error (its caller repeats the request); its lead was written.
+    for (const outcome of settled) if (outcome.status === 'fulfilled') expect(outcome.value).toEqual(['applied']);
+
+    // The next writer of the workspace, once the lease of the batches left open has run out.
+    clock.advance(JOURNAL_LEASE_MS + 1_000);
+    expect(await reader.save([retitle(last, 'Chief Technology Officer')], { maxLeadsPerList: 100_000 })).toEqual(['applied']);
+
+    const listItem = await item(leadListKey(ws.workspaceId, list.id));
+    const counts = await item(workspaceLeadCountsKey(ws.workspaceId));
+    expect({ list: listItem?.openJournals, counts: counts?.openJournals, total: listItem?.totalProspects, claimed: listItem?.capacityClaimed }).toEqual({
+      list: undefined,
+      counts: undefined,
+      total: 41,
+      claimed: 41,
+    });
+    // Filtered through the digest, and paged through the views: every member carries the change.
+    const filtered = await leadsOf(stack, ws, list.id, 'job_title=chief&page_size=100');
+    expect(filtered.total_count).toBe(41);
+    expect(filtered.prospects?.map((p) => [p.id, p.job_title])).toEqual(ids.sort((a, b) => a - b).map((id) => [id, 'Chief Technology Officer']));
+    const page = await leadsOf(stack, ws, list.id, 'page_size=100');
+    expect(page.prospects?.map((p) => p.job_title)).toEqual(ids.map(() => 'Chief Technology Officer'));
+  }, 180_000);
+
+  it('40 status writes at once on one list (separate writers): none contends, the list shows each at once and keeps its counters and digest', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    const list = await createList(stack, ws, 'Statuses');
+    const ids = (await importLeads(stack, ws, list.id, { leads: Array.from({ length: 40 }, (_, n) => person(100 + n)) })).leads.map((lead) => lead.id as number);
+    const listBefore = await item(leadListKey(ws.workspaceId, list.id));
+    const digestBefore = await leadsOf(stack, ws, list.id, 'first_name=first&page_size=100');
+    const writer = () =>
+      createStatusWriter({ leads: new DynamoLeadRepository(stack.db, stack.tableName, clock), ids: new DynamoIdAllocator(stack.db, stack.tableName), clock, maxLeadsPerList: 100_000 });
+
+    const written = await Promise.all(
+      ids.map((prospectId) => writer()({ workspaceId: ws.workspaceId, prospectId, status: 'FINISHED', replaces: () => true })),
+    );
+    expect(written.map((w) => w.result)).toEqual(ids.map(() => 'applied'));
+    // No batch: the list item (counters, open batches, updatedAt) is as it was.
+    expect(await item(leadListKey(ws.workspaceId, list.id))).toEqual(listBefore);
+    const page = await leadsOf(stack, ws, list.id, 'page_size=100');
+    expect(page.prospects?.map((p) => [p.id, p.status])).toEqual([...ids].sort((a, b) => a - b).map((id) => [id, 'FINISHED']));
+    const filtered = await leadsOf(stack, ws, list.id, 'first_name=first&page_size=100');
+    expect({ total: filtered.total_count, ids: filtered.prospects?.map((p) => p.id) }).toEqual({
+      total: digestBefore.total_count,
+      ids: digestBefore.prospects?.map((p) => p.id),
+    });
+    expect(filtered.prospects?.map((p) => p.status)).toEqual(ids.map(() => 'FINISHED'));
+  }, 180_000);
+
+  it('a status write interrupted before its view: the repeated write puts the view, and never over a newer one', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    const list = await createList(stack, ws, 'Interrupted status');
+    const [id] = (await importLeads(stack, ws, list.id, { leads: [person(200)] })).leads.map((lead) => lead.id as number);
+    const repo = new DynamoLeadRepository(stack.db, stack.tableName, clock);
+    const writeStatus = createStatusWriter({ leads: repo, ids: new DynamoIdAllocator(stack.db, stack.tableName), clock, maxLeadsPerList: 100_000 });
+    const [before] = await repo.getProspects([id as number]);
+    expect(await writeStatus({ workspaceId: ws.workspaceId, prospectId: id as number, status: 'FINISHED', replaces: () => true })).toMatchObject({ result: 'applied' });
+    // The view as the interrupted write left it: the previous version, the previous status.
+    const stale = memberItem('PEOPLE', list.id, id as number, (before as Prospect).version, prospectMember(before as Prospect, undefined));
+    await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: stale }));
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW']);
+
+    expect(await writeStatus({ workspaceId: ws.workspaceId, prospectId: id as number, status: 'FINISHED', replaces: () => true })).toMatchObject({ result: 'applied' });
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['FINISHED']);
+    // Repaired again with an older version: the newer view stays.
+    await repo.repairViews(before as Prospect, prospectMember(before as Prospect, undefined));
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['FINISHED']);
+  }, 60_000);
+});
