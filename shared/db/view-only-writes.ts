@@ -15,7 +15,7 @@ import type { TransactItem } from './transactions';
  * stamps), deletes of its views in the lists it leaves, its campaign move.
  */
 export function leadUpdateActions(tableName: string, change: LeadChange): TransactItem[] {
-const TableName = tableName;
+  const TableName = tableName;
   const { before, after } = change;
   const prospect = isProspect(after);
   const kind = prospect ? 'PROSPECT' : 'COMPANY';
