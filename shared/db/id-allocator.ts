@@ -42,30 +42,41 @@ export class DynamoIdAllocator implements IdGenerator {
   }
 
   async next(): Promise<number> {
-    while (this.nextValue >= this.endValue) {
-      this.pending ??= this.reserveBlock().finally(() => {
-        this.pending = undefined;
-      });
-      await this.pending;
-    }
+    while (this.nextValue >= this.endValue) await this.refill(this.blockSize);
     const value = this.nextValue++;
     return value * ID_SHARDS + this.shard;
   }
 
-  private async reserveBlock(): Promise<void> {
+  /**
+   * Makes at least `count` ids available with one write (a bulk write that is about to ask for
+   * them), instead of one write per block of {@link IdAllocatorOptions.blockSize}. What is left of
+   * the current block is skipped.
+   */
+  async reserve(count: number): Promise<void> {
+    while (this.endValue - this.nextValue < count) await this.refill(Math.max(this.blockSize, count));
+  }
+
+  private async refill(size: number): Promise<void> {
+    this.pending ??= this.reserveBlock(size).finally(() => {
+      this.pending = undefined;
+    });
+    await this.pending;
+  }
+
+  private async reserveBlock(size: number): Promise<void> {
     const result = await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: idShardKey(this.shard),
         UpdateExpression: 'ADD #next :block SET entityType = :type',
         ExpressionAttributeNames: { '#next': 'next' },
-        ExpressionAttributeValues: { ':block': this.blockSize, ':type': 'IdShard' },
+        ExpressionAttributeValues: { ':block': size, ':type': 'IdShard' },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
     const end = parseItem(IdShardItem, result.Attributes ?? {}, idShardKey(this.shard)).next;
     // Value 0 is never handed out so that no id is 0..63.
-    this.nextValue = Math.max(end - this.blockSize, 1);
+    this.nextValue = Math.max(end - size, 1);
     this.endValue = end;
   }
 }

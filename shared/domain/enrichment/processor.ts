@@ -55,7 +55,8 @@ export async function completeJob(deps: { jobs: Pick<EnrichmentRepository, 'comp
 export function createEnrichmentProcessor(deps: ProcessorDeps) {
   const now = () => deps.clock.now().toISOString();
 
-  async function resolveJob(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<ResolvedChunk[]> {
+  /** Works pending chunks; `held` receives each prospect this job holds, as it stands after the claim. */
+  async function resolveJob(job: EnrichmentJob, chunks: EnrichmentChunk[], held: Map<number, Prospect>): Promise<ResolvedChunk[]> {
     const ids = chunks.flatMap((chunk) => chunk.prospectIds);
     const read = new Map((await deps.leads.getProspects(ids)).map((p) => [p.id, p]));
     // Eligible: in the workspace, still without the value, not held by another job.
@@ -68,6 +69,10 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
     const toClaim = eligible.filter((p) => p.enrichJob === undefined);
     const refused = await deps.jobs.claim(job.id, toClaim.map((p) => ({ id: p.id, version: p.version })));
     const claimed = eligible.filter((p) => !refused.has(p.id));
+    // A claim sets enrichJob and moves the version on (shared/db/enrichment-repository.ts): what the
+    // write of a found value starts from, unless the prospect changes again meanwhile (its write is
+    // conditional on this version, and a refused one reads the prospect again).
+    for (const p of claimed) held.set(p.id, p.enrichJob === job.id ? p : { ...p, enrichJob: job.id, version: p.version + 1 });
     const companyIds = [...new Set(claimed.flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
     const companies = new Map((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
 
@@ -124,12 +129,19 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
     };
   }
 
-  /** Writes found values (through the lead writer) and lets go of the rest; safe to repeat. */
-  async function apply(job: EnrichmentJob, results: ProspectResult[]): Promise<void> {
+  /**
+   * Writes found values (through the lead writer) and lets go of the rest; safe to repeat. The
+   * first round starts from the prospects as this delivery's claim left them (`held`), read only
+   * when it has not seen them (chunks resolved before); later rounds read them again.
+   */
+  async function apply(job: EnrichmentJob, results: ProspectResult[], held: Map<number, Prospect>): Promise<void> {
     const field = fieldOf(job.type);
     let pending = results.filter((r) => r.outcome === 'found' && r.value);
     for (let round = 0; round < 3 && pending.length > 0; round += 1) {
-      const prospects = new Map((await deps.leads.getProspects(pending.map((r) => r.prospectId))).map((p) => [p.id, p]));
+      const known = round === 0 ? pending.flatMap((r) => held.get(r.prospectId) ?? []) : [];
+      const unknown = pending.filter((r) => round > 0 || !held.has(r.prospectId)).map((r) => r.prospectId);
+      const read = unknown.length ? await deps.leads.getProspects(unknown) : [];
+      const prospects = new Map([...known, ...read].map((p) => [p.id, p]));
       const companyIds = [...new Set([...prospects.values()].flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
       const companies = new Map<number, Company>((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
       const changes: { result: ProspectResult; change: LeadChange }[] = [];
@@ -189,8 +201,9 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         if (!job) continue;
         const pending = jobChunks.filter((c) => c.status === 'PENDING');
         let resolved: ResolvedChunk[] = jobChunks.filter((c) => c.status === 'RESOLVED').map((c) => ({ chunk: c, results: c.results ?? [] }));
+        const held = new Map<number, Prospect>();
         if (pending.length > 0) {
-          const fresh = await resolveJob(job, pending);
+          const fresh = await resolveJob(job, pending, held);
           const all = fresh.flatMap((r) => r.results);
           const counts = countsOf(job.type, all);
           const refund: LedgerEntry | undefined =
@@ -205,7 +218,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
             resolved = [...resolved, ...again.filter((c) => c.status === 'RESOLVED').map((c) => ({ chunk: c, results: c.results ?? [] }))];
           }
         }
-        await apply(job, resolved.flatMap((r) => r.results));
+        await apply(job, resolved.flatMap((r) => r.results), held);
         await finish(job, resolved.map((r) => r.chunk.chunk));
         for (const r of resolved) output.set(`${r.chunk.jobId}:${r.chunk.chunk}`, r.results);
       }

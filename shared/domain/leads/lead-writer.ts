@@ -41,6 +41,12 @@ export function createLeadWriter(deps: LeadWriterDeps) {
   const rounds = createRounds(deps);
   const { now, inRounds, upsertSkip, loadCompanies, identityOwners, joinedLists } = rounds;
 
+  /** One id reservation for the rows that may create a lead (no identity of theirs has an owner), not a write per block. */
+  async function reserveIds(rowIdentities: string[][], owners: Map<string, number>): Promise<void> {
+    const creating = rowIdentities.filter((identities) => identities.every((identity) => !owners.has(identity))).length;
+    if (creating > 1) await deps.ids.reserve?.(creating);
+  }
+
   // ---- Companies ----
 
   const compatible = (a: CompanyInput | Company, b: CompanyInput | Company) =>
@@ -68,6 +74,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
         const batchClaims = new Map<string, number>();
         const batchLeads = new Map<number, number>();
         const stamp = now();
+        await reserveIds(pending.map((index) => identitiesOf.get(index) ?? []), owners);
 
         for (const index of pending) {
           const input = inputs[index] as CompanyInput;
@@ -341,6 +348,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
         const writes: PlannedWrite<Prospect>[] = [];
         const batchClaims = new Map<string, number>();
         const stamp = now();
+        await reserveIds(live.map((index) => identitiesOf.get(index) ?? []), owners);
         for (const index of live) {
           const input = inputs[index] as ProspectInput;
           const inputCompany = companyOf[index] as Company | undefined;

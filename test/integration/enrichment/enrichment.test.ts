@@ -2,6 +2,10 @@ import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
+import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
+import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import type { Finder } from '../../../shared/domain/enrichment/enrichment';
+import { createEnrichmentProcessor } from '../../../shared/domain/enrichment/processor';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { createCreditService } from '../../../shared/domain/credits/credits';
 import { ManualClock } from '../../../shared/time/clock';
@@ -284,6 +288,48 @@ describe('enrichment with credits', () => {
     expect(done).toMatchObject({ status: 'COMPLETED', found_count: 2, not_found_count: 1, credits_charged: 18, credits_refunded: 6 });
     expect((await credits(alice)).balance).toBe(before - 12);
     expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW', 'NEW', 'NEW']);
+  });
+
+  it('a prospect that changes while the providers are asked gets its email on its new version', async () => {
+    const list = await peopleList(alice, 'moving', { withDomain: 2 });
+    await grant(alice.workspaceId, 6);
+    const started = await enrich(alice, list.id, {});
+    expect(started.body.enriched_count).toBe(2);
+    // The chunk is worked here, with a finder that changes Ada0 (a re-import with a new title)
+    // after the worker claimed it and before its email is written.
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+    let changed = false;
+    const finder: Finder = {
+      name: 'moving-finder',
+      async find(input) {
+        if (input.firstName === 'Ada0' && !changed) {
+          changed = true;
+          const reimport = await importLeads(stack, alice, list.id, {
+            leads: [{ first_name: 'Ada0', last_name: 'moving', network_profile_url: 'https://www.linkedin.com/in/moving-d0', job_title: 'Chief Mover', company_name: 'Acme moving', company_website_url: 'https://www.moving.example' }],
+          });
+          expect(reimport.updated).toBe(1);
+        }
+        return { kind: 'found', value: `${input.firstName.toLowerCase()}@moving.example`, verification: 'verified' };
+      },
+    };
+    const processor = createEnrichmentProcessor({
+      jobs: new DynamoEnrichmentRepository(stack.db, stack.tableName),
+      leads: new DynamoLeadRepository(stack.db, stack.tableName, clock),
+      finders: { email: [finder], phone: finder },
+      ids: new DynamoIdAllocator(stack.db, stack.tableName),
+      clock,
+      notifier: { jobCompleted: async () => {} },
+      maxLeadsPerList: 10_000,
+      concurrency: 1,
+    });
+    await processor.processChunks([{ jobId: started.body.job_id as number, listId: list.id, chunk: 0 }]);
+    expect(changed).toBe(true);
+    const page = await leadsOf(stack, alice, list.id);
+    expect(page.prospects?.map((p) => [p.first_name, p.email, p.job_title, p.status])).toEqual([
+      ['Ada0', 'ada0@moving.example', 'Chief Mover', 'NEW'],
+      ['Ada1', 'ada1@moving.example', '', 'NEW'],
+    ]);
+    expect(await job(alice, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 2, credits_charged: 6, credits_refunded: 0 });
   });
 
   it('sends the signed completion event to webhook_url, retried after a failure', async () => {
