@@ -57,7 +57,7 @@ export async function benchCampaignDetail(context: BenchContext): Promise<{ mark
   const bytes = JSON.stringify(detail).length;
   const medianRcu = median(runs.map((run) => run.rcu));
   const markdown = [
-    `A campaign detail with ${detail.steps.length} steps and ${detail.conditions.length} conditions, message templates of ${TEMPLATE_CHARS} characters (answer: ${fmt(bytes / 1024, 1)} KB), read ${READS} times.`,
+    `A campaign detail with ${detail.steps.length} steps and ${detail.conditions.length} conditions, message templates of ${TEMPLATE_CHARS} characters (answer: ${fmt(bytes / 1024, 1)} KB), read ${READS} times, before any prospect is moved (the meter counts every call of the process: the engine's background work on moved prospects would fall into the reads' windows).`,
     '',
     table(
       ['operation', 'median ms', 'median RCU', 'calls', 'target'],
