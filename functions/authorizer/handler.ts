@@ -62,7 +62,7 @@ export function makeAuthorizer(authenticator: Authenticator) {
 
 /** The authorizer function: API keys and sessions over the table. */
 export function buildAuthorizer(config: SettingsOf<typeof AUTHORIZER.settings>, deps: FunctionDeps) {
-  const { db, tableName } = tableAccess(config);
+  const { db, tableName } = tableAccess(config, deps);
   const logger = loggerFor('authorizer', deps);
   return makeAuthorizer(
     createAuthenticator({

@@ -27,6 +27,8 @@ import { type AllSettings, settingsFrom } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, type GroupConfig } from '../../shared/http/route-table';
 import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import type { FunctionDeps } from '../../shared/runtime/function-deps';
+import { AUTHORIZER_TABLE_GRANT, GROUP_TABLE_GRANTS, QUEUE_TABLE_GRANTS, SCHEDULE_TABLE_GRANTS, type TableGrant } from '../table-access';
+import { checkTableGrant } from './table-grant-check';
 import type { ScheduledHandler } from './timer';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -76,6 +78,8 @@ export interface LocalFunctions {
   authorizer: AuthorizerHandler;
   consumers: Record<string, SqsHandler>;
   schedules: Record<string, ScheduledHandler>;
+  /** Table calls a function's deployed role would refuse (see table-grant-check.ts), oldest first. */
+  tableGrantViolations: string[];
 }
 
 /**
@@ -84,22 +88,26 @@ export interface LocalFunctions {
  * reads a setting it did not declare fails here just as it would in AWS.
  */
 export function buildLocalFunctions(settings: Partial<AllSettings>, deps: FunctionDeps): LocalFunctions {
+  const tableGrantViolations: string[] = [];
+  // Each function's table client allows what its deployed role allows, no more.
+  const granted = (name: string, grant: TableGrant | undefined): FunctionDeps => ({ ...deps, onTableClient: checkTableGrant(name, grant, tableGrantViolations) });
   const http = {} as Record<FunctionGroup, ProxyHandler>;
   for (const group of Object.keys(FUNCTION_GROUPS) as FunctionGroup[]) {
     const build = HTTP_BUILDERS[group] as (config: unknown, deps: FunctionDeps) => ProxyHandler;
-    http[group] = build(settingsFrom(FUNCTION_GROUPS[group].settings, settings), deps);
+    http[group] = build(settingsFrom(FUNCTION_GROUPS[group].settings, settings), granted(group, GROUP_TABLE_GRANTS[group]));
   }
   const consumers: Record<string, SqsHandler> = {};
   for (const queue of QUEUES) {
     const build = QUEUE_BUILDERS[queue.name];
     if (!build) throw new Error(`No local consumer for queue ${queue.name}`);
-    consumers[queue.name] = build(settings, deps);
+    consumers[queue.name] = build(settings, granted(`queue:${queue.name}`, QUEUE_TABLE_GRANTS[queue.name]));
   }
   const schedules: Record<string, ScheduledHandler> = {};
   for (const job of SCHEDULES) {
     const build = SCHEDULE_BUILDERS[job.name];
     if (!build) throw new Error(`No local handler for scheduled job ${job.name}`);
-    schedules[job.name] = build(settings, deps);
+    schedules[job.name] = build(settings, granted(`schedule:${job.name}`, SCHEDULE_TABLE_GRANTS[job.name]));
   }
-  return { http, authorizer: buildAuthorizer(settingsFrom(AUTHORIZER.settings, settings), deps), consumers, schedules };
+  const authorizer = buildAuthorizer(settingsFrom(AUTHORIZER.settings, settings), granted('authorizer', AUTHORIZER_TABLE_GRANT));
+  return { http, authorizer, consumers, schedules, tableGrantViolations };
 }

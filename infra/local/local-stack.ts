@@ -307,6 +307,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       for (const stop of stops) await stop();
       db.destroy();
       sqs.destroy();
+      // A refused call usually fails its request too, but a function may swallow the error (a
+      // best-effort step): whoever stops the stack (a test's afterAll) hears of every one.
+      const refused = functions.tableGrantViolations;
+      if (refused.length > 0) throw new Error(`Table calls the deployed roles would refuse (${refused.length}):\n${[...new Set(refused)].join('\n')}`);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type LogFormat, type Logger, createLogger } from '../logging/logger';
 import type { Clock } from '../time/clock';
 
@@ -11,6 +12,12 @@ export interface FunctionDeps {
   logging?: { format?: LogFormat; sink?: (line: string) => void };
   /** Check every HTTP response against its route's schemas (the test stacks turn it on). */
   checkResponses?: boolean;
+  /**
+   * Called with the function's table client once it is made: the local runtime installs the check
+   * of the function's IAM table grant there (infra/local/table-grant-check.ts), so a call the
+   * deployed role would refuse fails locally too.
+   */
+  onTableClient?: (db: DynamoDBDocumentClient) => void;
 }
 
 /** The function's logger, named after it. */

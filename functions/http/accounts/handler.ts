@@ -8,6 +8,6 @@ import { accountHandlers } from './routes';
 
 /** The accounts function: sender accounts over the table and the provider. */
 export function buildAccountsHandler(config: GroupConfig<'accounts'>, deps: FunctionDeps) {
-  const accounts = senderAccountServiceFrom(config, tableAccess(config), deps.clock);
+  const accounts = senderAccountServiceFrom(config, tableAccess(config, deps), deps.clock);
   return httpHandler(accountRoutes, accountHandlers(accounts, deps.clock), { logger: loggerFor('accounts', deps), checkResponses: deps.checkResponses });
 }

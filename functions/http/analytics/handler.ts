@@ -11,7 +11,7 @@ import { analyticsHandlers } from './routes';
 
 /** The analytics function: account, campaign and dashboard analytics from the daily aggregates. */
 export function buildAnalyticsHandler(config: GroupConfig<'analytics'>, deps: FunctionDeps) {
-  const { db, tableName } = tableAccess(config);
+  const { db, tableName } = tableAccess(config, deps);
   const analytics = createAnalyticsService({
     stats: new DynamoAnalyticsStats(db, tableName),
     campaigns: new DynamoCampaignRepository(db, tableName),

@@ -13,7 +13,7 @@ import { apiKeyHandlers } from './routes';
 export function buildApiKeysHandler(config: GroupConfig<'apiKeys'>, deps: FunctionDeps) {
   if (config.runtime === 'aws' && !config.usagePlanId) throw new Error('Invalid environment: USAGE_PLAN_ID is required in AWS');
   const logger = loggerFor('api-keys', deps);
-  const { db, tableName, ids } = tableAccess(config);
+  const { db, tableName, ids } = tableAccess(config, deps);
   const usageKeys: UsageKeyRegistry = config.runtime === 'aws' ? new AwsUsageKeyRegistry(config.usagePlanId ?? '') : new LocalUsageKeyRegistry();
   const keys = createApiKeyService({
     keys: new DynamoApiKeyRepository(db, tableName),

@@ -14,7 +14,7 @@ import { authHandlers } from './routes';
 
 /** The auth function: sign-up, log-in and out, the caller, workspaces. */
 export function buildAuthHandler(config: GroupConfig<'auth'>, deps: FunctionDeps) {
-  const { db, tableName, ids } = tableAccess(config);
+  const { db, tableName, ids } = tableAccess(config, deps);
   const loginThrottle = createLoginThrottle({
     pairs: new DynamoLoginAttempts(db, tableName),
     perIp: new DynamoRequestLimiter(db, tableName, { scope: 'login-failures', limit: config.loginFailuresPerIpPerHour, windowSeconds: 3600 }),

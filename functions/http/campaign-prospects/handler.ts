@@ -13,7 +13,7 @@ import { campaignProspectHandlers } from './routes';
 
 /** The campaign-prospects function: add-to-campaign, the campaign import, a campaign's prospects, remove-prospects. */
 export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProspects'>, deps: FunctionDeps) {
-  const { db, tableName, ids } = tableAccess(config);
+  const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList };
   const moves = createProspectMoves({

@@ -14,7 +14,7 @@ import { campaignHandlers } from './routes';
 
 /** The campaigns function: campaigns, their settings, status changes and flows. */
 export function buildCampaignsHandler(config: GroupConfig<'campaigns'>, deps: FunctionDeps) {
-  const { db, tableName, ids } = tableAccess(config);
+  const { db, tableName, ids } = tableAccess(config, deps);
   const repository = new DynamoCampaignRepository(db, tableName);
   const accounts = new DynamoSenderAccountRepository(db, tableName);
   const campaigns = createCampaignService({

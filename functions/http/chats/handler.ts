@@ -16,7 +16,7 @@ import { chatHandlers } from './routes';
 
 /** The chats function: the inbox (conversations and their messages) and manual messages through the provider. */
 export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDeps) {
-  const table = tableAccess(config);
+  const table = tableAccess(config, deps);
   const { db, tableName, ids } = table;
   const conversations = new DynamoConversationStore(db, tableName);
   const accounts = new DynamoSenderAccountRepository(db, tableName);

@@ -11,7 +11,7 @@ import { connectionHandlers } from './routes';
 
 /** The connections function: live first-degree checks through the provider. */
 export function buildConnectionsHandler(config: GroupConfig<'connections'>, deps: FunctionDeps) {
-  const { db, tableName } = tableAccess(config);
+  const { db, tableName } = tableAccess(config, deps);
   const connections = createConnectionService({
     prospects: new DynamoProspectLookup(db, tableName),
     accounts: new DynamoSenderAccountRepository(db, tableName),

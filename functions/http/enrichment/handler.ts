@@ -19,7 +19,7 @@ import { enrichmentHandlers } from './routes';
 
 /** The enrichment function: credits, the estimate, starting a job (sync mode works it here), a job's state. */
 export function buildEnrichmentHandler(config: GroupConfig<'enrichment'>, deps: FunctionDeps) {
-  const access = tableAccess(config);
+  const access = tableAccess(config, deps);
   const { db, tableName, ids } = access;
   const logger = loggerFor('enrichment', deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);

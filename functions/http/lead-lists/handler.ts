@@ -12,7 +12,7 @@ import { leadListHandlers } from './routes';
 
 /** The lead-lists function: lists, their leads, adds, deletes and imports. */
 export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: FunctionDeps) {
-  const { db, tableName, ids } = tableAccess(config);
+  const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
   const lists = createLeadListService({

@@ -13,7 +13,7 @@ import { memberHandlers } from './routes';
 /** The members function: a workspace's members over the table; removal revokes the member's keys. */
 export function buildMembersHandler(config: GroupConfig<'members'>, deps: FunctionDeps) {
   const logger = loggerFor('members', deps);
-  const { db, tableName } = tableAccess(config);
+  const { db, tableName } = tableAccess(config, deps);
   const keys = createKeyRevoker({
     keys: new DynamoApiKeyRepository(db, tableName),
     usageKeys: config.runtime === 'aws' ? new AwsUsageKeyRetirer() : new LocalUsageKeyRegistry(),

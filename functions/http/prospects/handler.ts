@@ -15,7 +15,7 @@ import { prospectStatusHandlers } from './status-routes';
 
 /** The prospects function: directory and workspace search, saving what the directory finds; one prospect and its pipeline stage. */
 export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: FunctionDeps) {
-  const table = tableAccess(config);
+  const table = tableAccess(config, deps);
   const { db, tableName, ids } = table;
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const search = createProspectSearchService({

@@ -11,7 +11,7 @@ import { providerWebhookHandlers } from './routes';
 /** The provider-webhooks function: account status, hosted-connect completion and replies. */
 export function buildProviderWebhooksHandler(config: GroupConfig<'providerWebhooks'>, deps: FunctionDeps) {
   const logger = loggerFor('provider-webhooks', deps);
-  const table = tableAccess(config);
+  const table = tableAccess(config, deps);
   const handlers = providerWebhookHandlers({
     accounts: senderAccountServiceFrom(config, table, deps.clock),
     inbound: inboundRouterFrom(config, table, deps.clock),

@@ -8,7 +8,7 @@ import { suppressionHandlers } from './routes';
 
 /** The workspace suppression list: list, add, delete. */
 export function buildSuppressionsHandler(config: GroupConfig<'suppressions'>, deps: FunctionDeps) {
-  return httpHandler(suppressionRoutes, suppressionHandlers(suppressionsFrom(tableAccess(config), deps.clock)), {
+  return httpHandler(suppressionRoutes, suppressionHandlers(suppressionsFrom(tableAccess(config, deps), deps.clock)), {
     logger: loggerFor('suppressions', deps),
     checkResponses: deps.checkResponses,
   });

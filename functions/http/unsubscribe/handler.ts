@@ -13,7 +13,7 @@ import { unsubscribeHandlers } from './routes';
 
 /** The public unsubscribe link: its confirmation page and the one-click POST. */
 export function buildUnsubscribeHandler(config: GroupConfig<'unsubscribe'>, deps: FunctionDeps) {
-  const table = tableAccess(config);
+  const table = tableAccess(config, deps);
   const unsubscribes = createUnsubscribes({
     tokens: createUnsubscribeTokens(config.unsubscribeSecret),
     suppressions: suppressionsFrom(table, deps.clock),

@@ -12,7 +12,7 @@ import { userWebhookHandlers } from './routes';
 /** The user-webhook function: settings, signing secret, test send and delivery log. */
 export function buildUserWebhookHandler(config: GroupConfig<'userWebhook'>, deps: FunctionDeps) {
   const webhooks = createWebhookService({
-    ...webhookAdaptersFrom(config, tableAccess(config)),
+    ...webhookAdaptersFrom(config, tableAccess(config, deps)),
     signer: standardWebhooksSigner,
     clock: deps.clock,
     newTestEventId: () => `evt_test_${randomBytes(12).toString('hex')}`,

@@ -35,7 +35,7 @@ function parseMessage(body: string): SchedulingMessage | undefined {
  */
 export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIGN_SCHEDULING.settings>, deps: FunctionDeps) {
   const logger = loggerFor('campaign-scheduling', deps);
-  const { db, tableName } = tableAccess(config);
+  const { db, tableName } = tableAccess(config, deps);
   const queue = sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl);
   const sweep = createSchedulingSweep({
     campaigns: new DynamoCampaignRepository(db, tableName),

@@ -15,7 +15,7 @@ import { tableAccess } from '../../../shared/runtime/table';
  */
 export function buildEnrichmentWorkerHandler(config: SettingsOf<typeof ENRICHMENT.settings>, deps: FunctionDeps) {
   const logger = loggerFor('enrichment-worker', deps);
-  const processor = enrichmentProcessorFrom(config, tableAccess(config), deps.clock, logger);
+  const processor = enrichmentProcessorFrom(config, tableAccess(config, deps), deps.clock, logger);
   return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     if (context) logger.addContext(context);
     const refs: ChunkRef[] = [];

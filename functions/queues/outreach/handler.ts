@@ -30,7 +30,7 @@ import { tableAccess } from '../../../shared/runtime/table';
  */
 export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings>, deps: FunctionDeps) {
   const logger = loggerFor('outreach', deps);
-  const table = tableAccess(config);
+  const table = tableAccess(config, deps);
   const { db, tableName, ids } = table;
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const provider = providerFrom(config);

@@ -59,7 +59,7 @@ export function buildWebhookDeliveryHandler(config: SettingsOf<typeof WEBHOOK_DE
   const logger = loggerFor('webhook-delivery', deps);
   const sqs = makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion });
   const deliveries = createDeliveryService({
-    ...webhookAdaptersFrom(config, tableAccess(config)),
+    ...webhookAdaptersFrom(config, tableAccess(config, deps)),
     signer: standardWebhooksSigner,
     clock: deps.clock,
     random: Math.random,

@@ -15,7 +15,7 @@ export const STALE_JOB_MS = 15 * 60_000;
 /** The enrichment sweeper: resumes jobs without progress (shared/domain/enrichment/sweeper.ts). */
 export function buildEnrichmentSweeperHandler(config: SettingsOf<typeof ENRICHMENT_SWEEPER.settings>, deps: FunctionDeps) {
   const logger = loggerFor('enrichment-sweeper', deps);
-  const { db, tableName } = tableAccess(config);
+  const { db, tableName } = tableAccess(config, deps);
   const sqs = makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion });
   const sweeper = createEnrichmentSweeper({
     jobs: new DynamoEnrichmentRepository(db, tableName),

@@ -17,7 +17,7 @@ import { tableAccess } from '../../../shared/runtime/table';
  */
 export function buildOutreachSchedulerHandler(config: SettingsOf<typeof OUTREACH_SCHEDULER.settings>, deps: FunctionDeps) {
   const logger = loggerFor('outreach-scheduler', deps);
-  const { db, tableName } = tableAccess(config);
+  const { db, tableName } = tableAccess(config, deps);
   const scheduler = createScheduler({
     index: new DynamoOutreachActions(db, tableName),
     leases: new DynamoDispatchLeases(db, tableName),
