@@ -21,6 +21,7 @@ async function startContext(extra: ReturnType<NonNullable<BenchScenario['stack']
     rateLimitPerMinute: 1_000_000_000,
     rateLimitBurst: 1_000_000_000,
     sessionRateLimitPerMinute: 1_000_000_000,
+    sessionRateLimitBurst: 1_000_000_000,
     log: (line) => console.error(line),
     ...extra,
   });

@@ -2,6 +2,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
 import { SETTINGS, settingDefault } from '../shared/config/settings';
 import { DEFAULT_EDGE_CONFIG, type EdgeConfig, loadEdgeConfig } from './edge-config';
+import { SESSION_PLAN_DEFAULTS } from './session-plan';
 
 /**
  * Deployment settings, read from CDK context (`cdk.json`, or `-c key=value` on the command line).
@@ -140,8 +141,8 @@ export const DEFAULT_CONFIG: OutreachConfig = {
   rateLimitPerMinute: settingDefault('rateLimitPerMinute'),
   rateLimitBurst: settingDefault('rateLimitBurst'),
   sessionUsageKeyCount: 8,
-  sessionRateLimitPerSecond: 10,
-  sessionBurstLimit: 100,
+  sessionRateLimitPerSecond: SESSION_PLAN_DEFAULTS.rateLimitPerSecond,
+  sessionBurstLimit: SESSION_PLAN_DEFAULTS.burstLimit,
   logRetention: RetentionDays.ONE_MONTH,
   tracing: true,
   providerBaseUrl: 'https://api1.unipile.com:13111',

@@ -20,6 +20,7 @@ import { type PolledQueue, SqsPoller } from './sqs-poller';
 import { LOCAL_TABLE_NAME, ensureTable } from './table';
 import { type ScheduledHandler, createScheduleRunner } from './timer';
 import { TokenBuckets } from './token-bucket';
+import { SESSION_PLAN_DEFAULTS } from '../session-plan';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -42,8 +43,10 @@ export interface LocalStackOptions {
   rateLimitPerMinute?: number;
   /** Tokens each API key's bucket holds (the usage plan's burst). */
   rateLimitBurst?: number;
-  /** Requests per minute per session usage key. */
+  /** Requests per minute per session usage key (the sessions plan's rate: 600). */
   sessionRateLimitPerMinute?: number;
+  /** Tokens each session usage key's bucket holds (the sessions plan's burst: 100). */
+  sessionRateLimitBurst?: number;
   /**
    * The one clock of the stack: handlers, rate limiter and sandbox provider (tests move it). When it
    * is movable (a ManualClock, `npm start`'s OffsetClock), `POST /_local/clock` moves it too.
@@ -232,8 +235,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     refillTokens: options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute'),
     refillMs: 60_000,
   };
-  const perSession = options.sessionRateLimitPerMinute ?? 600;
-  const sessionBucket = { capacity: perSession, refillTokens: perSession, refillMs: 60_000 };
+  // Each session pool key's bucket: the deployed sessions plan's rate and burst.
+  const sessionBucket = {
+    capacity: options.sessionRateLimitBurst ?? SESSION_PLAN_DEFAULTS.burstLimit,
+    refillTokens: options.sessionRateLimitPerMinute ?? SESSION_PLAN_DEFAULTS.rateLimitPerSecond * 60,
+    refillMs: 60_000,
+  };
   const sessionKeys = new Set(sessionUsageKeys);
   const limiter = new TokenBuckets((key) => (sessionKeys.has(key) ? sessionBucket : perKey), clock);
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Session } from '../accounts/account';
 import type { AccountRepository, SessionRepository } from '../accounts/ports';
 import { lastUsedIsStale, parseKey, secretMatches } from '../api-keys/api-key';
@@ -71,6 +72,16 @@ const WORKSPACE_LOST = {
  * strongly consistent GetItems: the session (so logout is immediate) and the user's link to the
  * session's workspace (so a removal from it is).
  */
+/**
+ * Which of the `n` session usage keys a user's sessions count against: a hash of the user id, so
+ * users spread over the pool whatever their ids have in common (the ids one allocator shard hands
+ * out share their residue modulo 64, so `userId % n` put every user a container signed up on the
+ * same key, sharing one bucket).
+ */
+export function sessionPoolIndex(userId: number, n: number): number {
+  return createHash('sha256').update(`session-pool:${userId}`).digest().readUInt32BE(0) % n;
+}
+
 export function createAuthenticator(deps: AuthenticatorDeps) {
   async function byApiKey(presented: string): Promise<AuthOutcome | undefined> {
     const parsed = parseKey(presented.trim());
@@ -103,7 +114,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     return {
       ok: true,
       caller: { userId: session.userId, workspaceId: session.workspaceId, via: 'session', sessionId: session.id },
-      usageKey: pool.length > 0 ? pool[session.userId % pool.length] : undefined,
+      usageKey: pool.length > 0 ? pool[sessionPoolIndex(session.userId, pool.length)] : undefined,
     };
   }
 

@@ -75,4 +75,18 @@ describe('per-key rate limit (a burst of 10, 50 requests a minute)', () => {
     expect(within(0, 60_001)).toBe(60);
     expect(within(60_000, 120_000)).toBe(50);
   });
+
+  it('gives a session the sessions plan: a burst of 100, then 10 requests a second', async () => {
+    const carol = await signUp(stack);
+    clock.advance(60_000); // whatever earlier sessions took from carol's pool key is back
+    for (let i = 1; i <= 100; i += 1) {
+      expect((await stack.call('GET', '/api-keys/', { token: carol.token })).status, `request ${i}`).toBe(200);
+    }
+    const refused = await stack.call('GET', '/api-keys/', { token: carol.token });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: 'Rate limit exceeded' });
+    clock.advance(100); // one token every 0.1 s
+    expect((await stack.call('GET', '/api-keys/', { token: carol.token })).status).toBe(200);
+    expect((await stack.call('GET', '/api-keys/', { token: carol.token })).status).toBe(429);
+  });
 });

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { formatKey, generateKeyMaterial } from '../../../shared/domain/api-keys/api-key';
-import { createAuthenticator } from '../../../shared/domain/auth/authenticator';
+import { createAuthenticator, sessionPoolIndex } from '../../../shared/domain/auth/authenticator';
 import { InMemoryApiKeyRepository, InMemorySessions } from '../../support/fakes/in-memory-api-keys';
 
 const KEY_FAILURE = { ok: false, error: 'Missing API key', message: 'Provide X-API-Key header' };
@@ -99,7 +99,8 @@ describe('authenticator', () => {
 
   it('accepts a live session where sessions are allowed, with a pooled usage key chosen by user', async () => {
     const outcome = await authenticator.authenticate('apiKeyOrSession', { sessionToken: 'valid:s1' });
-    expect(outcome).toEqual({ ok: true, caller: { userId: 5, workspaceId: 51, via: 'session', sessionId: 's1' }, usageKey: 'pool2' });
+    // sessionPoolIndex(5, 3) = 1
+    expect(outcome).toEqual({ ok: true, caller: { userId: 5, workspaceId: 51, via: 'session', sessionId: 's1' }, usageKey: 'pool1' });
     expect(await authenticator.authenticate('apiKey', { sessionToken: 'valid:s1' })).toEqual(KEY_FAILURE);
   });
 
@@ -126,5 +127,12 @@ describe('authenticator', () => {
 
   it('does not let an API key into a session-only route', async () => {
     expect(await authenticator.authenticate('session', { apiKey: fullKey })).toEqual(SESSION_FAILURE);
+  });
+
+  it('spreads users over the session pool even when their ids share a residue modulo 64 (one allocator shard)', () => {
+    const counts = new Array(8).fill(0);
+    for (let k = 0; k < 64; k += 1) counts[sessionPoolIndex(5 + 64 * k, 8)] += 1;
+    // `userId % 8` put all 64 on key 5.
+    expect(counts).toEqual([9, 8, 9, 5, 8, 14, 4, 7]);
   });
 });
