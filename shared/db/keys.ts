@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * Key builders: the only place that knows how items are keyed. Numeric ids are zero-padded so
  * that sort keys order like the numbers they hold. These strings are a persisted contract.
@@ -226,11 +227,19 @@ export const outreachActionKey = (campaignId: number, prospectId: number) => ({
   sk: `PROSPECT#${padId(prospectId)}`,
 });
 /**
- * GSI2 keys of a due action: its due time in shard `prospectId % DUE_SHARDS`, so the scheduler
- * finds due actions with one Query per shard and no partition runs hot.
+ * The due-time shard of a prospect's actions: a hash of its id, not the id modulo DUE_SHARDS, since
+ * the ids one allocator shard hands out (every prospect one import created) share their residue
+ * modulo 64, which would put them all in one shard.
+ */
+export const dueShard = (prospectId: number): number => createHash('sha256').update(`due:${prospectId}`).digest().readUInt32BE(0) % DUE_SHARDS;
+/**
+ * GSI2 keys of a due action: its due time in the prospect's shard (`dueShard`), so the scheduler
+ * finds due actions with one Query per shard and no partition runs hot. (Actions written before
+ * the hash sit in shard `prospectId % DUE_SHARDS` until their next write: the scheduler reads
+ * every shard, so they are found all the same.)
  */
 export const actionDue = (dueAt: string, campaignId: number, prospectId: number) => ({
-  gsi2pk: `DUE#${String(prospectId % DUE_SHARDS).padStart(2, '0')}`,
+  gsi2pk: `DUE#${String(dueShard(prospectId)).padStart(2, '0')}`,
   gsi2sk: `${dueAt}#${padId(campaignId)}#${padId(prospectId)}`,
 });
 /** LSI2 sort key of an action parked while its campaign is paused: resume finds them with one Query of lsi2. */

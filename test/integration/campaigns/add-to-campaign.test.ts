@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignProspectKey, listMemberKey, padId } from '../../../shared/db/keys';
+import { campaignProspectKey, dueShard, listMemberKey, padId } from '../../../shared/db/keys';
 import type { Campaign } from '../../../shared/domain/campaigns/campaign';
 import { ManualClock } from '../../../shared/time/clock';
 import type { TestStack } from '../../support/test-stack';
@@ -287,7 +287,7 @@ describe('add-to-campaign', () => {
     expect(await engineAction(stack, active.id, ids[0] as number)).toMatchObject({
       nodeId: 4242,
       dueAt: NOW,
-      gsi2pk: `DUE#${String((ids[0] as number) % 16).padStart(2, '0')}`,
+      gsi2pk: `DUE#${String(dueShard(ids[0] as number)).padStart(2, '0')}`,
       gsi2sk: `${NOW}#${padId(active.id)}#${padId(ids[0] as number)}`,
     });
 

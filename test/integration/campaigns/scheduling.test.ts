@@ -1,7 +1,7 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
-import { campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled } from '../../../shared/db/keys';
+import { campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled, dueShard } from '../../../shared/db/keys';
 import { emptyFlow } from '../../../shared/domain/campaigns/flow';
 import { addStep } from '../../../shared/domain/campaigns/flow-edit';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -142,7 +142,7 @@ describe('scheduling the prospects a campaign held back, on activation', () => {
         nodeId: stepId,
         dueAt: '2026-11-23T09:15:00.000Z',
         version: 1,
-        gsi2pk: `DUE#${String(prospectId % 16).padStart(2, '0')}`,
+        gsi2pk: `DUE#${String(dueShard(prospectId)).padStart(2, '0')}`,
         gsi2sk: `2026-11-23T09:15:00.000Z#${String(campaignId).padStart(16, '0')}#${String(prospectId).padStart(16, '0')}`,
       });
     }

@@ -131,9 +131,16 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   campaignProspectUnscheduled: () => expect(keys.campaignProspectUnscheduled(45)).toEqual({ lsi2sk: 'UNSCHEDULED#0000000000000045' }),
   UNSCHEDULED_PREFIX: () => expect(keys.UNSCHEDULED_PREFIX).toBe('UNSCHEDULED#'),
   DUE_SHARDS: () => expect(keys.DUE_SHARDS).toBe(16),
+  dueShard: () => {
+    expect(keys.dueShard(45)).toBe(4);
+    // 160 ids of one allocator shard (equal modulo 64): `id % 16` put them all in shard 5.
+    const counts = new Array(16).fill(0);
+    for (let k = 0; k < 160; k += 1) counts[keys.dueShard(5 + 64 * k)] += 1;
+    expect(counts).toEqual([10, 6, 14, 8, 8, 11, 9, 10, 6, 9, 9, 6, 11, 17, 10, 16]);
+  },
   actionDue: () =>
     expect(keys.actionDue('2026-11-23T09:00:00.000Z', 31, 45)).toEqual({
-      gsi2pk: 'DUE#13',
+      gsi2pk: 'DUE#04',
       gsi2sk: '2026-11-23T09:00:00.000Z#0000000000000031#0000000000000045',
     }),
   outreachActionKey: () =>
