@@ -68,7 +68,7 @@ export const scenario: BenchScenario = {
       const phase = phases.get(name) ?? { ms: 0, ...emptyTally() };
       phase.ms += ms;
       phase.calls += meter.calls;
-      phase.rcu += meter.readUnits;
+      phase.rcu += meter.readUnits + meter.missingReadUnits;
       phase.wcu += meter.writeUnits;
       phase.wcuComputed += meter.computedWriteUnits;
       phases.set(name, phase);

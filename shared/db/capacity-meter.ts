@@ -14,6 +14,11 @@ export interface MeteredCall {
   readUnits: number;
   writeUnits: number;
   computedWriteUnits: number;
+  /**
+   * What DynamoDB bills for the items a GetItem or BatchGetItem asked for and did not find (the
+   * minimum: 1 unit strongly consistent, 0.5 eventually), which DynamoDB Local reports as 0.
+   */
+  missingReadUnits: number;
 }
 
 /** Consumed capacity, summed over every call of the clients it is attached to (benchmarks). */
@@ -28,6 +33,8 @@ export class CapacityMeter {
    */
   computedWriteUnits = 0;
   calls = 0;
+  /** Read units DynamoDB bills for items asked for and not found, which DynamoDB Local leaves out (see MeteredCall). */
+  missingReadUnits = 0;
   /** Wall time spent waiting for DynamoDB, to tell the service's own overhead apart. */
   dbMillis = 0;
   /** Called after every call that succeeded (a refused condition or a cancelled transaction is not counted). */
@@ -38,6 +45,7 @@ export class CapacityMeter {
     this.writeUnits = 0;
     this.computedWriteUnits = 0;
     this.calls = 0;
+    this.missingReadUnits = 0;
     this.dbMillis = 0;
   }
 
@@ -80,6 +88,8 @@ export class CapacityMeter {
           .ConsumedCapacity;
         const units = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
         this.calls += 1;
+        const missing = missingReadUnits(command, args.input as Record<string, unknown>, result.output as Record<string, unknown>, units);
+        this.missingReadUnits += missing;
         const write = WRITE_COMMANDS.test(command);
         if (write) {
           this.writeUnits += units;
@@ -93,6 +103,7 @@ export class CapacityMeter {
           readUnits: write ? 0 : units,
           writeUnits: write ? units : 0,
           computedWriteUnits: write ? (transactional ?? units) : 0,
+          missingReadUnits: missing,
         });
         return result;
       },
@@ -108,6 +119,21 @@ interface TransactInput {
     Delete?: { Key: { pk?: unknown; sk?: unknown } };
     ConditionCheck?: unknown;
   }[];
+}
+
+/** The billed minimum of the items a read asked for and did not get (not those left unprocessed). */
+function missingReadUnits(command: string, input: Record<string, unknown>, output: Record<string, unknown>, reported: number): number {
+  if (command.startsWith('GetItem')) return output.Item === undefined && reported === 0 ? (input.ConsistentRead ? 1 : 0.5) : 0;
+  if (!command.startsWith('BatchGetItem')) return 0;
+  const requested = (input.RequestItems ?? {}) as Record<string, { Keys?: unknown[]; ConsistentRead?: boolean }>;
+  const responses = (output.Responses ?? {}) as Record<string, unknown[]>;
+  const unprocessed = (output.UnprocessedKeys ?? {}) as Record<string, { Keys?: unknown[] }>;
+  let units = 0;
+  for (const [table, request] of Object.entries(requested)) {
+    const missing = (request.Keys?.length ?? 0) - (responses[table]?.length ?? 0) - (unprocessed[table]?.Keys?.length ?? 0);
+    units += Math.max(0, missing) * (request.ConsistentRead ? 1 : 0.5);
+  }
+  return units;
 }
 
 const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${String(item.pk)}\u0000${String(item.sk)}`;

@@ -39,10 +39,10 @@ export class DynamoSuppressionRepository implements SuppressionStore {
     private readonly tableName: string,
   ) {}
 
-  async find(workspaceId: number, values: readonly { type: SuppressionType; value: string }[]): Promise<Suppression[]> {
+  async find(workspaceId: number, values: readonly { type: SuppressionType; value: string }[], options: { consistent?: boolean } = {}): Promise<Suppression[]> {
     if (values.length === 0) return [];
     const keys = values.map(({ type, value }) => suppressionKey(workspaceId, type, value));
-    const items = await batchGetAll(this.db, this.tableName, keys, { consistent: true });
+    const items = await batchGetAll(this.db, this.tableName, keys, { consistent: options.consistent ?? true });
     return items.map((item) => parseItem(SuppressionItem, item));
   }
 

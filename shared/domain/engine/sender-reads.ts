@@ -25,9 +25,13 @@ export interface BatchReads {
 export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts' | 'leads'>, refs: ActionRef[]): BatchReads {
   const campaigns = new Map<number, ReturnType<BatchReads['campaign']>>();
   const accounts = new Map<number, Promise<Map<number, SenderAccount>>>();
-  const prospects = deps.leads
-    .getProspects([...new Set(refs.map((ref) => ref.prospectId))], { consistent: false })
-    .then((list) => new Map(list.map((p) => [p.id, p])));
+  // Read when the first action of the batch needs its prospect (one BatchGetItem for all of them):
+  // a batch whose actions all wait for their slot or day reads none.
+  let prospects: Promise<Map<number, Prospect>> | undefined;
+  const batchProspects = () =>
+    (prospects ??= deps.leads
+      .getProspects([...new Set(refs.map((ref) => ref.prospectId))], { consistent: false })
+      .then((list) => new Map(list.map((p) => [p.id, p]))));
   const companies = new Map<number, Promise<Company | undefined>>();
   return {
     campaign(workspaceId, campaignId) {
@@ -46,7 +50,7 @@ export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts'
       }
       return found;
     },
-    prospect: async (id) => (await prospects).get(id),
+    prospect: async (id) => (await batchProspects()).get(id),
     prospectNow: async (id) => (await deps.leads.getProspects([id]))[0],
     // A read that failed already failed its actions; it has nothing to complete.
     campaignsRead: async () =>

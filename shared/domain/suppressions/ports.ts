@@ -2,8 +2,11 @@ import type { Suppression, SuppressionType } from './suppression';
 
 /** The workspace suppression list over the table (shared/db/suppression-repository.ts). */
 export interface SuppressionStore {
-  /** The entries of these values (one BatchGetItem of at most 100 keys; order not kept). */
-  find(workspaceId: number, values: readonly { type: SuppressionType; value: string }[]): Promise<Suppression[]>;
+  /**
+   * The entries of these values (one BatchGetItem of at most 100 keys; order not kept). Strongly
+   * consistent unless `consistent: false` (the send-time check, see SuppressionService.check).
+   */
+  find(workspaceId: number, values: readonly { type: SuppressionType; value: string }[], options?: { consistent?: boolean }): Promise<Suppression[]>;
   /** Writes the entry unless its value is on the list already (a conditional Put); false when it was. */
   put(entry: Suppression): Promise<boolean>;
   /** A page of the workspace's entries in id order, after `afterId`; `more` when another page follows. */

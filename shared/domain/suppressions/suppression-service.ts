@@ -92,11 +92,19 @@ export function createSuppressions(deps: SuppressionDeps) {
       return { added: order(added), existing: order([...existing.values(), ...late]) };
     },
 
-    /** The entry that suppresses this address in the workspace (the address's own first), or undefined. */
+    /**
+     * The entry that suppresses this address in the workspace (the address's own first), or
+     * undefined. Read eventually consistently (half the price of every email step: both keys are
+     * usually not there, which DynamoDB bills at the minimum): an entry added within the last
+     * second may be missed. What that can let through is narrow: an unsubscribe or a hard bounce
+     * stops the prospect's own sequence (its action is deleted first), and an address belongs to
+     * one prospect of the workspace; it is an entry added by hand while a step of that address or
+     * domain is about to go out.
+     */
     async check(workspaceId: number, email: string): Promise<Suppression | undefined> {
       const keys = suppressionKeysOf(email);
       if (keys.length === 0) return undefined;
-      const found = await deps.store.find(workspaceId, keys);
+      const found = await deps.store.find(workspaceId, keys, { consistent: false });
       return found.find((entry) => entry.type === 'EMAIL') ?? found[0];
     },
 
