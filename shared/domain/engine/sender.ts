@@ -280,31 +280,36 @@ export function createSender(deps: SenderDeps) {
     if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);
     if (span.start.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id })) ? 'waiting' : 'raced';
 
-    // The campaign's position first: an action that waits for its slot or day reads neither its
-    // prospect nor the suppression list (it is checked when it is about to go).
+    const prospect = consistent ? await reads.prospectNow(action.prospectId) : await reads.prospect(action.prospectId);
+    if (!prospect || prospect.campaignId !== action.campaignId) {
+      if (!consistent) return again();
+      await deps.actions.remove(action);
+      return 'cancelled';
+    }
     const kind = kindOfStep(node.stepType);
+    const skip = async (reason: string): Promise<ActionResult> => {
+      await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SKIPPED', reason }));
+      await advance(action, campaign, nodes, node.id, now, {}, { prospect, company: await reads.company(prospect) });
+      return 'skipped';
+    };
+    // A step the prospect cannot take (no valid email, not a first-degree connection) is skipped at
+    // once, without a campaign position: it never holds a slot that a sendable prospect could use.
+    const unsendable = whyNotSendable(kind, prospect);
+    if (unsendable && !consistent) return again();
+    if (unsendable) return skip(unsendable);
+
     const cap = await checkCampaignCap(deps.counters, campaign, action, kind, span, now);
     if (!cap.go) {
       const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null });
       if (!held && cap.reserve && action.reservation?.k !== cap.reserve.k) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
       return held ? 'waiting' : 'raced';
     }
-    const prospect = consistent ? await reads.prospectNow(action.prospectId) : await reads.prospect(action.prospectId);
-    if (!prospect || prospect.campaignId !== action.campaignId) {
-      // Not sent: the position goes back (a consistent second look takes one again).
+    // The suppression list when the email is about to go, not each time it waits for its slot or
+    // day (in a burst most actions wait once); a suppressed address gives its position back.
+    if (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string))) {
       await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
       if (!consistent) return again();
-      await deps.actions.remove(action);
-      return 'cancelled';
-    }
-    const impossible =
-      whyNotSendable(kind, prospect) ?? (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string)) ? 'suppressed' : undefined);
-    if (impossible) {
-      await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
-      if (!consistent) return again();
-      await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SKIPPED', reason: impossible }));
-      await advance(action, campaign, nodes, node.id, now, {}, { prospect, company: await reads.company(prospect) });
-      return 'skipped';
+      return skip('suppressed');
     }
     const accounts = await reads.accounts(action.workspaceId);
     const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);

@@ -146,4 +146,28 @@ describe('sending windows, daily caps and the A/B split', () => {
       ...Array(bs).fill('B subject/Text B'),
     ]);
   });
+
+  it('skips a prospect without an email at once, without taking one of the day’s capped slots', async () => {
+    const { stack } = world;
+    clock.set('2026-11-10T07:00:00.000Z'); // Tuesday 08:00 local (UTC+1), before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-skips');
+    const campaign = await campaignWith(world, 'Skips', [{ step_type: 'EMAIL' }], {
+      email_max_messages: 2,
+      account_ids: [mailbox],
+      sending_window: { tuesday: { enabled: true, start: '09:00', end: '17:00' } },
+    });
+    const [noEmail1, noEmail2, ada, bob] = await prospectsIn(world, campaign.id, [{ email: undefined }, { email: undefined }, {}, {}]);
+    await activate(world, campaign.id);
+    // A 2-a-day cap in 09:00-17:00 (08:00-16:00 UTC): slots at 08:00 and 12:00 UTC. The two
+    // prospects without an email hold neither.
+    for (const at of ['08:00', '12:00', '16:00']) await playAt(stack, clock, `2026-11-10T${at}:00.000Z`);
+    expect(await sentAt(world, 'email', 'sbx-mailbox-skips')).toEqual(['2026-11-10T08:00:00.000Z', '2026-11-10T12:00:00.000Z']);
+    const outcomes = Object.fromEntries((await outcomesOf(stack, campaign.id)).map((o) => [o.prospectId as number, [o.outcome, o.reason ?? null, o.at]]));
+    expect(outcomes).toEqual({
+      [noEmail1 as number]: ['SKIPPED', 'no valid email address', '2026-11-10T08:00:00.000Z'],
+      [noEmail2 as number]: ['SKIPPED', 'no valid email address', '2026-11-10T08:00:00.000Z'],
+      [ada as number]: ['SENT', null, expect.any(String)],
+      [bob as number]: ['SENT', null, expect.any(String)],
+    });
+  });
 });
