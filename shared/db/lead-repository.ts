@@ -59,8 +59,8 @@ export class DynamoLeadRepository implements LeadRepository {
     return items.map(toProspect);
   }
 
-  async getCompanies(ids: number[]): Promise<Company[]> {
-    const items = await batchGetAll(this.db, this.tableName, ids.map(companyKey), { consistent: true });
+  async getCompanies(ids: number[], options: { consistent?: boolean } = {}): Promise<Company[]> {
+    const items = await batchGetAll(this.db, this.tableName, ids.map(companyKey), { consistent: options.consistent ?? true });
     return items.map(toCompany);
   }
 

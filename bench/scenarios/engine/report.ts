@@ -79,7 +79,7 @@ export function model(f: Findings): Map<string, { count: number; rcu: number; wc
       0,
       'BatchGetItem of the address and its domain, eventually consistent: DynamoDB bills a missing item at the minimum (0.5 RCU); DynamoDB Local reports 0, added in the measured columns',
     ],
-    ['company reads (batch)', 1, 1, 0, 'one per company per batch (50 actions, 500 companies: ~1 per action); the status write reuses it'],
+    ['company reads (batch)', 1, 0.5, 0, 'one per company per batch (50 actions, 500 companies: ~1 per action), eventually consistent; the status write reuses it'],
     ['campaign + flow (per batch)', perBatch, 1, 0, 'campaign item + 1 node, once per 50 actions'],
     ['sender accounts (per batch)', perBatch, 1, 0, `${MAILBOXES} account items, once per 50 actions`],
     ['campaign position (ADD)', 1, 0, 1, 'UpdateItem on a counter < 1 KB'],

@@ -33,7 +33,7 @@ export interface SenderDeps {
   completion: CampaignCompletion;
   campaigns: Pick<CampaignRepository, 'getWithFlow' | 'setStatus'>;
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'> & { pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> };
-  leads: { getProspects(ids: number[], options?: { consistent?: boolean }): Promise<Prospect[]>; getCompanies(ids: number[]): Promise<Company[]> };
+  leads: { getProspects(ids: number[], options?: { consistent?: boolean }): Promise<Prospect[]>; getCompanies(ids: number[], options?: { consistent?: boolean }): Promise<Company[]> };
   provider: NetworkProvider;
   conditions: ConditionDeps;
   sentMessages: SentMessageDeps;

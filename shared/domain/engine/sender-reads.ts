@@ -60,7 +60,11 @@ export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts'
       if (id === undefined) return Promise.resolve(undefined);
       let found = companies.get(id);
       if (!found) {
-        found = deps.leads.getCompanies([id]).then((list) => list.find((c) => c.workspaceId === prospect.workspaceId));
+        // Eventually consistent, like the batch's prospects: a company changed within the last
+        // second may render and enter the status write's view as it was (the window of the race
+        // between a company's member sync and a status write that read it just before, which a
+        // strong read narrows but does not close; docs/engine.md).
+        found = deps.leads.getCompanies([id], { consistent: false }).then((list) => list.find((c) => c.workspaceId === prospect.workspaceId));
         companies.set(id, found);
       }
       return found;

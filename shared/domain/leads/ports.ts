@@ -100,7 +100,8 @@ export interface WorkspaceLeadsPage<T> {
 export interface LeadRepository {
   /** Prospects by id, in any workspace: the caller checks ownership. Unknown ids are left out. */
   getProspects(ids: number[], options?: { consistent?: boolean }): Promise<Prospect[]>;
-  getCompanies(ids: number[]): Promise<Company[]>;
+  /** Strongly consistent unless `consistent: false`. */
+  getCompanies(ids: number[], options?: { consistent?: boolean }): Promise<Company[]>;
   /** The owners (lead ids) of those identities in the workspace that are taken. */
   findIdentities(workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identities: string[]): Promise<Map<string, number>>;
   /** Applies changes, each atomically; the outcome of each, in order. */
