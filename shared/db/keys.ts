@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { bucketOf } from '../domain/buckets';
 /**
  * Key builders: the only place that knows how items are keyed. Numeric ids are zero-padded so
  * that sort keys order like the numbers they hold. These strings are a persisted contract.
@@ -227,11 +227,10 @@ export const outreachActionKey = (campaignId: number, prospectId: number) => ({
   sk: `PROSPECT#${padId(prospectId)}`,
 });
 /**
- * The due-time shard of a prospect's actions: a hash of its id, not the id modulo DUE_SHARDS, since
- * the ids one allocator shard hands out (every prospect one import created) share their residue
- * modulo 64, which would put them all in one shard.
+ * The due-time shard of a prospect's actions (spread evenly: see bucketOf; the id modulo
+ * DUE_SHARDS put every prospect one import created in one shard).
  */
-export const dueShard = (prospectId: number): number => createHash('sha256').update(`due:${prospectId}`).digest().readUInt32BE(0) % DUE_SHARDS;
+export const dueShard = (prospectId: number): number => bucketOf('due', prospectId, DUE_SHARDS);
 /**
  * GSI2 keys of a due action: its due time in the prospect's shard (`dueShard`), so the scheduler
  * finds due actions with one Query per shard and no partition runs hot. (Actions written before

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { bucketOf } from '../buckets';
 import type { Session } from '../accounts/account';
 import type { AccountRepository, SessionRepository } from '../accounts/ports';
 import { lastUsedIsStale, parseKey, secretMatches } from '../api-keys/api-key';
@@ -65,6 +65,14 @@ const WORKSPACE_LOST = {
 };
 
 /**
+ * Which of the `n` session usage keys a user's sessions count against (spread evenly: see
+ * bucketOf; `userId % n` put every user one container signed up on the same key).
+ */
+export function sessionPoolIndex(userId: number, n: number): number {
+  return bucketOf('session-pool', userId, n);
+}
+
+/**
  * Checks the presented credentials. An API key costs one strongly consistent GetItem (so a
  * rotated or revoked key fails at once) and, at most once a minute per key, one write of last_used
  * (whose failure never fails the request).
@@ -72,16 +80,6 @@ const WORKSPACE_LOST = {
  * strongly consistent GetItems: the session (so logout is immediate) and the user's link to the
  * session's workspace (so a removal from it is).
  */
-/**
- * Which of the `n` session usage keys a user's sessions count against: a hash of the user id, so
- * users spread over the pool whatever their ids have in common (the ids one allocator shard hands
- * out share their residue modulo 64, so `userId % n` put every user a container signed up on the
- * same key, sharing one bucket).
- */
-export function sessionPoolIndex(userId: number, n: number): number {
-  return createHash('sha256').update(`session-pool:${userId}`).digest().readUInt32BE(0) % n;
-}
-
 export function createAuthenticator(deps: AuthenticatorDeps) {
   async function byApiKey(presented: string): Promise<AuthOutcome | undefined> {
     const parsed = parseKey(presented.trim());

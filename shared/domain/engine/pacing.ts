@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { bucketOf } from '../buckets';
 import type { Campaign } from '../campaigns/campaign';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import { canSendAt, dailyLimitsOf } from '../sender-accounts/sender-account';
@@ -61,13 +61,9 @@ export async function checkCampaignCap(
   return { go: true, k, fresh: reserved === undefined };
 }
 
-/**
- * Where a prospect starts in the rotation of `n` accounts: a hash of its id, so prospects spread
- * evenly whatever their ids have in common (ids from one allocator shard share their residue
- * modulo 64, so `id % n` would put them all on one account).
- */
+/** Where a prospect starts in the rotation of `n` accounts (spread evenly: see bucketOf). */
 export function spreadIndex(prospectId: number, n: number): number {
-  return createHash('sha256').update(`spread:${prospectId}`).digest().readUInt32BE(0) % n;
+  return bucketOf('spread', prospectId, n);
 }
 
 /** The campaign's sender accounts of a channel, in the campaign's order. */
