@@ -61,6 +61,10 @@ async function timed(context: BenchContext, label: string, detail: string, rows:
  */
 export const scenario: BenchScenario = {
   name: 'lead-lists',
+  // No SQS poller or schedule timer: the meter counts every call of the process, and the local
+  // timer's runs (the outreach scheduler's shard leases and queries every few seconds) would fall
+  // into the requests' windows. Nothing here needs them.
+  stack: () => ({ background: false }),
   async run(context) {
     const { call, user } = context;
     const apiKey = user.apiKey;
