@@ -79,7 +79,7 @@ function callsOf(command: string, input: Record<string, unknown>): Call[] {
 }
 
 /** Why the grant refuses the call, or undefined when it allows it. */
-export function refusal(grant: TableGrant | undefined, call: Call): string | undefined {
+function refusal(grant: TableGrant | undefined, call: Call): string | undefined {
   const resource = call.index ? `index ${call.index}` : 'the table';
   if (!grant) return `dynamodb:${call.action} on ${resource}: the function has no table grant`;
   if (call.action === 'Scan' || call.action === 'Other') return `dynamodb:${call.action} on ${resource}: never granted`;
