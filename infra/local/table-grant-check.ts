@@ -23,8 +23,8 @@ export class TableGrantViolation extends Error {
 interface Call {
   action: TableAction | 'Scan' | 'Other';
   index?: string;
-  /** Attribute names the request names (for `onlyAttributes`). */
-  attributes: string[];
+  /** Attribute names the request names (for `onlyAttributes`); computed only for such a grant (bulk calls are many). */
+  attributes: () => string[];
   returnValues?: string;
 }
 
@@ -59,22 +59,22 @@ function callsOf(command: string, input: Record<string, unknown>): Call[] {
     case 'DeleteItem':
     case 'BatchGetItem':
     case 'BatchWriteItem':
-      return [{ action: name, attributes: attributesOfRequest(input), returnValues: input.ReturnValues as string | undefined }];
+      return [{ action: name, attributes: () => attributesOfRequest(input), returnValues: input.ReturnValues as string | undefined }];
     case 'Query':
-      return [{ action: 'Query', ...(input.IndexName ? { index: input.IndexName as string } : {}), attributes: [] }];
+      return [{ action: 'Query', ...(input.IndexName ? { index: input.IndexName as string } : {}), attributes: () => [] }];
     case 'Scan':
-      return [{ action: 'Scan', attributes: [] }];
+      return [{ action: 'Scan', attributes: () => [] }];
     case 'TransactGetItems':
-      return ((input.TransactItems ?? []) as Record<string, unknown>[]).map(() => ({ action: 'GetItem' as const, attributes: [] }));
+      return ((input.TransactItems ?? []) as Record<string, unknown>[]).map(() => ({ action: 'GetItem' as const, attributes: () => [] }));
     case 'TransactWriteItems':
       return ((input.TransactItems ?? []) as Record<string, Record<string, unknown>>[]).map((part) => {
-        if (part.Put) return { action: 'PutItem' as const, attributes: attributesOfRequest(part.Put) };
-        if (part.Update) return { action: 'UpdateItem' as const, attributes: attributesOfRequest(part.Update), returnValues: part.Update.ReturnValuesOnConditionCheckFailure as string | undefined };
-        if (part.Delete) return { action: 'DeleteItem' as const, attributes: attributesOfRequest(part.Delete) };
-        return { action: 'ConditionCheckItem' as const, attributes: attributesOfRequest(part.ConditionCheck ?? {}) };
+        if (part.Put) return { action: 'PutItem' as const, attributes: () => attributesOfRequest(part.Put ?? {}) };
+        if (part.Update) return { action: 'UpdateItem' as const, attributes: () => attributesOfRequest(part.Update ?? {}), returnValues: part.Update.ReturnValuesOnConditionCheckFailure as string | undefined };
+        if (part.Delete) return { action: 'DeleteItem' as const, attributes: () => attributesOfRequest(part.Delete ?? {}) };
+        return { action: 'ConditionCheckItem' as const, attributes: () => attributesOfRequest(part.ConditionCheck ?? {}) };
       });
     default:
-      return [{ action: 'Other', attributes: [] }];
+      return [{ action: 'Other', attributes: () => [] }];
   }
 }
 
@@ -88,7 +88,7 @@ function refusal(grant: TableGrant | undefined, call: Call): string | undefined 
   const limited = grant.onlyAttributes;
   if (limited?.actions.includes(call.action)) {
     const allowed = new Set([...KEY_ATTRIBUTES, ...limited.attributes]);
-    const others = [...new Set(call.attributes)].filter((attribute) => !allowed.has(attribute));
+    const others = [...new Set(call.attributes())].filter((attribute) => !allowed.has(attribute));
     if (others.length > 0) return `dynamodb:${call.action} on ${resource}: only on ${limited.attributes.join(', ')}, not ${others.join(', ')}`;
     if (call.returnValues !== undefined && call.returnValues !== 'NONE') return `dynamodb:${call.action} on ${resource}: ReturnValues must be NONE`;
     return undefined;

@@ -49,11 +49,14 @@ export class CapacityMeter {
     this.dbMillis = 0;
   }
 
-  /** What putting each item cost (units, all copies), to price a transactional delete of it. */
-  private readonly putCosts = new Map<string, number>();
+  /**
+   * The last item put under each key, to price a transactional delete of it (units, all copies).
+   * Priced only when deleted: sizing every item put costs the measured requests' own time.
+   */
+  private readonly putItems = new Map<string, Record<string, unknown>>();
 
   private remember(command: string, input: Record<string, unknown>) {
-    const record = (item: Record<string, unknown>) => this.putCosts.set(keyOf(item), putUnits(item));
+    const record = (item: Record<string, unknown>) => this.putItems.set(keyOf(item), item);
     if (command.startsWith('Put')) record(input.Item as Record<string, unknown>);
     if (command.startsWith('BatchWrite')) {
       for (const requests of Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]>)) {
@@ -67,7 +70,10 @@ export class CapacityMeter {
   private transactionUnits(input: TransactInput): number {
     return (input.TransactItems ?? []).reduce((sum, action) => {
       if (action.Put) return sum + 2 * putUnits(action.Put.Item);
-      if (action.Delete) return sum + 2 * (this.putCosts.get(keyOf(action.Delete.Key)) ?? 1);
+      if (action.Delete) {
+        const item = this.putItems.get(keyOf(action.Delete.Key));
+        return sum + 2 * (item ? putUnits(item) : 1);
+      }
       return sum + 2;
     }, 0);
   }

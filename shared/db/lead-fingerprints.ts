@@ -36,7 +36,7 @@ export class LeadFingerprints {
     private readonly tableName: string,
   ) {}
 
-  async find(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>> {
+  async find(workspaceId: number, identities: string[]): Promise<{ prints: Map<string, Fingerprint>; unclaimed: Set<string> }> {
     // Eventually consistent (half the read): confirmUnchanged checks what these say before it counts.
     const items = await batchGetAll(
       this.db,
@@ -44,8 +44,10 @@ export class LeadFingerprints {
       identities.map((identity) => leadIdentityKey(workspaceId, 'PROSPECT', identity)),
     );
     const prints = new Map<string, Fingerprint>();
+    const unclaimed = new Set(identities);
     for (const item of items) {
       const guard = parseItem(FingerprintedGuardItem, item);
+      unclaimed.delete(guard.identity);
       if (guard.fp !== undefined && guard.fpVersion !== undefined) {
         prints.set(guard.identity, {
           leadId: guard.leadId,
@@ -55,7 +57,7 @@ export class LeadFingerprints {
         });
       }
     }
-    return prints;
+    return { prints, unclaimed };
   }
 
   async confirmUnchanged<O>(checks: { owner: O; workspaceId: number; fingerprint: Fingerprint }[]): Promise<Set<O>> {

@@ -440,7 +440,7 @@ export class DynamoLeadRepository implements LeadRepository {
     return tokens.length > 0 && this.journal.settleWorkspace(workspaceId, tokens);
   }
 
-  findFingerprints(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>> {
+  findFingerprints(workspaceId: number, identities: string[]): Promise<{ prints: Map<string, Fingerprint>; unclaimed: Set<string> }> {
     return this.fingerprints.find(workspaceId, identities);
   }
 

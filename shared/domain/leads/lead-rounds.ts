@@ -104,22 +104,27 @@ export function createRounds(deps: LeadWriterDeps) {
     return new Map(companies.filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]));
   }
 
-  /** Owners of the given identities plus of every identity the found leads hold today. */
+  /**
+   * Owners of the given identities plus of every identity the found leads hold today.
+   * `knownUnclaimed`: identities the caller has just seen without a guard, not read again.
+   */
   async function identityOwners<T extends Lead>(
     workspaceId: number,
     kind: 'PROSPECT' | 'COMPANY',
     identities: string[],
     load: (ids: number[]) => Promise<T[]>,
     identitiesOf: (lead: T) => string[],
-    settledOnce = false,
+    options: { knownUnclaimed?: ReadonlySet<string>; settledOnce?: boolean } = {},
   ): Promise<{ owners: Map<string, number>; leads: Map<number, T> }> {
-    const owners = await deps.leads.findIdentities(workspaceId, kind, unique(identities));
+    const { knownUnclaimed, settledOnce = false } = options;
+    const toRead = unique(identities).filter((identity) => !knownUnclaimed?.has(identity));
+    const owners = toRead.length ? await deps.leads.findIdentities(workspaceId, kind, toRead) : new Map<string, number>();
     const ownerIds = unique(owners.values());
     const loaded = ownerIds.length ? await load(ownerIds) : [];
     // A guard whose lead is missing is a batch still writing, or one interrupted: finish those past
     // their lease (they release such guards) and look again.
     if (loaded.length < ownerIds.length && !settledOnce && (await deps.leads.settleStaleWrites(workspaceId))) {
-      return identityOwners(workspaceId, kind, identities, load, identitiesOf, true);
+      return identityOwners(workspaceId, kind, identities, load, identitiesOf, { ...options, settledOnce: true });
     }
     const leads = new Map(loaded.filter((lead) => lead.workspaceId === workspaceId).map((lead) => [lead.id, lead]));
     const more = unique([...leads.values()].flatMap(identitiesOf)).filter((identity) => !owners.has(identity));

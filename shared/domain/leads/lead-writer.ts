@@ -1,5 +1,5 @@
 import { mergeCustomFields } from './custom-fields';
-import { type FingerprintStamp, fastPathCandidates, primaryIdentity, rowFingerprint } from './import-fingerprint';
+import { type Fingerprint, type FingerprintStamp, fastPathCandidates, primaryIdentity, rowFingerprint } from './import-fingerprint';
 import type { CompanyInput, ProspectInput } from './import-rows';
 import { type Company, PROSPECT_STATUS, type Prospect, companyIdentities, prospectIdentities } from './lead';
 import { companyChangeAffectsProspects, companyMember, prospectMember } from './list-query';
@@ -275,7 +275,9 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     const list = options.list;
     if (!list || !options.overwrite) return planProspects(workspaceId, inputs, options);
     const candidates = fastPathCandidates(inputs).map((index) => ({ index, identity: primaryIdentity(inputs[index] as ProspectInput) as string }));
-    const prints = candidates.length ? await deps.leads.findFingerprints(workspaceId, candidates.map((c) => c.identity)) : new Map();
+    const { prints, unclaimed } = candidates.length
+      ? await deps.leads.findFingerprints(workspaceId, candidates.map((c) => c.identity))
+      : { prints: new Map<string, Fingerprint>(), unclaimed: new Set<string>() };
     const matching = candidates.flatMap(({ index, identity }) => {
       const fingerprint = prints.get(identity);
       return fingerprint && fingerprint.fp === rowFingerprint(list.id, inputs[index] as ProspectInput) ? [{ owner: index, workspaceId, fingerprint }] : [];
@@ -284,7 +286,8 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     const outcomes = new Array<UpsertOutcome<Prospect>>(inputs.length);
     for (const { owner, fingerprint } of matching) if (!refused.has(owner)) outcomes[owner] = { status: 'matched', id: fingerprint.leadId };
     const rest = inputs.flatMap((_, index) => (outcomes[index] ? [] : [index]));
-    const planned = await planProspects(workspaceId, rest.map((index) => inputs[index] as ProspectInput), options);
+    // The guards found missing need not be read again to plan (new rows: most of an import).
+    const planned = await planProspects(workspaceId, rest.map((index) => inputs[index] as ProspectInput), options, unclaimed);
     planned.forEach((outcome, k) => {
       outcomes[rest[k] as number] = outcome.status === 'duplicate' ? { status: 'duplicate', of: rest[outcome.of] as number } : outcome;
     });
@@ -311,18 +314,29 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     };
   }
 
-  async function planProspects(workspaceId: number, inputs: ProspectInput[], options: UpsertOptions): Promise<UpsertOutcome<Prospect>[]> {
+  /**
+   * `unclaimed`: identities a read of this request found without a guard. The first round plans
+   * them as free without reading them again; one claimed meanwhile fails its claim's condition, and
+   * the next round reads it like any other.
+   */
+  async function planProspects(
+    workspaceId: number,
+    inputs: ProspectInput[],
+    options: UpsertOptions,
+    unclaimed: ReadonlySet<string> = new Set(),
+  ): Promise<UpsertOutcome<Prospect>[]> {
     const stamps: FingerprintStamp[] = [];
     // The prospects' identities do not depend on their companies: look them up meanwhile.
-    const lookup = (indexes: number[]) =>
+    const lookup = (indexes: number[], knownUnclaimed: ReadonlySet<string> = new Set()) =>
       identityOwners<Prospect>(
         workspaceId,
         'PROSPECT',
         indexes.flatMap((i) => prospectIdentities((inputs[i] as ProspectInput).fields)),
         (ids) => deps.leads.getProspects(ids),
         prospectIdentities,
+        { knownUnclaimed },
       );
-    let prefetched: ReturnType<typeof lookup> | undefined = lookup([...inputs.keys()]);
+    let prefetched: ReturnType<typeof lookup> | undefined = lookup([...inputs.keys()], unclaimed);
     prefetched.catch(() => {});
     const companyOf = await resolveCompanies(workspaceId, inputs);
     const knownCompanies = new Map<number, Company>();

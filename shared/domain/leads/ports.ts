@@ -134,8 +134,12 @@ export interface LeadRepository {
   settleStaleWrites(workspaceId: number): Promise<boolean>;
   /** Records that every member of the company's prospects carries `company.version`. */
   markCompanyMembersSynced(company: Company): Promise<void>;
-  /** The fingerprints on the guards of these prospect identities (eventually consistent: confirm before use). */
-  findFingerprints(workspaceId: number, identities: string[]): Promise<Map<string, Fingerprint>>;
+  /**
+   * The fingerprints on the guards of these prospect identities, and which identities have no guard
+   * (eventually consistent: confirm a fingerprint before use; an identity taken a moment ago may
+   * still show as unclaimed, which its claim's condition catches).
+   */
+  findFingerprints(workspaceId: number, identities: string[]): Promise<{ prints: Map<string, Fingerprint>; unclaimed: Set<string> }>;
   /**
    * Checks, without reading them, that each fingerprint's prospect and company are still at its
    * versions (in the workspace); returns the owners whose check failed.
