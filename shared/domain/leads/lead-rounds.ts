@@ -57,6 +57,12 @@ export interface RoundPlan<T extends Lead, S> {
 }
 
 export const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
+/** Equal as JSON (plain lead data). */
+export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** The value without its undefined and empty-string fields (an input's values that change nothing). */
+export const defined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as T;
+
 
 /** The helpers every part of the writer plans with. */
 export function createRounds(deps: LeadWriterDeps) {
@@ -138,7 +144,13 @@ export function createRounds(deps: LeadWriterDeps) {
     return [...lead.listIds, list.id];
   }
 
-  return { now, inRounds, upsertSkip, loadCompanies, identityOwners, joinedLists };
+  /** One id reservation for the rows that may create a lead (no identity of theirs has an owner), not a write per block. */
+  async function reserveIds(rowIdentities: string[][], owners: Map<string, number>): Promise<void> {
+    const creating = rowIdentities.filter((identities) => identities.every((identity) => !owners.has(identity))).length;
+    if (creating > 1) await deps.ids.reserve?.(creating);
+  }
+
+  return { now, inRounds, upsertSkip, loadCompanies, identityOwners, joinedLists, reserveIds };
 }
 
 export type Rounds = ReturnType<typeof createRounds>;
