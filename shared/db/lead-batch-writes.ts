@@ -13,6 +13,7 @@ import { JournalTooLargeError, type LeadJournal, mayBeStale, newJournalToken } f
 import type { ListMembers } from './list-members';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import { leadUpdateActions } from './view-only-writes';
+import { ViewRederive } from './view-rederive';
 import { leadCountsActions, leadCountsDelta } from './workspace-lead-counts';
 
 /** Transactions in flight at once when claiming identities or writing changed leads. */
@@ -26,7 +27,11 @@ export class LeadBatchWrites {
     private readonly clock: Clock,
     private readonly members: ListMembers,
     private readonly journal: LeadJournal,
-  ) {}
+  ) {
+    this.views = new ViewRederive(db, tableName);
+  }
+
+  private readonly views: ViewRederive;
 
   /**
    * Applies changes in one batch: open its journal (reserving room in the lists it joins), claim
@@ -254,8 +259,8 @@ export class LeadBatchWrites {
     );
     const moved = [...viewed].map((index) => (changes[index] as LeadChange).after).filter((after) => versions.get(after.id) !== after.version);
     if (moved.length === 0) return;
-    const leads = await this.journal.currentLeads(searchType, moved.map((after) => after.id));
-    for (const after of moved) for (const listId of after.listIds) await this.journal.rederive(searchType, listId, [after.id], leads);
+    const leads = await this.views.currentLeads(searchType, moved.map((after) => after.id));
+    for (const after of moved) for (const listId of after.listIds) await this.views.rederive(searchType, listId, [after.id], leads);
   }
 
   /** The member views a changed lead puts: in the lists it joins, or all of its lists when they change. */

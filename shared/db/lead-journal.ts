@@ -8,18 +8,17 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Company, LeadList, Prospect, SearchType } from '../domain/leads/lead';
-import { companyMember, prospectMember } from '../domain/leads/list-query';
-import { type DigestChange, digestEntry } from '../domain/leads/member-digest';
+import type { LeadList, SearchType } from '../domain/leads/lead';
 import type { Clock } from '../time/clock';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed } from './client';
 import { parseItem } from './item-schema';
-import { companyKey, leadIdentityKey, leadJournalKey, leadListKey, listMemberKey, prospectKey, workspaceLeadCountsKey } from './keys';
-import { LeadIdentityItem, LeadJournalItem, memberItem, toCompany, toProspect } from './lead-items';
+import { leadIdentityKey, leadJournalKey, leadListKey, workspaceLeadCountsKey } from './keys';
+import { LeadIdentityItem, LeadJournalItem } from './lead-items';
 import type { LeadCounts } from '../domain/leads/ports';
 import type { ListMembers } from './list-members';
 import { MAX_TRANSACTION_ITEMS, type TransactItem } from './transactions';
+import { ViewRederive } from './view-rederive';
 
 /** Attempts of a transaction registering a batch (contention on the lists or lead counts is retried). */
 const MAX_OPEN_ATTEMPTS = 12;
@@ -31,9 +30,6 @@ const MAX_JOURNAL_BYTES = 350_000;
 
 /** A batch whose journal would not fit in an item (very long identities): the caller splits it. Nothing was written. */
 export class JournalTooLargeError extends Error {}
-
-/** Views derived again at once when a batch is finished. */
-const REDERIVE_CONCURRENCY = 8;
 
 /** Fast brotli: the journal lives for one request, so speed matters more than the last bytes. */
 const JOURNAL_COMPRESSION = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
@@ -90,7 +86,11 @@ export class LeadJournal {
     private readonly tableName: string,
     private readonly clock: Clock,
     private readonly members: ListMembers,
-  ) {}
+  ) {
+    this.views = new ViewRederive(db, tableName);
+  }
+
+  private readonly views: ViewRederive;
 
   async open(entry: JournalEntry, maxLeadsPerList: number): Promise<OpenOutcome> {
     const token = new Set([entry.token]);
@@ -295,7 +295,7 @@ export class LeadJournal {
    */
   private async finish(entry: JournalEntry): Promise<void> {
     const people = entry.searchType === 'PEOPLE';
-    const leads = await this.currentLeads(entry.searchType, entry.leadIds);
+    const leads = await this.views.currentLeads(entry.searchType, entry.leadIds);
     const kind = people ? 'PROSPECT' : 'COMPANY';
     for (const created of entry.created) {
       if (leads.has(created.id)) continue;
@@ -307,54 +307,12 @@ export class LeadJournal {
       const views = await this.members.members(listId, entry.leadIds);
       const digested = new Set([...(await this.members.readDigest(listId)).values()].flatMap((stored) => [...stored.chunk.entries.keys()]));
       const relevant = entry.leadIds.filter((id) => leads.get(id)?.listIds.includes(listId) || views.has(id) || digested.has(id));
-      const changes = await this.rederive(entry.searchType, listId, relevant, leads);
+      const changes = await this.views.rederive(entry.searchType, listId, relevant, leads);
       await this.members.close({ workspaceId: entry.workspaceId, id: listId }, changes, { reserved: entry.reserved.get(listId) ?? 0, token: entry.token });
     }
     // The new leads that were written are counted now, as the batch would have at its end.
     const landed = entry.created.filter((created) => leads.has(created.id)).length;
     await this.close(entry, people ? { prospects: landed, companies: 0 } : { prospects: 0, companies: landed });
-  }
-
-  /** The leads as they are now (strongly consistent), by id; ids without a lead are left out. */
-  async currentLeads(searchType: SearchType, ids: number[]): Promise<Map<number, Prospect | Company>> {
-    const people = searchType === 'PEOPLE';
-    const items = await batchGetAll(this.db, this.tableName, ids.map(people ? prospectKey : companyKey), { consistent: true });
-    return new Map(items.map((item) => (people ? toProspect(item) : toCompany(item))).map((lead) => [lead.id, lead]));
-  }
-
-  /**
-   * Makes each lead's view in the list match the lead as it is (`leads`, read just before): put
-   * when it is a member, deleted otherwise, each only while the lead is still at the version it was
-   * derived from. Returns the digest changes that say the same.
-   */
-  async rederive(searchType: SearchType, listId: number, ids: number[], leads: Map<number, Prospect | Company>): Promise<DigestChange[]> {
-    const people = searchType === 'PEOPLE';
-    const leadKey = people ? prospectKey : companyKey;
-    const companyIds = [...leads.values()].flatMap((lead) => ('companyId' in lead && lead.companyId !== undefined ? [lead.companyId] : []));
-    const companies = new Map(
-      (people && companyIds.length ? await batchGetAll(this.db, this.tableName, [...new Set(companyIds)].map(companyKey), { consistent: true }) : [])
-        .map(toCompany)
-        .map((company) => [company.id, company]),
-    );
-    const changes: DigestChange[] = [];
-    const writes: (() => Promise<void>)[] = [];
-    for (const id of ids) {
-      const lead = leads.get(id);
-      if (!lead?.listIds.includes(listId)) {
-        changes.push({ id, version: lead?.version ?? 0 });
-        writes.push(() => this.writeView(leadKey(id), listId, id, lead?.version));
-        continue;
-      }
-      const state = people ? prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1)) : companyMember(lead as Company);
-      changes.push({ id, version: lead.version, entry: digestEntry(id, lead.version, state) });
-      writes.push(() => this.writeView(leadKey(id), listId, id, lead.version, memberItem(searchType, listId, id, lead.version, state)));
-    }
-    let next = 0;
-    const worker = async () => {
-      while (next < writes.length) await (writes[next++] as () => Promise<void>)();
-    };
-    await Promise.all(Array.from({ length: Math.min(REDERIVE_CONCURRENCY, writes.length) }, worker));
-    return changes;
   }
 
   /**
@@ -386,34 +344,4 @@ export class LeadJournal {
     }
   }
 
-  /** Puts (or deletes) a member view, provided the lead is still at the version it was derived from. */
-  private async writeView(leadKey: { pk: string; sk: string }, listId: number, leadId: number, version: number | undefined, item?: Record<string, unknown>) {
-    const key = listMemberKey(listId, leadId);
-    if (version === undefined) {
-      await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: key }));
-      return;
-    }
-    const write = item ? { Put: { TableName: this.tableName, Item: item } } : { Delete: { TableName: this.tableName, Key: key } };
-    try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: leadKey,
-                ConditionExpression: '#version = :version',
-                ExpressionAttributeNames: { '#version': 'version' },
-                ExpressionAttributeValues: { ':version': version },
-              },
-            },
-            write,
-          ],
-        }),
-      );
-    } catch (error) {
-      // The lead moved on: its newer writer owns the view.
-      if (!cancellationReasons(error)) throw error;
-    }
-  }
 }
