@@ -63,7 +63,6 @@ export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === J
 export const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as T;
 
-
 /** The helpers every part of the writer plans with. */
 export function createRounds(deps: LeadWriterDeps) {
   const now = () => deps.clock.now().toISOString();
