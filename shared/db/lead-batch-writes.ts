@@ -13,7 +13,7 @@ import { JournalTooLargeError, type LeadJournal, mayBeStale, newJournalToken } f
 import type { ListMembers } from './list-members';
 import { type TransactItem, type TransactUnit, commitUnits } from './transactions';
 import { leadUpdateActions } from './view-only-writes';
-import { ViewRederive } from './view-rederive';
+import type { ViewRederive } from './view-rederive';
 import { leadCountsActions, leadCountsDelta } from './workspace-lead-counts';
 
 /** Transactions in flight at once when claiming identities or writing changed leads. */
@@ -27,11 +27,8 @@ export class LeadBatchWrites {
     private readonly clock: Clock,
     private readonly members: ListMembers,
     private readonly journal: LeadJournal,
-  ) {
-    this.views = new ViewRederive(db, tableName);
-  }
-
-  private readonly views: ViewRederive;
+    private readonly views: ViewRederive,
+  ) {}
 
   /**
    * Applies changes in one batch: open its journal (reserving room in the lists it joins), claim

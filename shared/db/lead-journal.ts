@@ -18,7 +18,7 @@ import { LeadIdentityItem, LeadJournalItem } from './lead-items';
 import type { LeadCounts } from '../domain/leads/ports';
 import type { ListMembers } from './list-members';
 import { MAX_TRANSACTION_ITEMS, type TransactItem } from './transactions';
-import { ViewRederive } from './view-rederive';
+import type { ViewRederive } from './view-rederive';
 
 /** Attempts of a transaction registering a batch (contention on the lists or lead counts is retried). */
 const MAX_OPEN_ATTEMPTS = 12;
@@ -86,11 +86,8 @@ export class LeadJournal {
     private readonly tableName: string,
     private readonly clock: Clock,
     private readonly members: ListMembers,
-  ) {
-    this.views = new ViewRederive(db, tableName);
-  }
-
-  private readonly views: ViewRederive;
+    private readonly views: ViewRederive,
+  ) {}
 
   async open(entry: JournalEntry, maxLeadsPerList: number): Promise<OpenOutcome> {
     const token = new Set([entry.token]);

@@ -13,6 +13,7 @@ import { LeadFingerprints } from './lead-fingerprints';
 import { LeadJournal } from './lead-journal';
 import { ListMembers } from './list-members';
 import { ViewOnlyWrites } from './view-only-writes';
+import { ViewRederive } from './view-rederive';
 import {
   companiesByWorkspace,
   companyKey,
@@ -35,9 +36,10 @@ export class DynamoLeadRepository implements LeadRepository {
   ) {
     this.members = new ListMembers(db, tableName, clock);
     this.fingerprints = new LeadFingerprints(db, tableName);
-    this.journal = new LeadJournal(db, tableName, clock, this.members);
+    const views = new ViewRederive(db, tableName);
+    this.journal = new LeadJournal(db, tableName, clock, this.members, views);
     this.viewOnly = new ViewOnlyWrites(db, tableName);
-    this.batches = new LeadBatchWrites(db, tableName, clock, this.members, this.journal);
+    this.batches = new LeadBatchWrites(db, tableName, clock, this.members, this.journal, views);
   }
 
   private readonly batches: LeadBatchWrites;
