@@ -1,6 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
 import { SETTINGS, settingDefault } from '../shared/config/settings';
+import { LOCAL_INDEX_PROJECTION, type LocalIndexProjection } from '../shared/db/table-schema';
 import { DEFAULT_EDGE_CONFIG, type EdgeConfig, loadEdgeConfig } from './edge-config';
 import { SESSION_PLAN_DEFAULTS } from './session-plan';
 
@@ -59,6 +60,12 @@ export interface OutreachConfig {
    * `schedule:<name>`; the stack rejects a key naming no function.
    */
   reservedConcurrency: Readonly<Record<string, number>>;
+  /**
+   * What the table's local indexes copy: `KEYS_ONLY` (default) or `ALL`, which a stack deployed
+   * before 2026-11-26 keeps until its data is copied to a new table: changing it replaces the table
+   * (docs/deploy.md, "Upgrading a table created with ALL local indexes"). The code works with both.
+   */
+  localIndexProjection: LocalIndexProjection;
 }
 
 /**
@@ -153,6 +160,7 @@ export const DEFAULT_CONFIG: OutreachConfig = {
   alarmEmail: undefined,
   alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
   reservedConcurrency: {},
+  localIndexProjection: LOCAL_INDEX_PROJECTION,
 };
 
 /** Anything with CDK's `tryGetContext` (an App's or a Stack's `node`). */
@@ -289,5 +297,6 @@ export function loadConfig(context: ContextSource): OutreachConfig {
     alarmEmail: optionalText('alarmEmail', get('alarmEmail'), /^[^@\s"]+@[^@\s"]+\.[^@\s"]+$/),
     alarmThresholds: alarmThresholds(get),
     reservedConcurrency: numberMap('reservedConcurrency', get('reservedConcurrency'), RESERVED_CONCURRENCY_KEY, { integer: true }),
+    localIndexProjection: text('localIndexProjection', get('localIndexProjection'), DEFAULT_CONFIG.localIndexProjection, /^(KEYS_ONLY|ALL)$/) as LocalIndexProjection,
   };
 }

@@ -13,7 +13,7 @@ export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'ConditionCheck
 export interface TableGrant {
   /** Actions on the table itself. */
   readonly actions: readonly TableAction[];
-  /** Query on each of the table's indexes, named (every index projects ALL: it reads what the table holds). */
+  /** Query on each of the table's indexes, named (the global ones project ALL; the local ones hold keys, and a Query asking for more fetches from the table, which `Query` in `actions` allows). */
   readonly queriesIndexes?: true;
   /** Actions allowed only on these attributes besides the item's key (IAM `dynamodb:Attributes`). */
   readonly onlyAttributes?: { readonly actions: readonly TableAction[]; readonly attributes: readonly string[] };
@@ -102,9 +102,10 @@ export const AUTHORIZER_TABLE_GRANT: TableGrant = {
 export const QUEUE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
   [WEBHOOK_DELIVERY.name]: { actions: ['GetItem', 'PutItem', 'UpdateItem'], reason: 'claims and completes a delivery, puts its attempt, reads the settings' },
   [CAMPAIGN_SCHEDULING.name]: {
-    actions: ['GetItem', 'PutItem', 'UpdateItem'],
+    // Query on the table too: lsi2 holds keys only, and its Query asks DynamoDB to fetch the items from the table.
+    actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
     queriesIndexes: true,
-    reason: 'pages waiting prospects and parked actions (lsi2), schedules each (update and put in a transaction)',
+    reason: 'pages waiting prospects and parked actions (lsi2, items fetched from the table), schedules each (update and put in a transaction)',
   },
   [OUTREACH.name]: LEAD_WRITER,
   [ENRICHMENT.name]: LEAD_WRITER,

@@ -1,13 +1,15 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
+import { GLOBAL_INDEXES, LOCAL_INDEXES, LOCAL_INDEX_PROJECTION, type LocalIndexProjection, TABLE } from '../../shared/db/table-schema';
 
 export interface SingleTableProps {
   /** Default `GLOBAL_INDEXES`; tests pass their own. */
   globalIndexes?: readonly { name: string; partitionKey: string; sortKey: string }[];
   /** Default `LOCAL_INDEXES`; tests pass their own. */
   localIndexes?: readonly { name: string; sortKey: string }[];
+  /** Default `LOCAL_INDEX_PROJECTION` (KEYS_ONLY); `ALL` keeps a table created before 2026-11-26 as it is. */
+  localIndexProjection?: LocalIndexProjection;
 }
 
 /**
@@ -46,13 +48,14 @@ export class SingleTable extends Construct {
         projectionType: ProjectionType.ALL,
       });
     }
-    // Local indexes can only be created with the table: changing this list later replaces it
-    // (and RETAIN then leaves the old one behind), so settle them before the first deploy.
+    // Local indexes can only be created with the table: changing this list or their projection
+    // later replaces it (and RETAIN then leaves the old one, with the data, behind): docs/deploy.md.
+    const projectionType = (props.localIndexProjection ?? LOCAL_INDEX_PROJECTION) === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY;
     for (const index of localIndexes) {
       this.table.addLocalSecondaryIndex({
         indexName: index.name,
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType,
       });
     }
   }

@@ -1,12 +1,20 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
+import { GLOBAL_INDEXES, LOCAL_INDEXES, LOCAL_INDEX_PROJECTION, type LocalIndexProjection, TABLE } from '../../shared/db/table-schema';
 
 /** The table `npm start` keeps its data in (and `npm run migrate` migrates by default). */
 export const LOCAL_TABLE_NAME = 'outreach';
 
-/** Creates the single table (same keys and indexes as the CDK stack) unless it exists. */
-export async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
+/**
+ * Creates the single table (same keys and indexes as the CDK stack) unless it exists. A table
+ * created with ALL local indexes (before 2026-11-26, or `localIndexProjection: 'ALL'`, as the tests
+ * of the upgrade do) is kept as it is: the code reads both layouts.
+ */
+export async function ensureTable(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  options: { localIndexProjection?: LocalIndexProjection } = {},
+): Promise<void> {
   try {
     await db.send(new DescribeTableCommand({ TableName: tableName }));
     return;
@@ -44,7 +52,7 @@ export async function ensureTable(db: DynamoDBDocumentClient, tableName: string)
                 { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
                 { AttributeName: index.sortKey, KeyType: 'RANGE' },
               ],
-              Projection: { ProjectionType: 'ALL' },
+              Projection: { ProjectionType: options.localIndexProjection ?? LOCAL_INDEX_PROJECTION },
             })),
           }
         : {}),

@@ -65,7 +65,7 @@ export class OutreachStack extends Stack {
     super(scope, id, props);
     const { config } = props;
 
-    this.table = new SingleTable(this, 'Data');
+    this.table = new SingleTable(this, 'Data', { localIndexProjection: config.localIndexProjection });
     const { table } = this.table;
 
     // Every secret setting's Secrets Manager secret; functions get ARNs, never values (see ServiceSecrets).

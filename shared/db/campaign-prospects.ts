@@ -201,7 +201,8 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
     const result = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        ...(byStatus ? { IndexName: 'lsi1' } : {}),
+        // lsi1 holds keys only (shared/db/table-schema.ts): DynamoDB fetches each item from the table.
+        ...(byStatus ? { IndexName: 'lsi1', Select: 'ALL_ATTRIBUTES' as const } : {}),
         KeyConditionExpression: byStatus ? 'pk = :pk AND begins_with(lsi1sk, :prefix)' : 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk, ...(byStatus ? { ':prefix': `${query.status}#` } : {}) },
         ...(after === undefined

@@ -28,8 +28,8 @@ export class CapacityMeter {
   /**
    * Write units as DynamoDB bills them: what DynamoDB Local reports, except for transactions,
    * which it reports as if they wrote one item; those are computed from their actions (2 units per
-   * KB per copy; an Update, ConditionCheck or Delete of an item it does not see counts 1 KB, and a
-   * Delete of a list member counts its six copies).
+   * KB per copy, a local index's entry, keys only, 2; an Update, ConditionCheck or Delete of an item
+   * it does not see counts 1 KB, and a Delete of a list member counts its table copy and five entries).
    */
   computedWriteUnits = 0;
   calls = 0;

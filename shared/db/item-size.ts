@@ -23,10 +23,18 @@ function valueSize(value: unknown): number {
   return 0;
 }
 
-const INDEX_KEYS = ['gsi1pk', 'gsi2pk', 'lsi1sk', 'lsi2sk', 'lsi3sk', 'lsi4sk', 'lsi5sk'];
+const GLOBAL_INDEX_KEYS = ['gsi1pk', 'gsi2pk'];
+const LOCAL_INDEX_KEYS = ['lsi1sk', 'lsi2sk', 'lsi3sk', 'lsi4sk', 'lsi5sk'];
 
-/** How many copies of an item DynamoDB writes: the table's and one per index it has keys for. */
-export const itemCopies = (item: Record<string, unknown>): number => 1 + INDEX_KEYS.filter((key) => item[key] !== undefined).length;
+/** How many copies of an item DynamoDB writes when it is new: the table's and one per index it has keys for. */
+export const itemCopies = (item: Record<string, unknown>): number => 1 + [...GLOBAL_INDEX_KEYS, ...LOCAL_INDEX_KEYS].filter((key) => item[key] !== undefined).length;
 
-/** Write units of putting an item, outside a transaction: 1 per KB (rounded up) per copy. */
-export const putUnits = (item: Record<string, unknown>): number => Math.max(1, Math.ceil(itemSize(item) / 1024)) * itemCopies(item);
+/**
+ * Write units of putting an item, outside a transaction: 1 per KB (rounded up) on the table and on
+ * each global index it has keys for (they project ALL), and 1 per local index it has keys for
+ * (they hold keys only, under 1 KB: shared/db/table-schema.ts). An upper bound for a Put that
+ * replaces an item without moving its LSI keys, which DynamoDB bills on the table alone there.
+ */
+export const putUnits = (item: Record<string, unknown>): number =>
+  Math.max(1, Math.ceil(itemSize(item) / 1024)) * (1 + GLOBAL_INDEX_KEYS.filter((key) => item[key] !== undefined).length) +
+  LOCAL_INDEX_KEYS.filter((key) => item[key] !== undefined).length;

@@ -42,8 +42,9 @@ const SORT_SEPARATOR = '\u0001';
 
 /**
  * The largest view a member item carries. With it a member item stays under ~3.3 KB (view, five
- * sort keys of at most ~220 bytes, keys), so a full list (100,000 members, each copied into the
- * table and five LSIs) stays under 2 GB of its partition's 10 GB item-collection cap.
+ * sort keys of at most ~220 bytes, keys), so a full list (100,000 members, each in the table with
+ * an entry of its keys in five LSIs) stays under 0.5 GB of its partition's 10 GB item-collection
+ * cap (2 GB in a table created with ALL LSIs, which copy it whole).
  */
 export const MAX_INLINE_VIEW_BYTES = 2048;
 

@@ -21,6 +21,8 @@ import { MAX_TRANSACTION_ITEMS, type TransactItem } from './transactions';
 
 /** Bytes a member's view item is assumed to take when choosing how to read a page. */
 const VIEW_BYTES = 1024;
+/** Bytes of a member's entry in a sort LSI (its keys: ~40 B of list key, ~20 of lead key, a sort value of up to ~220). */
+const INDEX_ENTRY_BYTES = 200;
 /** Bytes a member is assumed to take in the digest (measured: 10–40 compressed). */
 const DIGEST_BYTES_PER_MEMBER = 48;
 const READ_UNIT = 4096;
@@ -191,54 +193,89 @@ export class ListMembers {
   }
 
   /**
-   * One page of the list. Without filters and near the start, a Query on the member partition's
-   * keys (table sort key for `id`, the field's LSI otherwise) returns the views themselves; with
-   * filters, or deep enough that skipping views would read more than the digest, the digest picks
-   * the page (and counts the matches) and the page's views are read by key.
+   * One page of the list. Without filters and near the start, a Query on the member partition
+   * walks the order: by `id` the table's sort key, which returns the views themselves; by another
+   * field that field's LSI, which holds keys only (shared/db/table-schema.ts), so it returns the
+   * page's keys and the page's views are then read by key. With filters, or deep enough that
+   * skipping entries would read more than the digest, the digest picks the page (and counts the
+   * matches) and the page's views are read by key.
    */
   async page(list: LeadList, query: MemberPageQuery): Promise<MemberPage> {
     const filtered = query.filters.length > 0;
+    const slot = query.sortField === 'id' ? undefined : SORT_INDEX[list.searchType][query.sortField];
     const wanted = query.offset + query.limit;
-    const shallowCost = Math.ceil((wanted * VIEW_BYTES) / READ_UNIT);
+    const shallowCost = slot
+      ? Math.ceil((wanted * INDEX_ENTRY_BYTES) / READ_UNIT) + query.limit
+      : Math.ceil((wanted * VIEW_BYTES) / READ_UNIT);
     const digestCost = Math.ceil((list.totalProspects * DIGEST_BYTES_PER_MEMBER) / READ_UNIT) + query.limit;
-    if (!filtered && shallowCost <= digestCost) return { members: await this.shallowPage(list, query) };
+    if (!filtered && shallowCost <= digestCost) {
+      return { members: slot ? await this.byKeys(list.id, await this.indexPage(list, query, slot.index)) : await this.tablePage(list, query) };
+    }
 
     const stored = await this.readDigest(list.id);
     const { ids, matched } = queryDigest(
       [...stored.values()].map((s) => s.chunk),
       query,
     );
-    const members = await this.members(list.id, ids);
-    return {
-      members: ids.flatMap((id) => {
-        const member = members.get(id);
-        return member ? [member] : [];
-      }),
-      ...(filtered ? { matched } : {}),
-    };
+    return { members: await this.byKeys(list.id, ids), ...(filtered ? { matched } : {}) };
   }
 
-  private async shallowPage(list: LeadList, query: MemberPageQuery): Promise<PageMember[]> {
-    const slot = query.sortField === 'id' ? undefined : SORT_INDEX[list.searchType][query.sortField];
-    const wanted = query.offset + query.limit;
-    const input: QueryCommandInput = {
+  /** The page's views in `ids` order (one consistent BatchGetItem; a member removed meanwhile is left out). */
+  private async byKeys(listId: number, ids: number[]): Promise<PageMember[]> {
+    const members = await this.members(listId, ids);
+    return ids.flatMap((id) => {
+      const member = members.get(id);
+      return member ? [member] : [];
+    });
+  }
+
+  /** A page in id order: the views straight from the table's sort key. */
+  private async tablePage(list: LeadList, query: MemberPageQuery): Promise<PageMember[]> {
+    const items = await this.walk(query, {
       TableName: this.tableName,
-      ...(slot ? { IndexName: slot.index } : {}),
-      KeyConditionExpression: slot ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: slot ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': listMemberKey(list.id, 0).pk, ...(slot ? {} : { ':prefix': LIST_MEMBER_PREFIX }) },
-      ScanIndexForward: query.direction === 'asc',
-      // Members written a moment ago must be listed: LSIs, unlike GSIs, can be read consistently.
-      ConsistentRead: true,
-    };
-    const members: PageMember[] = [];
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': listMemberKey(list.id, 0).pk, ':prefix': LIST_MEMBER_PREFIX },
+    });
+    return items.map((item) => parseItem(ListMemberItem, item));
+  }
+
+  /**
+   * The lead ids of a page in another field's order: its LSI's entries, asking for the table sort
+   * key only (projected in every layout, so DynamoDB never fetches the views from the table here).
+   */
+  private async indexPage(list: LeadList, query: MemberPageQuery, index: string): Promise<number[]> {
+    const items = await this.walk(query, {
+      TableName: this.tableName,
+      IndexName: index,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': listMemberKey(list.id, 0).pk },
+      ProjectionExpression: '#sk',
+    });
+    return items.map((item) => Number(String(item.sk).slice(LIST_MEMBER_PREFIX.length)));
+  }
+
+  /** Reads `offset + limit` entries in the query's direction and keeps the last `limit`. */
+  private async walk(query: MemberPageQuery, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+    const wanted = query.offset + query.limit;
+    const items: Record<string, unknown>[] = [];
     let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
     do {
-      const page = await this.db.send(new QueryCommand({ ...input, Limit: wanted - members.length, ExclusiveStartKey }));
-      for (const item of page.Items ?? []) members.push(parseItem(ListMemberItem, item));
+      const page = await this.db.send(
+        new QueryCommand({
+          ...input,
+          ScanIndexForward: query.direction === 'asc',
+          // Members written a moment ago must be listed: LSIs, unlike GSIs, can be read consistently.
+          ConsistentRead: true,
+          Limit: wanted - items.length,
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
       ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey && members.length < wanted);
-    return members.slice(query.offset, wanted);
+    } while (ExclusiveStartKey && items.length < wanted);
+    return items.slice(query.offset, wanted);
   }
 
   /** Some members with their views, by lead id (strongly consistent: read right after a write). */

@@ -161,6 +161,8 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
       new QueryCommand({
         TableName: this.tableName,
         IndexName: 'lsi2',
+        // lsi2 holds keys only (shared/db/table-schema.ts): DynamoDB fetches each item from the table.
+        Select: 'ALL_ATTRIBUTES',
         KeyConditionExpression: 'pk = :pk AND begins_with(lsi2sk, :parked)',
         ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':parked': PARKED_PREFIX },
         Limit: limit,

@@ -18,6 +18,8 @@ export class DynamoWaitingProspects implements WaitingProspects {
       new QueryCommand({
         TableName: this.tableName,
         IndexName: 'lsi2',
+        // lsi2 holds keys only (shared/db/table-schema.ts): DynamoDB fetches each item from the table.
+        Select: 'ALL_ATTRIBUTES',
         KeyConditionExpression: 'pk = :pk AND begins_with(lsi2sk, :waiting)',
         ExpressionAttributeValues: { ':pk': campaignProspectKey(campaignId, 0).pk, ':waiting': UNSCHEDULED_PREFIX },
         Limit: limit,

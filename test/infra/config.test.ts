@@ -47,10 +47,16 @@ describe('loadConfig', () => {
         queueAgeMinutes: {},
       },
       reservedConcurrency: {},
+      localIndexProjection: 'KEYS_ONLY',
     };
     expect(from({})).toEqual(documented);
     expect(DEFAULT_CONFIG).toEqual(documented);
     expect(RetentionDays.ONE_MONTH).toBe(30);
+  });
+
+  it('keeps a table created with ALL local indexes when told (changing the projection replaces the table)', () => {
+    expect(from({ localIndexProjection: 'ALL' }).localIndexProjection).toBe('ALL');
+    expect(from({ localIndexProjection: 'KEYS_ONLY' }).localIndexProjection).toBe('KEYS_ONLY');
   });
 
   it('reads cdk.json', () => {
@@ -71,6 +77,7 @@ describe('loadConfig', () => {
       edge: DOCUMENTED_EDGE,
       alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
       reservedConcurrency: {},
+      localIndexProjection: 'KEYS_ONLY',
     });
   });
 
@@ -94,6 +101,7 @@ describe('loadConfig', () => {
       edge: DOCUMENTED_EDGE,
       alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
       reservedConcurrency: {},
+      localIndexProjection: 'KEYS_ONLY',
     });
   });
 
@@ -167,6 +175,7 @@ describe('loadConfig', () => {
     ],
     [{ reservedConcurrency: { authorizer: 0 } }, 'Invalid CDK context reservedConcurrency.authorizer: expected a positive integer, got 0'],
     [{ reservedConcurrency: { authorizer: null } }, 'Invalid CDK context reservedConcurrency.authorizer: no value'],
+    [{ localIndexProjection: 'INCLUDE' }, 'Invalid CDK context localIndexProjection: "INCLUDE" does not match /^(KEYS_ONLY|ALL)$/'],
   ])('rejects %j', (context, message) => {
     expect(() => from(context)).toThrow(expect.objectContaining({ message }));
   });

@@ -89,6 +89,17 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
     expect(LOCAL_INDEXES).toEqual([1, 2, 3, 4, 5].map((n) => ({ name: `lsi${n}`, sortKey: `lsi${n}sk` })));
   });
 
+  it('keeps the local indexes of a table created with ALL when the context says so, and projects keys only otherwise', () => {
+    const projections = (template: Template) => {
+      const [, table] = resourcesOfType(template, 'AWS::DynamoDB::Table')[0] ?? [];
+      return ((table?.Properties.LocalSecondaryIndexes ?? []) as { Projection: { ProjectionType: string } }[]).map((index) => index.Projection.ProjectionType);
+    };
+    const old = testApp({ bundle: false, context: { localIndexProjection: 'ALL' } });
+    const oldStack = new OutreachStack(old, 'OldTableProbe', { config: loadConfig(old.node) });
+    expect(projections(Template.fromStack(oldStack))).toEqual(['ALL', 'ALL', 'ALL', 'ALL', 'ALL']);
+    expect(projections(template)).toEqual(['KEYS_ONLY', 'KEYS_ONLY', 'KEYS_ONLY', 'KEYS_ONLY', 'KEYS_ONLY']);
+  });
+
   it('serves every lead-list and search route with an API key only, through its own function', () => {
     const mine = ROUTES.filter((route) => route.group === 'leadLists' || route.group === 'prospects');
     expect(mine.map((route) => `${route.method} ${route.path}`)).toEqual([

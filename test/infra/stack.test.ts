@@ -132,6 +132,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       },
       alarmThresholds: DEFAULT_ALARM_THRESHOLDS,
       reservedConcurrency: {},
+      localIndexProjection: 'KEYS_ONLY',
     });
   });
 
@@ -321,7 +322,8 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
             { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          // Keys only: a write that moves no sort key touches the table alone (docs/data-model.md).
+          Projection: { ProjectionType: 'KEYS_ONLY' },
         })),
       );
       const attributes = [

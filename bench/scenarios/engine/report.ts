@@ -99,7 +99,13 @@ export function model(f: Findings): Map<string, { count: number; rcu: number; wc
       2 * (units(prospect.size, KB) * prospect.copies + units(f.sizes.campaignProspect, KB) * 3),
       `prospect ${prospect.size} B × ${prospect.copies} copies; campaign prospect ${f.sizes.campaignProspect} B, its lsi1 key moves (table + delete + put); ×2`,
     ],
-    ['status: list member view (put unless newer)', 1, 0, units(view.size, KB) * view.copies, `${view.size} B × ${view.copies} copies (table + LSIs)`],
+    [
+      'status: list member view (put unless newer)',
+      1,
+      0,
+      units(view.size, KB),
+      `${view.size} B, table only: its ${view.copies - 1} LSI entries hold keys, and none moves (6 copies with ALL LSIs)`,
+    ],
   ];
   return new Map(rows.map(([label, count, rcu, wcu, note]) => [label, { count, rcu: rcu * count, wcu: wcu * count, note }]));
 }
