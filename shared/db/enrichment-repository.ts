@@ -4,13 +4,13 @@ import * as v from 'valibot';
 import type { LedgerEntry } from '../domain/credits/credits';
 import { ENRICHMENT_TYPES, type ProspectResult } from '../domain/enrichment/enrichment';
 import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
+import type { EnrichmentMark } from '../domain/leads/lead';
 import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { cancellationReasons, isConditionFailed, queryAll, transactRetryingConflicts } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
 import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
 import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, padId, prospectKey, enrichmentStartKey } from './keys';
-import { commitUnits } from './transactions';
 
 const FAST = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 const pack = (value: unknown) => brotliCompressSync(JSON.stringify(value), FAST);
@@ -119,8 +119,8 @@ const chunkItem = (chunk: EnrichmentChunk) => ({
 
 /** Releases in flight at once (single conditional updates). */
 const RELEASE_CONCURRENCY = 16;
-/** Claim transactions in flight at once. */
-const CLAIM_CONCURRENCY = 4;
+/** Marks in flight at once (single conditional updates). */
+const MARK_CONCURRENCY = 16;
 
 export class DynamoEnrichmentRepository implements EnrichmentRepository {
   constructor(
@@ -232,23 +232,33 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     return Item ? toJob(Item) : undefined;
   }
 
-  async claim(jobId: number, prospects: { id: number; version: number }[]): Promise<Set<number>> {
-    const units = prospects.map((prospect) => ({
-      owner: prospect.id,
-      actions: [
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: prospectKey(prospect.id),
-            UpdateExpression: 'SET enrichJob = :job, #version = :next',
-            ConditionExpression: '#version = :version AND attribute_not_exists(enrichJob)',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':job': jobId, ':version': prospect.version, ':next': prospect.version + 1 },
-          },
-        },
-      ],
-    }));
-    return commitUnits(this.db, units, { concurrency: CLAIM_CONCURRENCY });
+  async mark(prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>> {
+    const moved = new Set<number>();
+    let next = 0;
+    // One UpdateItem each (1 WCU a KB on the table and on gsi1), a few in flight: no transaction,
+    // since each mark stands alone and a transaction would double its price.
+    const worker = async () => {
+      while (next < prospects.length) {
+        const { id, version, mark } = prospects[next++] as (typeof prospects)[number];
+        try {
+          await this.db.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: prospectKey(id),
+              UpdateExpression: 'SET lastEnrichment = :mark, #version = :next REMOVE enrichJob',
+              ConditionExpression: '#version = :version',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':mark': mark, ':version': version, ':next': version + 1 },
+            }),
+          );
+        } catch (error) {
+          if (!isConditionFailed(error)) throw error;
+          moved.add(id);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MARK_CONCURRENCY, prospects.length) }, worker));
+    return moved;
   }
 
   async touch(jobId: number, at: string): Promise<void> {

@@ -184,6 +184,15 @@ export const ProspectItem = itemSchema(
       companyId: v.optional(intAttribute),
       campaignId: v.optional(intAttribute),
       enrichJob: v.optional(intAttribute),
+      lastEnrichment: v.optional(
+        v.object({
+          job: intAttribute,
+          at: v.string(),
+          outcome: v.picklist(['found', 'not_found', 'duplicate']),
+          provider: v.optional(v.string()),
+          duplicateOf: v.optional(intAttribute),
+        }),
+      ),
       firstName: v.string(),
       lastName: v.string(),
       status: v.string(),
@@ -195,11 +204,13 @@ export const ProspectItem = itemSchema(
       ...textFields(PROSPECT_TEXT_FIELDS),
     }),
     v.transform((item): Prospect => {
-      const { id, workspaceId, companyId, campaignId, enrichJob, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } = item;
+      const { id, workspaceId, companyId, campaignId, enrichJob, lastEnrichment, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } =
+        item;
       const prospect = withText<Prospect>({ id, workspaceId, firstName, lastName, status, listIds, version, createdAt, updatedAt }, text);
       if (companyId !== undefined) prospect.companyId = companyId;
       if (campaignId !== undefined) prospect.campaignId = campaignId;
       if (enrichJob !== undefined) prospect.enrichJob = enrichJob;
+      if (lastEnrichment !== undefined) prospect.lastEnrichment = lastEnrichment;
       if (customFields !== undefined) prospect.customFields = customFields;
       return prospect;
     }),

@@ -15,7 +15,7 @@ export const ENRICHMENT_LIMITS = {
   maxAsyncLimit: 10_000,
   defaultSyncLimit: 25,
   maxSyncLimit: 25,
-  /** Prospects of one queue message (one chunk): claimed in one transaction, resolved together. */
+  /** Prospects of one queue message (one chunk): searched, written and resolved together. */
   chunkSize: 50,
 } as const;
 
@@ -54,8 +54,9 @@ export interface Finders {
 }
 
 /**
- * The outcome of one prospect. `skipped`: it could not be claimed (it got an email or phone, left
- * the workspace, or another job holds it) and was never sent to a provider.
+ * The outcome of one prospect. `skipped`: not for this job to charge (it got an email or phone, left
+ * the workspace or was archived, or another job running at the same time searched it and wrote
+ * first); never sent to a provider, unless the other job wrote while this one asked.
  */
 export type ProspectOutcome = 'found' | 'not_found' | 'duplicate' | 'failed' | 'skipped';
 

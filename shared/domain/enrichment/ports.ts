@@ -1,4 +1,5 @@
 import type { LedgerEntry } from '../credits/credits';
+import type { EnrichmentMark } from '../leads/lead';
 import type { EnrichmentType, ProspectResult } from './enrichment';
 
 export type JobStatus = 'RUNNING' | 'COMPLETED';
@@ -75,10 +76,11 @@ export interface EnrichmentRepository {
   chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]>;
   getJob(jobId: number): Promise<EnrichmentJob | undefined>;
   /**
-   * Claims prospects for the job: each conditional on the version read and on no other job
-   * holding it, in transactions of many. Returns the ids that could not be claimed.
+   * Leaves the job's mark on prospects it searched and charged for without writing a value (not
+   * found, duplicate): each one conditional on the version read, moving it on. Returns the ids
+   * whose version had moved (nothing written to them).
    */
-  claim(jobId: number, prospects: { id: number; version: number }[]): Promise<Set<number>>;
+  mark(prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>>;
   /**
    * Records the results of a job's chunks, moves the job's counts and refunds what the policy
    * gives back with its ledger entry: one transaction, only for chunks still PENDING. False when
@@ -87,7 +89,7 @@ export interface EnrichmentRepository {
   resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined, at: string): Promise<boolean>;
   /** Records progress on the job (the sweeper leaves it alone for a while). */
   touch(jobId: number, at: string): Promise<void>;
-  /** Lets go of prospects the job holds (those not written with a found value). */
+  /** Lets go of prospects a job of the layout before 2026-11-26 claimed (`enrichJob`) and did not write. */
   release(jobId: number, prospectIds: number[]): Promise<void>;
   /** Deletes applied chunks and counts them done on the job; the job as it is after. */
   finishChunks(job: EnrichmentJob, chunks: number[]): Promise<EnrichmentJob | undefined>;

@@ -1,9 +1,9 @@
 import type { LedgerEntry } from '../credits/credits';
-import type { Company, Prospect } from '../leads/lead';
+import type { Company, EnrichmentMark, Prospect } from '../leads/lead';
 import { prospectMember } from '../leads/list-query';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
-import { type EnrichmentType, type Finders, type ProspectResult, fieldOf, findFor, refundOf } from './enrichment';
+import { type EnrichmentType, type FinderOutcome, type Finders, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
 import type { ChunkRef, CompletionNotifier, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from './ports';
 
 export interface ProcessorDeps {
@@ -35,12 +35,13 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
 const hasValue = (prospect: Prospect, type: EnrichmentType) => Boolean(fieldOf(type) === 'email' ? prospect.email : prospect.phoneNumber);
 
 /**
- * Works the chunks of one SQS batch: claims their prospects, asks the providers, then writes the
- * results once for the whole batch: per job one transaction with the chunks' results, the job's
- * counts and the refund with its ledger entry; the found values through the lead writer (views and
- * digests follow); the other prospects released. A chunk resolved before (a redelivered message,
- * a sweep) is only applied again, which changes nothing twice.
+ * Whether another job has the prospect: it searched it after this job started (the two ran at
+ * once, and that one charged for it), or it holds it with a claim of the layout before 2026-11-26.
  */
+const takenByAnother = (prospect: Prospect, job: EnrichmentJob) =>
+  (prospect.enrichJob !== undefined && prospect.enrichJob !== job.id) ||
+  (prospect.lastEnrichment !== undefined && prospect.lastEnrichment.job !== job.id && prospect.lastEnrichment.at >= job.createdAt);
+
 /**
  * Completes a job whose chunks are all done: its completion event is queued first (its id is the
  * job's, so a second one, from a redelivery or the sweeper, is the same event), then the job is
@@ -52,32 +53,51 @@ export async function completeJob(deps: { jobs: Pick<EnrichmentRepository, 'comp
   return deps.jobs.complete(job, at);
 }
 
+/**
+ * Works the chunks of one SQS batch, per job: reads their prospects, asks the providers for the
+ * ones still to search, writes what the job is charged for (a found value through the lead
+ * writer, views and digests following, with the job's mark; a searched prospect without a value
+ * only the mark), then records the outcomes once: one transaction with the chunks' results, the
+ * job's counts and the refund with its ledger entry, conditional on the chunks being PENDING.
+ *
+ * Exactly once without a claim per prospect: every write is conditional on the version read, so of
+ * two jobs that search one prospect at once (it is in two lists) only one writes; the other reads
+ * it again, finds that job's mark and skips it (refunded). A redelivery of a chunk whose writes were
+ * made but not recorded finds this job's own marks and takes the outcomes from them, without
+ * asking the providers again.
+ */
 export function createEnrichmentProcessor(deps: ProcessorDeps) {
   const now = () => deps.clock.now().toISOString();
+  const names = (p: Prospect | undefined) => (p ? { firstName: p.firstName, lastName: p.lastName } : {});
 
-  /** Works pending chunks; `held` receives each prospect this job holds, as it stands after the claim. */
-  async function resolveJob(job: EnrichmentJob, chunks: EnrichmentChunk[], held: Map<number, Prospect>): Promise<ResolvedChunk[]> {
-    const ids = chunks.flatMap((chunk) => chunk.prospectIds);
-    const read = new Map((await deps.leads.getProspects(ids)).map((p) => [p.id, p]));
-    // Eligible: in the workspace, still without the value, not held by another job.
-    const eligible = ids.flatMap((id) => {
-      const p = read.get(id);
-      if (!p || p.workspaceId !== job.workspaceId || p.status === 'ARCHIVED' || hasValue(p, job.type)) return [];
-      if (p.enrichJob !== undefined && p.enrichJob !== job.id) return [];
-      return [p];
-    });
-    const toClaim = eligible.filter((p) => p.enrichJob === undefined);
-    const refused = await deps.jobs.claim(job.id, toClaim.map((p) => ({ id: p.id, version: p.version })));
-    const claimed = eligible.filter((p) => !refused.has(p.id));
-    // A claim sets enrichJob and moves the version on (shared/db/enrichment-repository.ts): what the
-    // write of a found value starts from, unless the prospect changes again meanwhile (its write is
-    // conditional on this version, and a refused one reads the prospect again).
-    for (const p of claimed) held.set(p.id, p.enrichJob === job.id ? p : { ...p, enrichJob: job.id, version: p.version + 1 });
-    const companyIds = [...new Set(claimed.flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
+  /** The outcome this job left on a prospect (an earlier delivery wrote it, or a concurrent one). */
+  function fromMark(job: EnrichmentJob, p: Prospect): ProspectResult {
+    const mark = p.lastEnrichment as NonNullable<Prospect['lastEnrichment']>;
+    const provider = mark.provider ? { provider: mark.provider } : {};
+    if (mark.outcome === 'found') {
+      const email = fieldOf(job.type) === 'email';
+      const value = email ? p.email : p.phoneNumber;
+      const verification = (email ? p.emailStatus : p.phoneStatus) === 'risky' ? 'risky' : 'verified';
+      return { prospectId: p.id, outcome: 'found', ...(value ? { value } : {}), verification, ...provider, ...names(p) };
+    }
+    if (mark.outcome === 'duplicate') return { prospectId: p.id, outcome: 'duplicate', ...(mark.duplicateOf !== undefined ? { duplicateOf: mark.duplicateOf } : {}), ...names(p) };
+    return { prospectId: p.id, outcome: 'not_found', ...provider, ...names(p) };
+  }
+
+  /** What a prospect read now settles without asking a provider; undefined when it is still to search. */
+  function settled(job: EnrichmentJob, p: Prospect | undefined, id: number): ProspectResult | undefined {
+    if (!p || p.workspaceId !== job.workspaceId || p.status === 'ARCHIVED') return { prospectId: id, outcome: 'skipped', ...names(p) };
+    if (p.lastEnrichment?.job === job.id) return fromMark(job, p);
+    if (takenByAnother(p, job) || hasValue(p, job.type)) return { prospectId: id, outcome: 'skipped', ...names(p) };
+    return undefined;
+  }
+
+  /** Asks the providers for each prospect; the outcome of each, duplicates of the workspace's emails told apart. */
+  async function search(job: EnrichmentJob, prospects: Prospect[]): Promise<Map<number, ProspectResult>> {
+    const companyIds = [...new Set(prospects.flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
     const companies = new Map((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
-
-    const found = new Map(
-      await inParallel(claimed, deps.concurrency, async (p) => {
+    const answers = new Map(
+      await inParallel(prospects, deps.concurrency, async (p) => {
         const company = p.companyId === undefined ? undefined : companies.get(p.companyId);
         const answer = await findFor(job.type, deps.finders, {
           firstName: p.firstName,
@@ -89,32 +109,130 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         return [p.id, answer] as const;
       }),
     );
-
     // An email another prospect of the workspace already has is not written.
-    const emails = fieldOf(job.type) === 'email' ? [...found.values()].flatMap((a) => (a.outcome.kind === 'found' ? [`email:${a.outcome.value.toLowerCase()}`] : [])) : [];
+    const email = fieldOf(job.type) === 'email';
+    const emails = email ? [...answers.values()].flatMap((a) => (a.outcome.kind === 'found' ? [`email:${a.outcome.value.toLowerCase()}`] : [])) : [];
     const owners = emails.length ? await deps.leads.findIdentities(job.workspaceId, 'PROSPECT', [...new Set(emails)]) : new Map<string, number>();
     const taken = new Map<string, number>();
-
-    return chunks.map((chunk) => ({
-      chunk,
-      results: chunk.prospectIds.map((id): ProspectResult => {
-        const p = read.get(id);
-        const names = p ? { firstName: p.firstName, lastName: p.lastName } : {};
-        const answer = found.get(id);
-        if (!answer) return { prospectId: id, outcome: 'skipped', ...names };
-        const { outcome, provider } = answer;
-        if (outcome.kind === 'error') return { prospectId: id, outcome: 'failed', ...names };
-        if (outcome.kind === 'not_found') return { prospectId: id, outcome: 'not_found', ...(provider ? { provider } : {}), ...names };
-        const value = fieldOf(job.type) === 'email' ? outcome.value.toLowerCase() : outcome.value;
-        if (fieldOf(job.type) === 'email') {
-          const identity = `email:${value}`;
-          const owner = owners.get(identity) ?? taken.get(identity);
-          if (owner !== undefined && owner !== id) return { prospectId: id, outcome: 'duplicate', duplicateOf: owner, value, ...names };
-          taken.set(identity, id);
+    const results = new Map<number, ProspectResult>();
+    for (const p of prospects) {
+      const { outcome, provider } = answers.get(p.id) as { outcome: FinderOutcome; provider?: string };
+      const from = provider ? { provider } : {};
+      if (outcome.kind === 'error') results.set(p.id, { prospectId: p.id, outcome: 'failed', ...names(p) });
+      else if (outcome.kind === 'not_found') results.set(p.id, { prospectId: p.id, outcome: 'not_found', ...from, ...names(p) });
+      else {
+        const value = email ? outcome.value.toLowerCase() : outcome.value;
+        const owner = email ? (owners.get(`email:${value}`) ?? taken.get(`email:${value}`)) : undefined;
+        if (owner !== undefined && owner !== p.id) results.set(p.id, { prospectId: p.id, outcome: 'duplicate', duplicateOf: owner, value, ...names(p) });
+        else {
+          if (email) taken.set(`email:${value}`, p.id);
+          results.set(p.id, { prospectId: p.id, outcome: 'found', value, verification: outcome.verification, ...from, ...names(p) });
         }
-        return { prospectId: id, outcome: 'found', value, verification: outcome.verification, ...(provider ? { provider } : {}), ...names };
-      }),
-    }));
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Writes what the job is charged for, each conditional on the version read: a found value (with
+   * the job's mark) through the lead writer, the mark alone for a searched prospect the job keeps
+   * the charge of. A prospect whose version moved is read again and settled again (this job's mark:
+   * its outcome; another job's, a value meanwhile, gone: skipped) or written on its new version, three
+   * times at most; one that keeps moving is failed (refunded). `results` ends with the outcomes as
+   * written; `read` with the versions the writes started from.
+   */
+  async function write(job: EnrichmentJob, results: Map<number, ProspectResult>, read: Map<number, Prospect>): Promise<void> {
+    const field = fieldOf(job.type);
+    const charged = (r: ProspectResult) => r.outcome === 'found' || ((r.outcome === 'not_found' || r.outcome === 'duplicate') && !refunded(job.type, r.outcome));
+    let pending = [...results.values()].filter(charged).map((r) => r.prospectId);
+    for (let round = 0; round < 3 && pending.length > 0; round += 1) {
+      if (round > 0) {
+        const again = new Map((await deps.leads.getProspects(pending)).map((p) => [p.id, p]));
+        pending = pending.filter((id) => {
+          const p = again.get(id);
+          const outcome = settled(job, p, id);
+          if (outcome) results.set(id, outcome);
+          else read.set(id, p as Prospect);
+          return !outcome;
+        });
+        if (pending.length === 0) break;
+      }
+      const stamp = now();
+      const markOf = (r: ProspectResult): EnrichmentMark => ({
+        job: job.id,
+        at: stamp,
+        outcome: r.outcome as EnrichmentMark['outcome'],
+        ...(r.provider ? { provider: r.provider } : {}),
+        ...(r.duplicateOf !== undefined ? { duplicateOf: r.duplicateOf } : {}),
+      });
+      const found = pending.filter((id) => results.get(id)?.outcome === 'found');
+      const marked = pending.filter((id) => results.get(id)?.outcome !== 'found');
+      const companyIds = [...new Set(found.flatMap((id) => read.get(id)?.companyId ?? []))];
+      // Read again right before the write: the views are derived from the companies as they are now.
+      const companies = new Map<number, Company>((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
+      const changes: LeadChange[] = found.map((id) => {
+        const before = read.get(id) as Prospect;
+        const result = results.get(id) as ProspectResult;
+        const { enrichJob: _legacyClaim, ...rest } = before;
+        const value = result.value as string;
+        const after: Prospect = {
+          ...rest,
+          ...(field === 'email' ? { email: value, emailStatus: result.verification ?? 'verified' } : { phoneNumber: value, phoneStatus: result.verification ?? 'verified' }),
+          lastEnrichment: markOf(result),
+          version: before.version + 1,
+          updatedAt: stamp,
+        };
+        const company = after.companyId === undefined ? undefined : companies.get(after.companyId);
+        return { before, after, member: prospectMember(after, company), claim: field === 'email' ? [`email:${value}`] : [], release: [], refreshMembers: true };
+      });
+      const [outcomes, moved] = await Promise.all([
+        changes.length ? deps.leads.save(changes, { maxLeadsPerList: deps.maxLeadsPerList }) : Promise.resolve([]),
+        marked.length
+          ? deps.jobs.mark(marked.map((id) => ({ id, version: (read.get(id) as Prospect).version, mark: markOf(results.get(id) as ProspectResult) })))
+          : Promise.resolve(new Set<number>()),
+      ]);
+      pending = [...found.filter((_, i) => outcomes[i] === 'conflict'), ...marked.filter((id) => moved.has(id))];
+    }
+    if (pending.length > 0) {
+      deps.warn?.('Enrichment outcomes not written after three attempts (the prospects kept changing): failed, refunded', { jobId: job.id, prospects: pending.length });
+      for (const id of pending) results.set(id, { prospectId: id, outcome: 'failed', ...names(read.get(id)) });
+    }
+  }
+
+  /** Reads, searches and writes the chunks' prospects; the outcome of each, by chunk. */
+  async function work(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<ResolvedChunk[]> {
+    const ids = chunks.flatMap((chunk) => chunk.prospectIds);
+    const read = new Map((await deps.leads.getProspects(ids)).map((p) => [p.id, p]));
+    const results = new Map<number, ProspectResult>();
+    const toSearch: Prospect[] = [];
+    for (const id of ids) {
+      const outcome = settled(job, read.get(id), id);
+      if (outcome) results.set(id, outcome);
+      else toSearch.push(read.get(id) as Prospect);
+    }
+    for (const [id, result] of toSearch.length ? await search(job, toSearch) : []) results.set(id, result);
+    await write(job, results, read);
+    // Claims of the layout before 2026-11-26 that this job made are let go (conditional on the claim:
+    // one a write removed already is left as it is).
+    const held = [...read.values()].filter((p) => p.enrichJob === job.id).map((p) => p.id);
+    if (held.length) await deps.jobs.release(job.id, held);
+    return chunks.map((chunk) => ({ chunk, results: chunk.prospectIds.map((id) => results.get(id) as ProspectResult) }));
+  }
+
+  /**
+   * Chunks resolved by the layout before 2026-11-26 (results recorded, values not yet written when
+   * it stopped): their found values are written to the prospects this job still holds, which are
+   * then let go. Chunks resolved by this layout were written before they were resolved: nothing.
+   */
+  async function writeRecorded(job: EnrichmentJob, results: ProspectResult[]): Promise<void> {
+    const prospects = await deps.leads.getProspects(results.map((r) => r.prospectId));
+    const held = prospects.filter((p) => p.enrichJob === job.id);
+    if (held.length === 0) return;
+    const heldIds = new Set(held.map((p) => p.id));
+    const found = new Map(results.filter((r) => r.outcome === 'found' && r.value && heldIds.has(r.prospectId)).map((r) => [r.prospectId, r]));
+    if (found.size) await write(job, found, new Map(held.map((p) => [p.id, p])));
+    const written = new Set([...found.values()].filter((r) => r.outcome === 'found').map((r) => r.prospectId));
+    await deps.jobs.release(job.id, held.filter((p) => !written.has(p.id)).map((p) => p.id));
   }
 
   function countsOf(type: EnrichmentType, results: ProspectResult[]): JobCounts {
@@ -127,60 +245,6 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       skipped: count('skipped'),
       refunded: refundOf(type, results),
     };
-  }
-
-  /**
-   * Writes found values (through the lead writer) and lets go of the rest; safe to repeat. The
-   * first round starts from the prospects as this delivery's claim left them (`held`), read only
-   * when it has not seen them (chunks resolved before); later rounds read them again.
-   */
-  async function apply(job: EnrichmentJob, results: ProspectResult[], held: Map<number, Prospect>): Promise<void> {
-    const field = fieldOf(job.type);
-    let pending = results.filter((r) => r.outcome === 'found' && r.value);
-    for (let round = 0; round < 3 && pending.length > 0; round += 1) {
-      const known = round === 0 ? pending.flatMap((r) => held.get(r.prospectId) ?? []) : [];
-      const unknown = pending.filter((r) => round > 0 || !held.has(r.prospectId)).map((r) => r.prospectId);
-      const read = unknown.length ? await deps.leads.getProspects(unknown) : [];
-      const prospects = new Map([...known, ...read].map((p) => [p.id, p]));
-      const companyIds = [...new Set([...prospects.values()].flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
-      const companies = new Map<number, Company>((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
-      const changes: { result: ProspectResult; change: LeadChange }[] = [];
-      for (const result of pending) {
-        const before = prospects.get(result.prospectId);
-        // Gone, or written already (a repeat), or let go: nothing to write.
-        if (!before || before.enrichJob !== job.id) continue;
-        const stamp = now();
-        const { enrichJob: _held, ...rest } = before;
-        const after: Prospect =
-          field === 'email'
-            ? { ...rest, email: result.value as string, emailStatus: result.verification ?? 'verified', version: before.version + 1, updatedAt: stamp }
-            : { ...rest, phoneNumber: result.value as string, phoneStatus: result.verification ?? 'verified', version: before.version + 1, updatedAt: stamp };
-        const company = after.companyId === undefined ? undefined : companies.get(after.companyId);
-        changes.push({
-          result,
-          change: {
-            before,
-            after,
-            member: prospectMember(after, company),
-            claim: field === 'email' ? [`email:${result.value}`] : [],
-            release: [],
-            refreshMembers: true,
-          },
-        });
-      }
-      const outcomes = changes.length ? await deps.leads.save(changes.map((c) => c.change), { maxLeadsPerList: deps.maxLeadsPerList }) : [];
-      pending = changes.filter((_, i) => outcomes[i] === 'conflict').map((c) => c.result);
-    }
-    if (pending.length > 0) deps.warn?.('Found values not written after three attempts (the prospects kept changing)', { jobId: job.id, prospects: pending.length });
-    // Everything else the job holds is let go (a found value that was written let go with its
-    // write). A skipped prospect is asked too: a concurrent delivery of the same chunk, or a
-    // redelivery after the prospect stopped being eligible, may have left it held by this job, and
-    // the release is conditional on this job holding it.
-    const unwritten = new Set(pending.map((r) => r.prospectId));
-    await deps.jobs.release(
-      job.id,
-      results.filter((r) => r.outcome !== 'found' || unwritten.has(r.prospectId)).map((r) => r.prospectId),
-    );
   }
 
   async function finish(job: EnrichmentJob, chunks: number[]): Promise<void> {
@@ -200,10 +264,11 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         const job = await deps.jobs.getJob(jobId);
         if (!job) continue;
         const pending = jobChunks.filter((c) => c.status === 'PENDING');
-        let resolved: ResolvedChunk[] = jobChunks.filter((c) => c.status === 'RESOLVED').map((c) => ({ chunk: c, results: c.results ?? [] }));
-        const held = new Map<number, Prospect>();
+        const before = jobChunks.filter((c) => c.status === 'RESOLVED').map((c) => ({ chunk: c, results: c.results ?? [] }));
+        if (before.length) await writeRecorded(job, before.flatMap((r) => r.results));
+        let resolved: ResolvedChunk[] = before;
         if (pending.length > 0) {
-          const fresh = await resolveJob(job, pending, held);
+          const fresh = await work(job, pending);
           const all = fresh.flatMap((r) => r.results);
           const counts = countsOf(job.type, all);
           const refund: LedgerEntry | undefined =
@@ -213,12 +278,11 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
           if (await deps.jobs.resolve(job, fresh, counts, refund, now())) {
             resolved = [...resolved, ...fresh];
           } else {
-            // Resolved meanwhile by another delivery: apply what it recorded.
+            // Resolved meanwhile by another delivery (whose writes were made before it): its results stand.
             const again = await deps.jobs.getChunks(pending);
             resolved = [...resolved, ...again.filter((c) => c.status === 'RESOLVED').map((c) => ({ chunk: c, results: c.results ?? [] }))];
           }
         }
-        await apply(job, resolved.flatMap((r) => r.results), held);
         await finish(job, resolved.map((r) => r.chunk.chunk));
         for (const r of resolved) output.set(`${r.chunk.jobId}:${r.chunk.chunk}`, r.results);
       }

@@ -91,14 +91,33 @@ export interface Prospect extends ProspectFields {
   listIds: number[];
   /** The campaign the prospect is in (one at a time); its place there is a campaign prospect item. */
   campaignId?: number;
-  /** The enrichment job that holds the prospect while it runs (docs/enrichment.md): shown as 'Loading…'. */
+  /**
+   * The enrichment job that held the prospect while it ran, in the layout before 2026-11-26 (a claim
+   * per prospect): shown as 'Loading…' until the job lets go. No job sets it any more.
+   */
   enrichJob?: number;
+  /** The last enrichment that searched the prospect and was charged for it (docs/enrichment.md, "Exactly once"). */
+  lastEnrichment?: EnrichmentMark;
   /** How the email or phone found by enrichment was verified (`verified`, `risky`). */
   emailStatus?: string;
   phoneStatus?: string;
   version: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * What an enrichment job left on a prospect it searched and charged for: which job, when, and what
+ * it found. A job that meets another job's mark made after it started skips the prospect (the other
+ * charged for it); a redelivery of the same job reads its outcome from it instead of asking again.
+ */
+export interface EnrichmentMark {
+  job: number;
+  at: string;
+  outcome: 'found' | 'not_found' | 'duplicate';
+  provider?: string;
+  /** With `duplicate`: the prospect of the workspace that has the email found. */
+  duplicateOf?: number;
 }
 
 /** A prospect's status while an enrichment job holds it; its own status is kept underneath. */

@@ -332,6 +332,113 @@ describe('enrichment with credits', () => {
     expect(await job(alice, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 2, credits_charged: 6, credits_refunded: 0 });
   });
 
+  /** A processor of this stack's table with its own finder (and jobs, to break them). */
+  const processorWith = (finder: Finder, jobs: DynamoEnrichmentRepository = new DynamoEnrichmentRepository(stack.db, stack.tableName)) =>
+    createEnrichmentProcessor({
+      jobs,
+      leads: new DynamoLeadRepository(stack.db, stack.tableName, clock),
+      finders: { email: [finder], phone: finder },
+      ids: new DynamoIdAllocator(stack.db, stack.tableName),
+      clock,
+      notifier: { jobCompleted: async () => {} },
+      maxLeadsPerList: 10_000,
+      concurrency: 1,
+    });
+  /** Finds `<first>@<suffix>` for a prospect of a company with a website, nothing for one without. */
+  const finding = (suffix: string, calls: string[], during?: () => Promise<void>): Finder => ({
+    name: `finder-${suffix}`,
+    async find(input) {
+      calls.push(input.firstName);
+      if (during && calls.length === 1) await during();
+      return input.domain ? { kind: 'found', value: `${input.firstName.toLowerCase()}@${suffix}.example`, verification: 'verified' } : { kind: 'not_found' };
+    },
+  });
+
+  it('a prospect in two lists enriched by two jobs at once is charged by the one that writes first; the other skips and refunds it', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(ws.workspaceId, 12);
+    clock.advance(1000);
+    const first = await peopleList(ws, 'twolists-a', { withDomain: 1, bare: 1 }, 'twolists');
+    const second = await createList(stack, ws, 'twolists-b');
+    const again = await importLeads(stack, ws, second.id, {
+      leads: [
+        { first_name: 'Ada0', last_name: 'twolists', network_profile_url: 'https://www.linkedin.com/in/twolists-d0' },
+        { first_name: 'Bo0', last_name: 'twolists', network_profile_url: 'https://www.linkedin.com/in/twolists-b0' },
+      ],
+    });
+    expect(again.updated).toBe(2);
+    const jobA = await enrich(ws, first.id, {});
+    const jobB = await enrich(ws, second.id, {});
+    expect([jobA.body.credits_deducted, jobB.body.credits_deducted, jobB.body.remaining_credits]).toEqual([6, 6, 0]);
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+
+    // Job B reads both prospects and asks its finder; while it asks, job A works its chunk whole.
+    const callsA: string[] = [];
+    const callsB: string[] = [];
+    const processorA = processorWith(finding('a', callsA));
+    const processorB = processorWith(
+      finding('b', callsB, async () => {
+        await processorA.processChunks([{ jobId: jobA.body.job_id as number, listId: first.id, chunk: 0 }]);
+      }),
+    );
+    await processorB.processChunks([{ jobId: jobB.body.job_id as number, listId: second.id, chunk: 0 }]);
+    expect([callsA, callsB]).toEqual([
+      ['Ada0', 'Bo0'],
+      ['Ada0', 'Bo0'],
+    ]);
+    // A wrote first: Ada0 has A's email, Bo0 A's charge for a search; B's writes met A's marks.
+    expect((await leadsOf(stack, ws, second.id)).prospects?.map((p) => [p.first_name, p.email, p.status])).toEqual([
+      ['Ada0', 'ada0@a.example', 'NEW'],
+      ['Bo0', '', 'NEW'],
+    ]);
+    expect(await job(ws, jobA.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 1, not_found_count: 1, credits_charged: 6, credits_refunded: 0 });
+    expect(await job(ws, jobB.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 0, not_found_count: 0, credits_charged: 6, credits_refunded: 6 });
+    const after = await credits(ws);
+    // Same instant (the clock stands still): the ledger's order among them is its ids'.
+    expect(after.ledger.map((entry) => entry.amount).sort((a, b) => Number(a) - Number(b))).toEqual([-6, -6, 6, 12]);
+    expect(after.balance).toBe(6);
+  });
+
+  it('a delivery that wrote its outcomes and failed before recording them is done again from its marks, without asking the providers twice', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(ws.workspaceId, 6);
+    clock.advance(1000);
+    const list = await peopleList(ws, 'crashed', { withDomain: 1, bare: 1 });
+    const started = await enrich(ws, list.id, {});
+    expect(started.body.credits_deducted).toBe(6);
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+
+    class CrashingOnce extends DynamoEnrichmentRepository {
+      crashed = false;
+      override async resolve(...args: Parameters<DynamoEnrichmentRepository['resolve']>): Promise<boolean> {
+        if (!this.crashed) {
+          this.crashed = true;
+          throw new Error('the function timed out');
+        }
+        return super.resolve(...args);
+      }
+    }
+    const calls: string[] = [];
+    const processor = processorWith(finding('crash', calls), new CrashingOnce(stack.db, stack.tableName));
+    const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
+    await expect(processor.processChunks([ref])).rejects.toThrow('the function timed out');
+    // Written, not recorded: the email is there, the job still runs.
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.email)).toEqual(['ada0@crash.example', '']);
+    expect((await job(ws, started.body.job_id)).status).toBe('RUNNING');
+
+    // The message comes back: the outcomes are read from the marks the first delivery left.
+    const results = await processor.processChunks([ref]);
+    expect(calls).toEqual(['Ada0', 'Bo0']);
+    expect(results.get(`${ref.jobId}:0`)?.map((r) => [r.firstName, r.outcome, r.value ?? null])).toEqual([
+      ['Ada0', 'found', 'ada0@crash.example'],
+      ['Bo0', 'not_found', null],
+    ]);
+    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 1, not_found_count: 1, credits_charged: 6, credits_refunded: 0 });
+    expect((await credits(ws)).balance).toBe(0);
+  });
+
   it('sends the signed completion event to webhook_url, retried after a failure', async () => {
     const user = await signUp(stack);
     const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
