@@ -158,7 +158,8 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
             IndexName: 'lsi1',
             KeyConditionExpression: 'pk = :pk AND begins_with(lsi1sk, :prefix)',
             ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-            ProjectionExpression: 'pk',
+            // As projected (keys only): a ProjectionExpression makes DynamoDB Local fetch the item from the table.
+            Select: 'ALL_PROJECTED_ATTRIBUTES',
             Limit: 1,
             ConsistentRead: true,
           }),

@@ -241,17 +241,18 @@ export class ListMembers {
   }
 
   /**
-   * The lead ids of a page in another field's order: its LSI's entries, asking for the table sort
-   * key only (projected in every layout, so DynamoDB never fetches the views from the table here).
+   * The lead ids of a page in another field's order: its LSI's entries as projected (keys only;
+   * the whole views in a table created with ALL). No ProjectionExpression: DynamoDB Local then
+   * fetches every entry's item from the table (measured: 26 RCU for 25 entries instead of 1).
    */
   private async indexPage(list: LeadList, query: MemberPageQuery, index: string): Promise<number[]> {
     const items = await this.walk(query, {
       TableName: this.tableName,
       IndexName: index,
       KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeNames: { '#pk': 'pk' },
       ExpressionAttributeValues: { ':pk': listMemberKey(list.id, 0).pk },
-      ProjectionExpression: '#sk',
+      Select: 'ALL_PROJECTED_ATTRIBUTES',
     });
     return items.map((item) => Number(String(item.sk).slice(LIST_MEMBER_PREFIX.length)));
   }
