@@ -78,7 +78,8 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         analytics: { table: ['BatchGetItem', 'Query'], indexes: EVERY_INDEX },
         authorizer: { table: ['GetItem'], indexes: none },
         'queue:webhooks': { table: ['GetItem', 'PutItem', 'UpdateItem'], indexes: none },
-        'queue:campaign-scheduling': { table: ['GetItem', 'PutItem', 'UpdateItem'], indexes: EVERY_INDEX },
+        // Query on the table: its lsi2 Queries ask DynamoDB to fetch the items (the LSIs hold keys only).
+        'queue:campaign-scheduling': { table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
         'queue:outreach': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         'queue:enrichment': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         'schedule:outreach-scheduler': { table: ['UpdateItem'], indexes: EVERY_INDEX },
