@@ -26,8 +26,15 @@ async function main() {
   const settings = readSettings(['dynamodbEndpoint', 'awsRegion'], process.env);
   const db = makeDocClient({ endpoint: settings.dynamodbEndpoint, region: settings.awsRegion });
   try {
-    for (const table of [from, to]) await db.send(new DescribeTableCommand({ TableName: table }));
     const where = settings.dynamodbEndpoint ? `at ${settings.dynamodbEndpoint}` : `in AWS (${settings.awsRegion})`;
+    for (const table of [from, to]) {
+      try {
+        await db.send(new DescribeTableCommand({ TableName: table }));
+      } catch (error) {
+        if ((error as Error).name === 'ResourceNotFoundException') throw new Error(`No table ${table} ${where}: both tables must exist (the stack creates the new one).`);
+        throw error;
+      }
+    }
     console.log(`Copying every item of ${from} into ${to} ${where}, ${segments} segments...`);
     const report = await copyTable(db, from, to, { segments, log: (line) => console.log(`  ${line}`) });
     console.log(`Done: ${report.copied} items copied.`);
