@@ -232,7 +232,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     return Item ? toJob(Item) : undefined;
   }
 
-  async mark(prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>> {
+  async mark(field: 'email' | 'phone', prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>> {
     const moved = new Set<number>();
     let next = 0;
     // One UpdateItem each (1 WCU a KB on the table and on gsi1), a few in flight: no transaction,
@@ -245,9 +245,9 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
             new UpdateCommand({
               TableName: this.tableName,
               Key: prospectKey(id),
-              UpdateExpression: 'SET lastEnrichment = :mark, #version = :next REMOVE enrichJob',
+              UpdateExpression: 'SET #mark = :mark, #version = :next REMOVE enrichJob',
               ConditionExpression: '#version = :version',
-              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeNames: { '#version': 'version', '#mark': `${field}Enrichment` },
               ExpressionAttributeValues: { ':mark': mark, ':version': version, ':next': version + 1 },
             }),
           );

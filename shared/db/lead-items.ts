@@ -175,6 +175,15 @@ const PROSPECT_TEXT_FIELDS = [
   'phoneStatus',
 ] as const satisfies readonly (keyof Prospect)[];
 
+/** An enrichment job's mark on a prospect it searched and charged for (shared/domain/leads/lead.ts). */
+const EnrichmentMarkAttribute = v.object({
+  job: intAttribute,
+  at: v.string(),
+  outcome: v.picklist(['found', 'not_found', 'duplicate']),
+  provider: v.optional(v.string()),
+  duplicateOf: v.optional(intAttribute),
+});
+
 export const ProspectItem = itemSchema(
   'Prospect',
   v.pipe(
@@ -184,15 +193,8 @@ export const ProspectItem = itemSchema(
       companyId: v.optional(intAttribute),
       campaignId: v.optional(intAttribute),
       enrichJob: v.optional(intAttribute),
-      lastEnrichment: v.optional(
-        v.object({
-          job: intAttribute,
-          at: v.string(),
-          outcome: v.picklist(['found', 'not_found', 'duplicate']),
-          provider: v.optional(v.string()),
-          duplicateOf: v.optional(intAttribute),
-        }),
-      ),
+      emailEnrichment: v.optional(EnrichmentMarkAttribute),
+      phoneEnrichment: v.optional(EnrichmentMarkAttribute),
       firstName: v.string(),
       lastName: v.string(),
       status: v.string(),
@@ -204,13 +206,14 @@ export const ProspectItem = itemSchema(
       ...textFields(PROSPECT_TEXT_FIELDS),
     }),
     v.transform((item): Prospect => {
-      const { id, workspaceId, companyId, campaignId, enrichJob, lastEnrichment, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } =
+      const { id, workspaceId, companyId, campaignId, enrichJob, emailEnrichment, phoneEnrichment, firstName, lastName, status, listIds, version, createdAt, updatedAt, customFields, ...text } =
         item;
       const prospect = withText<Prospect>({ id, workspaceId, firstName, lastName, status, listIds, version, createdAt, updatedAt }, text);
       if (companyId !== undefined) prospect.companyId = companyId;
       if (campaignId !== undefined) prospect.campaignId = campaignId;
       if (enrichJob !== undefined) prospect.enrichJob = enrichJob;
-      if (lastEnrichment !== undefined) prospect.lastEnrichment = lastEnrichment;
+      if (emailEnrichment !== undefined) prospect.emailEnrichment = emailEnrichment;
+      if (phoneEnrichment !== undefined) prospect.phoneEnrichment = phoneEnrichment;
       if (customFields !== undefined) prospect.customFields = customFields;
       return prospect;
     }),

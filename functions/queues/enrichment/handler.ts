@@ -11,7 +11,8 @@ import { tableAccess } from '../../../shared/runtime/table';
  * The enrichment worker (consumer of the enrichment queue): works the batch's chunks together
  * (shared/domain/enrichment/processor.ts), so results, counts and refunds are written once per
  * batch. Provider failures are results (refunded); only a storage error fails the batch, whose
- * redelivery repeats nothing (a resolved chunk is only applied again).
+ * redelivery charges and writes nothing twice: what was written carries the job's mark and is taken
+ * from it, a recorded chunk is only finished (docs/enrichment.md, "Exactly once").
  */
 export function buildEnrichmentWorkerHandler(config: SettingsOf<typeof ENRICHMENT.settings>, deps: FunctionDeps) {
   const logger = loggerFor('enrichment-worker', deps);

@@ -76,11 +76,12 @@ export interface EnrichmentRepository {
   chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]>;
   getJob(jobId: number): Promise<EnrichmentJob | undefined>;
   /**
-   * Leaves the job's mark on prospects it searched and charged for without writing a value (not
-   * found, duplicate): each one conditional on the version read, moving it on. Returns the ids
+   * Leaves the job's mark (`emailEnrichment` or `phoneEnrichment`, by the field searched) on
+   * prospects it searched and charged for without writing a value (not found, duplicate): each one
+   * conditional on the version read, moving it on. Returns the ids
    * whose version had moved (nothing written to them).
    */
-  mark(prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>>;
+  mark(field: 'email' | 'phone', prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>>;
   /**
    * Records the results of a job's chunks, moves the job's counts and refunds what the policy
    * gives back with its ledger entry: one transaction, only for chunks still PENDING. False when

@@ -34,13 +34,19 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
 
 const hasValue = (prospect: Prospect, type: EnrichmentType) => Boolean(fieldOf(type) === 'email' ? prospect.email : prospect.phoneNumber);
 
+/** The mark a job of this type leaves: email jobs on `emailEnrichment`, phone jobs on `phoneEnrichment`. */
+const markOn = (prospect: Prospect, type: EnrichmentType): EnrichmentMark | undefined =>
+  fieldOf(type) === 'email' ? prospect.emailEnrichment : prospect.phoneEnrichment;
+
 /**
- * Whether another job has the prospect: it searched it after this job started (the two ran at
- * once, and that one charged for it), or it holds it with a claim of the layout before 2026-11-26.
+ * Whether another job has the prospect: it searched the same field after this job started (the two
+ * ran at once, and that one charged for it), or it holds it with a claim of the layout before
+ * 2026-11-26 (which held it whatever the field).
  */
-const takenByAnother = (prospect: Prospect, job: EnrichmentJob) =>
-  (prospect.enrichJob !== undefined && prospect.enrichJob !== job.id) ||
-  (prospect.lastEnrichment !== undefined && prospect.lastEnrichment.job !== job.id && prospect.lastEnrichment.at >= job.createdAt);
+const takenByAnother = (prospect: Prospect, job: EnrichmentJob) => {
+  const mark = markOn(prospect, job.type);
+  return (prospect.enrichJob !== undefined && prospect.enrichJob !== job.id) || (mark !== undefined && mark.job !== job.id && mark.at >= job.createdAt);
+};
 
 /**
  * Completes a job whose chunks are all done: its completion event is queued first (its id is the
@@ -72,7 +78,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
 
   /** The outcome this job left on a prospect (an earlier delivery wrote it, or a concurrent one). */
   function fromMark(job: EnrichmentJob, p: Prospect): ProspectResult {
-    const mark = p.lastEnrichment as NonNullable<Prospect['lastEnrichment']>;
+    const mark = markOn(p, job.type) as EnrichmentMark;
     const provider = mark.provider ? { provider: mark.provider } : {};
     if (mark.outcome === 'found') {
       const email = fieldOf(job.type) === 'email';
@@ -86,9 +92,10 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
 
   /** What a prospect read now settles without asking a provider; undefined when it is still to search. */
   function settled(job: EnrichmentJob, p: Prospect | undefined, id: number): ProspectResult | undefined {
-    if (!p || p.workspaceId !== job.workspaceId || p.status === 'ARCHIVED') return { prospectId: id, outcome: 'skipped', ...names(p) };
-    if (p.lastEnrichment?.job === job.id) return fromMark(job, p);
-    if (takenByAnother(p, job) || hasValue(p, job.type)) return { prospectId: id, outcome: 'skipped', ...names(p) };
+    if (!p || p.workspaceId !== job.workspaceId) return { prospectId: id, outcome: 'skipped', ...names(p) };
+    // First: what this job wrote stands (it was charged for), whatever happened to the prospect since.
+    if (markOn(p, job.type)?.job === job.id) return fromMark(job, p);
+    if (p.status === 'ARCHIVED' || takenByAnother(p, job) || hasValue(p, job.type)) return { prospectId: id, outcome: 'skipped', ...names(p) };
     return undefined;
   }
 
@@ -145,7 +152,9 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
     const field = fieldOf(job.type);
     const charged = (r: ProspectResult) => r.outcome === 'found' || ((r.outcome === 'not_found' || r.outcome === 'duplicate') && !refunded(job.type, r.outcome));
     let pending = [...results.values()].filter(charged).map((r) => r.prospectId);
-    for (let round = 0; round < 3 && pending.length > 0; round += 1) {
+    // Three writes at most; after each refused one the prospects are read and settled again (after
+    // the third too, so that a write of this job's that won meanwhile is not taken for a failure).
+    for (let round = 0; pending.length > 0; round += 1) {
       if (round > 0) {
         const again = new Map((await deps.leads.getProspects(pending)).map((p) => [p.id, p]));
         pending = pending.filter((id) => {
@@ -155,8 +164,18 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
           else read.set(id, p as Prospect);
           return !outcome;
         });
-        if (pending.length === 0) break;
+        // A found email another prospect took meanwhile (its guard refused the write) is a duplicate.
+        const foundEmails = field === 'email' ? pending.flatMap((id) => (results.get(id)?.outcome === 'found' ? [results.get(id) as ProspectResult] : [])) : [];
+        if (foundEmails.length) {
+          const owners = await deps.leads.findIdentities(job.workspaceId, 'PROSPECT', [...new Set(foundEmails.map((r) => `email:${r.value}`))]);
+          for (const r of foundEmails) {
+            const owner = owners.get(`email:${r.value}`);
+            if (owner !== undefined && owner !== r.prospectId) results.set(r.prospectId, { ...r, outcome: 'duplicate', duplicateOf: owner, verification: undefined, provider: undefined });
+          }
+          pending = pending.filter((id) => charged(results.get(id) as ProspectResult));
+        }
       }
+      if (round === 3 || pending.length === 0) break;
       const stamp = now();
       const markOf = (r: ProspectResult): EnrichmentMark => ({
         job: job.id,
@@ -178,7 +197,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         const after: Prospect = {
           ...rest,
           ...(field === 'email' ? { email: value, emailStatus: result.verification ?? 'verified' } : { phoneNumber: value, phoneStatus: result.verification ?? 'verified' }),
-          lastEnrichment: markOf(result),
+          [field === 'email' ? 'emailEnrichment' : 'phoneEnrichment']: markOf(result),
           version: before.version + 1,
           updatedAt: stamp,
         };
@@ -188,7 +207,10 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       const [outcomes, moved] = await Promise.all([
         changes.length ? deps.leads.save(changes, { maxLeadsPerList: deps.maxLeadsPerList }) : Promise.resolve([]),
         marked.length
-          ? deps.jobs.mark(marked.map((id) => ({ id, version: (read.get(id) as Prospect).version, mark: markOf(results.get(id) as ProspectResult) })))
+          ? deps.jobs.mark(
+              field,
+              marked.map((id) => ({ id, version: (read.get(id) as Prospect).version, mark: markOf(results.get(id) as ProspectResult) })),
+            )
           : Promise.resolve(new Set<number>()),
       ]);
       pending = [...found.filter((_, i) => outcomes[i] === 'conflict'), ...marked.filter((id) => moved.has(id))];

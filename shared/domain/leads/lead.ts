@@ -96,8 +96,10 @@ export interface Prospect extends ProspectFields {
    * per prospect): shown as 'Loading…' until the job lets go. No job sets it any more.
    */
   enrichJob?: number;
-  /** The last enrichment that searched the prospect and was charged for it (docs/enrichment.md, "Exactly once"). */
-  lastEnrichment?: EnrichmentMark;
+  /** The last email enrichment that searched the prospect and was charged for it (docs/enrichment.md, "Exactly once"). */
+  emailEnrichment?: EnrichmentMark;
+  /** The same for the phone: a search of one field never stands in for the other's. */
+  phoneEnrichment?: EnrichmentMark;
   /** How the email or phone found by enrichment was verified (`verified`, `risky`). */
   emailStatus?: string;
   phoneStatus?: string;

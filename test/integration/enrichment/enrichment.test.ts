@@ -400,6 +400,40 @@ describe('enrichment with credits', () => {
     expect(after.balance).toBe(6);
   });
 
+  it('an email job’s mark does not make a phone job running at the same time skip the prospect', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(ws.workspaceId, 33);
+    clock.advance(1000);
+    const emails = await peopleList(ws, 'fields-a', { withDomain: 1 }, 'fields');
+    const phones = await createList(stack, ws, 'fields-b');
+    const added = await importLeads(stack, ws, phones.id, { leads: [{ first_name: 'Ada0', last_name: 'fields', network_profile_url: 'https://www.linkedin.com/in/fields-d0' }] });
+    expect(added.updated).toBe(1);
+    const emailJob = await enrich(ws, emails.id, {});
+    const phoneJob = await enrich(ws, phones.id, { enrichment_type: 'FIND_PHONE' });
+    expect([emailJob.body.credits_deducted, phoneJob.body.credits_deducted]).toEqual([3, 30]);
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+
+    // The phone job asks while the email job works its chunk whole.
+    const emailCalls: string[] = [];
+    const phoneCalls: string[] = [];
+    const emailProcessor = processorWith(finding('mail', emailCalls));
+    const phoneFinder: Finder = {
+      name: 'phone-finder',
+      async find(input) {
+        phoneCalls.push(input.firstName);
+        await emailProcessor.processChunks([{ jobId: emailJob.body.job_id as number, listId: emails.id, chunk: 0 }]);
+        return { kind: 'found', value: '+44 20 7946 0001', verification: 'verified' };
+      },
+    };
+    await processorWith(phoneFinder).processChunks([{ jobId: phoneJob.body.job_id as number, listId: phones.id, chunk: 0 }]);
+    expect([emailCalls, phoneCalls]).toEqual([['Ada0'], ['Ada0']]);
+    expect((await leadsOf(stack, ws, phones.id)).prospects?.map((p) => [p.email, p.phone_number])).toEqual([['ada0@mail.example', '+44 20 7946 0001']]);
+    expect(await job(ws, emailJob.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 1, credits_refunded: 0 });
+    expect(await job(ws, phoneJob.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 1, credits_refunded: 0 });
+    expect((await credits(ws)).balance).toBe(0);
+  });
+
   it('a delivery that wrote its outcomes and failed before recording them is done again from its marks, without asking the providers twice', async () => {
     const user = await signUp(stack);
     const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
