@@ -1,5 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { LedgerEntry } from '../domain/credits/credits';
 import { ENRICHMENT_TYPES, type ProspectResult } from '../domain/enrichment/enrichment';
@@ -117,10 +117,8 @@ const chunkItem = (chunk: EnrichmentChunk) => ({
   status: chunk.status,
 });
 
-/** Releases in flight at once (single conditional updates). */
-const RELEASE_CONCURRENCY = 16;
-/** Marks in flight at once (single conditional updates). */
-const MARK_CONCURRENCY = 16;
+/** Single conditional updates (marks, releases) in flight at once. */
+const UPDATES_IN_FLIGHT = 16;
 
 export class DynamoEnrichmentRepository implements EnrichmentRepository {
   constructor(
@@ -233,32 +231,40 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   }
 
   async mark(field: 'email' | 'phone', prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>> {
-    const moved = new Set<number>();
+    // One UpdateItem each (1 WCU a KB on the table and on gsi1): no transaction, since each mark
+    // stands alone and a transaction would double its price.
+    return this.conditionalUpdates(
+      prospects.map(({ id, version, mark }) => ({
+        id,
+        input: {
+          TableName: this.tableName,
+          Key: prospectKey(id),
+          UpdateExpression: 'SET #mark = :mark, #version = :next REMOVE enrichJob',
+          ConditionExpression: '#version = :version',
+          ExpressionAttributeNames: { '#version': 'version', '#mark': `${field}Enrichment` },
+          ExpressionAttributeValues: { ':mark': mark, ':version': version, ':next': version + 1 },
+        },
+      })),
+    );
+  }
+
+  /** Single conditional UpdateItems, a few in flight; the ids whose condition was refused. */
+  private async conditionalUpdates(updates: { id: number; input: UpdateCommandInput }[]): Promise<Set<number>> {
+    const refused = new Set<number>();
     let next = 0;
-    // One UpdateItem each (1 WCU a KB on the table and on gsi1), a few in flight: no transaction,
-    // since each mark stands alone and a transaction would double its price.
     const worker = async () => {
-      while (next < prospects.length) {
-        const { id, version, mark } = prospects[next++] as (typeof prospects)[number];
+      while (next < updates.length) {
+        const { id, input } = updates[next++] as (typeof updates)[number];
         try {
-          await this.db.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: prospectKey(id),
-              UpdateExpression: 'SET #mark = :mark, #version = :next REMOVE enrichJob',
-              ConditionExpression: '#version = :version',
-              ExpressionAttributeNames: { '#version': 'version', '#mark': `${field}Enrichment` },
-              ExpressionAttributeValues: { ':mark': mark, ':version': version, ':next': version + 1 },
-            }),
-          );
+          await this.db.send(new UpdateCommand(input));
         } catch (error) {
           if (!isConditionFailed(error)) throw error;
-          moved.add(id);
+          refused.add(id);
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(MARK_CONCURRENCY, prospects.length) }, worker));
-    return moved;
+    await Promise.all(Array.from({ length: Math.min(UPDATES_IN_FLIGHT, updates.length) }, worker));
+    return refused;
   }
 
   async touch(jobId: number, at: string): Promise<void> {
@@ -318,29 +324,21 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   }
 
   async release(jobId: number, prospectIds: number[]): Promise<void> {
-    let next = 0;
-    const worker = async () => {
-      while (next < prospectIds.length) {
-        const id = prospectIds[next++] as number;
-        try {
-          await this.db.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: prospectKey(id),
-              // A new version: a writer that read the prospect while it was held must read it again.
-              UpdateExpression: 'REMOVE enrichJob ADD #version :one',
-              ConditionExpression: 'enrichJob = :job',
-              ExpressionAttributeNames: { '#version': 'version' },
-              ExpressionAttributeValues: { ':job': jobId, ':one': 1 },
-            }),
-          );
-        } catch (error) {
-          // Released before (a redelivered message), or never claimed.
-          if (!isConditionFailed(error)) throw error;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(RELEASE_CONCURRENCY, prospectIds.length) }, worker));
+    // A refused one was released before (a redelivered message), or never claimed.
+    await this.conditionalUpdates(
+      prospectIds.map((id) => ({
+        id,
+        input: {
+          TableName: this.tableName,
+          Key: prospectKey(id),
+          // A new version: a writer that read the prospect while it was held must read it again.
+          UpdateExpression: 'REMOVE enrichJob ADD #version :one',
+          ConditionExpression: 'enrichJob = :job',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':job': jobId, ':one': 1 },
+        },
+      })),
+    );
   }
 
   async finishChunks(job: EnrichmentJob, chunks: number[]): Promise<EnrichmentJob | undefined> {

@@ -52,6 +52,36 @@ describe('enrichment with credits', () => {
     return list;
   }
 
+  /** A processor of this stack's table with its own finder (and jobs, to break them). */
+  const processorWith = (finder: Finder, jobs: DynamoEnrichmentRepository = new DynamoEnrichmentRepository(stack.db, stack.tableName)) =>
+    createEnrichmentProcessor({
+      jobs,
+      leads: new DynamoLeadRepository(stack.db, stack.tableName, clock),
+      finders: { email: [finder], phone: finder },
+      ids: new DynamoIdAllocator(stack.db, stack.tableName),
+      clock,
+      notifier: { jobCompleted: async () => {} },
+      maxLeadsPerList: 10_000,
+      concurrency: 1,
+    });
+  /** Finds `<first>@<suffix>` for a prospect of a company with a website, nothing for one without. */
+  const finding = (suffix: string, calls: string[], during?: () => Promise<void>): Finder => ({
+    name: `finder-${suffix}`,
+    async find(input) {
+      calls.push(input.firstName);
+      if (during && calls.length === 1) await during();
+      return input.domain ? { kind: 'found', value: `${input.firstName.toLowerCase()}@${suffix}.example`, verification: 'verified' } : { kind: 'not_found' };
+    },
+  });
+  /** A workspace of its own with this many credits, a second after the last one (ledger order). */
+  async function workspaceWith(creditsGranted: number): Promise<Workspace> {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(ws.workspaceId, creditsGranted);
+    clock.advance(1000);
+    return ws;
+  }
+
   beforeAll(async () => {
     ({ stack, alice, bob } = await leadsStack({ clock, settings: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 } }));
     receiver = await startReceiver();
@@ -312,17 +342,7 @@ describe('enrichment with credits', () => {
         return { kind: 'found', value: `${input.firstName.toLowerCase()}@moving.example`, verification: 'verified' };
       },
     };
-    const processor = createEnrichmentProcessor({
-      jobs: new DynamoEnrichmentRepository(stack.db, stack.tableName),
-      leads: new DynamoLeadRepository(stack.db, stack.tableName, clock),
-      finders: { email: [finder], phone: finder },
-      ids: new DynamoIdAllocator(stack.db, stack.tableName),
-      clock,
-      notifier: { jobCompleted: async () => {} },
-      maxLeadsPerList: 10_000,
-      concurrency: 1,
-    });
-    await processor.processChunks([{ jobId: started.body.job_id as number, listId: list.id, chunk: 0 }]);
+    await processorWith(finder).processChunks([{ jobId: started.body.job_id as number, listId: list.id, chunk: 0 }]);
     expect(changed).toBe(true);
     const page = await leadsOf(stack, alice, list.id);
     expect(page.prospects?.map((p) => [p.first_name, p.email, p.job_title, p.status])).toEqual([
@@ -332,33 +352,8 @@ describe('enrichment with credits', () => {
     expect(await job(alice, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 2, credits_charged: 6, credits_refunded: 0 });
   });
 
-  /** A processor of this stack's table with its own finder (and jobs, to break them). */
-  const processorWith = (finder: Finder, jobs: DynamoEnrichmentRepository = new DynamoEnrichmentRepository(stack.db, stack.tableName)) =>
-    createEnrichmentProcessor({
-      jobs,
-      leads: new DynamoLeadRepository(stack.db, stack.tableName, clock),
-      finders: { email: [finder], phone: finder },
-      ids: new DynamoIdAllocator(stack.db, stack.tableName),
-      clock,
-      notifier: { jobCompleted: async () => {} },
-      maxLeadsPerList: 10_000,
-      concurrency: 1,
-    });
-  /** Finds `<first>@<suffix>` for a prospect of a company with a website, nothing for one without. */
-  const finding = (suffix: string, calls: string[], during?: () => Promise<void>): Finder => ({
-    name: `finder-${suffix}`,
-    async find(input) {
-      calls.push(input.firstName);
-      if (during && calls.length === 1) await during();
-      return input.domain ? { kind: 'found', value: `${input.firstName.toLowerCase()}@${suffix}.example`, verification: 'verified' } : { kind: 'not_found' };
-    },
-  });
-
   it('a prospect in two lists enriched by two jobs at once is charged by the one that writes first; the other skips and refunds it', async () => {
-    const user = await signUp(stack);
-    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
-    await grant(ws.workspaceId, 12);
-    clock.advance(1000);
+    const ws = await workspaceWith(12);
     const first = await peopleList(ws, 'twolists-a', { withDomain: 1, bare: 1 }, 'twolists');
     const second = await createList(stack, ws, 'twolists-b');
     const again = await importLeads(stack, ws, second.id, {
@@ -401,10 +396,7 @@ describe('enrichment with credits', () => {
   });
 
   it('an email job’s mark does not make a phone job running at the same time skip the prospect', async () => {
-    const user = await signUp(stack);
-    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
-    await grant(ws.workspaceId, 33);
-    clock.advance(1000);
+    const ws = await workspaceWith(33);
     const emails = await peopleList(ws, 'fields-a', { withDomain: 1 }, 'fields');
     const phones = await createList(stack, ws, 'fields-b');
     const added = await importLeads(stack, ws, phones.id, { leads: [{ first_name: 'Ada0', last_name: 'fields', network_profile_url: 'https://www.linkedin.com/in/fields-d0' }] });
@@ -435,10 +427,7 @@ describe('enrichment with credits', () => {
   });
 
   it('a delivery that wrote its outcomes and failed before recording them is done again from its marks, without asking the providers twice', async () => {
-    const user = await signUp(stack);
-    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
-    await grant(ws.workspaceId, 6);
-    clock.advance(1000);
+    const ws = await workspaceWith(6);
     const list = await peopleList(ws, 'crashed', { withDomain: 1, bare: 1 });
     const started = await enrich(ws, list.id, {});
     expect(started.body.credits_deducted).toBe(6);
