@@ -182,6 +182,7 @@ const EnrichmentMarkAttribute = v.object({
   outcome: v.picklist(['found', 'not_found', 'duplicate']),
   provider: v.optional(v.string()),
   duplicateOf: v.optional(intAttribute),
+  value: v.optional(v.string()),
 });
 
 export const ProspectItem = itemSchema(

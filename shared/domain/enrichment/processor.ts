@@ -86,7 +86,9 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       const verification = (email ? p.emailStatus : p.phoneStatus) === 'risky' ? 'risky' : 'verified';
       return { prospectId: p.id, outcome: 'found', ...(value ? { value } : {}), verification, ...provider, ...names(p) };
     }
-    if (mark.outcome === 'duplicate') return { prospectId: p.id, outcome: 'duplicate', ...(mark.duplicateOf !== undefined ? { duplicateOf: mark.duplicateOf } : {}), ...names(p) };
+    if (mark.outcome === 'duplicate') {
+      return { prospectId: p.id, outcome: 'duplicate', ...(mark.duplicateOf !== undefined ? { duplicateOf: mark.duplicateOf } : {}), ...(mark.value ? { value: mark.value } : {}), ...names(p) };
+    }
     return { prospectId: p.id, outcome: 'not_found', ...provider, ...names(p) };
   }
 
@@ -183,6 +185,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         outcome: r.outcome as EnrichmentMark['outcome'],
         ...(r.provider ? { provider: r.provider } : {}),
         ...(r.duplicateOf !== undefined ? { duplicateOf: r.duplicateOf } : {}),
+        ...(r.outcome === 'duplicate' && r.value ? { value: r.value } : {}),
       });
       const found = pending.filter((id) => results.get(id)?.outcome === 'found');
       const marked = pending.filter((id) => results.get(id)?.outcome !== 'found');

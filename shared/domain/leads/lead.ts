@@ -118,8 +118,9 @@ export interface EnrichmentMark {
   at: string;
   outcome: 'found' | 'not_found' | 'duplicate';
   provider?: string;
-  /** With `duplicate`: the prospect of the workspace that has the email found. */
+  /** With `duplicate`: the prospect of the workspace that has the email found, and that email. */
   duplicateOf?: number;
+  value?: string;
 }
 
 /** A prospect's status while an enrichment job holds it; its own status is kept underneath. */

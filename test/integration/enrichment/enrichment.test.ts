@@ -427,10 +427,17 @@ describe('enrichment with credits', () => {
   });
 
   it('a delivery that wrote its outcomes and failed before recording them is done again from its marks, without asking the providers twice', async () => {
-    const ws = await workspaceWith(6);
+    const ws = await workspaceWith(9);
     const list = await peopleList(ws, 'crashed', { withDomain: 1, bare: 1 });
+    // A twin whose email, once found, is the one another prospect of the workspace has: a duplicate.
+    await importLeads(stack, ws, list.id, {
+      leads: [
+        { first_name: 'Cy0', last_name: 'owner', network_profile_url: 'https://www.linkedin.com/in/crashed-owner', email: 'cy0@crash.example' },
+        { first_name: 'Cy0', last_name: 'twin', network_profile_url: 'https://www.linkedin.com/in/crashed-twin', company_name: 'Acme crashed', company_website_url: 'https://www.crashed.example' },
+      ],
+    });
     const started = await enrich(ws, list.id, {});
-    expect(started.body.credits_deducted).toBe(6);
+    expect(started.body.credits_deducted).toBe(9);
     await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
 
     class CrashingOnce extends DynamoEnrichmentRepository {
@@ -448,17 +455,27 @@ describe('enrichment with credits', () => {
     const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
     await expect(processor.processChunks([ref])).rejects.toThrow('the function timed out');
     // Written, not recorded: the email is there, the job still runs.
-    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.email)).toEqual(['ada0@crash.example', '']);
+    const written = (await leadsOf(stack, ws, list.id)).prospects ?? [];
+    expect(written.map((p) => p.email)).toEqual(['ada0@crash.example', '', 'cy0@crash.example', '']);
+    const owner = written[2]?.id;
     expect((await job(ws, started.body.job_id)).status).toBe('RUNNING');
 
     // The message comes back: the outcomes are read from the marks the first delivery left.
     const results = await processor.processChunks([ref]);
-    expect(calls).toEqual(['Ada0', 'Bo0']);
-    expect(results.get(`${ref.jobId}:0`)?.map((r) => [r.firstName, r.outcome, r.value ?? null])).toEqual([
-      ['Ada0', 'found', 'ada0@crash.example'],
-      ['Bo0', 'not_found', null],
+    expect(calls).toEqual(['Ada0', 'Bo0', 'Cy0']);
+    expect(results.get(`${ref.jobId}:0`)?.map((r) => [r.firstName, r.outcome, r.value ?? null, r.duplicateOf ?? null])).toEqual([
+      ['Ada0', 'found', 'ada0@crash.example', null],
+      ['Bo0', 'not_found', null, null],
+      ['Cy0', 'duplicate', 'cy0@crash.example', owner],
     ]);
-    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 1, not_found_count: 1, credits_charged: 6, credits_refunded: 0 });
+    expect(await job(ws, started.body.job_id)).toMatchObject({
+      status: 'COMPLETED',
+      found_count: 1,
+      not_found_count: 1,
+      duplicate_count: 1,
+      credits_charged: 9,
+      credits_refunded: 0,
+    });
     expect((await credits(ws)).balance).toBe(0);
   });
 
