@@ -206,7 +206,7 @@ export const scenario: BenchScenario = {
         '',
         'WCU (computed) replaces DynamoDB Local\'s figure for each transaction (which it reports as if it wrote one item) by ' +
           'the cost of its actions: 2 WCU per KB per copy (the table and each index the item has keys for); an Update or ' +
-          'ConditionCheck counts 1 KB (the LSIs\' entries, keys only, 1 KB each). A refused condition is not counted. ' +
+          'ConditionCheck counts 1 KB, and so does an LSI entry (keys only). A refused condition is not counted. ' +
           'Setup (the import of 10,000 leads and the grant of credits) is not measured.',
       ].join('\n'),
     };

@@ -2,7 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { LedgerEntry } from '../domain/credits/credits';
-import { ENRICHMENT_TYPES, type ProspectResult } from '../domain/enrichment/enrichment';
+import { ENRICHMENT_TYPES, MARK_ATTRIBUTE, type ProspectResult } from '../domain/enrichment/enrichment';
 import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
 import type { EnrichmentMark } from '../domain/leads/lead';
 import { batchGetAll } from './batch-get';
@@ -241,7 +241,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
           Key: prospectKey(id),
           UpdateExpression: 'SET #mark = :mark, #version = :next REMOVE enrichJob',
           ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#version': 'version', '#mark': `${field}Enrichment` },
+          ExpressionAttributeNames: { '#version': 'version', '#mark': MARK_ATTRIBUTE[field] },
           ExpressionAttributeValues: { ':mark': mark, ':version': version, ':next': version + 1 },
         },
       })),

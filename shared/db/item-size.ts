@@ -1,3 +1,5 @@
+import { GLOBAL_INDEXES, LOCAL_INDEXES } from './table-schema';
+
 /**
  * DynamoDB's size of an item as the document client would write it: attribute names plus values
  * (strings and binaries by their bytes, numbers by about one byte per two digits plus one, sets and
@@ -23,8 +25,9 @@ function valueSize(value: unknown): number {
   return 0;
 }
 
-const GLOBAL_INDEX_KEYS = ['gsi1pk', 'gsi2pk'];
-const LOCAL_INDEX_KEYS = ['lsi1sk', 'lsi2sk', 'lsi3sk', 'lsi4sk', 'lsi5sk'];
+/** The attribute that puts an item in each index: a global index's partition key, a local index's sort key. */
+const GLOBAL_INDEX_KEYS = GLOBAL_INDEXES.map((index) => index.partitionKey);
+const LOCAL_INDEX_KEYS = LOCAL_INDEXES.map((index) => index.sortKey);
 
 /** How many copies of an item DynamoDB writes when it is new: the table's and one per index it has keys for. */
 export const itemCopies = (item: Record<string, unknown>): number => 1 + [...GLOBAL_INDEX_KEYS, ...LOCAL_INDEX_KEYS].filter((key) => item[key] !== undefined).length;

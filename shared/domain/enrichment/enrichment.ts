@@ -19,10 +19,15 @@ export const ENRICHMENT_LIMITS = {
   chunkSize: 50,
 } as const;
 
+import type { Prospect } from '../leads/lead';
+
 export { LOADING_STATUS } from '../leads/lead';
 
 export type Field = 'email' | 'phone';
 export const fieldOf = (type: EnrichmentType): Field => (type === 'FIND_PHONE' ? 'phone' : 'email');
+
+/** The prospect attribute a job searching this field leaves its mark on (docs/enrichment.md, "Exactly once"). */
+export const MARK_ATTRIBUTE = { email: 'emailEnrichment', phone: 'phoneEnrichment' } as const satisfies Record<Field, keyof Prospect>;
 
 /** How a provider answered for one prospect. */
 export type FinderOutcome =

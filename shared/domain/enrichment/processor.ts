@@ -3,7 +3,7 @@ import type { Company, EnrichmentMark, Prospect } from '../leads/lead';
 import { prospectMember } from '../leads/list-query';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
-import { type EnrichmentType, type FinderOutcome, type Finders, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
+import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
 import type { ChunkRef, CompletionNotifier, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from './ports';
 
 export interface ProcessorDeps {
@@ -34,9 +34,8 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
 
 const hasValue = (prospect: Prospect, type: EnrichmentType) => Boolean(fieldOf(type) === 'email' ? prospect.email : prospect.phoneNumber);
 
-/** The mark a job of this type leaves: email jobs on `emailEnrichment`, phone jobs on `phoneEnrichment`. */
-const markOn = (prospect: Prospect, type: EnrichmentType): EnrichmentMark | undefined =>
-  fieldOf(type) === 'email' ? prospect.emailEnrichment : prospect.phoneEnrichment;
+/** The mark a job of this type leaves (MARK_ATTRIBUTE): email jobs on `emailEnrichment`, phone jobs on `phoneEnrichment`. */
+const markOn = (prospect: Prospect, type: EnrichmentType): EnrichmentMark | undefined => prospect[MARK_ATTRIBUTE[fieldOf(type)]];
 
 /**
  * Whether another job has the prospect: it searched the same field after this job started (the two
@@ -200,7 +199,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         const after: Prospect = {
           ...rest,
           ...(field === 'email' ? { email: value, emailStatus: result.verification ?? 'verified' } : { phoneNumber: value, phoneStatus: result.verification ?? 'verified' }),
-          [field === 'email' ? 'emailEnrichment' : 'phoneEnrichment']: markOf(result),
+          [MARK_ATTRIBUTE[field]]: markOf(result),
           version: before.version + 1,
           updatedAt: stamp,
         };
