@@ -91,6 +91,12 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
     return { prospectId: p.id, outcome: 'not_found', ...provider, ...names(p) };
   }
 
+  /** The companies of the prospects, by id (strongly consistent). */
+  async function readCompanies(prospects: Prospect[]): Promise<Map<number, Company>> {
+    const ids = [...new Set(prospects.flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
+    return new Map((ids.length ? await deps.leads.getCompanies(ids) : []).map((c) => [c.id, c]));
+  }
+
   /** What a prospect read now settles without asking a provider; undefined when it is still to search. */
   function settled(job: EnrichmentJob, p: Prospect | undefined, id: number): ProspectResult | undefined {
     if (!p || p.workspaceId !== job.workspaceId) return { prospectId: id, outcome: 'skipped', ...names(p) };
@@ -101,9 +107,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
   }
 
   /** Asks the providers for each prospect; the outcome of each, duplicates of the workspace's emails told apart. */
-  async function search(job: EnrichmentJob, prospects: Prospect[]): Promise<Map<number, ProspectResult>> {
-    const companyIds = [...new Set(prospects.flatMap((p) => (p.companyId === undefined ? [] : [p.companyId])))];
-    const companies = new Map((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
+  async function search(job: EnrichmentJob, prospects: Prospect[], companies: Map<number, Company>): Promise<Map<number, ProspectResult>> {
     const answers = new Map(
       await inParallel(prospects, deps.concurrency, async (p) => {
         const company = p.companyId === undefined ? undefined : companies.get(p.companyId);
@@ -147,9 +151,10 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
    * the charge of. A prospect whose version moved is read again and settled again (this job's mark:
    * its outcome; another job's, a value meanwhile, gone: skipped) or written on its new version, three
    * times at most; one that keeps moving is failed (refunded). `results` ends with the outcomes as
-   * written; `read` with the versions the writes started from.
+   * written; `read` with the versions the writes started from. `companies`, when given, were read
+   * (strongly consistent) after `read`'s prospects: the first write derives the views from them.
    */
-  async function write(job: EnrichmentJob, results: Map<number, ProspectResult>, read: Map<number, Prospect>): Promise<void> {
+  async function write(job: EnrichmentJob, results: Map<number, ProspectResult>, read: Map<number, Prospect>, companies?: Map<number, Company>): Promise<void> {
     const field = fieldOf(job.type);
     const charged = (r: ProspectResult) => r.outcome === 'found' || ((r.outcome === 'not_found' || r.outcome === 'duplicate') && !refunded(job.type, r.outcome));
     let pending = [...results.values()].filter(charged).map((r) => r.prospectId);
@@ -188,9 +193,11 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       });
       const found = pending.filter((id) => results.get(id)?.outcome === 'found');
       const marked = pending.filter((id) => results.get(id)?.outcome !== 'found');
-      const companyIds = [...new Set(found.flatMap((id) => read.get(id)?.companyId ?? []))];
-      // Read again right before the write: the views are derived from the companies as they are now.
-      const companies = new Map<number, Company>((companyIds.length ? await deps.leads.getCompanies(companyIds) : []).map((c) => [c.id, c]));
+      // The views take the companies read after the prospects the write is conditional on. A company
+      // changed since then is not missed: its member sync writes each of its prospects after the
+      // company, conditional on the prospect's version, so it either refuses this write (read again,
+      // with the companies read again here) or comes after it and derives the view once more.
+      const viewCompanies = round === 0 && companies ? companies : await readCompanies(found.map((id) => read.get(id) as Prospect));
       const changes: LeadChange[] = found.map((id) => {
         const before = read.get(id) as Prospect;
         const result = results.get(id) as ProspectResult;
@@ -203,7 +210,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
           version: before.version + 1,
           updatedAt: stamp,
         };
-        const company = after.companyId === undefined ? undefined : companies.get(after.companyId);
+        const company = after.companyId === undefined ? undefined : viewCompanies.get(after.companyId);
         return { before, after, member: prospectMember(after, company), claim: field === 'email' ? [`email:${value}`] : [], release: [], refreshMembers: true };
       });
       const [outcomes, moved] = await Promise.all([
@@ -234,8 +241,10 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       if (outcome) results.set(id, outcome);
       else toSearch.push(read.get(id) as Prospect);
     }
-    for (const [id, result] of toSearch.length ? await search(job, toSearch) : []) results.set(id, result);
-    await write(job, results, read);
+    // Read after the prospects (strongly consistent): what the search asks with and the first write's views derive from.
+    const companies = await readCompanies(toSearch);
+    for (const [id, result] of toSearch.length ? await search(job, toSearch, companies) : []) results.set(id, result);
+    await write(job, results, read, companies);
     // Claims of the layout before 2026-11-26 that this job made are let go (conditional on the claim:
     // one a write removed already is left as it is).
     const held = [...read.values()].filter((p) => p.enrichJob === job.id).map((p) => p.id);

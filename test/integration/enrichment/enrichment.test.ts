@@ -352,6 +352,31 @@ describe('enrichment with credits', () => {
     expect(await job(alice, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 2, credits_charged: 6, credits_refunded: 0 });
   });
 
+  it('a company renamed while the providers are asked: the list shows the found emails with the new name', async () => {
+    const list = await peopleList(alice, 'renamed', { withDomain: 2 });
+    await grant(alice.workspaceId, 6);
+    const started = await enrich(alice, list.id, {});
+    expect(started.body.enriched_count).toBe(2);
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+    // The company is renamed (an import into a COMPANY list) after the worker read it for the
+    // search: its member sync moves both prospects, so the first write is refused and the second
+    // derives the views from the company read again.
+    const companies = await createList(stack, alice, 'renamed companies', 'COMPANY');
+    const calls: string[] = [];
+    const rename = async () => {
+      const reimport = await importLeads(stack, alice, companies.id, { leads: [{ name: 'Acme Renamed', website_url: 'https://www.renamed.example' }] });
+      expect(reimport.updated).toBe(1);
+    };
+    await processorWith(finding('renamed', calls, rename)).processChunks([{ jobId: started.body.job_id as number, listId: list.id, chunk: 0 }]);
+    expect(calls).toEqual(['Ada0', 'Ada1']);
+    const page = await leadsOf(stack, alice, list.id);
+    expect(page.prospects?.map((p) => [p.first_name, p.email, (p.company as { name: string } | null)?.name, p.status])).toEqual([
+      ['Ada0', 'ada0@renamed.example', 'Acme Renamed', 'NEW'],
+      ['Ada1', 'ada1@renamed.example', 'Acme Renamed', 'NEW'],
+    ]);
+    expect(await job(alice, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 2, credits_charged: 6, credits_refunded: 0 });
+  });
+
   it('a prospect in two lists enriched by two jobs at once is charged by the one that writes first; the other skips and refunds it', async () => {
     const ws = await workspaceWith(12);
     const first = await peopleList(ws, 'twolists-a', { withDomain: 1, bare: 1 }, 'twolists');
