@@ -377,6 +377,37 @@ describe('enrichment with credits', () => {
     expect(await job(alice, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 2, credits_charged: 6, credits_refunded: 0 });
   });
 
+  it('a delivery of six chunks is searched and written in two groups; an email the first group found is a duplicate in the second', async () => {
+    const ws = await workspaceWith(900);
+    const list = await peopleList(ws, 'groups', { withDomain: 300 });
+    const started = await enrich(ws, list.id, { prospect_limit: 300 });
+    expect(started.body).toMatchObject({ enriched_count: 300, credits_deducted: 900 });
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+    // The first prospect asked about and the last (in the second group) are given the same email.
+    const calls: string[] = [];
+    const finder: Finder = {
+      name: 'groups-finder',
+      async find(input) {
+        calls.push(input.firstName);
+        const value = calls.length === 1 || calls.length === 300 ? 'shared@groups.example' : `${input.firstName.toLowerCase()}@groups.example`;
+        return { kind: 'found', value, verification: 'verified' };
+      },
+    };
+    const refs = Array.from({ length: 6 }, (_, chunk) => ({ jobId: started.body.job_id as number, listId: list.id, chunk }));
+    const results = await processorWith(finder).processChunks(refs);
+    expect(calls.length).toBe(300);
+    const all = refs.flatMap((ref) => results.get(`${ref.jobId}:${ref.chunk}`) ?? []);
+    const first = all.find((r) => r.firstName === calls[0]);
+    const last = all.find((r) => r.firstName === calls[299]);
+    expect([first?.outcome, first?.value]).toEqual(['found', 'shared@groups.example']);
+    expect([last?.outcome, last?.duplicateOf]).toEqual(['duplicate', first?.prospectId]);
+    expect(all.filter((r) => r.outcome === 'found').length).toBe(299);
+    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 299, duplicate_count: 1, credits_charged: 900, credits_refunded: 0 });
+    const prospect = async (id: unknown) => (await stack.call<{ prospect: Record<string, unknown> }>('GET', `/public/prospects/${id}/`, { apiKey: ws.key })).body.prospect;
+    expect((await prospect(first?.prospectId)).email).toBe('shared@groups.example');
+    expect((await prospect(last?.prospectId)).email).toBe('');
+  });
+
   it('a prospect in two lists enriched by two jobs at once is charged by the one that writes first; the other skips and refunds it', async () => {
     const ws = await workspaceWith(12);
     const first = await peopleList(ws, 'twolists-a', { withDomain: 1, bare: 1 }, 'twolists');
