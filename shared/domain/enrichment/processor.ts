@@ -113,11 +113,12 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
   }
 
   /**
-   * Asks the providers for each prospect; the outcome of each, duplicates of the workspace's emails
-   * told apart. `taken` holds the emails found earlier in the same delivery (by prospect), and gets
-   * this call's.
+   * Asks the providers for each prospect; the outcome of each, emails another prospect of the
+   * workspace holds told apart as duplicates. Two prospects of a delivery given the same email are
+   * both left found: the identity guard lets the first write have it, and the other, refused, is
+   * settled as its duplicate (write, below), also when the first one's write did not happen.
    */
-  async function search(job: EnrichmentJob, prospects: Prospect[], companies: Map<number, Company>, taken: Map<string, number>): Promise<Map<number, ProspectResult>> {
+  async function search(job: EnrichmentJob, prospects: Prospect[], companies: Map<number, Company>): Promise<Map<number, ProspectResult>> {
     const answers = new Map(
       await inParallel(prospects, deps.concurrency, async (p) => {
         const company = p.companyId === undefined ? undefined : companies.get(p.companyId);
@@ -143,12 +144,9 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       else if (outcome.kind === 'not_found') results.set(p.id, { prospectId: p.id, outcome: 'not_found', ...from, ...names(p) });
       else {
         const value = email ? outcome.value.toLowerCase() : outcome.value;
-        const owner = email ? (owners.get(`email:${value}`) ?? taken.get(`email:${value}`)) : undefined;
+        const owner = email ? owners.get(`email:${value}`) : undefined;
         if (owner !== undefined && owner !== p.id) results.set(p.id, { prospectId: p.id, outcome: 'duplicate', duplicateOf: owner, value, ...names(p) });
-        else {
-          if (email) taken.set(`email:${value}`, p.id);
-          results.set(p.id, { prospectId: p.id, outcome: 'found', value, verification: outcome.verification, ...from, ...names(p) });
-        }
+        else results.set(p.id, { prospectId: p.id, outcome: 'found', value, verification: outcome.verification, ...from, ...names(p) });
       }
     }
     return results;
@@ -222,7 +220,8 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         const company = after.companyId === undefined ? undefined : viewCompanies.get(after.companyId);
         return { before, after, member: prospectMember(after, company), claim: field === 'email' ? [`email:${value}`] : [], release: [], refreshMembers: true };
       });
-      const [outcomes, moved] = await Promise.all([
+      // Both settle before either's failure is thrown: nothing is left writing when a delivery fails.
+      const [saved, markedNow] = await Promise.allSettled([
         changes.length ? deps.leads.save(changes, { maxLeadsPerList: deps.maxLeadsPerList }) : Promise.resolve([]),
         marked.length
           ? deps.jobs.mark(
@@ -231,6 +230,9 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
             )
           : Promise.resolve(new Set<number>()),
       ]);
+      if (saved.status === 'rejected') throw saved.reason;
+      if (markedNow.status === 'rejected') throw markedNow.reason;
+      const [outcomes, moved] = [saved.value, markedNow.value];
       pending = [...found.filter((_, i) => outcomes[i] === 'conflict'), ...marked.filter((id) => moved.has(id))];
     }
     if (pending.length > 0) {
@@ -247,7 +249,6 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
   async function work(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<ResolvedChunk[]> {
     const results = new Map<number, ProspectResult>();
     const read = new Map<number, Prospect>();
-    const taken = new Map<string, number>();
     let writing: Promise<void> = Promise.resolve();
     try {
       for (let first = 0; first < chunks.length; first += GROUP_CHUNKS) {
@@ -262,10 +263,12 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         }
         // Read after the prospects (strongly consistent): what the search asks with and the first write's views derive from.
         const companies = await readCompanies(toSearch);
-        for (const [id, result] of toSearch.length ? await search(job, toSearch, companies, taken) : []) groupResults.set(id, result);
+        // Only what this delivery searched is written: an outcome settled from this job's own mark
+        // (a redelivery) was written by the delivery that made it.
+        const searched = toSearch.length ? await search(job, toSearch, companies) : new Map<number, ProspectResult>();
         await writing;
-        writing = write(job, groupResults, groupRead, companies).then(() => {
-          for (const [id, result] of groupResults) results.set(id, result);
+        writing = write(job, searched, groupRead, companies).then(() => {
+          for (const [id, result] of [...groupResults, ...searched]) results.set(id, result);
           for (const [id, prospect] of groupRead) read.set(id, prospect);
         });
         writing.catch(() => {}); // awaited before the next write or below; a failure meanwhile must not go unhandled

@@ -516,7 +516,8 @@ describe('enrichment with credits', () => {
     const owner = written[2]?.id;
     expect((await job(ws, started.body.job_id)).status).toBe('RUNNING');
 
-    // The message comes back: the outcomes are read from the marks the first delivery left.
+    // The message comes back a minute later: the outcomes are read from the marks the first delivery left.
+    clock.advance(60_000);
     const results = await processor.processChunks([ref]);
     expect(calls).toEqual(['Ada0', 'Bo0', 'Cy0']);
     expect(results.get(`${ref.jobId}:0`)?.map((r) => [r.firstName, r.outcome, r.value ?? null, r.duplicateOf ?? null])).toEqual([
@@ -533,6 +534,12 @@ describe('enrichment with credits', () => {
       credits_refunded: 0,
     });
     expect((await credits(ws)).balance).toBe(0);
+    // The redelivery wrote nothing again: the views are as the first delivery left them, company included.
+    const after = (await leadsOf(stack, ws, list.id)).prospects ?? [];
+    expect(after.map((p) => [p.first_name, p.email, (p.company as { name: string } | null)?.name ?? null, p.updated_at])).toEqual(
+      written.map((p) => [p.first_name, p.email, (p.company as { name: string } | null)?.name ?? null, p.updated_at]),
+    );
+    expect(after.map((p) => (p.company as { name: string } | null)?.name ?? null)).toEqual(['Acme crashed', null, null, 'Acme crashed']);
   });
 
   it('sends the signed completion event to webhook_url, retried after a failure', async () => {
