@@ -6,12 +6,12 @@ import { makeDocClient } from '../shared/db/client';
 /**
  * What DynamoDB Local takes per item for each kind of call, on this machine: the figures the
  * scenarios' "where its time goes" sections reason with. Items of ~700 bytes (25 attributes), four
- * calls in flight at once, three rounds (the first warms the JVM).
+ * calls in flight at once unless told otherwise, three rounds (the first warms the JVM).
  *
- *   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true npx tsx bench/item-costs.ts
+ *   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true npx tsx bench/item-costs.ts [calls in flight, 4]
  */
 const ITEMS = 4000;
-const IN_FLIGHT = 4;
+const IN_FLIGHT = Number(process.argv[2] ?? 4);
 const TABLE = 'item-costs';
 
 async function main(): Promise<void> {
