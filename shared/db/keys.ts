@@ -263,7 +263,12 @@ export const actionOutcomeKey = (campaignId: number, prospectId: number, stint: 
 });
 /** An email the engine sent, under the provider's tracking id (its Message-ID arrives with the mail_sent webhook). */
 export const sentEmailKey = (trackingId: string) => ({ pk: `SENT_EMAIL#${trackingId}`, sk: 'SENT_EMAIL' });
-/** An email we sent, by its RFC Message-ID (gsi1 on the sent-email item): a reply's In-Reply-To finds it. */
+/**
+ * An email we sent, by its RFC Message-ID: the link the provider's `mail_sent` webhook puts, naming
+ * the tracking id of the sent-email item. A reply's In-Reply-To finds the email through it.
+ */
+export const messageIdLinkKey = (messageId: string) => ({ pk: `MESSAGE_ID#${messageId}`, sk: 'SENT_EMAIL' });
+/** The same, as sent-email items written before 2026-11-26 carry it (gsi1): still read for their replies. */
 export const sentEmailByMessageId = (messageId: string) => ({ gsi1pk: `MESSAGE_ID#${messageId}`, gsi1sk: 'SENT_EMAIL' });
 /** Something a prospect did in a campaign (accepted, replied, bounced, unsubscribed): append-only, one per `ref`. */
 export const campaignEventKey = (campaignId: number, kind: string, prospectId: number, ref: string) => ({

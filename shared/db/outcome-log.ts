@@ -4,13 +4,20 @@ import type { ActionOutcome, OutreachAction, SentEmail } from '../domain/engine/
 import type { OutcomeLog } from '../domain/engine/ports';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { actionOutcomeKey, campaignReachKey, sentEmailByMessageId, sentEmailKey } from './keys';
+import { actionOutcomeKey, campaignReachKey, messageIdLinkKey, sentEmailByMessageId, sentEmailKey } from './keys';
 import { DynamoAnalyticsStats } from './analytics-stats';
 import { sendCounter, stepKey } from '../domain/analytics/counts';
 import type { Clock } from '../time/clock';
 
-/** How long a Message-ID whose send the engine never recorded is kept. */
-const ORPHAN_DAYS = 7;
+/**
+ * How long the link from a Message-ID to its email is kept. Replies and bounces name the email
+ * they answer within days; after a year a reply is still matched by its sender's address
+ * (docs/engine.md, "Replies"), and links of emails sent from the mailbox by hand (which the
+ * engine never records) do not pile up.
+ */
+const MESSAGE_ID_LINK_DAYS = 365;
+
+const MessageIdLinkItem = itemSchema('SentEmailMessageId', v.object({ trackingId: v.string(), messageId: v.string() }));
 
 const OutcomeItem = itemSchema(
   'ActionOutcome',
@@ -100,8 +107,9 @@ export class DynamoOutcomeLog implements OutcomeLog {
   }
 
   /**
-   * The email's item under its tracking id. The provider's `mail_sent` webhook may have arrived
-   * first (it is sent as soon as the provider answers): its Message-ID is kept either way.
+   * The email's item under its tracking id; its Message-ID is linked to it by the provider's
+   * `mail_sent` webhook (setEmailMessageId). An item that webhook made first under the layout before
+   * 2026-11-26 (with the Message-ID and an expiry) keeps the Message-ID and loses the expiry.
    */
   async recordEmail(email: SentEmail): Promise<void> {
     const { messageId, ...fields } = email;
@@ -130,34 +138,35 @@ export class DynamoOutcomeLog implements OutcomeLog {
   }
 
   /**
-   * The Message-ID the provider's `mail_sent` webhook reports for a tracking id. It may come before
-   * the engine has recorded the send, so it is kept either way; an email the engine never records
-   * (sent from the mailbox by hand) leaves an item that expires after ORPHAN_DAYS. True when the
-   * engine's record of the send was already there.
+   * The Message-ID the provider's `mail_sent` webhook reports for a tracking id, as a link of its
+   * own (the sent-email item is not touched, so it is written once, by the sender, and carries no
+   * index key: 1 WCU each). The webhook may come before the engine records the send, or for an
+   * email sent from the mailbox by hand, which the engine never records: the link is kept either
+   * way and expires after MESSAGE_ID_LINK_DAYS. A repeated webhook puts the same item.
    */
-  async setEmailMessageId(trackingId: string, messageId: string): Promise<boolean> {
-    const { Attributes } = await this.db.send(
-      new UpdateCommand({
+  async setEmailMessageId(trackingId: string, messageId: string): Promise<void> {
+    await this.db.send(
+      new PutCommand({
         TableName: this.tableName,
-        Key: sentEmailKey(trackingId),
-        // gsi1 finds it by Message-ID when a reply names it (In-Reply-To).
-        UpdateExpression: 'SET messageId = :id, trackingId = :tracking, gsi1pk = :byId, gsi1sk = :sentEmail, #ttl = if_not_exists(#ttl, :ttl)',
-        ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':id': messageId,
-          ':tracking': trackingId,
-          ':byId': sentEmailByMessageId(messageId).gsi1pk,
-          ':sentEmail': sentEmailByMessageId(messageId).gsi1sk,
-          ':ttl': Math.floor(this.now() / 1000) + ORPHAN_DAYS * 86_400,
+        Item: {
+          ...messageIdLinkKey(messageId),
+          entityType: 'SentEmailMessageId',
+          trackingId,
+          messageId,
+          ttl: Math.floor(this.now() / 1000) + MESSAGE_ID_LINK_DAYS * 86_400,
         },
-        ReturnValues: 'ALL_OLD',
       }),
     );
-    return Attributes?.entityType === 'SentEmail';
   }
 
   /** The email the engine sent with this RFC Message-ID (a reply's In-Reply-To); undefined for one it never recorded. */
   async findByMessageId(messageId: string): Promise<SentEmail | undefined> {
+    const { Item: link } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: messageIdLinkKey(messageId), ConsistentRead: true }));
+    if (link) {
+      const recorded = await this.findEmail(parseItem(MessageIdLinkItem, link).trackingId);
+      return recorded ? { ...recorded, messageId } : undefined;
+    }
+    // Emails recorded before 2026-11-26 carry their Message-ID on the sent-email item, in gsi1.
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,

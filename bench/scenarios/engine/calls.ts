@@ -79,6 +79,7 @@ export function labelOf(call: MeteredCall): string {
   if (pk.startsWith('SENDCOUNT#ACCOUNT')) return 'account send (conditional ADD)';
   if (pk.endsWith('#OUTCOMES')) return verb === 'Get' ? 'crash rule: outcome read' : OUTCOME_RECORD;
   if (pk.startsWith('SENT_EMAIL#')) return `sent email (${verb})`;
+  if (pk.startsWith('MESSAGE_ID#')) return `Message-ID link (${verb})`;
   if (pk.startsWith('LEADJOURNAL#')) return verb === 'Put' ? 'status: journal put' : 'status: journal delete';
   if (sk === 'LEADCOUNTS') {
     if (verb === 'Get') return 'status: batches-opened reads';

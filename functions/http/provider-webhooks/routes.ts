@@ -34,7 +34,7 @@ export function providerWebhookHandlers(deps: {
   accounts: SenderAccountService;
   inbound: Pick<InboundRouter, 'routeNetworkMessage' | 'routeEmail' | 'acceptInvitation'>;
   /** Emails the engine sent, under the provider's tracking id: `mail_sent` adds the RFC Message-ID. */
-  sentEmails: { setEmailMessageId(trackingId: string, messageId: string): Promise<boolean> };
+  sentEmails: { setEmailMessageId(trackingId: string, messageId: string): Promise<void> };
   secret: string;
   logger: Pick<Logger, 'info'>;
 }) {
@@ -89,9 +89,10 @@ export function providerWebhookHandlers(deps: {
           deps.logger.info('Provider mail_sent webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
           return json(200, { success: true, handled: false });
         }
-        // Emails sent from the mailbox outside the engine have no tracking id of ours: acknowledged, not recorded.
-        const recorded = await deps.sentEmails.setEmailMessageId(parsed.output.tracking_id, parsed.output.message_id);
-        return json(200, { success: true, handled: recorded });
+        // Recorded whether or not the engine sent it (one sent from the mailbox by hand has no record
+        // of ours: its link leads nowhere and expires); telling them apart would cost a read per email.
+        await deps.sentEmails.setEmailMessageId(parsed.output.tracking_id, parsed.output.message_id);
+        return json(200, { success: true, handled: true });
       }
       deps.logger.info('Provider webhook acknowledged, not routed yet', { event: typeof body.event === 'string' ? body.event : 'unknown' });
       return json(200, { success: true, handled: false });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { sentEmailKey } from '../../../shared/db/keys';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { sentEmailByMessageId, sentEmailKey } from '../../../shared/db/keys';
+import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
 import { ManualClock } from '../../../shared/time/clock';
 import {
   type EngineWorld,
@@ -47,13 +48,20 @@ describe('the outreach engine plays a campaign', () => {
       { to: expect.stringMatching(/^person\d+@example\.com$/), subject: 'Hello Ada', text: 'Hi Ada of Acme', accountId: 'sbx-mailbox-dev', at: '2026-11-23T09:00:00.000Z' },
       { to: expect.stringMatching(/^person\d+@example\.com$/), subject: 'Hello Bob', text: 'Hi Bob of ', accountId: 'sbx-mailbox-dev', at: '2026-11-23T09:00:00.000Z' },
     ]);
-    // Each email is kept under the provider's tracking id; the provider's mail_sent webhook adds its Message-ID.
+    // Each email is kept under the provider's tracking id; the provider's mail_sent webhook links its Message-ID to it.
+    const sentEmails = new DynamoOutcomeLog(stack.db, stack.tableName, clock);
     for (const email of emails) {
-      const key = sentEmailKey(email.trackingId as string);
       await expect
-        .poll(async () => (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }))).Item?.messageId, { timeout: 5000 })
-        .toBe(email.messageId);
+        .poll(async () => (await sentEmails.findByMessageId(email.messageId as string))?.trackingId, { timeout: 5000 })
+        .toBe(email.trackingId);
     }
+    expect(await sentEmails.findByMessageId('<never-sent@sandbox.local>')).toBeUndefined();
+    // An email recorded before the link existed carries its Message-ID in gsi1, and is found by it still.
+    const legacy = { trackingId: 'trk-legacy', workspaceId: 1, campaignId: 2, prospectId: 3, nodeId: 4, accountId: 5, at: '2026-11-20T09:00:00.000Z', messageId: '<legacy@sandbox.local>' };
+    await stack.db.send(
+      new PutCommand({ TableName: stack.tableName, Item: { ...sentEmailKey('trk-legacy'), ...sentEmailByMessageId('<legacy@sandbox.local>'), entityType: 'SentEmail', ...legacy } }),
+    );
+    expect(await sentEmails.findByMessageId('<legacy@sandbox.local>')).toEqual(legacy);
     expect(emails.map((e) => e.messageId)).toEqual([expect.stringMatching(/^<.+@sandbox\.local>$/), expect.stringMatching(/^<.+@sandbox\.local>$/)]);
     expect(await prospectStatuses(world, campaign.id)).toEqual({
       [ada as number]: { status: 'IN_PROGRESS', last_error: null },

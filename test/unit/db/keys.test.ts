@@ -175,6 +175,7 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
     expect(keys.enrichmentChunkKey(124, 12, 3)).toEqual({ pk: 'LEADLIST#0000000000000124#MEMBERS', sk: 'ENRICHING#0000000000000012#00003' }),
   ENRICHMENT_CHUNK_PREFIX: () => expect(keys.ENRICHMENT_CHUNK_PREFIX).toBe('ENRICHING#'),
   sentEmailKey: () => expect(keys.sentEmailKey('trk_1')).toEqual({ pk: 'SENT_EMAIL#trk_1', sk: 'SENT_EMAIL' }),
+  messageIdLinkKey: () => expect(keys.messageIdLinkKey('<a1@sandbox.local>')).toEqual({ pk: 'MESSAGE_ID#<a1@sandbox.local>', sk: 'SENT_EMAIL' }),
   sentEmailByMessageId: () =>
     expect(keys.sentEmailByMessageId('<a1@sandbox.local>')).toEqual({ gsi1pk: 'MESSAGE_ID#<a1@sandbox.local>', gsi1sk: 'SENT_EMAIL' }),
   enrichmentStartKey: () => expect(keys.enrichmentStartKey(7)).toEqual({ pk: 'LEADLIST#0000000000000007#ENRICH_START', sk: 'LEASE' }),
