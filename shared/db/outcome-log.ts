@@ -17,7 +17,7 @@ import type { Clock } from '../time/clock';
  */
 const MESSAGE_ID_LINK_DAYS = 365;
 
-const MessageIdLinkItem = itemSchema('SentEmailMessageId', v.object({ trackingId: v.string(), messageId: v.string() }));
+const MessageIdLinkItem = itemSchema('MessageIdLink', v.object({ trackingId: v.string(), messageId: v.string() }));
 
 const OutcomeItem = itemSchema(
   'ActionOutcome',
@@ -134,7 +134,8 @@ export class DynamoOutcomeLog implements OutcomeLog {
 
   async findEmail(trackingId: string): Promise<SentEmail | undefined> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: sentEmailKey(trackingId), ConsistentRead: true }));
-    return Item ? parseItem(SentEmailItem, Item) : undefined;
+    // An item the mail_sent webhook of the layout before left for an email the engine never recorded is not one.
+    return Item?.entityType === 'SentEmail' ? parseItem(SentEmailItem, Item) : undefined;
   }
 
   /**
@@ -150,7 +151,7 @@ export class DynamoOutcomeLog implements OutcomeLog {
         TableName: this.tableName,
         Item: {
           ...messageIdLinkKey(messageId),
-          entityType: 'SentEmailMessageId',
+          entityType: 'MessageIdLink',
           trackingId,
           messageId,
           ttl: Math.floor(this.now() / 1000) + MESSAGE_ID_LINK_DAYS * 86_400,

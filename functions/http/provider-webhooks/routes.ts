@@ -33,7 +33,7 @@ export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
 export function providerWebhookHandlers(deps: {
   accounts: SenderAccountService;
   inbound: Pick<InboundRouter, 'routeNetworkMessage' | 'routeEmail' | 'acceptInvitation'>;
-  /** Emails the engine sent, under the provider's tracking id: `mail_sent` adds the RFC Message-ID. */
+  /** Emails the engine sent, under the provider's tracking id: `mail_sent` links the RFC Message-ID to one. */
   sentEmails: { setEmailMessageId(trackingId: string, messageId: string): Promise<void> };
   secret: string;
   logger: Pick<Logger, 'info'>;

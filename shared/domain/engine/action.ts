@@ -101,7 +101,7 @@ export interface ActionOutcome {
   messageId?: string;
 }
 
-/** An email sent, under the provider's tracking id: the provider's `mail_sent` webhook adds its Message-ID. */
+/** An email sent, under the provider's tracking id; `messageId` is the one the provider's `mail_sent` webhook linked to it, when read by it. */
 export interface SentEmail {
   trackingId: string;
   workspaceId: number;

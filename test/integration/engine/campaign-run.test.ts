@@ -62,6 +62,12 @@ describe('the outreach engine plays a campaign', () => {
       new PutCommand({ TableName: stack.tableName, Item: { ...sentEmailKey('trk-legacy'), ...sentEmailByMessageId('<legacy@sandbox.local>'), entityType: 'SentEmail', ...legacy } }),
     );
     expect(await sentEmails.findByMessageId('<legacy@sandbox.local>')).toEqual(legacy);
+    // A webhook that comes before the sender's record links to nothing until the record is written.
+    await sentEmails.setEmailMessageId('trk-early', '<early@sandbox.local>');
+    expect(await sentEmails.findByMessageId('<early@sandbox.local>')).toBeUndefined();
+    const early = { ...legacy, trackingId: 'trk-early', messageId: null };
+    await sentEmails.recordEmail(early);
+    expect(await sentEmails.findByMessageId('<early@sandbox.local>')).toEqual({ ...early, messageId: '<early@sandbox.local>' });
     expect(emails.map((e) => e.messageId)).toEqual([expect.stringMatching(/^<.+@sandbox\.local>$/), expect.stringMatching(/^<.+@sandbox\.local>$/)]);
     expect(await prospectStatuses(world, campaign.id)).toEqual({
       [ada as number]: { status: 'IN_PROGRESS', last_error: null },
