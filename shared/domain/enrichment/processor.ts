@@ -20,8 +20,9 @@ export interface ProcessorDeps {
 }
 
 /**
- * Chunks (of 50 prospects) searched and written as one group: a delivery of 10 chunks is 5 groups,
- * the search of each overlapping the write of the one before (measured: bench/results, 2026-11-26).
+ * Chunks (of 50 prospects) searched and written as one group: a delivery of 10 chunks is 2 groups,
+ * the second searched while the first is written. Smaller groups were slower: each is a lead write
+ * of its own, with its list digest read and written (docs/enrichment.md, "Costs").
  */
 const GROUP_CHUNKS = 5;
 
