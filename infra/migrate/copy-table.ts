@@ -1,10 +1,5 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-
-/** Items a BatchWriteItem takes at most. */
-const BATCH = 25;
-const MAX_ATTEMPTS = 10;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { type DynamoDBDocumentClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll } from '../../shared/db/batch-write';
 
 export interface CopyOptions {
   /** Parallel Scan segments (each reads its share of the table, one page at a time). */
@@ -37,7 +32,8 @@ export async function copyTable(db: DynamoDBDocumentClient, from: string, to: st
           new ScanCommand({ TableName: from, Segment: segment, TotalSegments: options.segments, ConsistentRead: true, ExclusiveStartKey: start }),
         );
         const items = page.Items ?? [];
-        for (let i = 0; i < items.length; i += BATCH) await writeAll(db, to, items.slice(i, i + BATCH));
+        // 25 a call, several calls at once, what DynamoDB leaves unprocessed sent again after a backoff.
+        await batchWriteAll(db, to, items.map((Item) => [{ PutRequest: { Item } }]));
         copied += items.length;
         start = page.LastEvaluatedKey;
         if (items.length > 0) options.log?.(`segment ${segment + 1}/${options.segments}: ${copied} items`);
@@ -46,15 +42,4 @@ export async function copyTable(db: DynamoDBDocumentClient, from: string, to: st
     }),
   );
   return { copied: counts.reduce((sum, n) => sum + n, 0) };
-}
-
-/** One BatchWriteItem of puts, with what DynamoDB leaves unprocessed (throttling) sent again after a backoff. */
-async function writeAll(db: DynamoDBDocumentClient, table: string, items: Record<string, unknown>[]): Promise<void> {
-  let requests = items.map((Item) => ({ PutRequest: { Item } }));
-  for (let attempt = 0; requests.length > 0; attempt += 1) {
-    if (attempt === MAX_ATTEMPTS) throw new Error(`${requests.length} items of ${table} still unprocessed after ${MAX_ATTEMPTS} attempts`);
-    if (attempt > 0) await sleep(50 * 2 ** attempt);
-    const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
-    requests = (UnprocessedItems?.[table] ?? []) as typeof requests;
-  }
 }

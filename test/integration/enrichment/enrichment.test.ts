@@ -329,20 +329,16 @@ describe('enrichment with credits', () => {
     // after the worker claimed it and before its email is written.
     await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
     let changed = false;
-    const finder: Finder = {
-      name: 'moving-finder',
-      async find(input) {
-        if (input.firstName === 'Ada0' && !changed) {
-          changed = true;
-          const reimport = await importLeads(stack, alice, list.id, {
-            leads: [{ first_name: 'Ada0', last_name: 'moving', network_profile_url: 'https://www.linkedin.com/in/moving-d0', job_title: 'Chief Mover', company_name: 'Acme moving', company_website_url: 'https://www.moving.example' }],
-          });
-          expect(reimport.updated).toBe(1);
-        }
-        return { kind: 'found', value: `${input.firstName.toLowerCase()}@moving.example`, verification: 'verified' };
-      },
+    const calls: string[] = [];
+    // Called during the first search, Ada0's (the finder asks one prospect at a time, in id order).
+    const change = async () => {
+      changed = true;
+      const reimport = await importLeads(stack, alice, list.id, {
+        leads: [{ first_name: 'Ada0', last_name: 'moving', network_profile_url: 'https://www.linkedin.com/in/moving-d0', job_title: 'Chief Mover', company_name: 'Acme moving', company_website_url: 'https://www.moving.example' }],
+      });
+      expect(reimport.updated).toBe(1);
     };
-    await processorWith(finder).processChunks([{ jobId: started.body.job_id as number, listId: list.id, chunk: 0 }]);
+    await processorWith(finding('moving', calls, change)).processChunks([{ jobId: started.body.job_id as number, listId: list.id, chunk: 0 }]);
     expect(changed).toBe(true);
     const page = await leadsOf(stack, alice, list.id);
     expect(page.prospects?.map((p) => [p.first_name, p.email, p.job_title, p.status])).toEqual([
