@@ -2,7 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { LedgerEntry } from '../domain/credits/credits';
-import { ENRICHMENT_TYPES, MARK_ATTRIBUTE, type ProspectResult } from '../domain/enrichment/enrichment';
+import { ENRICHMENT_TYPES, type Field, MARK_ATTRIBUTE, type ProspectResult } from '../domain/enrichment/enrichment';
 import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
 import type { EnrichmentMark } from '../domain/leads/lead';
 import { batchGetAll } from './batch-get';
@@ -230,7 +230,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     return Item ? toJob(Item) : undefined;
   }
 
-  async mark(field: 'email' | 'phone', prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>> {
+  async mark(field: Field, prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>> {
     // One UpdateItem each (1 WCU a KB on the table and on gsi1): no transaction, since each mark
     // stands alone and a transaction would double its price.
     return this.conditionalUpdates(

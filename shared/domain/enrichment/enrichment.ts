@@ -2,6 +2,8 @@
  * Enrichment: finding the email or phone of a list's prospects through providers, paid for with
  * credits up front and refunded by policy (docs/enrichment.md).
  */
+import type { Prospect } from '../leads/lead';
+
 export const ENRICHMENT_TYPES = ['FIND_EMAIL', 'FIND_EMAIL_WATERFALL', 'FIND_PHONE'] as const;
 export type EnrichmentType = (typeof ENRICHMENT_TYPES)[number];
 export const ENRICHMENT_TYPE_MESSAGE = 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE';
@@ -18,8 +20,6 @@ export const ENRICHMENT_LIMITS = {
   /** Prospects of one queue message (one chunk): searched, written and resolved together. */
   chunkSize: 50,
 } as const;
-
-import type { Prospect } from '../leads/lead';
 
 export { LOADING_STATUS } from '../leads/lead';
 

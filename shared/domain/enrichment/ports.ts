@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '../credits/credits';
 import type { EnrichmentMark } from '../leads/lead';
-import type { EnrichmentType, ProspectResult } from './enrichment';
+import type { EnrichmentType, Field, ProspectResult } from './enrichment';
 
 export type JobStatus = 'RUNNING' | 'COMPLETED';
 
@@ -81,7 +81,7 @@ export interface EnrichmentRepository {
    * conditional on the version read, moving it on. Returns the ids
    * whose version had moved (nothing written to them).
    */
-  mark(field: 'email' | 'phone', prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>>;
+  mark(field: Field, prospects: { id: number; version: number; mark: EnrichmentMark }[]): Promise<Set<number>>;
   /**
    * Records the results of a job's chunks, moves the job's counts and refunds what the policy
    * gives back with its ledger entry: one transaction, only for chunks still PENDING. False when
