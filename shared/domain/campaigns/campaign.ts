@@ -127,9 +127,18 @@ export function canonicalTimezone(timezone: string): string {
   }
 }
 
-/** `name`, `name (2)`, `name (3)`, ...: the n-th name a new campaign may take when the former are used. */
+/**
+ * `name`, `name (2)`, `name (3)`, ...: the n-th name a new campaign may take when the former are used.
+ * The name is shortened to make room for the number, so that a numbered name is one a PATCH accepts
+ * back (at most `CAMPAIGN_LIMITS.maxNameLength` characters); a cut never splits a surrogate pair.
+ */
 export function numberedName(base: string, n: number): string {
-  return n <= 1 ? base : `${base} (${n})`;
+  if (n <= 1) return base;
+  const suffix = ` (${n})`;
+  let end = Math.min(base.length, CAMPAIGN_LIMITS.maxNameLength - suffix.length);
+  const last = base.charCodeAt(end - 1);
+  if (end < base.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${base.slice(0, end).trimEnd()}${suffix}`;
 }
 
 /** Spec "Campaign" (list, create and PATCH answers). */

@@ -62,6 +62,16 @@ describe('campaigns: create, list, read, settings', () => {
     expect((await create(bobKey, { name: 'Dup' })).body.campaign.name).toBe('Dup');
   });
 
+  it('shortens a name of the maximum length to number it, into a name PATCH accepts back', async () => {
+    const longest = 'L'.repeat(200);
+    expect((await create(aliceKey, { name: longest })).body.campaign.name).toBe(longest);
+    const second = (await create(aliceKey, { name: longest })).body.campaign;
+    expect(second.name).toBe(`${'L'.repeat(196)} (2)`);
+    const sentBack = await patch(aliceKey, second.id, { name: second.name });
+    expect(sentBack.status).toBe(200);
+    expect(sentBack.body.campaign.name).toBe(`${'L'.repeat(196)} (2)`);
+  });
+
   it('gives concurrent creates of one name distinct names', async () => {
     const results = await Promise.all(Array.from({ length: 4 }, () => create(aliceKey, { name: 'Race' })));
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
@@ -153,8 +163,12 @@ describe('campaigns: create, list, read, settings', () => {
 
   it('refuses unknown fields and bad values with a 400 naming the field, changing nothing', async () => {
     const campaign = (await create(aliceKey, { name: 'Validation' })).body.campaign;
+    const settings = '(settings: name, timezone, language, email_max_messages, network_max_messages, network_max_connections, sending_window, stop_on_company_reply, account_ids)';
     const cases: [unknown, string][] = [
-      [{ colour: 'red' }, 'colour is not a campaign setting (settings: name, timezone, language, email_max_messages, network_max_messages, network_max_connections, sending_window, stop_on_company_reply, account_ids)'],
+      [{ colour: 'red' }, `colour is not a campaign setting ${settings}`],
+      // Names an object's prototype carries are fields like any other (a JSON body can hold them).
+      [{ constructor: 1 }, `constructor is not a campaign setting ${settings}`],
+      [JSON.parse('{"__proto__":{"name":"x"}}'), `__proto__ is not a campaign setting ${settings}`],
       [{ status: 'ACTIVE' }, 'status cannot be set by PATCH: use the activate, pause, resume and archive endpoints'],
       [{ name: '' }, 'name is required'],
       [{ timezone: 'Mars/Olympus' }, 'timezone must be an IANA time zone name such as Europe/Amsterdam, got "Mars/Olympus"'],
