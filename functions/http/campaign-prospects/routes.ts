@@ -35,9 +35,10 @@ export function campaignProspectHandlers(moves: ProspectMoves) {
 
     listCampaignProspects: async (request) => {
       const { status, cursor } = request.query();
+      // An empty value is no value: a client's paging loop may start with `cursor=`.
       const page = await moves.prospectsPage(request.caller().workspaceId, request.path().id, {
-        ...(status === undefined ? {} : { status }),
-        ...(cursor === undefined ? {} : { cursor }),
+        ...(status ? { status } : {}),
+        ...(cursor ? { cursor } : {}),
       });
       return json(200, { success: true, prospects: page.prospects, next_cursor: page.nextCursor });
     },

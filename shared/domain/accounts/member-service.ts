@@ -57,7 +57,9 @@ export function createMemberService(deps: MemberServiceDeps) {
         workspaceId: owner.workspaceId,
         workspaceName: owner.workspaceName,
         role: 'MEMBER',
-        createdAt: deps.clock.now().toISOString(),
+        // A link answers as the workspace (GET /workspaces/): its created_at is the workspace's,
+        // which the owner's link holds (made with the workspace), not the moment of linking.
+        createdAt: owner.createdAt,
       });
       return { userId: user.id, email: user.email, role: 'MEMBER' };
     },

@@ -114,7 +114,9 @@ export function assertWritable(campaign: Campaign): void {
 export function assertStructureEditable(campaign: Campaign): void {
   assertWritable(campaign);
   if (campaign.status !== 'DRAFT' && campaign.status !== 'PAUSED') {
-    throw conflict(`The flow of a campaign that is ${campaign.status} cannot change; pause it first`);
+    // Only an ACTIVE campaign can be paused: a COMPLETED one is activated first (then paused).
+    const how = campaign.status === 'COMPLETED' ? 'activate it and pause it first' : 'pause it first';
+    throw conflict(`The flow of a campaign that is ${campaign.status} cannot change; ${how}`);
   }
 }
 

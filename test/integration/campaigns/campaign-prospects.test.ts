@@ -105,6 +105,10 @@ describe('a campaign’s prospects, and taking prospects out', () => {
     const second = await page(alice, campaign.id, `cursor=${encodeURIComponent(first.body.next_cursor as string)}`);
     expect(second.body.prospects.map((p) => p.id)).toEqual(ids.slice(100));
     expect(second.body.next_cursor).toBeNull();
+    // Empty values are no values: the first page, every status.
+    const empty = await page(alice, campaign.id, 'cursor=&status=');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual(first.body);
   });
 
   it('filters by status (lsi1) and pages within it', async () => {

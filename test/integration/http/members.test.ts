@@ -44,14 +44,19 @@ describe('workspace members over HTTP', () => {
   }
 
   it('links an existing user by email (any case) as a MEMBER, and lists the owner first', async () => {
+    const signedUpAt = clock.now().toISOString();
     const alice = await signUp(stack);
     const carol = await signUp(stack);
     const bob = await signUp(stack);
+    // Linked an hour later: the workspace still shows when it was created.
+    clock.advance(3_600_000);
+    // (The clock goes back below, for the tests after this one.)
 
     const added = await addMember(alice, alice.workspaceId, `  ${bob.email.toUpperCase()} `);
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ success: true, member: { user_id: bob.userId, email: bob.email, role: 'MEMBER' } });
     expect((await addMember(alice, alice.workspaceId, carol.email)).status).toBe(201);
+    clock.set(signedUpAt);
 
     const owner = { user_id: alice.userId, email: alice.email, role: 'OWNER' };
     const others = [
@@ -74,12 +79,12 @@ describe('workspace members over HTTP', () => {
     expect(workspaces.body).toEqual({
       success: true,
       workspaces: [
-        { id: bob.workspaceId, name: `${bob.email.split('@')[0]}'s workspace`, role: 'OWNER', created_at: '2026-11-23T10:00:00.000Z', is_current: true },
+        { id: bob.workspaceId, name: `${bob.email.split('@')[0]}'s workspace`, role: 'OWNER', created_at: signedUpAt, is_current: true },
         {
           id: alice.workspaceId,
           name: `${alice.email.split('@')[0]}'s workspace`,
           role: 'MEMBER',
-          created_at: '2026-11-23T10:00:00.000Z',
+          created_at: signedUpAt,
           is_current: false,
         },
       ].sort((a, b) => a.id - b.id),

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, numberedName } from '../../../../shared/domain/campaigns/campaign';
+
+describe('numberedName', () => {
+  it('keeps the first name and numbers the next ones', () => {
+    expect(numberedName('Q4 outreach', 1)).toBe('Q4 outreach');
+    expect(numberedName('Q4 outreach', 2)).toBe('Q4 outreach (2)');
+    expect(numberedName('Q4 outreach', 12)).toBe('Q4 outreach (12)');
+  });
+
+  it('shortens a name at the maximum so that the numbered name stays within it', () => {
+    const longest = 'n'.repeat(CAMPAIGN_LIMITS.maxNameLength);
+    expect(numberedName(longest, 2)).toBe(`${'n'.repeat(196)} (2)`);
+    expect(numberedName(longest, 10)).toBe(`${'n'.repeat(195)} (10)`);
+    expect(numberedName(`${'n'.repeat(195)}     `, 2)).toBe(`${'n'.repeat(195)} (2)`);
+  });
+
+  it('never splits a surrogate pair', () => {
+    // 195 characters, then an emoji (two UTF-16 units) across the cut at 196.
+    const name = `${'n'.repeat(195)}😀${'n'.repeat(3)}`;
+    expect(numberedName(name, 2)).toBe(`${'n'.repeat(195)} (2)`);
+  });
+});
+
+describe('assertStructureEditable', () => {
+  const inStatus = (status: Campaign['status']) => ({ status }) as Campaign;
+
+  it('lets the structure change while DRAFT or PAUSED', () => {
+    expect(() => assertStructureEditable(inStatus('DRAFT'))).not.toThrow();
+    expect(() => assertStructureEditable(inStatus('PAUSED'))).not.toThrow();
+  });
+
+  it('says how to get to a status that allows it', () => {
+    expect(() => assertStructureEditable(inStatus('ACTIVE'))).toThrow('The flow of a campaign that is ACTIVE cannot change; pause it first');
+    // A COMPLETED campaign cannot be paused as it is: it is activated first.
+    expect(() => assertStructureEditable(inStatus('COMPLETED'))).toThrow(
+      'The flow of a campaign that is COMPLETED cannot change; activate it and pause it first',
+    );
+    expect(() => assertStructureEditable(inStatus('ARCHIVED'))).toThrow('Campaign is archived');
+  });
+});
