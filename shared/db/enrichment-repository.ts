@@ -2,7 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { LedgerEntry } from '../domain/credits/credits';
-import { ENRICHMENT_TYPES, type Field, MARK_ATTRIBUTE, type ProspectResult } from '../domain/enrichment/enrichment';
+import { ENRICHMENT_TYPES, type Field, MARK_ATTRIBUTE, type ProspectResult, fieldOf } from '../domain/enrichment/enrichment';
 import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
 import type { EnrichmentMark } from '../domain/leads/lead';
 import { batchGetAll } from './batch-get';
@@ -10,7 +10,11 @@ import { type WriteRequest, batchWriteAll } from './batch-write';
 import { cancellationReasons, isConditionFailed, queryAll, transactRetryingConflicts } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
 import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
-import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, padId, prospectKey, enrichmentStartKey } from './keys';
+import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
+
+/** Tries of a start that finds its workspace's start lease taken: about 10 s of waiting in all. */
+const START_LEASE_ATTEMPTS = 25;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const FAST = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 const pack = (value: unknown) => brotliCompressSync(JSON.stringify(value), FAST);
@@ -92,6 +96,18 @@ const toChunk = (item: Record<string, unknown>): EnrichmentChunk => {
   return { ...rest, ...(results ? { results: results as ProspectResult[] } : {}) };
 };
 
+/** A running job in its workspace's partition (deleted when the job completes). */
+function runningItem(job: EnrichmentJob) {
+  return {
+    ...enrichmentRunningKey(job.workspaceId, job.id),
+    entityType: 'EnrichmentRunning',
+    jobId: job.id,
+    listId: job.listId,
+    field: fieldOf(job.type),
+    createdAt: job.createdAt,
+  };
+}
+
 function jobItem(job: EnrichmentJob) {
   const { doneChunks: _done, selection, webhookUrl, completedAt, ...rest } = job;
   return {
@@ -134,6 +150,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
             balanceMove(this.tableName, job.workspaceId, debit.amount),
             ledgerPut(this.tableName, debit),
             { Put: { TableName: this.tableName, Item: jobItem(job), ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName: this.tableName, Item: runningItem(job) } },
           ],
         }),
       );
@@ -162,30 +179,37 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     );
   }
 
-  async takeStartLease(listId: number, holder: number, now: string, until: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...enrichmentStartKey(listId), entityType: 'EnrichmentStartLease', holder, until },
-          ConditionExpression: 'attribute_not_exists(pk) OR #until <= :now',
-          ExpressionAttributeNames: { '#until': 'until' },
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
+  /**
+   * A start holds the lease for well under a second (its choice, debit and chunk items), so a
+   * start that finds it taken waits for it, about 10 s at most, instead of turning the caller away.
+   */
+  async takeStartLease(workspaceId: number, holder: number, now: string, until: string): Promise<boolean> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...enrichmentStartKey(workspaceId), entityType: 'EnrichmentStartLease', holder, until },
+            ConditionExpression: 'attribute_not_exists(pk) OR #until <= :now',
+            ExpressionAttributeNames: { '#until': 'until' },
+            ExpressionAttributeValues: { ':now': now },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!isConditionFailed(error)) throw error;
+        if (attempt >= START_LEASE_ATTEMPTS) return false;
+        await sleep(Math.min(50 * attempt, 500) + Math.floor(Math.random() * 50));
+      }
     }
   }
 
-  async releaseStartLease(listId: number, holder: number): Promise<void> {
+  async releaseStartLease(workspaceId: number, holder: number): Promise<void> {
     try {
       await this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: enrichmentStartKey(listId),
+          Key: enrichmentStartKey(workspaceId),
           ConditionExpression: 'holder = :holder',
           ExpressionAttributeValues: { ':holder': holder },
         }),
@@ -196,16 +220,29 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     }
   }
 
-  async busyInList(listId: number): Promise<Set<number>> {
-    const items = await queryAll(this.db, {
+  async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field } = {}): Promise<Set<number>> {
+    const running = await queryAll(this.db, {
       TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': enrichmentChunkKey(listId, 0, 0).pk, ':prefix': ENRICHMENT_CHUNK_PREFIX },
-      ProjectionExpression: 'prospectIds',
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': enrichmentRunningKey(workspaceId, 0).pk },
       ConsistentRead: true,
     });
+    const jobs = running
+      .map((item) => ({ id: item.jobId as number, listId: item.listId as number, field: item.field as Field }))
+      .filter((job) => (only.listIds === undefined || only.listIds.includes(job.listId)) && (only.field === undefined || job.field === only.field));
+    const held = await Promise.all(
+      jobs.map((job) =>
+        queryAll(this.db, {
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': enrichmentChunkKey(job.listId, 0, 0).pk, ':prefix': `${ENRICHMENT_CHUNK_PREFIX}${padId(job.id)}#` },
+          ProjectionExpression: 'prospectIds',
+          ConsistentRead: true,
+        }),
+      ),
+    );
     const busy = new Set<number>();
-    for (const item of items) for (const id of (item.prospectIds as number[] | undefined) ?? []) busy.add(id);
+    for (const items of held) for (const item of items) for (const id of (item.prospectIds as number[] | undefined) ?? []) busy.add(id);
     return busy;
   }
 
@@ -376,18 +413,26 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   async complete(job: EnrichmentJob, at: string): Promise<boolean> {
     try {
       await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: enrichmentJobKey(job.id),
-          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: '#status = :running AND size(doneChunks) = chunks',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':completed': 'COMPLETED', ':running': 'RUNNING', ':at': at },
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: enrichmentJobKey(job.id),
+                UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at REMOVE gsi2pk, gsi2sk',
+                ConditionExpression: '#status = :running AND size(doneChunks) = chunks',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':completed': 'COMPLETED', ':running': 'RUNNING', ':at': at },
+              },
+            },
+            // Its prospects are free in every list of the workspace from now on.
+            { Delete: { TableName: this.tableName, Key: enrichmentRunningKey(job.workspaceId, job.id) } },
+          ],
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailed(error)) return false;
+      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;
       throw error;
     }
   }

@@ -367,5 +367,18 @@ export const enrichmentChunkKey = (listId: number, jobId: number, chunk: number)
   sk: `${ENRICHMENT_CHUNK_PREFIX}${padId(jobId)}#${String(chunk).padStart(5, '0')}`,
 });
 export const ENRICHMENT_CHUNK_PREFIX = 'ENRICHING#';
-/** The lease one enrichment start holds on its list from choosing its prospects until their chunks are written. */
-export const enrichmentStartKey = (listId: number) => ({ pk: `LEADLIST#${padId(listId)}#ENRICH_START`, sk: 'LEASE' });
+/**
+ * The lease one enrichment start holds in its workspace from choosing its prospects until their
+ * chunks are written: a prospect is in several lists, so two starts in one workspace (any lists)
+ * never choose it both.
+ */
+export const enrichmentStartKey = (workspaceId: number) => ({ pk: `WORKSPACE#${padId(workspaceId)}#ENRICH_START`, sk: 'LEASE' });
+/**
+ * A running enrichment job, in its workspace's partition from its debit to its completion: the
+ * jobs whose chunks show prospects as 'Loading…' in every list and keep them out of every count and
+ * selection of the workspace (strongly consistent, unlike the sweeper's index).
+ */
+export const enrichmentRunningKey = (workspaceId: number, jobId: number) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}#ENRICHING`,
+  sk: `JOB#${padId(jobId)}`,
+});

@@ -83,7 +83,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         'queue:outreach': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         'queue:enrichment': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         'schedule:outreach-scheduler': { table: ['UpdateItem'], indexes: EVERY_INDEX },
-        'schedule:enrichment-sweeper': { table: ['BatchWriteItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
+        'schedule:enrichment-sweeper': { table: ['BatchWriteItem', 'DeleteItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
       });
       // The read-only functions write nothing.
       for (const name of ['connections', 'analytics'] as const) {

@@ -21,7 +21,7 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
     writer: createLeadWriter({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     ids,
     clock: deps.clock,
-    enriching: (listId) => enrichments.busyInList(listId),
+    enriching: (workspaceId) => enrichments.busyInWorkspace(workspaceId),
   });
   return httpHandler(leadListRoutes, leadListHandlers(lists), { logger: loggerFor('lead-lists', deps), checkResponses: deps.checkResponses });
 }

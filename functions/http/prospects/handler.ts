@@ -1,3 +1,4 @@
+import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import { DynamoSearchUsageRepository } from '../../../shared/db/search-usage-repository';
 import { DynamoWorkspaceLeadCounts } from '../../../shared/db/workspace-lead-counts';
@@ -28,9 +29,10 @@ export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: Fu
     monthlyQuota: config.searchQuotaPerMonth,
   });
   const pipeline = createProspectPipeline({ leads, stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList) });
+  const enrichments = new DynamoEnrichmentRepository(db, tableName);
   return httpHandler(
     FUNCTION_GROUPS.prospects.routes,
-    { ...prospectHandlers(search), ...prospectStatusHandlers(pipeline) },
+    { ...prospectHandlers(search), ...prospectStatusHandlers(pipeline, (workspaceId, listIds) => enrichments.busyInWorkspace(workspaceId, { listIds })) },
     { logger: loggerFor('prospects', deps), checkResponses: deps.checkResponses },
   );
 }

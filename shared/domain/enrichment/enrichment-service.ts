@@ -105,7 +105,7 @@ export interface StartOutcome {
 /** Enrichment of a list: the estimate, the start (debit, job, chunks) and a job's state. */
 /** How long a start may hold its list's lease (a crashed start's lease lapses then). */
 const START_LEASE_MS = 60_000;
-export const START_BUSY = 'Another enrichment of this list is starting; try again in a few seconds';
+export const START_BUSY = 'Another enrichment of this workspace is starting; try again in a few seconds';
 
 export function createEnrichmentService(deps: EnrichmentServiceDeps) {
   async function peopleList(workspaceId: number, listId: number): Promise<LeadList> {
@@ -117,8 +117,11 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
 
   /** Members without the value, not being enriched, matching the filters, in the requested order. */
   async function candidates(list: LeadList, type: EnrichmentType, query: LeadsQuery): Promise<number[]> {
-    const [entries, busy] = await Promise.all([deps.members.entries(list.id), deps.jobs.busyInList(list.id)]);
-    const key = fieldOf(type) === 'email' ? 'email' : 'phone_number';
+    // Held by a running job of any list searching the same field: a prospect is in several lists,
+    // and each of its fields is searched (and charged) once at a time.
+    const field = fieldOf(type);
+    const [entries, busy] = await Promise.all([deps.members.entries(list.id), deps.jobs.busyInWorkspace(list.workspaceId, { field })]);
+    const key = field === 'email' ? 'email' : 'phone_number';
     const open = entries.filter((entry) => entry.filter[key] === undefined && !busy.has(entry.id) && matchesFilters(entry, query.filters));
     return orderEntries(open, query.sortField, query.direction).map((entry) => entry.id);
   }
@@ -157,16 +160,19 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       }
       const query = selectionQuery(bodyParams(input));
       const list = await peopleList(caller.workspaceId, listId);
-      // One start at a time chooses a list's prospects, until their chunks mark them busy: two
-      // concurrent starts never select (and charge for) the same prospects.
+      // One start at a time chooses prospects in the workspace, until their chunks mark them busy:
+      // two concurrent starts (of one list or of two lists sharing prospects) never select and
+      // charge for the same prospects. A start waits for the lease (held for well under a second);
+      // only one held for long (a start that crashed, until its lease lapses) is a 409.
       const jobId = await deps.ids.next();
       const leaseUntil = new Date(deps.clock.now().getTime() + START_LEASE_MS).toISOString();
-      if (!(await deps.jobs.takeStartLease(listId, jobId, now(), leaseUntil))) throw conflict(START_BUSY);
+      const workspaceId = caller.workspaceId;
+      if (!(await deps.jobs.takeStartLease(workspaceId, jobId, now(), leaseUntil))) throw conflict(START_BUSY);
       let leased = true;
       const releaseLease = async () => {
         if (!leased) return;
         leased = false;
-        await deps.jobs.releaseStartLease(listId, jobId);
+        await deps.jobs.releaseStartLease(workspaceId, jobId);
       };
       try {
       const ids = (await candidates(list, type, query)).slice(0, limit);

@@ -64,13 +64,17 @@ export interface EnrichmentRepository {
   writeChunks(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<void>;
   markChunksWritten(jobId: number): Promise<void>;
   /**
-   * Takes the list's start lease for `holder` until `until` if it is free (or expired) at `now`:
-   * one start at a time chooses prospects in a list, so two never charge for the same ones.
+   * Takes the workspace's start lease for `holder` until `until` if it is free (or expired) at
+   * `now`: one start at a time chooses prospects in a workspace (a prospect is in several lists),
+   * so two never charge for the same ones.
    */
-  takeStartLease(listId: number, holder: number, now: string, until: string): Promise<boolean>;
-  releaseStartLease(listId: number, holder: number): Promise<void>;
-  /** The prospects that chunks of running jobs hold in the list. */
-  busyInList(listId: number): Promise<Set<number>>;
+  takeStartLease(workspaceId: number, holder: number, now: string, until: string): Promise<boolean>;
+  releaseStartLease(workspaceId: number, holder: number): Promise<void>;
+  /**
+   * The prospects that chunks of the workspace's running jobs hold (strongly consistent): of jobs
+   * of any list and field, or only of jobs of `listIds` and/or searching `field`.
+   */
+  busyInWorkspace(workspaceId: number, only?: { listIds?: readonly number[]; field?: Field }): Promise<Set<number>>;
   /** Chunk items that still exist (strongly consistent). */
   getChunks(refs: ChunkRef[]): Promise<EnrichmentChunk[]>;
   chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]>;

@@ -178,7 +178,9 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   messageIdLinkKey: () => expect(keys.messageIdLinkKey('<a1@sandbox.local>')).toEqual({ pk: 'MESSAGE_ID#<a1@sandbox.local>', sk: 'SENT_EMAIL' }),
   sentEmailByMessageId: () =>
     expect(keys.sentEmailByMessageId('<a1@sandbox.local>')).toEqual({ gsi1pk: 'MESSAGE_ID#<a1@sandbox.local>', gsi1sk: 'SENT_EMAIL' }),
-  enrichmentStartKey: () => expect(keys.enrichmentStartKey(7)).toEqual({ pk: 'LEADLIST#0000000000000007#ENRICH_START', sk: 'LEASE' }),
+  enrichmentStartKey: () => expect(keys.enrichmentStartKey(7)).toEqual({ pk: 'WORKSPACE#0000000000000007#ENRICH_START', sk: 'LEASE' }),
+  enrichmentRunningKey: () =>
+    expect(keys.enrichmentRunningKey(7, 12)).toEqual({ pk: 'WORKSPACE#0000000000000007#ENRICHING', sk: 'JOB#0000000000000012' }),
   campaignEventKey: () =>
     expect(keys.campaignEventKey(7, 'REPLIED', 45, 'msg_1')).toEqual({
       pk: 'CAMPAIGN#0000000000000007#EVENTS',
