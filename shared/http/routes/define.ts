@@ -155,8 +155,8 @@ export const PageNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
  */
 export function closed<const Entries extends v.ObjectEntries>(entries: Entries, unknownField: (field: string, fields: string[]) => string) {
   const fields = Object.keys(entries);
-  return v.strictObject(entries, (issue) =>
-    issue.expected === 'never' ? unknownField(String(issue.input), fields) : 'Request body must be an object',
-  );
+  // Other issues of the object itself (not an object, a required key missing) keep valibot's
+  // "Invalid ..." form, which describeIssue turns into "<field> is required" and the like.
+  return v.strictObject(entries, (issue) => (issue.expected === 'never' ? unknownField(String(issue.input), fields) : `Invalid ${issue.kind}`));
 }
 
