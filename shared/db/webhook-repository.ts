@@ -39,15 +39,6 @@ export const WebhookSettingsItem = itemSchema(
 );
 
 /** Webhook settings; the signing secrets are stored sealed (see shared/security/secret-box.ts). */
-/**
- * Whether the user has webhook settings (so a signing secret), read without opening the secret:
- * the enrichment function asks this and holds no key to open secrets with.
- */
-export async function webhookSettingsExist(db: DynamoDBDocumentClient, tableName: string, userId: number): Promise<boolean> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: webhookSettingsKey(userId), ConsistentRead: true, ProjectionExpression: 'pk' }));
-  return Item !== undefined;
-}
-
 export class DynamoWebhookSettingsRepository implements WebhookSettingsRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,

@@ -2,7 +2,6 @@ import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
-import { webhookSettingsExist } from '../../../shared/db/webhook-repository';
 import { createCreditService } from '../../../shared/domain/credits/credits';
 import { createEnrichmentService } from '../../../shared/domain/enrichment/enrichment-service';
 import { httpHandler } from '../../../shared/http/http-handler';
@@ -38,7 +37,6 @@ export function buildEnrichmentHandler(config: GroupConfig<'enrichment'>, deps: 
     queue: sqsChunkQueue(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.enrichmentQueueUrl),
     processor: enrichmentProcessorFrom(config, access, deps.clock, logger),
     checkWebhookUrl: (url) => policy.check(url),
-    hasSigningSecret: (userId) => webhookSettingsExist(db, tableName, userId),
     ids,
     clock: deps.clock,
   });

@@ -54,7 +54,6 @@ export function enrichmentHandlers(credits: CreditService, enrichment: Enrichmen
           credits_deducted: outcome.creditsDeducted,
           remaining_credits: outcome.remaining,
           results,
-          job_id: outcome.job?.id ?? null,
         });
       }
       const message =

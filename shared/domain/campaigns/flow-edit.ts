@@ -196,6 +196,14 @@ export function addCondition(flow: FlowStructure, node: NewNode, placement: Cond
     }
   }
   const displaced = occupant(draft, slot);
+  const moved: [Field, number | undefined, Branch][] = [
+    ['yes_child_step_id', yes, 'YES'],
+    ['no_child_step_id', no, 'NO'],
+  ];
+  // A cycle first: it is what is wrong with such a request, whatever the slot holds.
+  for (const [field, id] of moved) {
+    if (id !== undefined && id !== displaced && cycles(draft, id, slot.parent)) throw validationError(`${field} would make a cycle`);
+  }
   let displacedBranch: Branch = 'YES';
   if (displaced !== null) {
     if (linkOf(draft, displaced)!.kind === 'CONDITION') {
@@ -205,13 +213,6 @@ export function addCondition(flow: FlowStructure, node: NewNode, placement: Cond
     if (displacedBranch === 'YES' && yes !== undefined && yes !== displaced) {
       throw validationError(`yes_child_step_id: step ${parentStepId}'s child ${displaced} becomes the YES child`);
     }
-  }
-  const moved: [Field, number | undefined, Branch][] = [
-    ['yes_child_step_id', yes, 'YES'],
-    ['no_child_step_id', no, 'NO'],
-  ];
-  for (const [field, id] of moved) {
-    if (id !== undefined && id !== displaced && cycles(draft, id, slot.parent)) throw validationError(`${field} would make a cycle`);
   }
   for (const [, id] of moved) if (id !== undefined && id !== displaced) lift(draft, id);
   draft.nodes[String(node.id)] = { kind: 'CONDITION', type: node.type, parent: null, yes: null, no: null };

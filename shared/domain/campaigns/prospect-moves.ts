@@ -24,6 +24,7 @@ import {
   type ProspectMoveDeps,
   STATUS_MESSAGE,
   URL_REQUIRED,
+  placeholderFieldsProblem,
 } from './prospect-move-shapes';
 import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
 
@@ -288,10 +289,11 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         if ('error' in row) {
           // The campaign import needs the profile URL (an email alone does not do).
           skipped.push({ index: row.row, reason: row.error === 'network_profile_url or email is required' ? URL_REQUIRED : row.error });
-        } else if (!(row.input as ProspectInput).fields.networkProfileUrl) {
-          skipped.push({ index: row.row, reason: URL_REQUIRED });
         } else {
-          valid.push({ row: row.row, input: row.input as ProspectInput });
+          const input = row.input as ProspectInput;
+          const problem = input.fields.networkProfileUrl ? placeholderFieldsProblem(input.fields.customFields) : URL_REQUIRED;
+          if (problem) skipped.push({ index: row.row, reason: problem });
+          else valid.push({ row: row.row, input });
         }
       }
       const upserted = await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input), { overwrite: true });

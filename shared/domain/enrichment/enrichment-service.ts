@@ -31,8 +31,6 @@ export interface EnrichmentServiceDeps {
   processor: EnrichmentProcessor;
   /** The SSRF rules of webhook URLs: the URL as stored, or why it is refused. */
   checkWebhookUrl(url: string): { ok: true; url: string } | { ok: false; reason: string };
-  /** Whether the user has a webhook signing secret (the completion event is signed with it). */
-  hasSigningSecret(userId: number): Promise<boolean>;
   ids: IdGenerator;
   clock: Clock;
 }
@@ -151,11 +149,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         if (typeof input.webhookUrl !== 'string') throw validationError('webhook_url must be a string');
         const checked = deps.checkWebhookUrl(input.webhookUrl);
         if (!checked.ok) throw validationError(checked.reason);
-        if (!(await deps.hasSigningSecret(caller.userId))) {
-          throw validationError(
-            'webhook_url needs your webhook signing secret: set up your webhook with PUT /api/v1/user/webhook/ first (completion events are signed with its secret)',
-          );
-        }
+        // Signed with the user's webhook secret; one without is given one at the first delivery.
         webhookUrl = checked.url;
       }
       const query = selectionQuery(bodyParams(input));

@@ -3,10 +3,12 @@ import { type DeliveryAttempt, type DeliveryDecision, describeOutcome, maxAttemp
 import { type DeliveryMessage, bodyFor } from './events';
 import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
-import { signingSecrets } from './webhook';
+import { type WebhookSettings, generateSigningSecret, signingSecrets } from './webhook';
 
 export interface DeliveryServiceDeps {
-  settings: Pick<WebhookSettingsRepository, 'get'>;
+  settings: Pick<WebhookSettingsRepository, 'get' | 'save'>;
+  /** A new signing secret (for a user who has none when an event with its own URL is sent). */
+  newSecret?: () => string;
   deliveries: Pick<WebhookDeliveryRepository, 'claim' | 'complete'>;
   sender: WebhookSender;
   signer: WebhookSigner;
@@ -28,6 +30,30 @@ export interface DeliveryServiceDeps {
  */
 export function createDeliveryService(deps: DeliveryServiceDeps) {
   const maxAttempts = maxAttemptsFor(deps.schedule);
+  const newSecret = deps.newSecret ?? generateSigningSecret;
+
+  /**
+   * A user without webhook settings who gave an event its own URL (an enrichment job's
+   * `webhook_url`): their signing secret is created now, without a URL, and the event is signed
+   * with it. They read it by rotating (POST /user/webhook/secret/rotate/: the new secret is shown,
+   * and this one keeps signing beside it for a day), as docs/enrichment.md says.
+   */
+  async function firstSecret(userId: number): Promise<WebhookSettings | undefined> {
+    const stamp = deps.clock.now().toISOString();
+    const created: WebhookSettings = {
+      userId,
+      url: null,
+      secret: newSecret(),
+      secretCreatedAt: stamp,
+      previousSecret: null,
+      previousSecretValidUntil: null,
+      createdAt: stamp,
+      updatedAt: stamp,
+    };
+    if (await deps.settings.save(created, null)) return created;
+    // Created meanwhile (the user set a webhook, or another delivery made the secret): theirs.
+    return deps.settings.get(userId);
+  }
 
   return {
     maxAttempts,
@@ -47,9 +73,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         return { action: 'retry', delaySeconds: Math.max(1, Math.ceil((Date.parse(claim.leaseUntil) - claimedAt.getTime()) / 1000)) };
       }
 
-      const settings = await deps.settings.get(message.user_id);
+      let settings = await deps.settings.get(message.user_id);
       // An event with its own URL (an enrichment job's webhook_url) goes there, signed with the user's secret.
       const url = message.url ?? settings?.url;
+      if (url && !settings) settings = await firstSecret(message.user_id);
       if (!settings || !url) {
         // The user has no webhook (any more): nothing to deliver, nothing to retry.
         await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED' });

@@ -130,11 +130,10 @@ export const enrichmentRoutes = {
           credits_deducted: Count,
           remaining_credits: Count,
           results: v.array(ResultView),
-          job_id: v.nullable(Id),
         }),
       ]),
     },
-    // 409: another start of the same list is choosing its prospects at this moment.
+    // 409: another start in the workspace has held the start lease for more than ~10 s (a crashed start, until its lease lapses).
     errors: [404, 409],
   }),
   getEnrichmentJob: defineRoute('enrichment', {

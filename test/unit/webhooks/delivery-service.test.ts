@@ -38,7 +38,15 @@ describe('delivery service', () => {
 
   const service = () =>
     createDeliveryService({
-      settings: { get: async () => settings },
+      settings: {
+        get: async () => settings,
+        save: async (next, expected) => {
+          if ((settings?.updatedAt ?? null) !== expected) return false;
+          settings = next;
+          return true;
+        },
+      },
+      newSecret: () => 'whsec_created',
       deliveries,
       sender: {
         post: async (url, _body, headers) => {
@@ -112,6 +120,29 @@ describe('delivery service', () => {
     expect(await service().deliver(message)).toEqual({ action: 'ack' });
     expect(sent).toHaveLength(0);
     expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'SKIPPED', attempts: 1 });
+  });
+
+  it('skips a user with no settings at all when the event has no URL of its own', async () => {
+    settings = undefined;
+    expect(await service().deliver(message)).toEqual({ action: 'ack' });
+    expect(sent).toHaveLength(0);
+    expect(settings).toBeUndefined();
+  });
+
+  it('creates the signing secret of a user without settings for an event with its own URL, and signs with it', async () => {
+    settings = undefined;
+    expect(await service().deliver({ ...message, url: 'https://jobs.example/done' })).toEqual({ action: 'ack' });
+    expect(sent.map((request) => [request.url, request.headers['webhook-signature']])).toEqual([['https://jobs.example/done', 'v1,whsec_created']]);
+    expect(settings).toEqual({
+      userId: 7,
+      url: null,
+      secret: 'whsec_created',
+      secretCreatedAt: now.toISOString(),
+      previousSecret: null,
+      previousSecretValidUntil: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    });
   });
 
   it('signs generic deliveries only, with both secrets during a rotation', async () => {

@@ -259,6 +259,8 @@ describe('addCondition', () => {
     [{ parentStepId: 5, noChildStepId: 2 }, invalid('no_child_step_id would make a cycle')],
     [{ parentStepId: 6, yesChildStepId: 1 }, invalid('yes_child_step_id would make a cycle')],
     [{ yesChildStepId: 2 }, invalid('yes_child_step_id would make a cycle')],
+    // A cycle is named as such, also under a step whose child slot is taken.
+    [{ parentStepId: 4, yesChildStepId: 1 }, invalid('yes_child_step_id would make a cycle')],
     [{ parentStepId: 6, yesChildStepId: 4, noChildStepId: 4 }, invalid('yes_child_step_id and no_child_step_id must differ')],
     [{ parentStepId: 6, yesChildStepId: 3 }, invalid('yes_child_step_id must be a step')],
     [{ parentStepId: 6, noChildStepId: 99 }, invalid('no_child_step_id: step 99 not found in this campaign')],
