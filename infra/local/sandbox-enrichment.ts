@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { profileHandle } from '../../shared/providers/enrichment/finders';
 
 /**
  * Sandbox enrichment providers: one local HTTP server speaking Hunter's email finder
@@ -56,8 +57,15 @@ export async function startSandboxEnrichment(): Promise<SandboxEnrichment> {
   const calls: SandboxCall[] = [];
   const rules: SandboxRule[] = [];
 
+  // A profile URL rule matches by the profile's handle: Hunter is given the handle, Prospeo the URL.
   const ruleFor = (provider: SandboxCall['provider'], name: string, url: string | undefined) =>
-    [...rules].reverse().find((rule) => (!rule.provider || rule.provider === provider) && (rule.match.toLowerCase() === name.toLowerCase() || (url && rule.match === url)));
+    [...rules]
+      .reverse()
+      .find(
+        (rule) =>
+          (!rule.provider || rule.provider === provider) &&
+          (rule.match.toLowerCase() === name.toLowerCase() || (url !== undefined && profileHandle(rule.match) !== undefined && profileHandle(rule.match) === profileHandle(url))),
+      );
 
   /** The provider's answer for a person: found value and verification, or none, or an error. */
   function decide(provider: SandboxCall['provider'], first: string, last: string, domain: string | undefined, url: string | undefined) {
@@ -91,7 +99,9 @@ export async function startSandboxEnrichment(): Promise<SandboxEnrichment> {
 
     if (url.pathname === '/v2/email-finder' && request.method === 'GET') {
       if (request.headers['x-api-key'] !== keys.hunter) return json(response, 401, { errors: [{ id: 'authentication_failed', code: 401 }] });
-      const answer = decide('hunter', url.searchParams.get('first_name') ?? '', url.searchParams.get('last_name') ?? '', url.searchParams.get('domain') ?? undefined, undefined);
+      const handle = url.searchParams.get('linkedin_handle');
+      const profile = handle ? `https://www.linkedin.com/in/${handle}` : undefined;
+      const answer = decide('hunter', url.searchParams.get('first_name') ?? '', url.searchParams.get('last_name') ?? '', url.searchParams.get('domain') ?? undefined, profile);
       if ('error' in answer) return json(response, 503, { errors: [{ id: 'service_unavailable', code: 503 }] });
       return json(response, 200, {
         data: { email: answer.value ?? null, score: answer.value ? 95 : 0, verification: { status: answer.verified ? 'valid' : 'accept_all' } },

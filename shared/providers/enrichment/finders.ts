@@ -25,15 +25,32 @@ async function call(url: string, init: RequestInit, timeoutMs: number): Promise<
 
 const failed = (what: string): FinderOutcome => ({ kind: 'error', message: what });
 
-/** Hunter `GET /v2/email-finder`: `valid` is verified, `accept_all`/`unknown` risky, no email not found. */
+/** The handle of a network profile URL (the part after `/in/`), as Hunter's `linkedin_handle` takes it. */
+export function profileHandle(url: string | undefined): string | undefined {
+  const match = url ? /\/in\/([^/?#]+)/i.exec(url) : null;
+  if (!match?.[1]) return undefined;
+  try {
+    return decodeURIComponent(match[1]).toLowerCase();
+  } catch {
+    return match[1].toLowerCase(); // a malformed escape: the handle as written
+  }
+}
+
+/**
+ * Hunter `GET /v2/email-finder`: `valid` is verified, `accept_all`/`unknown` risky, no email not
+ * found. Asked with the name and the company's domain (or name), and the profile's handle when
+ * there is one (Hunter finds by `linkedin_handle` alone too).
+ */
 export function hunterFinder(config: FinderConfig): Finder {
   return {
     name: 'hunter',
     async find(input: FinderInput): Promise<FinderOutcome> {
-      if (!input.domain && !input.companyName) return { kind: 'not_found' };
+      const handle = profileHandle(input.networkProfileUrl);
+      if (!input.domain && !input.companyName && !handle) return { kind: 'not_found' };
       const query = new URLSearchParams({ first_name: input.firstName, last_name: input.lastName });
       if (input.domain) query.set('domain', input.domain);
       else if (input.companyName) query.set('company', input.companyName);
+      if (handle) query.set('linkedin_handle', handle);
       const answer = await call(`${base(config.baseUrl)}/v2/email-finder?${query}`, { headers: { 'X-API-KEY': config.apiKey } }, config.timeoutMs);
       if ('error' in answer) return failed(`hunter: ${answer.error}`);
       if (answer.status === 404) return { kind: 'not_found' };

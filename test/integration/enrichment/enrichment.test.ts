@@ -278,6 +278,27 @@ describe('enrichment with credits', () => {
     ]);
   });
 
+  it('sandbox rules by profile URL decide FIND_EMAIL too: Hunter is given the profile handle, also without a company', async () => {
+    const ws = await workspaceWith(30);
+    const list = await createList(stack, ws, 'byurl');
+    await importLeads(stack, ws, list.id, {
+      leads: [
+        { first_name: 'Url', last_name: 'Rule', network_profile_url: 'https://www.linkedin.com/in/urlrule-x1', company_name: 'Ur', company_website_url: 'https://ur.example' },
+        { first_name: 'No', last_name: 'Company', network_profile_url: 'https://www.linkedin.com/in/nocompany-x1' },
+        { first_name: 'Plain', last_name: 'Nobody', network_profile_url: 'https://www.linkedin.com/in/plain-x1' },
+      ],
+    });
+    expect((await rule({ match: 'https://www.linkedin.com/in/urlrule-x1', outcome: 'not_found' })).status).toBe(200);
+    expect((await rule({ match: 'https://linkedin.com/in/NoCompany-x1/', outcome: 'found', email: 'no.company@found.example' })).status).toBe(200);
+    const response = await enrich(ws, list.id, { mode: 'sync' });
+    expect(response.body.results).toEqual([
+      expect.objectContaining({ first_name: 'Url', success: false, status: 'not_found', email: null }),
+      expect.objectContaining({ first_name: 'No', success: true, status: 'found', email: 'no.company@found.example', provider: 'hunter' }),
+      // No company and no rule: Hunter is asked by the handle and finds nothing.
+      expect.objectContaining({ first_name: 'Plain', success: false, status: 'not_found', email: null }),
+    ]);
+  });
+
   it('FIND_PHONE refunds not found; a found email another prospect has is a duplicate, charged like not found', async () => {
     await grant(alice.workspaceId, 200);
     const list = await peopleList(alice, 'phones', { withDomain: 2 });
