@@ -100,7 +100,7 @@ export const AUTHORIZER_TABLE_GRANT: TableGrant = {
 
 /** Queue consumers by catalog name. */
 export const QUEUE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
-  [WEBHOOK_DELIVERY.name]: { actions: ['GetItem', 'PutItem', 'UpdateItem'], reason: 'claims and completes a delivery, puts its attempt, reads the settings' },
+  [WEBHOOK_DELIVERY.name]: { actions: ['GetItem', 'PutItem', 'UpdateItem'], reason: "claims and completes a delivery, puts its attempt, reads the settings (creates them, a signing secret without a URL, for a user who has none when an event brings its own URL)" },
   [CAMPAIGN_SCHEDULING.name]: {
     // Query on the table too: lsi2 holds keys only, and its Query asks DynamoDB to fetch the items from the table.
     actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],

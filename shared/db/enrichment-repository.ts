@@ -12,8 +12,6 @@ import { balanceMove, ledgerPut } from './credit-repository';
 import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
 import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
 
-/** Tries of a start that finds its workspace's start lease taken: about 10 s of waiting in all. */
-const START_LEASE_ATTEMPTS = 25;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const FAST = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
@@ -179,12 +177,9 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     );
   }
 
-  /**
-   * A start holds the lease for well under a second (its choice, debit and chunk items), so a
-   * start that finds it taken waits for it, about 10 s at most, instead of turning the caller away.
-   */
-  async takeStartLease(workspaceId: number, holder: number, now: string, until: string): Promise<boolean> {
+  async takeStartLease(workspaceId: number, holder: number, term: () => { now: string; until: string }, attempts: number): Promise<boolean> {
     for (let attempt = 1; ; attempt += 1) {
+      const { now, until } = term();
       try {
         await this.db.send(
           new PutCommand({
@@ -198,7 +193,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
         return true;
       } catch (error) {
         if (!isConditionFailed(error)) throw error;
-        if (attempt >= START_LEASE_ATTEMPTS) return false;
+        if (attempt >= attempts) return false;
         await sleep(Math.min(50 * attempt, 500) + Math.floor(Math.random() * 50));
       }
     }
@@ -220,30 +215,57 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     }
   }
 
-  async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field } = {}): Promise<Set<number>> {
-    const running = await queryAll(this.db, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': enrichmentRunningKey(workspaceId, 0).pk },
-      ConsistentRead: true,
-    });
-    const jobs = running
-      .map((item) => ({ id: item.jobId as number, listId: item.listId as number, field: item.field as Field }))
-      .filter((job) => (only.listIds === undefined || only.listIds.includes(job.listId)) && (only.field === undefined || job.field === only.field));
+  async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field; list?: number } = {}): Promise<Set<number>> {
+    const wanted = (listId: number, field: Field) =>
+      (only.listIds === undefined || only.listIds.includes(listId)) && (only.field === undefined || field === only.field);
+    const chunkPrefix = (jobId?: number) => `${ENRICHMENT_CHUNK_PREFIX}${jobId === undefined ? '' : `${padId(jobId)}#`}`;
+    const chunksOf = (listId: number, jobId?: number) =>
+      queryAll(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': enrichmentChunkKey(listId, 0, 0).pk, ':prefix': chunkPrefix(jobId) },
+        ProjectionExpression: 'sk, prospectIds, #type',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ConsistentRead: true,
+      });
+    // `list`'s chunks are read whole: every job there, those started before the running-job items too.
+    const ownList = only.list !== undefined && (only.listIds === undefined || only.listIds.includes(only.list));
+    const [running, listChunks] = await Promise.all([
+      queryAll(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': enrichmentRunningKey(workspaceId, 0).pk },
+        ConsistentRead: true,
+      }),
+      ownList ? chunksOf(only.list as number) : Promise.resolve([]),
+    ]);
+    const inList = new Set(listChunks.map((item) => Number(String(item.sk).split('#')[1])));
     const held = await Promise.all(
-      jobs.map((job) =>
-        queryAll(this.db, {
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': enrichmentChunkKey(job.listId, 0, 0).pk, ':prefix': `${ENRICHMENT_CHUNK_PREFIX}${padId(job.id)}#` },
-          ProjectionExpression: 'prospectIds',
-          ConsistentRead: true,
+      running
+        .map((item) => ({ id: item.jobId as number, listId: item.listId as number, field: item.field as Field }))
+        .filter((job) => wanted(job.listId, job.field) && !inList.has(job.id))
+        .map(async (job) => {
+          const chunks = job.listId === only.list ? [] : await chunksOf(job.listId, job.id);
+          // No chunk: a start that stopped between its debit and its chunk items (the sweeper writes
+          // them later), or a job whose chunks are all done: the job's own selection says which.
+          return chunks.length > 0 ? chunks : this.unwrittenSelection(job.id);
         }),
-      ),
     );
+    held.push(listChunks);
     const busy = new Set<number>();
-    for (const items of held) for (const item of items) for (const id of (item.prospectIds as number[] | undefined) ?? []) busy.add(id);
+    for (const items of held) {
+      for (const item of items) {
+        if (only.field !== undefined && typeof item.type === 'string' && fieldOf(item.type as EnrichmentJob['type']) !== only.field) continue;
+        for (const id of (item.prospectIds as number[] | undefined) ?? []) busy.add(id);
+      }
+    }
     return busy;
+  }
+
+  /** A running job's selection as one pseudo chunk, when its chunk items were never written. */
+  private async unwrittenSelection(jobId: number): Promise<Record<string, unknown>[]> {
+    const job = await this.getJob(jobId);
+    return job && job.status === 'RUNNING' && !job.chunksWritten ? [{ prospectIds: job.selection, type: job.type }] : [];
   }
 
   async getChunks(refs: ChunkRef[]): Promise<EnrichmentChunk[]> {
@@ -412,8 +434,9 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
 
   async complete(job: EnrichmentJob, at: string): Promise<boolean> {
     try {
-      await this.db.send(
-        new TransactWriteCommand({
+      // Two deliveries finishing a job's last chunks both complete it: a conflict is tried again
+      // (then the condition answers for the one that comes second).
+      await transactRetryingConflicts(this.db, {
           TransactItems: [
             {
               Update: {
@@ -428,8 +451,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
             // Its prospects are free in every list of the workspace from now on.
             { Delete: { TableName: this.tableName, Key: enrichmentRunningKey(job.workspaceId, job.id) } },
           ],
-        }),
-      );
+      });
       return true;
     } catch (error) {
       if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;

@@ -35,6 +35,7 @@ export const WebhookSettingsItem = itemSchema(
     previousSecretValidUntil: nullableString,
     createdAt: v.string(),
     updatedAt: v.string(),
+    secretUnseen: v.optional(v.boolean()),
   }),
 );
 
@@ -61,6 +62,7 @@ export class DynamoWebhookSettingsRepository implements WebhookSettingsRepositor
       previousSecretValidUntil: item.previousSecretValidUntil,
       createdAt: item.createdAt,
       updatedAt: item.updatedAt,
+      ...(item.secretUnseen ? { secretUnseen: true } : {}),
     };
   }
 
@@ -80,6 +82,7 @@ export class DynamoWebhookSettingsRepository implements WebhookSettingsRepositor
             previousSecretValidUntil: settings.previousSecretValidUntil ?? undefined,
             createdAt: settings.createdAt,
             updatedAt: settings.updatedAt,
+            ...(settings.secretUnseen ? { secretUnseen: true } : {}),
           },
           ...(expectedUpdatedAt === null
             ? { ConditionExpression: 'attribute_not_exists(pk)' }

@@ -21,7 +21,7 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
     writer: createLeadWriter({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
     ids,
     clock: deps.clock,
-    enriching: (workspaceId) => enrichments.busyInWorkspace(workspaceId),
+    enriching: (workspaceId, listId) => enrichments.busyInWorkspace(workspaceId, { list: listId }),
   });
   return httpHandler(leadListRoutes, leadListHandlers(lists), { logger: loggerFor('lead-lists', deps), checkResponses: deps.checkResponses });
 }

@@ -103,6 +103,8 @@ export interface StartOutcome {
 /** Enrichment of a list: the estimate, the start (debit, job, chunks) and a job's state. */
 /** How long a start may hold its list's lease (a crashed start's lease lapses then). */
 const START_LEASE_MS = 60_000;
+/** Tries for the start lease while another start holds it (0.1-0.5 s apart): ~10 s async, ~1.5 s sync. */
+const START_LEASE_ATTEMPTS = { async: 25, sync: 8 } as const;
 export const START_BUSY = 'Another enrichment of this workspace is starting; try again in a few seconds';
 
 export function createEnrichmentService(deps: EnrichmentServiceDeps) {
@@ -118,7 +120,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
     // Held by a running job of any list searching the same field: a prospect is in several lists,
     // and each of its fields is searched (and charged) once at a time.
     const field = fieldOf(type);
-    const [entries, busy] = await Promise.all([deps.members.entries(list.id), deps.jobs.busyInWorkspace(list.workspaceId, { field })]);
+    const [entries, busy] = await Promise.all([deps.members.entries(list.id), deps.jobs.busyInWorkspace(list.workspaceId, { field, list: list.id })]);
     const key = field === 'email' ? 'email' : 'phone_number';
     const open = entries.filter((entry) => entry.filter[key] === undefined && !busy.has(entry.id) && matchesFilters(entry, query.filters));
     return orderEntries(open, query.sortField, query.direction).map((entry) => entry.id);
@@ -159,9 +161,14 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       // charge for the same prospects. A start waits for the lease (held for well under a second);
       // only one held for long (a start that crashed, until its lease lapses) is a 409.
       const jobId = await deps.ids.next();
-      const leaseUntil = new Date(deps.clock.now().getTime() + START_LEASE_MS).toISOString();
       const workspaceId = caller.workspaceId;
-      if (!(await deps.jobs.takeStartLease(workspaceId, jobId, now(), leaseUntil))) throw conflict(START_BUSY);
+      const term = () => {
+        const at = deps.clock.now();
+        return { now: at.toISOString(), until: new Date(at.getTime() + START_LEASE_MS).toISOString() };
+      };
+      // Async waits about 10 s; sync about 1.5 s, since its providers' calls follow within the function's time.
+      const attempts = sync ? START_LEASE_ATTEMPTS.sync : START_LEASE_ATTEMPTS.async;
+      if (!(await deps.jobs.takeStartLease(workspaceId, jobId, term, attempts))) throw conflict(START_BUSY);
       let leased = true;
       const releaseLease = async () => {
         if (!leased) return;

@@ -64,17 +64,19 @@ export interface EnrichmentRepository {
   writeChunks(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<void>;
   markChunksWritten(jobId: number): Promise<void>;
   /**
-   * Takes the workspace's start lease for `holder` until `until` if it is free (or expired) at
-   * `now`: one start at a time chooses prospects in a workspace (a prospect is in several lists),
-   * so two never charge for the same ones.
+   * Takes the workspace's start lease for `holder` if it is free (or expired): one start at a time
+   * chooses prospects in a workspace (a prospect is in several lists), so two never charge for the
+   * same ones. A lease held by another start is tried again, `attempts` times in all (about 0.4 s
+   * apart); `term` gives the time of each try and the lease's end from it. False when still held.
    */
-  takeStartLease(workspaceId: number, holder: number, now: string, until: string): Promise<boolean>;
+  takeStartLease(workspaceId: number, holder: number, term: () => { now: string; until: string }, attempts: number): Promise<boolean>;
   releaseStartLease(workspaceId: number, holder: number): Promise<void>;
   /**
-   * The prospects that chunks of the workspace's running jobs hold (strongly consistent): of jobs
-   * of any list and field, or only of jobs of `listIds` and/or searching `field`.
+   * The prospects that the workspace's running jobs hold (strongly consistent): of jobs of any list
+   * and field, or only of jobs of `listIds` and/or searching `field`. `list`: a list whose own
+   * chunks are read whole (its jobs from before the running-job items included).
    */
-  busyInWorkspace(workspaceId: number, only?: { listIds?: readonly number[]; field?: Field }): Promise<Set<number>>;
+  busyInWorkspace(workspaceId: number, only?: { listIds?: readonly number[]; field?: Field; list?: number }): Promise<Set<number>>;
   /** Chunk items that still exist (strongly consistent). */
   getChunks(refs: ChunkRef[]): Promise<EnrichmentChunk[]>;
   chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]>;

@@ -16,7 +16,7 @@ export interface LeadListServiceDeps {
   ids: IdGenerator;
   clock: Clock;
   /** The workspace's prospects that running enrichment jobs hold, of any list (shown as 'Loading…', docs/enrichment.md). */
-  enriching?: (workspaceId: number) => Promise<Set<number>>;
+  enriching?: (workspaceId: number, listId: number) => Promise<Set<number>>;
 }
 
 /** The ids of an add-leads or delete-leads request, by the field they came in. */
@@ -154,7 +154,7 @@ export function createLeadListService(deps: LeadListServiceDeps) {
         : await deps.lists.queryMembers(list, { ...query, offset, limit: query.pageSize });
       let items = await viewsOf(list, page.members);
       if (list.searchType === 'PEOPLE' && deps.enriching && items.length > 0) {
-        const busy = await deps.enriching(workspaceId);
+        const busy = await deps.enriching(workspaceId, list.id);
         if (busy.size > 0) items = items.map((view) => (busy.has(view.id as number) ? { ...view, status: LOADING_STATUS } : view));
       }
       const result: LeadPage = { searchType: list.searchType, total: page.matched ?? list.totalProspects, items };

@@ -35,8 +35,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
   /**
    * A user without webhook settings who gave an event its own URL (an enrichment job's
    * `webhook_url`): their signing secret is created now, without a URL, and the event is signed
-   * with it. They read it by rotating (POST /user/webhook/secret/rotate/: the new secret is shown,
-   * and this one keeps signing beside it for a day), as docs/enrichment.md says.
+   * with it. The next PUT of their webhook shows it, once (docs/enrichment.md).
    */
   async function firstSecret(userId: number): Promise<WebhookSettings | undefined> {
     const stamp = deps.clock.now().toISOString();
@@ -49,6 +48,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       previousSecretValidUntil: null,
       createdAt: stamp,
       updatedAt: stamp,
+      secretUnseen: true,
     };
     if (await deps.settings.save(created, null)) return created;
     // Created meanwhile (the user set a webhook, or another delivery made the secret): theirs.

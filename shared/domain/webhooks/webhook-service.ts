@@ -69,7 +69,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     /**
      * Sets (or, with null, clears) the URL. The first set creates the signing secret, which is
-     * returned that once; later sets keep it.
+     * returned that once; later sets keep it. A secret the delivery worker made (never shown) is
+     * returned by the next set, once.
      */
     async setUrl(userId: number, rawUrl: string | null): Promise<{ url: string | null; signingSecret?: string }> {
       let url: string | null = null;
@@ -81,6 +82,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       let created: string | undefined;
       await update(userId, (current, now) => {
         const stamp = nextStamp(current, now);
+        if (current?.secretUnseen) {
+          // Made by the delivery worker and never shown: shown now, once.
+          created = current.secret;
+          const { secretUnseen: _shown, ...seen } = current;
+          return { ...seen, url, updatedAt: stamp };
+        }
+        created = undefined;
         if (current) return { ...current, url, updatedAt: stamp };
         if (url === null) return undefined;
         created = newSecret();
@@ -107,8 +115,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         secret = newSecret();
         validUntil = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString();
         const stamp = nextStamp(current, now);
+        const { secretUnseen: _replaced, ...rest } = current;
         return {
-          ...current,
+          ...rest,
           secret,
           secretCreatedAt: stamp,
           previousSecret: current.secret,

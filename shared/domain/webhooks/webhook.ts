@@ -15,6 +15,11 @@ export interface WebhookSettings {
   previousSecretValidUntil: string | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The secret was made by the delivery worker (an enrichment job's own `webhook_url`, the user
+   * without settings) and never shown: the next PUT of the webhook shows it, once.
+   */
+  secretUnseen?: boolean;
 }
 
 /** How long a rotated-out secret keeps signing alongside the new one. */

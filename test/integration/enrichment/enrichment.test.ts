@@ -1,8 +1,10 @@
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
+import { enrichmentRunningKey } from '../../../shared/db/keys';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import type { Finder } from '../../../shared/domain/enrichment/enrichment';
 import { createEnrichmentProcessor } from '../../../shared/domain/enrichment/processor';
@@ -84,9 +86,22 @@ describe('enrichment with credits', () => {
     return ws;
   }
 
+  /** The keys of the workspace's running-job items. */
+  const runningJobItems = async (ws: Workspace) =>
+    (
+      await stack.db.send(
+        new QueryCommand({
+          TableName: stack.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': enrichmentRunningKey(ws.workspaceId, 0).pk },
+          ProjectionExpression: 'pk, sk',
+          ConsistentRead: true,
+        }),
+      )
+    ).Items ?? [];
   const memberIds = async (ws: Workspace, listId: number) => ((await leadsOf(stack, ws, listId)).prospects ?? []).map((p) => p.id as number);
   /** A job made straight in the table (debit, job, chunk items), as the service would, minus its choice. */
-  async function jobBehindTheService(ws: Workspace, listId: number, type: 'FIND_EMAIL', prospectIds: number[]): Promise<number> {
+  async function jobBehindTheService(ws: Workspace, listId: number, type: 'FIND_EMAIL', prospectIds: number[], chunks = true): Promise<number> {
     const jobs = new DynamoEnrichmentRepository(stack.db, stack.tableName);
     const ids = new DynamoIdAllocator(stack.db, stack.tableName);
     const stamp = clock.now().toISOString();
@@ -101,7 +116,7 @@ describe('enrichment with credits', () => {
       status: 'RUNNING',
       total: prospectIds.length,
       chunks: 1,
-      chunksWritten: true,
+      chunksWritten: chunks,
       doneChunks: [],
       found: 0,
       notFound: 0,
@@ -116,7 +131,7 @@ describe('enrichment with credits', () => {
     };
     const debit = { id: await ids.next(), workspaceId: ws.workspaceId, kind: 'DEBIT' as const, amount: -cost, reason: 'test', jobId: job.id, createdAt: stamp };
     expect(await jobs.createJob(job, debit)).toBe(true);
-    await jobs.writeChunks(job, chunksOf(job));
+    if (chunks) await jobs.writeChunks(job, chunksOf(job));
     return job.id;
   }
 
@@ -499,6 +514,30 @@ describe('enrichment with credits', () => {
     expect((await stack.call<{ prospect: Record<string, unknown> }>('GET', `/public/prospects/${ada}/`, { apiKey: ws.key })).body.prospect.status).toBe('NEW');
     expect((await count(ws, second.id)).body).toMatchObject({ unenriched_count: 1 });
     expect((await credits(ws)).balance).toBe(6);
+    // The job's running-job item went with its completion.
+    expect(await runningJobItems(ws)).toEqual([]);
+  });
+
+  it('a start that stopped between its debit and its chunk items still holds its selection in every list', async () => {
+    const ws = await workspaceWith(6);
+    const list = await peopleList(ws, 'nochunks', { withDomain: 2 });
+    await jobBehindTheService(ws, list.id, 'FIND_EMAIL', await memberIds(ws, list.id), false);
+    expect((await count(ws, list.id)).body).toMatchObject({ unenriched_count: 0 });
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['Loading…', 'Loading…']);
+  });
+
+  it('a job started before the running-job items existed still holds its prospects in its own list', async () => {
+    const ws = await workspaceWith(6);
+    const list = await peopleList(ws, 'legacyhold', { withDomain: 2 });
+    const started = await enrich(ws, list.id, {});
+    expect(started.body.enriched_count).toBe(2);
+    // As a job of the layout before: chunk items in its list, no running-job item.
+    expect(await runningJobItems(ws)).toEqual([{ pk: `WORKSPACE#${String(ws.workspaceId).padStart(16, '0')}#ENRICHING`, sk: `JOB#${String(started.body.job_id).padStart(16, '0')}` }]);
+    await stack.db.send(new DeleteCommand({ TableName: stack.tableName, Key: enrichmentRunningKey(ws.workspaceId, started.body.job_id as number) }));
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['Loading…', 'Loading…']);
+    expect((await count(ws, list.id)).body).toMatchObject({ unenriched_count: 0 });
+    await stack.drain('enrichment');
+    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 2 });
   });
 
   it('two jobs holding one prospect at once (a start cannot make that any more; the worker still copes): the first write charges, the other skips and refunds', async () => {
@@ -664,7 +703,7 @@ describe('enrichment with credits', () => {
     expect([other.status, other.body]).toEqual([404, { error: 'Enrichment job not found' }]);
   });
 
-  it('accepts webhook_url from a user without webhook settings: the first event creates their signing secret, which rotating reveals', async () => {
+  it('accepts webhook_url from a user without webhook settings: the first event creates their signing secret, which their next webhook PUT shows', async () => {
     const user = await signUp(stack);
     const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
     await grant(ws.workspaceId, 30);
@@ -677,12 +716,17 @@ describe('enrichment with credits', () => {
     await stack.drain('webhooks');
     const [delivery] = receiver.requests.filter((r) => r.path === '/no-settings-done');
     expect(JSON.parse(delivery?.body ?? '{}')).toMatchObject({ event: 'enrichment_completed', job: { id: started.body.job_id, status: 'COMPLETED' } });
-    expect(delivery?.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    // The secret exists (no URL): rotating shows a new one, and the first keeps signing beside it.
+    // The secret exists (no URL), not shown yet: the next PUT of the webhook shows it, once, and it
+    // is the one the event was signed with.
     const settings = await stack.call<Record<string, unknown>>('GET', '/user/webhook/', { token: user.token });
     expect(settings.body).toMatchObject({ webhook_url: null, has_signing_secret: true });
-    const rotated = await stack.call<{ signing_secret: string }>('POST', '/user/webhook/secret/rotate/', { token: user.token });
-    expect(rotated.status).toBe(200);
-    expect(rotated.body.signing_secret).toMatch(/^whsec_/);
+    const set = await stack.call<{ signing_secret?: string }>('PUT', '/user/webhook/', { token: user.token, body: { webhook_url: `${receiver.url}/inbox` } });
+    expect(set.status).toBe(200);
+    const secret = set.body.signing_secret as string;
+    expect(secret).toMatch(/^whsec_/);
+    const at = new Date(Number(delivery?.headers['webhook-timestamp']) * 1000);
+    expect(delivery?.headers['webhook-signature']).toBe(new Webhook(secret).sign(String(delivery?.headers['webhook-id']), at, delivery?.body as string));
+    const again = await stack.call<{ signing_secret?: string }>('PUT', '/user/webhook/', { token: user.token, body: { webhook_url: `${receiver.url}/inbox` } });
+    expect(again.body.signing_secret).toBeUndefined();
   });
 });

@@ -142,7 +142,44 @@ describe('delivery service', () => {
       previousSecretValidUntil: null,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
+      secretUnseen: true,
     });
+  });
+
+  it('signs with the secret someone else created meanwhile when its own creation loses the race', async () => {
+    const theirs = {
+      userId: 7,
+      url: null,
+      secret: 'whsec_theirs',
+      secretCreatedAt: now.toISOString(),
+      previousSecret: null,
+      previousSecretValidUntil: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    settings = undefined;
+    let reads = 0;
+    const racing = createDeliveryService({
+      // The first read finds nothing; the save then loses to settings made in between.
+      settings: { get: async () => (reads++ === 0 ? undefined : theirs), save: async () => false },
+      deliveries,
+      sender: {
+        post: async (url, _body, headers) => {
+          sent.push({ url, headers });
+          return { kind: 'response', status: 200, reason: '' };
+        },
+      },
+      signer: { sign: (secrets) => secrets.map((secret) => `v1,${secret}`).join(' ') },
+      policy: { webhookType: (url) => webhookTypeOf(url) },
+      clock: { now: () => now },
+      random: () => 0.5,
+      attemptTimeoutMs: 10_000,
+      leaseMs: 40_000,
+      schedule: [60, 300],
+      newSecret: () => 'whsec_lost',
+    });
+    expect(await racing.deliver({ ...message, url: 'https://jobs.example/done' })).toEqual({ action: 'ack' });
+    expect(sent.map((request) => request.headers['webhook-signature'])).toEqual(['v1,whsec_theirs']);
   });
 
   it('signs generic deliveries only, with both secrets during a rotation', async () => {
