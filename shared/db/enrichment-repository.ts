@@ -13,6 +13,8 @@ import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
 import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** What a chunk item tells of the prospects it holds: its job (in its key), its ids, its type. */
+const HELD_PROJECTION = { expression: 'sk, prospectIds, #type', names: { '#type': 'type' } };
 
 const FAST = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 const pack = (value: unknown) => brotliCompressSync(JSON.stringify(value), FAST);
@@ -218,16 +220,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field; list?: number } = {}): Promise<Set<number>> {
     const wanted = (listId: number, field: Field) =>
       (only.listIds === undefined || only.listIds.includes(listId)) && (only.field === undefined || field === only.field);
-    const chunkPrefix = (jobId?: number) => `${ENRICHMENT_CHUNK_PREFIX}${jobId === undefined ? '' : `${padId(jobId)}#`}`;
-    const chunksOf = (listId: number, jobId?: number) =>
-      queryAll(this.db, {
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': enrichmentChunkKey(listId, 0, 0).pk, ':prefix': chunkPrefix(jobId) },
-        ProjectionExpression: 'sk, prospectIds, #type',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ConsistentRead: true,
-      });
+    const chunksOf = (listId: number, jobId?: number) => this.chunkItems(listId, jobId, HELD_PROJECTION);
     // `list`'s chunks are read whole: every job there, those started before the running-job items too.
     const ownList = only.list !== undefined && (only.listIds === undefined || only.listIds.includes(only.list));
     const [running, listChunks] = await Promise.all([
@@ -275,13 +268,18 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   }
 
   async chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]> {
-    const items = await queryAll(this.db, {
+    return (await this.chunkItems(job.listId, job.id)).map(toChunk);
+  }
+
+  /** The chunk items in a list (strongly consistent): of one job, or of every job there. */
+  private chunkItems(listId: number, jobId?: number, projection?: { expression: string; names: Record<string, string> }) {
+    return queryAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': enrichmentChunkKey(job.listId, 0, 0).pk, ':prefix': `${ENRICHMENT_CHUNK_PREFIX}${padId(job.id)}#` },
+      ExpressionAttributeValues: { ':pk': enrichmentChunkKey(listId, 0, 0).pk, ':prefix': `${ENRICHMENT_CHUNK_PREFIX}${jobId === undefined ? '' : `${padId(jobId)}#`}` },
+      ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
       ConsistentRead: true,
     });
-    return items.map(toChunk);
   }
 
   async getJob(jobId: number): Promise<EnrichmentJob | undefined> {
@@ -342,38 +340,38 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     const now = at;
     try {
       await transactRetryingConflicts(this.db, {
-          TransactItems: [
-            ...chunks.map(({ chunk, results }) => ({
-              Update: {
-                TableName: this.tableName,
-                Key: enrichmentChunkKey(chunk.listId, chunk.jobId, chunk.chunk),
-                UpdateExpression: 'SET #status = :resolved, results = :results',
-                ConditionExpression: '#status = :pending',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: { ':resolved': 'RESOLVED', ':pending': 'PENDING', ':results': pack(results) },
-              },
-            })),
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: enrichmentJobKey(job.id),
-                UpdateExpression:
-                  'ADD #found :found, notFound :notFound, #duplicate :duplicate, #failed :failed, skipped :skipped, refunded :refunded' +
-                  (now ? ' SET updatedAt = :now' : ''),
-                ExpressionAttributeNames: { '#duplicate': 'duplicate', '#found': 'found', '#failed': 'failed' },
-                ExpressionAttributeValues: {
-                  ':found': counts.found,
-                  ':notFound': counts.notFound,
-                  ':duplicate': counts.duplicate,
-                  ':failed': counts.failed,
-                  ':skipped': counts.skipped,
-                  ':refunded': counts.refunded,
-                  ...(now ? { ':now': now } : {}),
-                },
+        TransactItems: [
+          ...chunks.map(({ chunk, results }) => ({
+            Update: {
+              TableName: this.tableName,
+              Key: enrichmentChunkKey(chunk.listId, chunk.jobId, chunk.chunk),
+              UpdateExpression: 'SET #status = :resolved, results = :results',
+              ConditionExpression: '#status = :pending',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':resolved': 'RESOLVED', ':pending': 'PENDING', ':results': pack(results) },
+            },
+          })),
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: enrichmentJobKey(job.id),
+              UpdateExpression:
+                'ADD #found :found, notFound :notFound, #duplicate :duplicate, #failed :failed, skipped :skipped, refunded :refunded' +
+                (now ? ' SET updatedAt = :now' : ''),
+              ExpressionAttributeNames: { '#duplicate': 'duplicate', '#found': 'found', '#failed': 'failed' },
+              ExpressionAttributeValues: {
+                ':found': counts.found,
+                ':notFound': counts.notFound,
+                ':duplicate': counts.duplicate,
+                ':failed': counts.failed,
+                ':skipped': counts.skipped,
+                ':refunded': counts.refunded,
+                ...(now ? { ':now': now } : {}),
               },
             },
-            ...(refund ? [balanceMove(this.tableName, job.workspaceId, refund.amount), ledgerPut(this.tableName, refund)] : []),
-          ],
+          },
+          ...(refund ? [balanceMove(this.tableName, job.workspaceId, refund.amount), ledgerPut(this.tableName, refund)] : []),
+        ],
         });
       return true;
     } catch (error) {
@@ -388,13 +386,13 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
       prospectIds.map((id) => ({
         id,
         input: {
-          TableName: this.tableName,
-          Key: prospectKey(id),
-          // A new version: a writer that read the prospect while it was held must read it again.
-          UpdateExpression: 'REMOVE enrichJob ADD #version :one',
-          ConditionExpression: 'enrichJob = :job',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':job': jobId, ':one': 1 },
+        TableName: this.tableName,
+        Key: prospectKey(id),
+        // A new version: a writer that read the prospect while it was held must read it again.
+        UpdateExpression: 'REMOVE enrichJob ADD #version :one',
+        ConditionExpression: 'enrichJob = :job',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':job': jobId, ':one': 1 },
         },
       })),
     );
@@ -404,26 +402,26 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     for (const chunk of chunks) {
       try {
         await transactRetryingConflicts(this.db, {
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: this.tableName,
-                  Key: enrichmentChunkKey(job.listId, job.id, chunk),
-                  ConditionExpression: '#status = :resolved',
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: { ':resolved': 'RESOLVED' },
-                },
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: enrichmentChunkKey(job.listId, job.id, chunk),
+                ConditionExpression: '#status = :resolved',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':resolved': 'RESOLVED' },
               },
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: enrichmentJobKey(job.id),
-                  UpdateExpression: 'ADD doneChunks :chunk',
-                  ExpressionAttributeValues: { ':chunk': new Set([chunk]) },
-                },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: enrichmentJobKey(job.id),
+                UpdateExpression: 'ADD doneChunks :chunk',
+                ExpressionAttributeValues: { ':chunk': new Set([chunk]) },
               },
-            ],
-          });
+            },
+          ],
+        });
       } catch (error) {
         // Finished by another delivery of the same message.
         if (!cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
@@ -437,20 +435,20 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
       // Two deliveries finishing a job's last chunks both complete it: a conflict is tried again
       // (then the condition answers for the one that comes second).
       await transactRetryingConflicts(this.db, {
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: enrichmentJobKey(job.id),
-                UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at REMOVE gsi2pk, gsi2sk',
-                ConditionExpression: '#status = :running AND size(doneChunks) = chunks',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: { ':completed': 'COMPLETED', ':running': 'RUNNING', ':at': at },
-              },
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: enrichmentJobKey(job.id),
+              UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at REMOVE gsi2pk, gsi2sk',
+              ConditionExpression: '#status = :running AND size(doneChunks) = chunks',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':completed': 'COMPLETED', ':running': 'RUNNING', ':at': at },
             },
-            // Its prospects are free in every list of the workspace from now on.
-            { Delete: { TableName: this.tableName, Key: enrichmentRunningKey(job.workspaceId, job.id) } },
-          ],
+          },
+          // Its prospects are free in every list of the workspace from now on.
+          { Delete: { TableName: this.tableName, Key: enrichmentRunningKey(job.workspaceId, job.id) } },
+        ],
       });
       return true;
     } catch (error) {

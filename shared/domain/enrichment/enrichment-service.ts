@@ -101,7 +101,7 @@ export interface StartOutcome {
 }
 
 /** Enrichment of a list: the estimate, the start (debit, job, chunks) and a job's state. */
-/** How long a start may hold its list's lease (a crashed start's lease lapses then). */
+/** How long a start may hold its workspace's start lease (a crashed start's lease lapses then). */
 const START_LEASE_MS = 60_000;
 /** Tries for the start lease while another start holds it (0.1-0.5 s apart): ~10 s async, ~1.5 s sync. */
 const START_LEASE_ATTEMPTS = { async: 25, sync: 8 } as const;

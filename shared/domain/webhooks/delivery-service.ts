@@ -3,7 +3,7 @@ import { type DeliveryAttempt, type DeliveryDecision, describeOutcome, maxAttemp
 import { type DeliveryMessage, bodyFor } from './events';
 import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
-import { type WebhookSettings, generateSigningSecret, signingSecrets } from './webhook';
+import { type WebhookSettings, freshSettings, generateSigningSecret, signingSecrets } from './webhook';
 
 export interface DeliveryServiceDeps {
   settings: Pick<WebhookSettingsRepository, 'get' | 'save'>;
@@ -38,18 +38,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
    * with it. The next PUT of their webhook shows it, once (docs/enrichment.md).
    */
   async function firstSecret(userId: number): Promise<WebhookSettings | undefined> {
-    const stamp = deps.clock.now().toISOString();
-    const created: WebhookSettings = {
-      userId,
-      url: null,
-      secret: newSecret(),
-      secretCreatedAt: stamp,
-      previousSecret: null,
-      previousSecretValidUntil: null,
-      createdAt: stamp,
-      updatedAt: stamp,
-      secretUnseen: true,
-    };
+    const created: WebhookSettings = { ...freshSettings(userId, null, newSecret(), deps.clock.now().toISOString()), secretUnseen: true };
     if (await deps.settings.save(created, null)) return created;
     // Created meanwhile (the user set a webhook, or another delivery made the secret): theirs.
     return deps.settings.get(userId);

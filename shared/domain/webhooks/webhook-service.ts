@@ -8,6 +8,7 @@ import {
   SECRET_ROTATION_OVERLAP_MS,
   type WebhookSettings,
   type WebhookType,
+  freshSettings,
   generateSigningSecret,
   signingSecrets,
 } from './webhook';
@@ -92,16 +93,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         if (current) return { ...current, url, updatedAt: stamp };
         if (url === null) return undefined;
         created = newSecret();
-        return {
-          userId,
-          url,
-          secret: created,
-          secretCreatedAt: stamp,
-          previousSecret: null,
-          previousSecretValidUntil: null,
-          createdAt: stamp,
-          updatedAt: stamp,
-        };
+        return freshSettings(userId, url, created, stamp);
       });
       return created === undefined ? { url } : { url, signingSecret: created };
     },

@@ -22,6 +22,11 @@ export interface WebhookSettings {
   secretUnseen?: boolean;
 }
 
+/** The settings of a user who had none: a new signing secret, made at `stamp`. */
+export function freshSettings(userId: number, url: string | null, secret: string, stamp: string): WebhookSettings {
+  return { userId, url, secret, secretCreatedAt: stamp, previousSecret: null, previousSecretValidUntil: null, createdAt: stamp, updatedAt: stamp };
+}
+
 /** How long a rotated-out secret keeps signing alongside the new one. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
