@@ -182,31 +182,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       }
       const cost = ids.length * COST_PER_LEAD[type];
       const stamp = now();
-      const size = ENRICHMENT_LIMITS.chunkSize;
-      const job: EnrichmentJob = {
-        id: jobId,
-        workspaceId: caller.workspaceId,
-        userId: caller.userId,
-        listId,
-        type,
-        mode,
-        status: 'RUNNING',
-        total: ids.length,
-        chunks: Math.ceil(ids.length / size),
-        chunksWritten: false,
-        doneChunks: [],
-        found: 0,
-        notFound: 0,
-        duplicate: 0,
-        failed: 0,
-        skipped: 0,
-        charged: cost,
-        refunded: 0,
-        ...(webhookUrl ? { webhookUrl } : {}),
-        createdAt: stamp,
-        updatedAt: stamp,
-        selection: ids,
-      };
+      const job = newJob({ id: jobId, workspaceId: caller.workspaceId, userId: caller.userId, listId, type, mode, selection: ids, webhookUrl, at: stamp });
       const debit: LedgerEntry = {
         id: await deps.ids.next(),
         workspaceId: caller.workspaceId,
@@ -253,6 +229,40 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       if (!job || job.workspaceId !== workspaceId) throw notFound(JOB_NOT_FOUND);
       return job;
     },
+  };
+}
+
+/** A job as its start writes it: RUNNING, nothing counted yet, charged for its whole selection. */
+export function newJob(start: {
+  id: number;
+  workspaceId: number;
+  userId: number;
+  listId: number;
+  type: EnrichmentType;
+  mode: EnrichmentJob['mode'];
+  selection: number[];
+  webhookUrl: string | null;
+  at: string;
+}): EnrichmentJob {
+  const { selection, webhookUrl, at, ...owner } = start;
+  return {
+    ...owner,
+    status: 'RUNNING',
+    total: selection.length,
+    chunks: Math.ceil(selection.length / ENRICHMENT_LIMITS.chunkSize),
+    chunksWritten: false,
+    doneChunks: [],
+    found: 0,
+    notFound: 0,
+    duplicate: 0,
+    failed: 0,
+    skipped: 0,
+    charged: selection.length * COST_PER_LEAD[start.type],
+    refunded: 0,
+    ...(webhookUrl ? { webhookUrl } : {}),
+    createdAt: at,
+    updatedAt: at,
+    selection,
   };
 }
 

@@ -8,8 +8,7 @@ import { enrichmentRunningKey } from '../../../shared/db/keys';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import type { Finder } from '../../../shared/domain/enrichment/enrichment';
 import { createEnrichmentProcessor } from '../../../shared/domain/enrichment/processor';
-import type { EnrichmentJob } from '../../../shared/domain/enrichment/ports';
-import { chunksOf } from '../../../shared/domain/enrichment/enrichment-service';
+import { chunksOf, newJob } from '../../../shared/domain/enrichment/enrichment-service';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { createCreditService } from '../../../shared/domain/credits/credits';
 import { ManualClock } from '../../../shared/time/clock';
@@ -105,30 +104,8 @@ describe('enrichment with credits', () => {
     const jobs = new DynamoEnrichmentRepository(stack.db, stack.tableName);
     const ids = new DynamoIdAllocator(stack.db, stack.tableName);
     const stamp = clock.now().toISOString();
-    const cost = prospectIds.length * 3;
-    const job: EnrichmentJob = {
-      id: await ids.next(),
-      workspaceId: ws.workspaceId,
-      userId: 0,
-      listId,
-      type,
-      mode: 'async',
-      status: 'RUNNING',
-      total: prospectIds.length,
-      chunks: 1,
-      chunksWritten: chunks,
-      doneChunks: [],
-      found: 0,
-      notFound: 0,
-      duplicate: 0,
-      failed: 0,
-      skipped: 0,
-      charged: cost,
-      refunded: 0,
-      createdAt: stamp,
-      updatedAt: stamp,
-      selection: prospectIds,
-    };
+    const job = { ...newJob({ id: await ids.next(), workspaceId: ws.workspaceId, userId: 0, listId, type, mode: 'async', selection: prospectIds, webhookUrl: null, at: stamp }), chunksWritten: chunks };
+    const cost = job.charged;
     const debit = { id: await ids.next(), workspaceId: ws.workspaceId, kind: 'DEBIT' as const, amount: -cost, reason: 'test', jobId: job.id, createdAt: stamp };
     expect(await jobs.createJob(job, debit)).toBe(true);
     if (chunks) await jobs.writeChunks(job, chunksOf(job));

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryAttempt, DeliveryStatus } from '../../../shared/domain/webhooks/delivery';
-import { createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
+import { type DeliveryServiceDeps, createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
 import { sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
 import type { DeliveryClaim, SendOutcome, WebhookDeliveryRepository } from '../../../shared/domain/webhooks/ports';
 import type { WebhookSettings } from '../../../shared/domain/webhooks/webhook';
@@ -36,7 +36,7 @@ describe('delivery service', () => {
   let outcomes: SendOutcome[];
   let sent: { url: string; headers: Record<string, string> }[];
 
-  const service = () =>
+  const service = (overrides: Partial<DeliveryServiceDeps> = {}) =>
     createDeliveryService({
       settings: {
         get: async () => settings,
@@ -61,6 +61,7 @@ describe('delivery service', () => {
       attemptTimeoutMs: 10_000,
       leaseMs: 40_000,
       schedule: [60, 300],
+      ...overrides,
     });
   const message = sampleIncomingMessage(7, new Date('2026-11-21T12:00:00.000Z'), 'evt_unit');
 
@@ -159,25 +160,8 @@ describe('delivery service', () => {
     };
     settings = undefined;
     let reads = 0;
-    const racing = createDeliveryService({
-      // The first read finds nothing; the save then loses to settings made in between.
-      settings: { get: async () => (reads++ === 0 ? undefined : theirs), save: async () => false },
-      deliveries,
-      sender: {
-        post: async (url, _body, headers) => {
-          sent.push({ url, headers });
-          return { kind: 'response', status: 200, reason: '' };
-        },
-      },
-      signer: { sign: (secrets) => secrets.map((secret) => `v1,${secret}`).join(' ') },
-      policy: { webhookType: (url) => webhookTypeOf(url) },
-      clock: { now: () => now },
-      random: () => 0.5,
-      attemptTimeoutMs: 10_000,
-      leaseMs: 40_000,
-      schedule: [60, 300],
-      newSecret: () => 'whsec_lost',
-    });
+    // The first read finds nothing; the save then loses to settings made in between.
+    const racing = service({ settings: { get: async () => (reads++ === 0 ? undefined : theirs), save: async () => false }, newSecret: () => 'whsec_lost' });
     expect(await racing.deliver({ ...message, url: 'https://jobs.example/done' })).toEqual({ action: 'ack' });
     expect(sent.map((request) => request.headers['webhook-signature'])).toEqual(['v1,whsec_theirs']);
   });
