@@ -57,21 +57,17 @@ export async function startSandboxEnrichment(): Promise<SandboxEnrichment> {
   const calls: SandboxCall[] = [];
   const rules: SandboxRule[] = [];
 
-  // A profile URL rule matches by the profile's handle: Hunter is given the handle, Prospeo the URL.
-  const ruleFor = (provider: SandboxCall['provider'], name: string, url: string | undefined) =>
+  // A profile URL rule matches by the profile's handle: Hunter is given the handle, Prospeo and Lusha the URL.
+  const ruleFor = (provider: SandboxCall['provider'], name: string, handle: string | undefined) =>
     [...rules]
       .reverse()
-      .find(
-        (rule) =>
-          (!rule.provider || rule.provider === provider) &&
-          (rule.match.toLowerCase() === name.toLowerCase() || (url !== undefined && profileHandle(rule.match) !== undefined && profileHandle(rule.match) === profileHandle(url))),
-      );
+      .find((rule) => (!rule.provider || rule.provider === provider) && (rule.match.toLowerCase() === name.toLowerCase() || (handle !== undefined && profileHandle(rule.match) === handle)));
 
   /** The provider's answer for a person: found value and verification, or none, or an error. */
-  function decide(provider: SandboxCall['provider'], first: string, last: string, domain: string | undefined, url: string | undefined) {
+  function decide(provider: SandboxCall['provider'], first: string, last: string, domain: string | undefined, handle: string | undefined) {
     const name = `${first} ${last}`;
     calls.push({ provider, name, domain: domain ?? null });
-    const rule = ruleFor(provider, name, url);
+    const rule = ruleFor(provider, name, handle);
     const guess = domain ? `${slug(first)}.${slug(last)}@${domain}` : undefined;
     if (rule) {
       if (rule.outcome === 'error') return { error: true as const };
@@ -99,9 +95,8 @@ export async function startSandboxEnrichment(): Promise<SandboxEnrichment> {
 
     if (url.pathname === '/v2/email-finder' && request.method === 'GET') {
       if (request.headers['x-api-key'] !== keys.hunter) return json(response, 401, { errors: [{ id: 'authentication_failed', code: 401 }] });
-      const handle = url.searchParams.get('linkedin_handle');
-      const profile = handle ? `https://www.linkedin.com/in/${handle}` : undefined;
-      const answer = decide('hunter', url.searchParams.get('first_name') ?? '', url.searchParams.get('last_name') ?? '', url.searchParams.get('domain') ?? undefined, profile);
+      const handle = url.searchParams.get('linkedin_handle')?.toLowerCase() || undefined;
+      const answer = decide('hunter', url.searchParams.get('first_name') ?? '', url.searchParams.get('last_name') ?? '', url.searchParams.get('domain') ?? undefined, handle);
       if ('error' in answer) return json(response, 503, { errors: [{ id: 'service_unavailable', code: 503 }] });
       return json(response, 200, {
         data: { email: answer.value ?? null, score: answer.value ? 95 : 0, verification: { status: answer.verified ? 'valid' : 'accept_all' } },
@@ -110,7 +105,7 @@ export async function startSandboxEnrichment(): Promise<SandboxEnrichment> {
     if (url.pathname === '/enrich-person' && request.method === 'POST') {
       if (request.headers['x-key'] !== keys.prospeo) return json(response, 401, { error: true, error_code: 'INVALID_API_KEY' });
       const { data } = JSON.parse((await readBody(request)) || '{}') as { data?: Record<string, string> };
-      const answer = decide('prospeo', data?.first_name ?? '', data?.last_name ?? '', data?.company_website, data?.linkedin_url);
+      const answer = decide('prospeo', data?.first_name ?? '', data?.last_name ?? '', data?.company_website, profileHandle(data?.linkedin_url));
       if ('error' in answer) return json(response, 500, { error: true, error_code: 'INTERNAL_ERROR' });
       if (!answer.value) return json(response, 200, { error: true, error_code: 'NO_MATCH' });
       return json(response, 200, { error: false, person: { email: { email: answer.value, status: answer.verified ? 'VERIFIED' : 'UNVERIFIED', revealed: true } } });
@@ -122,7 +117,7 @@ export async function startSandboxEnrichment(): Promise<SandboxEnrichment> {
         url.searchParams.get('firstName') ?? '',
         url.searchParams.get('lastName') ?? '',
         url.searchParams.get('companyDomain') ?? undefined,
-        url.searchParams.get('linkedinUrl') ?? undefined,
+        profileHandle(url.searchParams.get('linkedinUrl') ?? undefined),
       );
       if ('error' in answer) return json(response, 503, { message: 'Service unavailable' });
       if (!answer.value) return json(response, 404, { message: 'Contact not found' });

@@ -28,11 +28,15 @@ export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: Fu
     clock: deps.clock,
     monthlyQuota: config.searchQuotaPerMonth,
   });
-  const pipeline = createProspectPipeline({ leads, stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList) });
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
+  const pipeline = createProspectPipeline({
+    leads,
+    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList),
+    enriching: (workspaceId, listIds) => enrichments.busyInWorkspace(workspaceId, { listIds }),
+  });
   return httpHandler(
     FUNCTION_GROUPS.prospects.routes,
-    { ...prospectHandlers(search), ...prospectStatusHandlers(pipeline, (workspaceId, listIds) => enrichments.busyInWorkspace(workspaceId, { listIds })) },
+    { ...prospectHandlers(search), ...prospectStatusHandlers(pipeline) },
     { logger: loggerFor('prospects', deps), checkResponses: deps.checkResponses },
   );
 }

@@ -21,6 +21,8 @@ export const PROSPECT_ERRORS = {
 export interface ProspectPipelineDeps {
   leads: Pick<LeadRepository, 'getProspects' | 'getCompanies'>;
   stops: Pick<SequenceStops, 'stop'>;
+  /** The prospects that running enrichment jobs of these lists hold (shown as 'Loading…', docs/enrichment.md). */
+  enriching?: (workspaceId: number, listIds: readonly number[]) => Promise<Set<number>>;
 }
 
 export interface ProspectWithCompany {
@@ -44,8 +46,15 @@ export function createProspectPipeline(deps: ProspectPipelineDeps) {
   }
 
   return {
-    async get(workspaceId: number, prospectId: number): Promise<ProspectWithCompany> {
-      return withCompany(await owned(workspaceId, prospectId));
+    /** The prospect and its company; `enriching` when a running enrichment job holds it. */
+    async get(workspaceId: number, prospectId: number): Promise<ProspectWithCompany & { enriching: boolean }> {
+      const prospect = await owned(workspaceId, prospectId);
+      // Only jobs of its lists can hold it: nothing to read when it is in no list.
+      const [found, held] = await Promise.all([
+        withCompany(prospect),
+        deps.enriching && prospect.listIds.length > 0 ? deps.enriching(workspaceId, prospect.listIds) : undefined,
+      ]);
+      return { ...found, enriching: held?.has(prospect.id) ?? false };
     },
 
     /** Sets a pipeline stage; an archived prospect keeps ARCHIVED (409). */

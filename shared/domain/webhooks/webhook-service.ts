@@ -83,14 +83,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       let created: string | undefined;
       await update(userId, (current, now) => {
         const stamp = nextStamp(current, now);
-        if (current?.secretUnseen) {
-          // Made by the delivery worker and never shown: shown now, once.
-          created = current.secret;
+        if (current) {
+          // A secret the delivery worker made and never showed is shown now, once.
+          created = current.secretUnseen ? current.secret : undefined;
           const { secretUnseen: _shown, ...seen } = current;
           return { ...seen, url, updatedAt: stamp };
         }
-        created = undefined;
-        if (current) return { ...current, url, updatedAt: stamp };
         if (url === null) return undefined;
         created = newSecret();
         return freshSettings(userId, url, created, stamp);

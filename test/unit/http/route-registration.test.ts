@@ -40,7 +40,7 @@ const HANDLER_MAPS: Record<FunctionGroup, object> = {
   userWebhook: userWebhookHandlers(none, none),
   providerWebhooks: providerWebhookHandlers(none),
   leadLists: leadListHandlers(none),
-  prospects: { ...prospectHandlers(none), ...prospectStatusHandlers(none, none) },
+  prospects: { ...prospectHandlers(none), ...prospectStatusHandlers(none) },
   campaigns: { ...campaignHandlers(none), ...campaignFlowHandlers(none) },
   campaignProspects: campaignProspectHandlers(none),
   unsubscribe: unsubscribeHandlers(none),
