@@ -6,8 +6,7 @@ import type { CampaignProspectPage, CampaignProspectPageQuery, CampaignProspects
 import type { CampaignCompletion } from '../domain/engine/ports';
 import type { LeadChange } from '../domain/leads/ports';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { campaignKey, campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled, outreachActionKey } from './keys';
-import { firstAction, outreachActionItem } from './outreach-actions';
+import { actionDue, campaignKey, campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled, outreachActionKey } from './keys';
 import type { TransactItem } from './transactions';
 
 /**
@@ -18,18 +17,30 @@ import type { TransactItem } from './transactions';
  */
 
 /**
- * The item of a campaign prospect: by status on lsi1; on lsi2 while unscheduled. A scheduled one
- * has an outreach action item (shared/db/outreach-actions.ts) that carries the due time.
+ * The item of a campaign prospect: by status on lsi1; on lsi2 while unscheduled. A prospect
+ * scheduled by its move carries its first action's due time itself (`pendingFirstAction`): the
+ * engine writes the outreach action item (shared/db/outreach-actions.ts) when it first handles it.
  */
 export function campaignProspectItem(prospect: CampaignProspect) {
   const scheduled = prospect.schedule === 'SCHEDULED' && prospect.nextActionAt !== null;
   return {
     ...campaignProspectKey(prospect.campaignId, prospect.prospectId),
     ...campaignProspectByStatus(prospect.status, prospect.prospectId),
-    ...(scheduled ? {} : campaignProspectUnscheduled(prospect.prospectId)),
+    ...(scheduled ? pendingFirstAction(prospect.nextActionAt as string, prospect.campaignId, prospect.prospectId) : campaignProspectUnscheduled(prospect.prospectId)),
     entityType: 'CampaignProspect',
     ...prospect,
   };
+}
+
+/**
+ * The attributes of a first action not written yet: the due-time index keys (the scheduler finds
+ * it like any action) and `dueAt`, on the campaign prospect item. A move into a campaign or a
+ * waiting prospect's scheduling writes these instead of an action item of its own: one item less
+ * per prospect moved (docs/data-model.md, "Campaign prospects"). The engine writes the action and
+ * removes them (DynamoOutreachActions).
+ */
+export function pendingFirstAction(dueAt: string, campaignId: number, prospectId: number) {
+  return { ...actionDue(dueAt, campaignId, prospectId), dueAt };
 }
 
 export const CampaignProspectItem = itemSchema(
@@ -79,10 +90,8 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
   }
   if (move.enter) {
     const enter = move.enter;
+    // A scheduled one carries its first action's due time (campaignProspectItem): no action item yet.
     actions.push({ Put: { TableName: tableName, Item: campaignProspectItem(enter), ConditionExpression: 'attribute_not_exists(pk)' } });
-    if (enter.schedule === 'SCHEDULED' && enter.nextActionAt !== null) {
-      actions.push({ Put: { TableName: tableName, Item: outreachActionItem(firstAction(enter, enter.nodeId, enter.nextActionAt)) } });
-    }
   }
   if (move.progress) {
     const { campaignId, status, lastError, at } = move.progress;

@@ -1,17 +1,25 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
+import { toCampaignProspect } from './campaign-prospects';
 import type { ActionRef, OutreachAction } from '../domain/engine/action';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, outreachActionKey } from './keys';
+import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey, outreachActionKey } from './keys';
 
 /**
  * The engine's action items (domain: shared/domain/engine/action.ts). ~0.4 KB each, in the table
  * and, while due, in gsi2 (`DUE#nn`) (while parked by a pause, in lsi2 instead): each write is 1 WCU plus 1 for the index copy (2 when the due
  * time, the index's sort key, moves). Every write is a whole-item Put conditional on the version
  * and stint read, so two deliveries of one message can never both act.
+ *
+ * A prospect's first action is not an item until the engine first handles it: its campaign
+ * prospect item carries the due-time keys (`pendingFirstAction`, shared/db/campaign-prospects.ts),
+ * and the engine reads it from there as version 0 (`pending`). Its first write puts the action
+ * item (conditional on there being none) and then takes the keys off the campaign prospect; a
+ * crash in between leaves a due entry whose next reading finds the action written and only
+ * removes the keys.
  */
 
 const SEND_KINDS = ['EMAIL', 'INVITE', 'MESSAGE'] as const;
@@ -62,7 +70,10 @@ export function outreachActionItem(action: OutreachAction) {
   };
 }
 
-/** The first action of a prospect scheduled in a campaign (at the flow node it waits on). */
+/**
+ * The first action of a prospect scheduled in a campaign (at the flow node it waits on), as read
+ * from its campaign prospect item: version 0, not written yet (see above).
+ */
 export function firstAction(prospect: CampaignProspect, nodeId: number | null, dueAt: string): OutreachAction {
   return {
     campaignId: prospect.campaignId,
@@ -70,7 +81,7 @@ export function firstAction(prospect: CampaignProspect, nodeId: number | null, d
     workspaceId: prospect.workspaceId,
     // A stay in the campaign: the time it was added there, unique per prospect and campaign.
     stint: prospect.addedAt,
-    version: 1,
+    version: 0,
     nodeId,
     dueAt,
     parked: null,
@@ -96,6 +107,8 @@ function refOf(item: Record<string, unknown>): ActionRef {
     prospectId: Number(item.prospectId),
     workspaceId: Number(item.workspaceId),
     dueAt: String(item.dueAt),
+    // A campaign prospect's entry: its first action, not written yet.
+    ...(item.entityType === 'CampaignProspect' ? { first: true } : {}),
   };
 }
 
@@ -114,24 +127,45 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
     return Item ? toOutreachAction(Item) : undefined;
   }
 
+  async pending(campaignId: number, prospectId: number, consistent = true): Promise<OutreachAction | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: campaignProspectKey(campaignId, prospectId), ConsistentRead: consistent }),
+    );
+    if (!Item || typeof Item.dueAt !== 'string') return undefined;
+    const prospect = toCampaignProspect(Item);
+    if (prospect.status !== 'IN_REVIEW') {
+      // Started: its action was written, and a crash kept the keys. Nothing is pending.
+      await this.clearPending(campaignId, prospectId, Item.dueAt);
+      return undefined;
+    }
+    return firstAction(prospect, prospect.nodeId, Item.dueAt);
+  }
+
   async replace(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
+    const first = previous.version === 0;
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: outreachActionItem({ ...next, version: previous.version + 1 }),
-          ConditionExpression: SAME_VERSION,
-          ExpressionAttributeValues: { ':version': previous.version, ':stint': previous.stint },
+          ...(first
+            ? // Written for the first time: there must be none (a first write that already happened wins).
+              { ConditionExpression: 'attribute_not_exists(pk)' }
+            : { ConditionExpression: SAME_VERSION, ExpressionAttributeValues: { ':version': previous.version, ':stint': previous.stint } }),
         }),
       );
       return true;
     } catch (error) {
       if (isConditionFailed(error)) return false;
       throw error;
+    } finally {
+      // Written now (or before): the campaign prospect no longer carries it.
+      if (first && previous.dueAt !== null) await this.clearPending(previous.campaignId, previous.prospectId, previous.dueAt);
     }
   }
 
   async remove(action: OutreachAction): Promise<boolean> {
+    if (action.version === 0) return action.dueAt !== null && this.clearPending(action.campaignId, action.prospectId, action.dueAt);
     try {
       await this.db.send(
         new DeleteCommand({
@@ -148,12 +182,34 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
     }
   }
 
-  /** Deletes the action whatever its version (a stop: the prospect replied, unsubscribed, ...); true when there was one. */
+  /** Deletes the action whatever its version (a stop: the prospect replied, unsubscribed, ...), or its first action still pending; true when there was one. */
   async cancel(campaignId: number, prospectId: number): Promise<boolean> {
     const { Attributes } = await this.db.send(
       new DeleteCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ReturnValues: 'ALL_OLD' }),
     );
-    return Attributes !== undefined;
+    return Attributes !== undefined || (await this.clearPending(campaignId, prospectId));
+  }
+
+  /**
+   * Takes the pending first action's keys off the campaign prospect item (only those of `dueAt`
+   * when given); false when it carries none (or others).
+   */
+  private async clearPending(campaignId: number, prospectId: number, dueAt?: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: campaignProspectKey(campaignId, prospectId),
+          UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt',
+          ConditionExpression: dueAt === undefined ? 'attribute_exists(dueAt)' : 'dueAt = :due',
+          ...(dueAt === undefined ? {} : { ExpressionAttributeValues: { ':due': dueAt } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
   }
 
   async parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]> {
@@ -181,7 +237,7 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
         IndexName: 'gsi2',
         KeyConditionExpression: after === undefined ? 'gsi2pk = :pk AND gsi2sk <= :upper' : 'gsi2pk = :pk AND gsi2sk BETWEEN :lower AND :upper',
         ExpressionAttributeValues: { ':pk': `DUE#${String(shard).padStart(2, '0')}`, ':upper': upper, ...(after === undefined ? {} : { ':lower': after }) },
-        ProjectionExpression: 'campaignId, prospectId, workspaceId, dueAt',
+        ProjectionExpression: 'campaignId, prospectId, workspaceId, dueAt, entityType',
         Limit: limit,
         ...(startKey ? { ExclusiveStartKey: startKey as Record<string, unknown> } : {}),
       }),

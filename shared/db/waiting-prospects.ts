@@ -1,10 +1,9 @@
-import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import type { WaitingProspects } from '../domain/campaigns/scheduling';
-import { isConditionFailed, isTransactionConditionFailed } from './client';
-import { toCampaignProspect } from './campaign-prospects';
+import { isConditionFailed } from './client';
+import { pendingFirstAction, toCampaignProspect } from './campaign-prospects';
 import { UNSCHEDULED_PREFIX, campaignProspectKey } from './keys';
-import { firstAction, outreachActionItem } from './outreach-actions';
 
 /** The campaign prospects that wait for their campaign to run, found through the sparse lsi2. */
 export class DynamoWaitingProspects implements WaitingProspects {
@@ -29,29 +28,27 @@ export class DynamoWaitingProspects implements WaitingProspects {
     return (Items ?? []).map(toCampaignProspect);
   }
 
+  /**
+   * Schedules a waiting prospect: its first action is due at `nextActionAt`, carried by its campaign
+   * prospect item (`pendingFirstAction`) until the engine first handles it. One conditional update:
+   * only a prospect still unscheduled (on lsi2) is scheduled, so two activations never schedule it twice.
+   */
   async schedule(prospect: CampaignProspect, nodeId: number | null, nextActionAt: string): Promise<boolean> {
+    const due = pendingFirstAction(nextActionAt, prospect.campaignId, prospect.prospectId);
     try {
       await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: campaignProspectKey(prospect.campaignId, prospect.prospectId),
-                UpdateExpression: 'SET #schedule = :scheduled, nodeId = :node, nextActionAt = :at, updatedAt = :at REMOVE lsi2sk',
-                ConditionExpression: 'attribute_exists(lsi2sk)',
-                ExpressionAttributeNames: { '#schedule': 'schedule' },
-                ExpressionAttributeValues: { ':scheduled': 'SCHEDULED', ':node': nodeId, ':at': nextActionAt },
-              },
-            },
-            // Its first action, due now: the engine takes it from here.
-            { Put: { TableName: this.tableName, Item: outreachActionItem(firstAction(prospect, nodeId, nextActionAt)) } },
-          ],
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: campaignProspectKey(prospect.campaignId, prospect.prospectId),
+          UpdateExpression: 'SET #schedule = :scheduled, nodeId = :node, nextActionAt = :at, updatedAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk, dueAt = :at REMOVE lsi2sk',
+          ConditionExpression: 'attribute_exists(lsi2sk)',
+          ExpressionAttributeNames: { '#schedule': 'schedule' },
+          ExpressionAttributeValues: { ':scheduled': 'SCHEDULED', ':node': nodeId, ':at': nextActionAt, ':duePk': due.gsi2pk, ':dueSk': due.gsi2sk },
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailed(error) || isTransactionConditionFailed(error)) return false;
+      if (isConditionFailed(error)) return false;
       throw error;
     }
   }

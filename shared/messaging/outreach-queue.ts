@@ -12,6 +12,8 @@ export const OutreachMessage = v.object({
         p: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
         w: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
         due: v.pipe(v.string(), v.isoTimestamp()),
+        /** 1: a first action its campaign prospect carries (ActionRef.first). */
+        f: v.optional(v.literal(1)),
       }),
     ),
     v.minLength(1),
@@ -19,14 +21,16 @@ export const OutreachMessage = v.object({
   ),
 });
 
-export const toMessage = (refs: ActionRef[]) => ({ actions: refs.map((ref) => ({ c: ref.campaignId, p: ref.prospectId, w: ref.workspaceId, due: ref.dueAt })) });
+export const toMessage = (refs: ActionRef[]) => ({
+  actions: refs.map((ref) => ({ c: ref.campaignId, p: ref.prospectId, w: ref.workspaceId, due: ref.dueAt, ...(ref.first ? { f: 1 as const } : {}) })),
+});
 
 /** The refs of a message body; undefined when it is not an outreach message (a poison message). */
 export function refsOf(body: string): ActionRef[] | undefined {
   try {
     const parsed = v.safeParse(OutreachMessage, JSON.parse(body));
     if (!parsed.success) return undefined;
-    return parsed.output.actions.map((a) => ({ campaignId: a.c, prospectId: a.p, workspaceId: a.w, dueAt: a.due }));
+    return parsed.output.actions.map((a) => ({ campaignId: a.c, prospectId: a.p, workspaceId: a.w, dueAt: a.due, ...(a.f ? { first: true } : {}) }));
   } catch {
     return undefined;
   }

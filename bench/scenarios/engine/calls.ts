@@ -75,6 +75,10 @@ export function labelOf(call: MeteredCall): string {
     if (verb === 'Delete') return 'end of sequence (action delete)';
     if (verb === 'Put') return (input.Item as { claim?: unknown }).claim ? 'claim (action put)' : 'wait for its slot or day (action put, due time moves)';
   }
+  if (pk.endsWith('#PROSPECTS')) {
+    if (verb === 'Get') return FIRST_ACTION_READ;
+    if (verb === 'Update' && String(input.UpdateExpression ?? '').startsWith('REMOVE gsi2pk')) return FIRST_ACTION_KEYS;
+  }
   if (pk.startsWith('SENDCOUNT#CAMPAIGN')) return 'campaign position (ADD)';
   if (pk.startsWith('SENDCOUNT#ACCOUNT')) return 'account send (conditional ADD)';
   if (pk.endsWith('#OUTCOMES')) return verb === 'Get' ? 'crash rule: outcome read' : OUTCOME_RECORD;
@@ -91,6 +95,10 @@ export function labelOf(call: MeteredCall): string {
   if (/^CAMPAIGN#\d+$/.test(pk) && sk === 'CAMPAIGN') return 'campaign status (COMPLETED, once)';
   return `${verb} ${shape(pk)} ${shape(sk)}`;
 }
+
+/** A first action read from the campaign prospect item that carries it, and its keys taken off once written (shared/db/outreach-actions.ts). */
+export const FIRST_ACTION_READ = 'first action read (campaign prospect item)';
+export const FIRST_ACTION_KEYS = 'first action written: its keys off the campaign prospect';
 
 /** Outcome records are written in one transaction with analytics' counters (docs/analytics.md). */
 const ANALYTICS_WITH_OUTCOME = 'analytics: counters (transaction with the outcome record)';

@@ -1,6 +1,6 @@
 import { itemCopies, itemSize } from '../../../shared/db/item-size';
 import { fmt, table } from '../../lib';
-import { OUTCOME_RECORD, type Tally, emptyTally, isAnalytics } from './calls';
+import { FIRST_ACTION_KEYS, FIRST_ACTION_READ, OUTCOME_RECORD, type Tally, emptyTally, isAnalytics } from './calls';
 import { ACCOUNT_LIMIT, CAP, FIRST_PASS_CONSUMERS, KB, MAILBOXES, PER_REQUEST, PROSPECTS, START } from './config';
 import type { itemSizes } from './setup';
 
@@ -71,6 +71,14 @@ export function model(f: Findings): Map<string, { count: number; rcu: number; wc
   const perBatch = 1 / 50;
   const rows: [string, number, number, number, string][] = [
     ['action read', 1, units(f.sizes.action, 4 * KB) / 2, 0, 'GetItem, eventually consistent (strong again only before a decision no conditional write confirms)'],
+    [FIRST_ACTION_READ, 1, units(f.sizes.campaignProspect, 4 * KB) / 2, 0, 'its first dispatch: GetItem of the campaign prospect carrying it, eventually consistent (same rule)'],
+    [
+      FIRST_ACTION_KEYS,
+      1,
+      0,
+      units(f.sizes.campaignProspect, KB) + 1,
+      'after its first write (a wait or the claim puts the action): UpdateItem of the campaign prospect, table + gsi2 entry deleted',
+    ],
     ['prospect reads (batch)', 1, units(prospect.size, 4 * KB) / 2, 0, 'sender batch (BatchGetItem, eventually consistent, same rule); the status write starts from it'],
     [
       'suppression check',

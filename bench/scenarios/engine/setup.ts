@@ -1,6 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
 import { itemSize } from '../../../shared/db/item-size';
 import { campaignProspectKey, leadListKey, outreachActionKey, workspaceLeadCountsKey } from '../../../shared/db/keys';
+import { firstAction as pendingFirst, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { CAMPAIGN_SCHEDULING } from '../../../shared/runtime/catalog';
 import type { BenchContext } from '../../lib';
 import { ACCOUNT_LIMIT, CAP, MAILBOXES, PER_REQUEST, PROSPECTS, lead } from './config';
@@ -14,7 +16,8 @@ export const ok = (response: { status: number; body: any }, what: string, status
 /**
  * The campaign the bench runs (not measured): mailboxes, the campaign and its step and settings,
  * the prospects imported into a list and moved into the campaign, the campaign activated and its
- * scheduling queue drained, so every prospect has an action due at START.
+ * scheduling queue drained, so every prospect has an action due at START (its first action,
+ * carried by its campaign prospect item until the engine first handles it).
  */
 export async function setUp(context: BenchContext) {
   const { call, user, stack } = context;
@@ -75,17 +78,29 @@ export async function setUp(context: BenchContext) {
   const scheduling = stack.queues[CAMPAIGN_SCHEDULING.name];
   if (!scheduling) throw new Error('no campaign-scheduling queue');
   while ((await stack.poller.pollOnce(scheduling)) > 0);
-  const actionsPk = outreachActionKey(campaignId, 0).pk;
+  // Actions not finished: the action items, and the first actions campaign prospect items still carry (pendingFirstAction).
   const countActions = async () => {
     let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await stack.db.send(
-        new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': actionsPk }, Select: 'COUNT', ExclusiveStartKey: startKey }),
-      );
-      count += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for (const [pk, filter] of [
+      [outreachActionKey(campaignId, 0).pk, undefined],
+      [campaignProspectKey(campaignId, 0).pk, 'attribute_exists(dueAt)'],
+    ] as const) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await stack.db.send(
+          new QueryCommand({
+            TableName: stack.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ...(filter ? { FilterExpression: filter } : {}),
+            ExpressionAttributeValues: { ':pk': pk },
+            Select: 'COUNT',
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        count += page.Count ?? 0;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
     return count;
   };
   const scheduled = await countActions();
@@ -98,13 +113,20 @@ export async function setUp(context: BenchContext) {
 export async function itemSizes(stack: BenchContext['stack'], campaignId: number, listId: number, workspaceId: number, withAction = true) {
   const get = async (key: { pk: string; sk: string }) =>
     (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }))).Item as Record<string, unknown> | undefined;
-  const firstAction = withAction
+  // The first campaign prospect, and its action as stored or, while its campaign prospect carries it, as its first write will put it.
+  const campaignProspect = withAction
     ? ((
         await stack.db.send(
-          new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk }, Limit: 1 }),
+          new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignProspectKey(campaignId, 0).pk }, Limit: 1 }),
         )
       ).Items?.[0] as Record<string, unknown> | undefined)
     : undefined;
+  const stored = campaignProspect ? await get(outreachActionKey(campaignId, Number(campaignProspect.prospectId))) : undefined;
+  const firstAction =
+    stored ??
+    (campaignProspect && typeof campaignProspect.dueAt === 'string'
+      ? outreachActionItem({ ...pendingFirst(toCampaignProspect(campaignProspect), toCampaignProspect(campaignProspect).nodeId, campaignProspect.dueAt), version: 1 })
+      : undefined);
   const digest = await stack.db.send(
     new QueryCommand({
       TableName: stack.tableName,
@@ -119,7 +141,8 @@ export async function itemSizes(stack: BenchContext['stack'], campaignId: number
   const sizeOf = (item: Record<string, unknown> | undefined) => (item ? itemSize(item) : 0);
   return {
     action: sizeOf(firstAction),
-    campaignProspect: firstAction ? sizeOf(await get(campaignProspectKey(campaignId, Number(firstAction.prospectId)))) : 0,
+    // As the status write finds it: without the first action's keys.
+    campaignProspect: campaignProspect ? sizeOf(Object.fromEntries(Object.entries(campaignProspect).filter(([name]) => !['gsi2pk', 'gsi2sk', 'dueAt'].includes(name)))) : 0,
     list: sizeOf(list),
     listTokens: tokens(list),
     leadCounts: sizeOf(leadCounts),

@@ -44,7 +44,7 @@ export interface OutreachAction {
   workspaceId: number;
   /** Identifies this stay of the prospect in the campaign: a prospect moved out and back gets a new one. */
   stint: string;
-  /** Incremented on every write; writes are conditional on it. */
+  /** Incremented on every write; writes are conditional on it. 0: a first action not written yet (its campaign prospect carries it). */
   version: number;
   /** The flow node to carry out next (a deleted node resolves through the flow's redirects); null: the flow has ended. */
   nodeId: number | null;
@@ -72,6 +72,8 @@ export interface ActionRef {
   prospectId: number;
   workspaceId: number;
   dueAt: string;
+  /** The entry is a first action its campaign prospect carries, not written as an action yet (`ActionStore.pending`). */
+  first?: boolean;
 }
 
 export type OutcomeKind = 'SENT' | 'SKIPPED' | 'FAILED' | 'UNCERTAIN';

@@ -6,8 +6,14 @@ export interface ActionStore {
   /** `consistent` false: an eventually consistent read (half the price), for decisions a conditional write confirms. */
   get(campaignId: number, prospectId: number, consistent?: boolean): Promise<OutreachAction | undefined>;
   /**
+   * A prospect's first action while its campaign prospect carries it (not written yet: version 0;
+   * see `ActionRef.first`); undefined once written or when the prospect has none.
+   */
+  pending(campaignId: number, prospectId: number, consistent?: boolean): Promise<OutreachAction | undefined>;
+  /**
    * Writes `next` (version = previous + 1) if the stored action still has `previous`'s version and
-   * stint; false when it changed or is gone. The due-time index follows `next.dueAt`.
+   * stint (a version 0 `previous`: if no action is stored yet); false when it changed or is gone.
+   * The due-time index follows `next.dueAt`.
    */
   replace(previous: OutreachAction, next: OutreachAction): Promise<boolean>;
   /** Deletes it if it still has this version and stint (its sequence ended, or it was cancelled). */

@@ -255,7 +255,7 @@ export function createSender(deps: SenderDeps) {
    */
   async function process(ref: ActionRef, reads: BatchReads, consistent = false): Promise<ActionResult> {
     const again = () => process(ref, reads, true);
-    const action = await deps.actions.get(ref.campaignId, ref.prospectId, consistent);
+    const action = ref.first ? await deps.actions.pending(ref.campaignId, ref.prospectId, consistent) : await deps.actions.get(ref.campaignId, ref.prospectId, consistent);
     if (!action || action.dueAt !== ref.dueAt) return consistent ? 'stale' : again();
     const now = deps.clock.now();
     if (action.claim && !consistent) return again();

@@ -281,15 +281,18 @@ describe('add-to-campaign', () => {
     expect(scheduled.body).toMatchObject({ count: 1 });
     expect(scheduled.body.warning).toBeUndefined();
     const [item] = await campaignItems(stack, active.id);
-    expect(item).toMatchObject({ schedule: 'SCHEDULED', nodeId: 4242, nextActionAt: NOW });
-    expect(item?.lsi2sk).toBeUndefined();
-    // Its first action, due now, in the engine's due-time index.
-    expect(await engineAction(stack, active.id, ids[0] as number)).toMatchObject({
+    // Its first action, due now, in the engine's due-time index: carried by the campaign prospect
+    // item until the engine first handles it (no action item yet).
+    expect(item).toMatchObject({
+      schedule: 'SCHEDULED',
       nodeId: 4242,
+      nextActionAt: NOW,
       dueAt: NOW,
       gsi2pk: `DUE#${String(dueShard(ids[0] as number)).padStart(2, '0')}`,
       gsi2sk: `${NOW}#${padId(active.id)}#${padId(ids[0] as number)}`,
     });
+    expect(item?.lsi2sk).toBeUndefined();
+    expect(await engineAction(stack, active.id, ids[0] as number)).toBeUndefined();
 
     const queued = await move(paused, ids[1] as number, true);
     expect(queued.body.warning).toBeUndefined();

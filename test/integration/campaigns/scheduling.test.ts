@@ -122,6 +122,8 @@ describe('scheduling the prospects a campaign held back, on activation', () => {
 
     const items = await prospectsOf(campaignId);
     expect(items).toHaveLength(430);
+    // Each carries its first action, due at activation time, in the engine's due-time index (the
+    // engine writes the action item when it first handles it).
     for (const item of items) {
       const prospectId = item.prospectId as number;
       expect(item, String(prospectId)).toMatchObject({
@@ -130,22 +132,13 @@ describe('scheduling the prospects a campaign held back, on activation', () => {
         nextActionAt: '2026-11-23T09:15:00.000Z',
         updatedAt: '2026-11-23T09:15:00.000Z',
         lsi1sk: `IN_REVIEW#${String(prospectId).padStart(16, '0')}`,
-      });
-      expect(item.lsi2sk).toBeUndefined();
-    }
-    // Each has its first action, due at activation time, in the engine's due-time index.
-    const actions = await actionsOf(stack, campaignId);
-    expect(actions).toHaveLength(430);
-    for (const action of actions) {
-      const prospectId = action.prospectId as number;
-      expect(action, String(prospectId)).toMatchObject({
-        nodeId: stepId,
         dueAt: '2026-11-23T09:15:00.000Z',
-        version: 1,
         gsi2pk: `DUE#${String(dueShard(prospectId)).padStart(2, '0')}`,
         gsi2sk: `2026-11-23T09:15:00.000Z#${String(campaignId).padStart(16, '0')}#${String(prospectId).padStart(16, '0')}`,
       });
+      expect(item.lsi2sk).toBeUndefined();
     }
+    expect(await actionsOf(stack, campaignId)).toEqual([]);
 
     // A redelivered message (or activate again) finds nobody waiting and changes nothing.
     clock.set('2026-11-23T10:00:00.000Z');

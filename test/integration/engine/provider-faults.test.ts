@@ -1,6 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outreachActionKey } from '../../../shared/db/keys';
+import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
+import { campaignProspectKey } from '../../../shared/db/keys';
+import { firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { toMessage } from '../../../shared/messaging/outreach-queue';
 import { sendJsonMessages } from '../../../shared/messaging/sqs';
 import { ManualClock } from '../../../shared/time/clock';
@@ -18,6 +20,7 @@ import {
   sandboxSent,
   tick,
 } from './helpers';
+import { campaignItems } from '../campaigns/helpers';
 
 /**
  * How the engine sorts what the provider answers (the sandbox's fault API injects each error by
@@ -126,9 +129,21 @@ describe('provider answers, redelivery and crashes', () => {
     const response = await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key });
     expect(response.status).toBe(200);
     await stack.drain('campaign-scheduling');
-    const [action] = await actionsOf(stack, campaign.id);
-    const ref = { campaignId: campaign.id, prospectId: id as number, workspaceId: world.ws.workspaceId, dueAt: action?.dueAt as string };
-    await sendJsonMessages(stack.sqs, stack.queue('outreach').queueUrl, [toMessage([ref]), toMessage([ref])]);
+    // The first action, carried by the campaign prospect item (no action item yet), delivered twice at once.
+    const [item] = await campaignItems(stack, campaign.id);
+    expect(item?.dueAt).toBe(clock.now().toISOString());
+    expect(await actionsOf(stack, campaign.id)).toEqual([]);
+    const first = { campaignId: campaign.id, prospectId: id as number, workspaceId: world.ws.workspaceId, dueAt: item?.dueAt as string, first: true };
+    await sendJsonMessages(stack.sqs, stack.queue('outreach').queueUrl, [toMessage([first]), toMessage([first])]);
+    await stack.drain('outreach');
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Once only').length).toBe(1);
+    // Written now; the campaign prospect carries it no more.
+    const [written] = await campaignItems(stack, campaign.id);
+    expect([written?.dueAt, written?.gsi2pk, written?.gsi2sk]).toEqual([undefined, undefined, undefined]);
+    // Its one step sent, its sequence ended: no action left.
+    expect(await actionsOf(stack, campaign.id)).toEqual([]);
+    // Delivered again, as the first action and as the action's own entry: nothing more is sent.
+    await sendJsonMessages(stack.sqs, stack.queue('outreach').queueUrl, [toMessage([first]), toMessage([{ ...first, first: undefined }])]);
     await stack.drain('outreach');
     await play(stack);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Once only').length).toBe(1);
@@ -144,20 +159,28 @@ describe('provider answers, redelivery and crashes', () => {
       expect((await stack.call('POST', `/public/campaigns/${id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
     }
     await stack.drain('campaign-scheduling');
-    // A sender claimed both and crashed before calling the provider (the claim is all that was written).
+    // A sender claimed both and crashed before calling the provider: the claim is the first write of
+    // a first action, so the action item was put with it, and the crash came before the campaign
+    // prospect item gave up its due-time keys (the worst moment: two entries in the due-time index).
     const at = clock.now().toISOString();
     for (const [campaignId, prospectId, kind, accountId] of [
       [email.id, emailed, 'EMAIL', world.mailbox],
       [invite.id, invited, 'INVITE', world.network],
     ] as const) {
-      const key = outreachActionKey(campaignId, prospectId as number);
-      const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
-      const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) };
-      await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: { ...Item, claim, version: (Item?.version as number) + 1 } }));
+      const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), ConsistentRead: true }));
+      const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.nodeId as number, Item?.dueAt as string);
+      const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
+      await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) }));
     }
-    // While the claim is fresh, nothing happens; once expired (and a full sweep reads it), the crash rule settles it.
+    // While the claim is fresh, nothing happens (the campaign prospect's entry finds the action
+    // written and only drops its keys); once expired (and a full sweep reads it), the crash rule settles it.
     await tick(stack);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);
+    for (const [campaignId, prospectId] of [[email.id, emailed], [invite.id, invited]] as const) {
+      const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), ConsistentRead: true }));
+      expect([Item?.dueAt, Item?.gsi2pk]).toEqual([undefined, undefined]);
+      expect((await actionsOf(stack, campaignId)).map((action) => (action.claim as { token: string }).token)).toEqual(['crashed']);
+    }
     await advance(stack, clock, 0.5);
     // The email cannot be told by the provider: not sent again, recorded UNCERTAIN.
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);

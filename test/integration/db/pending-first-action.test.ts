@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { ensureTable } from '../../../infra/local/table';
+import { campaignProspectItem } from '../../../shared/db/campaign-prospects';
+import { makeDocClient } from '../../../shared/db/client';
+import { campaignProspectKey, outreachActionKey } from '../../../shared/db/keys';
+import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
+import type { CampaignProspect } from '../../../shared/domain/campaigns/campaign-prospect';
+
+/**
+ * A prospect's first action is carried by its campaign prospect item until the engine first
+ * handles it (shared/db/outreach-actions.ts): found in the due-time index like any action, read as
+ * version 0, written once, and the campaign prospect's keys removed after.
+ */
+describe('a first action carried by its campaign prospect item', () => {
+  const db = makeDocClient({ endpoint: inject('dynamodbEndpoint') });
+  const tableName = `first${randomBytes(4).toString('hex')}`;
+  const actions = new DynamoOutreachActions(db, tableName);
+  const DUE = '2026-11-23T09:00:00.000Z';
+  let nextProspect = 7_000_000;
+
+  beforeAll(async () => ensureTable(db, tableName));
+  afterAll(() => db.destroy());
+
+  /** A prospect moved into campaign 900 with activation: scheduled, its first action due at DUE on node 11. */
+  async function scheduled(overrides: Partial<CampaignProspect> = {}): Promise<CampaignProspect> {
+    nextProspect += 1;
+    const prospect: CampaignProspect = {
+      campaignId: 900,
+      prospectId: nextProspect,
+      workspaceId: 5,
+      status: 'IN_REVIEW',
+      nodeId: 11,
+      schedule: 'SCHEDULED',
+      nextActionAt: DUE,
+      lastError: null,
+      companyId: null,
+      addedAt: '2026-11-23T08:00:00.000Z',
+      updatedAt: '2026-11-23T08:00:00.000Z',
+      ...overrides,
+    };
+    await db.send(new PutCommand({ TableName: tableName, Item: campaignProspectItem(prospect) }));
+    return prospect;
+  }
+  const stored = async (key: { pk: string; sk: string }) => (await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+  const dueRefs = async () => {
+    const refs = [];
+    for (let shard = 0; shard < actions.shards; shard += 1) refs.push(...(await actions.due(shard, '2026-11-23T10:00:00.000Z', undefined, 100)).refs);
+    return refs.filter((ref) => ref.campaignId === 900);
+  };
+
+  it('is found in the due-time index as a first action, read as version 0, and written once', async () => {
+    const prospect = await scheduled();
+    const ref = (await dueRefs()).find((found) => found.prospectId === prospect.prospectId);
+    expect(ref).toEqual({ campaignId: 900, prospectId: prospect.prospectId, workspaceId: 5, dueAt: DUE, first: true });
+    expect(await actions.get(900, prospect.prospectId)).toBeUndefined();
+
+    const pending = await actions.pending(900, prospect.prospectId);
+    expect(pending).toEqual({
+      campaignId: 900,
+      prospectId: prospect.prospectId,
+      workspaceId: 5,
+      stint: '2026-11-23T08:00:00.000Z',
+      version: 0,
+      nodeId: 11,
+      dueAt: DUE,
+      parked: null,
+      claim: null,
+      reservation: null,
+      attempts: 0,
+      lastActionAt: null,
+      started: false,
+      accounts: {},
+      networkProviderId: null,
+      updatedAt: DUE,
+    });
+    const first = pending as NonNullable<typeof pending>;
+    const waiting = { ...first, dueAt: '2026-11-23T09:30:00.000Z', updatedAt: '2026-11-23T09:00:00.000Z' };
+    // Two deliveries write it at once: one wins.
+    expect((await Promise.all([actions.replace(first, waiting), actions.replace(first, { ...waiting, dueAt: '2026-11-23T09:45:00.000Z' })])).sort()).toEqual([false, true]);
+    const action = await actions.get(900, prospect.prospectId);
+    expect(action?.version).toBe(1);
+    expect(['2026-11-23T09:30:00.000Z', '2026-11-23T09:45:00.000Z']).toContain(action?.dueAt);
+    // The campaign prospect carries it no more: one entry in the index, the action's own.
+    const item = await stored(campaignProspectKey(900, prospect.prospectId));
+    expect([item?.dueAt, item?.gsi2pk, item?.gsi2sk]).toEqual([undefined, undefined, undefined]);
+    expect(item).toMatchObject({ schedule: 'SCHEDULED', status: 'IN_REVIEW', nextActionAt: DUE });
+    expect(await actions.pending(900, prospect.prospectId)).toBeUndefined();
+    expect((await dueRefs()).filter((found) => found.prospectId === prospect.prospectId)).toEqual([
+      { campaignId: 900, prospectId: prospect.prospectId, workspaceId: 5, dueAt: action?.dueAt },
+    ]);
+  });
+
+  it('after a crash between the first write and the removal of the keys, the next reading only removes them', async () => {
+    const prospect = await scheduled();
+    const first = (await actions.pending(900, prospect.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
+    // What the first write put before the crash: the action, claimed.
+    const claim = { token: 't', at: DUE, accountId: 3, kind: 'EMAIL' as const, accountDay: '2026-11-23', campaignDay: '2026-11-23' };
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...outreachActionKey(900, prospect.prospectId), entityType: 'OutreachAction', ...first, version: 1, claim },
+      }),
+    );
+    // The campaign prospect's entry read again: still pending as far as it can tell; any write loses to the one made.
+    const again = (await actions.pending(900, prospect.prospectId)) as typeof first;
+    expect(again.version).toBe(0);
+    expect(await actions.replace(again, { ...again, claim: { ...claim, token: 'second' } })).toBe(false);
+    expect((await actions.get(900, prospect.prospectId))?.claim?.token).toBe('t');
+    expect((await stored(campaignProspectKey(900, prospect.prospectId)))?.dueAt).toBeUndefined();
+    expect(await actions.pending(900, prospect.prospectId)).toBeUndefined();
+  });
+
+  it('a started prospect whose keys a crash kept has nothing pending; the keys are removed', async () => {
+    const prospect = await scheduled();
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: campaignProspectKey(900, prospect.prospectId),
+        UpdateExpression: 'SET #status = :started',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':started': 'IN_PROGRESS' },
+      }),
+    );
+    expect(await actions.pending(900, prospect.prospectId)).toBeUndefined();
+    expect((await stored(campaignProspectKey(900, prospect.prospectId)))?.gsi2pk).toBeUndefined();
+  });
+
+  it('is removed or cancelled by taking the keys off the campaign prospect', async () => {
+    const ended = await scheduled();
+    const first = (await actions.pending(900, ended.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
+    // A removal with a due time it no longer has changes nothing.
+    expect(await actions.remove({ ...first, dueAt: '2026-11-23T11:00:00.000Z' })).toBe(false);
+    expect((await stored(campaignProspectKey(900, ended.prospectId)))?.dueAt).toBe(DUE);
+    expect(await actions.remove(first)).toBe(true);
+    expect(await actions.remove(first)).toBe(false);
+    expect(await stored(campaignProspectKey(900, ended.prospectId))).toMatchObject({ status: 'IN_REVIEW', schedule: 'SCHEDULED' });
+    expect((await stored(campaignProspectKey(900, ended.prospectId)))?.gsi2pk).toBeUndefined();
+    expect(await stored(outreachActionKey(900, ended.prospectId))).toBeUndefined();
+
+    const stopped = await scheduled();
+    expect(await actions.cancel(900, stopped.prospectId)).toBe(true);
+    expect((await stored(campaignProspectKey(900, stopped.prospectId)))?.dueAt).toBeUndefined();
+    expect(await actions.cancel(900, stopped.prospectId)).toBe(false);
+    // A campaign prospect that was never scheduled has nothing to cancel, and is left as it is.
+    const waiting = await scheduled({ schedule: 'WAITING', nextActionAt: null });
+    expect(await actions.cancel(900, waiting.prospectId)).toBe(false);
+    expect(await stored(campaignProspectKey(900, waiting.prospectId))).toMatchObject({ schedule: 'WAITING', lsi2sk: `UNSCHEDULED#${String(waiting.prospectId).padStart(16, '0')}` });
+    expect((await dueRefs()).filter((ref) => [ended.prospectId, stopped.prospectId, waiting.prospectId].includes(ref.prospectId))).toEqual([]);
+  });
+});
