@@ -4,7 +4,7 @@ import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import { toCampaignProspect } from './campaign-prospects';
 import type { ActionRef, OutreachAction } from '../domain/engine/action';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
-import { isConditionFailed } from './client';
+import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, transactRetryingConflicts } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey, outreachActionKey } from './keys';
 
@@ -17,9 +17,8 @@ import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey
  * A prospect's first action is not an item until the engine first handles it: its campaign
  * prospect item carries the due-time keys (`pendingFirstAction`, shared/db/campaign-prospects.ts),
  * and the engine reads it from there as version 0 (`pending`). Its first write puts the action
- * item (conditional on there being none) and then takes the keys off the campaign prospect; a
- * crash in between leaves a due entry whose next reading finds the action written and only
- * removes the keys.
+ * item and takes the keys off the campaign prospect in one transaction (`writeFirst`), so the two
+ * never both hold it.
  */
 
 const SEND_KINDS = ['EMAIL', 'INVITE', 'MESSAGE'] as const;
@@ -100,6 +99,14 @@ export const toOutreachAction = (item: Record<string, unknown>): OutreachAction 
 
 const SAME_VERSION = 'version = :version AND stint = :stint';
 
+/**
+ * The statuses of a campaign prospect whose first action may still be written: IN_REVIEW, and
+ * IN_PROGRESS, which the engine writes before the action when its first step was skipped (the
+ * flow's next node is written after the status). A stop (reply, unsubscribe, pipeline stage, an
+ * end) writes any other.
+ */
+const PENDING_STATUSES: readonly string[] = ['IN_REVIEW', 'IN_PROGRESS'];
+
 /** A due-index entry as a ref (the attributes the index Query projects). */
 function refOf(item: Record<string, unknown>): ActionRef {
   return {
@@ -133,39 +140,79 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
     );
     if (!Item || typeof Item.dueAt !== 'string') return undefined;
     const prospect = toCampaignProspect(Item);
-    if (prospect.status !== 'IN_REVIEW') {
-      // Started: its action was written, and a crash kept the keys. Nothing is pending.
-      await this.clearPending(campaignId, prospectId, Item.dueAt);
+    if (!PENDING_STATUSES.includes(prospect.status)) {
+      // Its sequence was stopped (a status written without taking the keys off, which a stop does
+      // not do): nothing is pending, and the keys go.
+      await this.clearPending(campaignId, prospectId, { dueAt: Item.dueAt, stint: prospect.addedAt });
       return undefined;
     }
     return firstAction(prospect, prospect.nodeId, Item.dueAt);
   }
 
   async replace(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
-    const first = previous.version === 0;
+    if (previous.version === 0) return this.writeFirst(previous, next);
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: outreachActionItem({ ...next, version: previous.version + 1 }),
-          ...(first
-            ? // Written for the first time: there must be none (a first write that already happened wins).
-              { ConditionExpression: 'attribute_not_exists(pk)' }
-            : { ConditionExpression: SAME_VERSION, ExpressionAttributeValues: { ':version': previous.version, ':stint': previous.stint } }),
+          ConditionExpression: SAME_VERSION,
+          ExpressionAttributeValues: { ':version': previous.version, ':stint': previous.stint },
         }),
       );
       return true;
     } catch (error) {
       if (isConditionFailed(error)) return false;
       throw error;
-    } finally {
-      // Written now (or before): the campaign prospect no longer carries it.
-      if (first && previous.dueAt !== null) await this.clearPending(previous.campaignId, previous.prospectId, previous.dueAt);
+    }
+  }
+
+  /**
+   * A first action's first write, in one transaction: the action put (there must be none) and its
+   * keys taken off the campaign prospect, conditional on the campaign prospect still carrying this
+   * first action (same stint and due time) and its sequence not stopped (`PENDING_STATUSES`). So whatever
+   * took the first action away since it was read (a stop, a move out, another delivery that wrote
+   * it, even one that then finished and deleted it) makes this write fail: the same guarantee as a
+   * stored action's version condition.
+   */
+  private async writeFirst(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
+    try {
+      await transactRetryingConflicts(this.db, {
+        TransactItems: [
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: outreachActionItem({ ...next, version: 1 }),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: campaignProspectKey(previous.campaignId, previous.prospectId),
+              UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt',
+              ConditionExpression: 'dueAt = :due AND addedAt = :stint AND #status IN (:waiting, :started)',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':due': previous.dueAt, ':stint': previous.stint, ':waiting': 'IN_REVIEW', ':started': 'IN_PROGRESS' },
+            },
+          },
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (!isTransactionConditionFailed(error)) throw error;
+      // An action item beside keys that still hold (a state this transaction never leaves): the
+      // action is the one that counts; the campaign prospect's entry goes, so it is not read again.
+      const [action, keys] = cancellationReasons(error) ?? [];
+      if (action?.Code === 'ConditionalCheckFailed' && keys?.Code === 'None' && previous.dueAt !== null) {
+        await this.clearPending(previous.campaignId, previous.prospectId, { dueAt: previous.dueAt, stint: previous.stint });
+      }
+      return false;
     }
   }
 
   async remove(action: OutreachAction): Promise<boolean> {
-    if (action.version === 0) return action.dueAt !== null && this.clearPending(action.campaignId, action.prospectId, action.dueAt);
+    if (action.version === 0) return action.dueAt !== null && this.clearPending(action.campaignId, action.prospectId, { dueAt: action.dueAt, stint: action.stint });
     try {
       await this.db.send(
         new DeleteCommand({
@@ -191,18 +238,18 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
   }
 
   /**
-   * Takes the pending first action's keys off the campaign prospect item (only those of `dueAt`
-   * when given); false when it carries none (or others).
+   * Takes the pending first action's keys off the campaign prospect item (only those of this due
+   * time and stint when given); false when it carries none (or others).
    */
-  private async clearPending(campaignId: number, prospectId: number, dueAt?: string): Promise<boolean> {
+  private async clearPending(campaignId: number, prospectId: number, expected?: { dueAt: string; stint: string }): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: campaignProspectKey(campaignId, prospectId),
           UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt',
-          ConditionExpression: dueAt === undefined ? 'attribute_exists(dueAt)' : 'dueAt = :due',
-          ...(dueAt === undefined ? {} : { ExpressionAttributeValues: { ':due': dueAt } }),
+          ConditionExpression: expected ? 'dueAt = :due AND addedAt = :stint' : 'attribute_exists(dueAt)',
+          ...(expected ? { ExpressionAttributeValues: { ':due': expected.dueAt, ':stint': expected.stint } } : {}),
         }),
       );
       return true;

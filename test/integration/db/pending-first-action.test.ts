@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ensureTable } from '../../../infra/local/table';
 import { campaignProspectItem } from '../../../shared/db/campaign-prospects';
 import { makeDocClient } from '../../../shared/db/client';
 import { campaignProspectKey, outreachActionKey } from '../../../shared/db/keys';
-import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
+import { DynamoOutreachActions, firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
 import type { CampaignProspect } from '../../../shared/domain/campaigns/campaign-prospect';
 
 /**
  * A prospect's first action is carried by its campaign prospect item until the engine first
  * handles it (shared/db/outreach-actions.ts): found in the due-time index like any action, read as
- * version 0, written once, and the campaign prospect's keys removed after.
+ * version 0, written once (the action put and the campaign prospect's keys removed in one
+ * transaction), and never written from a read that anything overtook.
  */
 describe('a first action carried by its campaign prospect item', () => {
   const db = makeDocClient({ endpoint: inject('dynamodbEndpoint') });
@@ -93,18 +94,45 @@ describe('a first action carried by its campaign prospect item', () => {
     ]);
   });
 
-  it('after a crash between the first write and the removal of the keys, the next reading only removes them', async () => {
+  it('cannot be written once anything took it away after it was read: a stop, a move out, another delivery that wrote and finished it', async () => {
+    const claim = { token: 't', at: DUE, accountId: 3, kind: 'EMAIL' as const, accountDay: '2026-11-23', campaignDay: '2026-11-23' };
+    const readFirst = async (prospectId: number) => (await actions.pending(900, prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
+
+    // A reply or unsubscribe stops the sequence between a delivery's read and its claim.
+    const stopped = await scheduled();
+    const readBeforeStop = await readFirst(stopped.prospectId);
+    expect(await actions.cancel(900, stopped.prospectId)).toBe(true);
+    expect(await actions.replace(readBeforeStop, { ...readBeforeStop, claim })).toBe(false);
+    expect(await stored(outreachActionKey(900, stopped.prospectId))).toBeUndefined();
+
+    // The prospect leaves the campaign (its campaign prospect item is deleted with the move).
+    const moved = await scheduled();
+    const readBeforeMove = await readFirst(moved.prospectId);
+    await db.send(new DeleteCommand({ TableName: tableName, Key: campaignProspectKey(900, moved.prospectId) }));
+    expect(await actions.replace(readBeforeMove, { ...readBeforeMove, claim })).toBe(false);
+    expect(await stored(outreachActionKey(900, moved.prospectId))).toBeUndefined();
+
+    // ... and comes back (a new stint) at the same due time: the old read still cannot write.
+    const back = await scheduled({ prospectId: moved.prospectId, addedAt: '2026-11-23T08:30:00.000Z' });
+    expect(await actions.replace(readBeforeMove, { ...readBeforeMove, claim })).toBe(false);
+    expect(await actions.remove(readBeforeMove)).toBe(false);
+    expect((await actions.pending(900, back.prospectId))?.stint).toBe('2026-11-23T08:30:00.000Z');
+
+    // Two deliveries read it; the first writes it, sends, and its sequence ends (the action is deleted): the second cannot write it again.
+    const twice = await scheduled();
+    const [first, second] = [await readFirst(twice.prospectId), await readFirst(twice.prospectId)];
+    expect(await actions.replace(first, { ...first, claim })).toBe(true);
+    expect(await actions.remove((await actions.get(900, twice.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.get>>>)).toBe(true);
+    expect(await actions.replace(second, { ...second, claim: { ...claim, token: 'second' } })).toBe(false);
+    expect(await stored(outreachActionKey(900, twice.prospectId))).toBeUndefined();
+  });
+
+  it('an action item beside keys that still hold is the one that counts: a write from the keys fails and removes them', async () => {
     const prospect = await scheduled();
     const first = (await actions.pending(900, prospect.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
-    // What the first write put before the crash: the action, claimed.
+    // A state the first write (one transaction) never leaves: written by hand here.
     const claim = { token: 't', at: DUE, accountId: 3, kind: 'EMAIL' as const, accountDay: '2026-11-23', campaignDay: '2026-11-23' };
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...outreachActionKey(900, prospect.prospectId), entityType: 'OutreachAction', ...first, version: 1, claim },
-      }),
-    );
-    // The campaign prospect's entry read again: still pending as far as it can tell; any write loses to the one made.
+    await db.send(new PutCommand({ TableName: tableName, Item: outreachActionItem({ ...first, version: 1, claim }) }));
     const again = (await actions.pending(900, prospect.prospectId)) as typeof first;
     expect(again.version).toBe(0);
     expect(await actions.replace(again, { ...again, claim: { ...claim, token: 'second' } })).toBe(false);
@@ -113,19 +141,31 @@ describe('a first action carried by its campaign prospect item', () => {
     expect(await actions.pending(900, prospect.prospectId)).toBeUndefined();
   });
 
-  it('a started prospect whose keys a crash kept has nothing pending; the keys are removed', async () => {
+  it('a prospect whose sequence was stopped has nothing pending, and cannot be written from keys it kept; the keys are removed', async () => {
     const prospect = await scheduled();
     await db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: campaignProspectKey(900, prospect.prospectId),
-        UpdateExpression: 'SET #status = :started',
+        UpdateExpression: 'SET #status = :stopped',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':started': 'IN_PROGRESS' },
+        ExpressionAttributeValues: { ':stopped': 'REPLIED' },
       }),
     );
+    const readBefore = firstAction({ ...prospect }, prospect.nodeId, DUE);
+    expect(await actions.replace(readBefore, { ...readBefore, dueAt: '2026-11-23T09:30:00.000Z' })).toBe(false);
+    expect(await stored(outreachActionKey(900, prospect.prospectId))).toBeUndefined();
     expect(await actions.pending(900, prospect.prospectId)).toBeUndefined();
     expect((await stored(campaignProspectKey(900, prospect.prospectId)))?.gsi2pk).toBeUndefined();
+  });
+
+  it('is still pending for a prospect the engine set IN_PROGRESS before writing it (a first step skipped)', async () => {
+    const skipped = await scheduled({ status: 'IN_PROGRESS' });
+    const first = (await actions.pending(900, skipped.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
+    expect(first.version).toBe(0);
+    expect(await actions.replace(first, { ...first, nodeId: 12, dueAt: '2026-11-24T09:00:00.000Z', started: true })).toBe(true);
+    expect(await actions.get(900, skipped.prospectId)).toMatchObject({ version: 1, nodeId: 12, started: true });
+    expect((await stored(campaignProspectKey(900, skipped.prospectId)))?.dueAt).toBeUndefined();
   });
 
   it('is removed or cancelled by taking the keys off the campaign prospect', async () => {

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
 import { campaignProspectKey } from '../../../shared/db/keys';
@@ -160,8 +160,8 @@ describe('provider answers, redelivery and crashes', () => {
     }
     await stack.drain('campaign-scheduling');
     // A sender claimed both and crashed before calling the provider: the claim is the first write of
-    // a first action, so the action item was put with it, and the crash came before the campaign
-    // prospect item gave up its due-time keys (the worst moment: two entries in the due-time index).
+    // a first action, so its transaction put the action item, claimed, and took the due-time keys
+    // off the campaign prospect item.
     const at = clock.now().toISOString();
     for (const [campaignId, prospectId, kind, accountId] of [
       [email.id, emailed, 'EMAIL', world.mailbox],
@@ -170,15 +170,19 @@ describe('provider answers, redelivery and crashes', () => {
       const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), ConsistentRead: true }));
       const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.nodeId as number, Item?.dueAt as string);
       const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
-      await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) }));
+      await stack.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
+            { Update: { TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
+          ],
+        }),
+      );
     }
-    // While the claim is fresh, nothing happens (the campaign prospect's entry finds the action
-    // written and only drops its keys); once expired (and a full sweep reads it), the crash rule settles it.
+    // While the claim is fresh, nothing happens; once expired (and a full sweep reads it), the crash rule settles it.
     await tick(stack);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);
-    for (const [campaignId, prospectId] of [[email.id, emailed], [invite.id, invited]] as const) {
-      const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), ConsistentRead: true }));
-      expect([Item?.dueAt, Item?.gsi2pk]).toEqual([undefined, undefined]);
+    for (const campaignId of [email.id, invite.id]) {
       expect((await actionsOf(stack, campaignId)).map((action) => (action.claim as { token: string }).token)).toEqual(['crashed']);
     }
     await advance(stack, clock, 0.5);
