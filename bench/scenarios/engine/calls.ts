@@ -45,6 +45,7 @@ export function labelOf(call: MeteredCall): string {
     if (keys.some((k) => str(k.sk).startsWith('DIGEST'))) return 'status: list digest write (transaction with the list item)';
     if (keys.some((k) => str(k.pk).startsWith('PROSPECT#'))) return 'status: prospect put + campaign prospect update (transaction)';
     if (keys.some((k) => str(k.sk) === 'LEADCOUNTS')) return 'status: journal open (list + workspace counters, transaction)';
+    if (keys.length === 2 && str(keys[0]?.pk).endsWith('#ACTIONS') && str(keys[1]?.pk).endsWith('#PROSPECTS')) return FIRST_WRITE;
     if (keys.some((k) => str(k.sk).startsWith('LEADLIST#'))) return 'status: list close (transaction)';
     return `TransactWrite ${keys.map((k) => shape(k.pk)).join(', ')}`;
   }
@@ -75,10 +76,7 @@ export function labelOf(call: MeteredCall): string {
     if (verb === 'Delete') return 'end of sequence (action delete)';
     if (verb === 'Put') return (input.Item as { claim?: unknown }).claim ? 'claim (action put)' : 'wait for its slot or day (action put, due time moves)';
   }
-  if (pk.endsWith('#PROSPECTS')) {
-    if (verb === 'Get') return FIRST_ACTION_READ;
-    if (verb === 'Update' && String(input.UpdateExpression ?? '').startsWith('REMOVE gsi2pk')) return FIRST_ACTION_KEYS;
-  }
+  if (pk.endsWith('#PROSPECTS') && verb === 'Get') return FIRST_ACTION_READ;
   if (pk.startsWith('SENDCOUNT#CAMPAIGN')) return 'campaign position (ADD)';
   if (pk.startsWith('SENDCOUNT#ACCOUNT')) return 'account send (conditional ADD)';
   if (pk.endsWith('#OUTCOMES')) return verb === 'Get' ? 'crash rule: outcome read' : OUTCOME_RECORD;
@@ -96,9 +94,12 @@ export function labelOf(call: MeteredCall): string {
   return `${verb} ${shape(pk)} ${shape(sk)}`;
 }
 
-/** A first action read from the campaign prospect item that carries it, and its keys taken off once written (shared/db/outreach-actions.ts). */
+/**
+ * A first action read from the campaign prospect item that carries it, and its first write: the
+ * action put and its keys taken off the campaign prospect in one transaction (shared/db/outreach-actions.ts).
+ */
 export const FIRST_ACTION_READ = 'first action read (campaign prospect item)';
-export const FIRST_ACTION_KEYS = 'first action written: its keys off the campaign prospect';
+export const FIRST_WRITE = 'first action written (transaction: action put + keys off the campaign prospect)';
 
 /** Outcome records are written in one transaction with analytics' counters (docs/analytics.md). */
 const ANALYTICS_WITH_OUTCOME = 'analytics: counters (transaction with the outcome record)';
