@@ -7,13 +7,15 @@ export interface ActionStore {
   get(campaignId: number, prospectId: number, consistent?: boolean): Promise<OutreachAction | undefined>;
   /**
    * A prospect's first action while its campaign prospect carries it (not written yet: version 0;
-   * see `ActionRef.first`); undefined once written or when the prospect has none.
+   * see `ActionRef.first`); undefined once written, when the prospect has none, or when its
+   * sequence was stopped (then the campaign prospect's keys are removed).
    */
   pending(campaignId: number, prospectId: number, consistent?: boolean): Promise<OutreachAction | undefined>;
   /**
    * Writes `next` (version = previous + 1) if the stored action still has `previous`'s version and
-   * stint (a version 0 `previous`: if no action is stored yet); false when it changed or is gone.
-   * The due-time index follows `next.dueAt`.
+   * stint; false when it changed or is gone. A version 0 `previous` (a first action): written with
+   * its campaign prospect's keys removed, in one transaction, if the campaign prospect still carries
+   * it and its sequence was not stopped. The due-time index follows `next.dueAt`.
    */
   replace(previous: OutreachAction, next: OutreachAction): Promise<boolean>;
   /** Deletes it if it still has this version and stint (its sequence ended, or it was cancelled). */

@@ -256,7 +256,16 @@ export function createSender(deps: SenderDeps) {
   async function process(ref: ActionRef, reads: BatchReads, consistent = false): Promise<ActionResult> {
     const again = () => process(ref, reads, true);
     const action = ref.first ? await deps.actions.pending(ref.campaignId, ref.prospectId, consistent) : await deps.actions.get(ref.campaignId, ref.prospectId, consistent);
-    if (!action || action.dueAt !== ref.dueAt) return consistent ? 'stale' : again();
+    if (!action || action.dueAt !== ref.dueAt) {
+      if (!consistent) return again();
+      // A first action no longer pending may be one whose sequence ended just before a crash (its
+      // status written, its keys not yet removed): whether its campaign is done is asked again.
+      if (ref.first) {
+        const loaded = await reads.campaign(ref.workspaceId, ref.campaignId);
+        if (loaded) sequencesEnded.add(loaded.campaign);
+      }
+      return 'stale';
+    }
     const now = deps.clock.now();
     if (action.claim && !consistent) return again();
     if (action.claim) {

@@ -1,7 +1,7 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
-import { campaignProspectKey } from '../../../shared/db/keys';
+import { campaignProspectKey, padId } from '../../../shared/db/keys';
 import { firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { toMessage } from '../../../shared/messaging/outreach-queue';
 import { sendJsonMessages } from '../../../shared/messaging/sqs';
@@ -11,6 +11,7 @@ import {
   actionsOf,
   activate,
   advance,
+  campaignStatus,
   campaignWith,
   engineWorld,
   outcomesOf,
@@ -147,6 +148,31 @@ describe('provider answers, redelivery and crashes', () => {
     await stack.drain('outreach');
     await play(stack);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Once only').length).toBe(1);
+  });
+
+  it('completes the campaign when a first action whose sequence ended before a crash is delivered again', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Ended before a crash', [{ step_type: 'EMAIL', subject_line: 'Never' }]);
+    const [id] = await prospectsIn(world, campaign.id, [{}]);
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    // The sender wrote the prospect's end (FINISHED) and crashed before taking the first action's
+    // keys off its campaign prospect: the campaign's last unfinished prospect, still in the due-time index.
+    await stack.db.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: campaignProspectKey(campaign.id, id as number),
+        UpdateExpression: 'SET #status = :finished, lsi1sk = :byStatus',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':finished': 'FINISHED', ':byStatus': `FINISHED#${padId(id as number)}` },
+      }),
+    );
+    expect(await campaignStatus(world, campaign.id)).toBe('ACTIVE');
+    await tick(stack);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+    const [item] = await campaignItems(stack, campaign.id);
+    expect([item?.dueAt, item?.gsi2pk]).toEqual([undefined, undefined]);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Never')).toEqual([]);
   });
 
   it('never sends twice after a crash between claim and result', async () => {
