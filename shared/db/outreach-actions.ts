@@ -141,8 +141,9 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
     if (!Item || typeof Item.dueAt !== 'string') return undefined;
     const prospect = toCampaignProspect(Item);
     if (!PENDING_STATUSES.includes(prospect.status)) {
-      // Its sequence was stopped (a status written without taking the keys off, which a stop does
-      // not do): nothing is pending, and the keys go.
+      // Its sequence was stopped or ended with the keys still on (a crash between the status write
+      // and their removal): nothing is pending, and the keys go. Statuses never return to pending
+      // within a stint, so even an eventually consistent read of one decides this.
       await this.clearPending(campaignId, prospectId, { dueAt: Item.dueAt, stint: prospect.addedAt });
       return undefined;
     }

@@ -8,7 +8,7 @@ export interface ActionStore {
   /**
    * A prospect's first action while its campaign prospect carries it (not written yet: version 0;
    * see `ActionRef.first`); undefined once written, when the prospect has none, or when its
-   * sequence was stopped (then the campaign prospect's keys are removed).
+   * sequence was stopped or ended (then the campaign prospect's keys are removed).
    */
   pending(campaignId: number, prospectId: number, consistent?: boolean): Promise<OutreachAction | undefined>;
   /**
