@@ -71,9 +71,9 @@ export function outreachActionItem(action: OutreachAction) {
 
 /**
  * The first action of a prospect scheduled in a campaign (at the flow node it waits on), as read
- * from its campaign prospect item: version 0, not written yet (see above).
+ * from its campaign prospect item, whose `dueAt` it carries: version 0, not written yet (see above).
  */
-export function firstAction(prospect: CampaignProspect, nodeId: number | null, dueAt: string): OutreachAction {
+export function firstAction(prospect: CampaignProspect, dueAt: string): OutreachAction {
   return {
     campaignId: prospect.campaignId,
     prospectId: prospect.prospectId,
@@ -81,7 +81,7 @@ export function firstAction(prospect: CampaignProspect, nodeId: number | null, d
     // A stay in the campaign: the time it was added there, unique per prospect and campaign.
     stint: prospect.addedAt,
     version: 0,
-    nodeId,
+    nodeId: prospect.nodeId,
     dueAt,
     parked: null,
     claim: null,
@@ -106,6 +106,9 @@ const SAME_VERSION = 'version = :version AND stint = :stint';
  * end) writes any other.
  */
 const PENDING_STATUSES: readonly string[] = ['IN_REVIEW', 'IN_PROGRESS'];
+/** `#status IN (...)` over PENDING_STATUSES, with its values. */
+const PENDING_STATUS_CONDITION = `#status IN (${PENDING_STATUSES.map((_, i) => `:pending${i}`).join(', ')})`;
+const PENDING_STATUS_VALUES = Object.fromEntries(PENDING_STATUSES.map((status, i) => [`:pending${i}`, status]));
 
 /** A due-index entry as a ref (the attributes the index Query projects). */
 function refOf(item: Record<string, unknown>): ActionRef {
@@ -147,7 +150,7 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
       await this.clearPending(campaignId, prospectId, { dueAt: Item.dueAt, stint: prospect.addedAt });
       return undefined;
     }
-    return firstAction(prospect, prospect.nodeId, Item.dueAt);
+    return firstAction(prospect, Item.dueAt);
   }
 
   async replace(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
@@ -192,9 +195,9 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
               TableName: this.tableName,
               Key: campaignProspectKey(previous.campaignId, previous.prospectId),
               UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt',
-              ConditionExpression: 'dueAt = :due AND addedAt = :stint AND #status IN (:waiting, :started)',
+              ConditionExpression: `dueAt = :due AND addedAt = :stint AND ${PENDING_STATUS_CONDITION}`,
               ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':due': previous.dueAt, ':stint': previous.stint, ':waiting': 'IN_REVIEW', ':started': 'IN_PROGRESS' },
+              ExpressionAttributeValues: { ':due': previous.dueAt, ':stint': previous.stint, ...PENDING_STATUS_VALUES },
             },
           },
         ],

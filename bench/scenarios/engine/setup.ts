@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../../../shared/db/client';
 import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
 import { itemSize } from '../../../shared/db/item-size';
 import { campaignProspectKey, leadListKey, outreachActionKey, workspaceLeadCountsKey } from '../../../shared/db/keys';
@@ -79,30 +80,13 @@ export async function setUp(context: BenchContext) {
   if (!scheduling) throw new Error('no campaign-scheduling queue');
   while ((await stack.poller.pollOnce(scheduling)) > 0);
   // Actions not finished: the action items, and the first actions campaign prospect items still carry (pendingFirstAction).
-  const countActions = async () => {
-    let count = 0;
-    for (const [pk, filter] of [
-      [outreachActionKey(campaignId, 0).pk, undefined],
-      [campaignProspectKey(campaignId, 0).pk, 'attribute_exists(dueAt)'],
-    ] as const) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await stack.db.send(
-          new QueryCommand({
-            TableName: stack.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ...(filter ? { FilterExpression: filter } : {}),
-            ExpressionAttributeValues: { ':pk': pk },
-            Select: 'COUNT',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        count += page.Count ?? 0;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }
-    return count;
-  };
+  const countActions = async () =>
+    (await countMatching(stack, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk } })) +
+    (await countMatching(stack, {
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'attribute_exists(dueAt)',
+      ExpressionAttributeValues: { ':pk': campaignProspectKey(campaignId, 0).pk },
+    }));
   const scheduled = await countActions();
   if (scheduled !== PROSPECTS) throw new Error(`${scheduled} actions after activation, expected ${PROSPECTS}`);
   const setupMs = performance.now() - setupStarted;
@@ -125,7 +109,7 @@ export async function itemSizes(stack: BenchContext['stack'], campaignId: number
   const firstAction =
     stored ??
     (campaignProspect && typeof campaignProspect.dueAt === 'string'
-      ? outreachActionItem({ ...pendingFirst(toCampaignProspect(campaignProspect), toCampaignProspect(campaignProspect).nodeId, campaignProspect.dueAt), version: 1 })
+      ? outreachActionItem({ ...pendingFirst(toCampaignProspect(campaignProspect), campaignProspect.dueAt), version: 1 })
       : undefined);
   const digest = await stack.db.send(
     new QueryCommand({
@@ -151,21 +135,26 @@ export async function itemSizes(stack: BenchContext['stack'], campaignId: number
   };
 }
 
-export async function countOutcomes(stack: BenchContext['stack'], campaignId: number): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
+/** How many items a Query of the table matches, page by page (Select COUNT: no items read back). */
+async function countMatching(stack: BenchContext['stack'], input: Omit<QueryCommandInput, 'TableName' | 'Select' | 'ExclusiveStartKey'>): Promise<number> {
+  let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await stack.db.send(
-      new QueryCommand({
-        TableName: stack.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `CAMPAIGN#${String(campaignId).padStart(16, '0')}#OUTCOMES` },
-        ProjectionExpression: 'outcome',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) counts[String(item.outcome)] = (counts[String(item.outcome)] ?? 0) + 1;
+    const page = await stack.db.send(new QueryCommand({ ...input, TableName: stack.tableName, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += page.Count ?? 0;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  return count;
+}
+
+export async function countOutcomes(stack: BenchContext['stack'], campaignId: number): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  const outcomes = await queryAll(stack.db, {
+    TableName: stack.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': `CAMPAIGN#${String(campaignId).padStart(16, '0')}#OUTCOMES` },
+    ProjectionExpression: 'outcome',
+  });
+  for (const item of outcomes) counts[String(item.outcome)] = (counts[String(item.outcome)] ?? 0) + 1;
   return counts;
 }

@@ -152,7 +152,7 @@ describe('a first action carried by its campaign prospect item', () => {
         ExpressionAttributeValues: { ':stopped': 'REPLIED' },
       }),
     );
-    const readBefore = firstAction({ ...prospect }, prospect.nodeId, DUE);
+    const readBefore = firstAction(prospect, DUE);
     expect(await actions.replace(readBefore, { ...readBefore, dueAt: '2026-11-23T09:30:00.000Z' })).toBe(false);
     expect(await stored(outreachActionKey(900, prospect.prospectId))).toBeUndefined();
     expect(await actions.pending(900, prospect.prospectId)).toBeUndefined();

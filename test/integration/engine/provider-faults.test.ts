@@ -194,7 +194,7 @@ describe('provider answers, redelivery and crashes', () => {
       [invite.id, invited, 'INVITE', world.network],
     ] as const) {
       const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), ConsistentRead: true }));
-      const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.nodeId as number, Item?.dueAt as string);
+      const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
       const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
       await stack.db.send(
         new TransactWriteCommand({
