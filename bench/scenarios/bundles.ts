@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { BUNDLE_EXTERNALS, BUNDLE_SUPPORTED, bundleProviderSdk } from '../../infra/constructs/provider-sdk-layer';
 import { REPO_ROOT } from '../../infra/local/local-stack';
 import { type AllSettings, SETTINGS, type SettingName, toEnvironment } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS } from '../../shared/http/route-table';
@@ -56,7 +57,9 @@ export const scenario: BenchScenario = {
         format: 'cjs',
         platform: 'node',
         target: 'node22',
-        external: ['@aws-sdk/*'],
+        mainFields: ['module', 'main'],
+        external: BUNDLE_EXTERNALS,
+        supported: BUNDLE_SUPPORTED,
         logLevel: 'silent',
       });
       const sizeKb = statSync(outfile).size / 1024;
@@ -91,13 +94,28 @@ export const scenario: BenchScenario = {
       ),
     );
     rows.push(['(baseline: AWS SDK DynamoDB clients alone)', '@aws-sdk/client-dynamodb + lib-dynamodb', '-', '-', fmt(floor, 1), '-']);
+    // The provider SDK's layer, built as the stack builds it: required at a function's first
+    // provider call, not at its cold start, so its time is not held against the 150 ms.
+    const layerModule = bundleProviderSdk(join(outDir, 'provider-sdk-layer'));
+    const layerKb = statSync(layerModule).size / 1024;
+    const layerMs = median(
+      Array.from({ length: IMPORT_RUNS }, () =>
+        Number(
+          execFileSync(process.execPath, ['-e', `const t = performance.now(); require(${JSON.stringify(layerModule)}); console.log(performance.now() - t);`], {
+            encoding: 'utf8',
+          }).trim(),
+        ),
+      ),
+    );
     rmSync(outDir, { recursive: true, force: true });
     return {
       title: 'Lambda bundles',
       markdown: [
-        `Each entry bundled with esbuild exactly as the CDK stack does (minified CommonJS, \`@aws-sdk/*\` external, so the SDK loads from its single-file CommonJS build); import time is the median of ${IMPORT_RUNS} fresh Node processes. Targets: under 500 KB and under 150 ms. The last row is the floor that loading the SDK's DynamoDB clients alone costs on this machine in the same run: import times here move by ±30% with machine load, so read each row against it.`,
+        `Each entry bundled with esbuild exactly as the CDK stack does (minified CommonJS, \`@aws-sdk/*\` external, so the SDK loads from its single-file CommonJS build, and the provider SDK external, in its layer); import time is the median of ${IMPORT_RUNS} fresh Node processes. Targets: under 500 KB and under 150 ms. The last row is the floor that loading the SDK's DynamoDB clients alone costs on this machine in the same run: import times here move by ±30% with machine load, so read each row against it.`,
         '',
         table(['function', 'entry', 'size KB', '< 500 KB', 'cold import ms', '< 150 ms'], rows),
+        '',
+        `The provider SDK's layer (\`infra/constructs/provider-sdk-layer.ts\`, given to every function): ${fmt(layerKb, 1)} KB minified; requiring it takes ${fmt(layerMs, 1)} ms (median of ${IMPORT_RUNS}), paid at an execution environment's first provider call (the adapter imports it then), not at its cold start.`,
       ].join('\n'),
     };
   },

@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table-schema';
 import { LOCK_FILE, REPO_ROOT, fromRepoRoot } from '../paths';
 import type { TableGrant } from '../table-access';
+import { BUNDLE_EXTERNALS, BUNDLE_SUPPORTED, ProviderSdkLayer } from './provider-sdk-layer';
 import type { SingleTable } from './single-table';
 
 export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup'> {
@@ -18,8 +19,9 @@ export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' 
 
 /**
  * The one way this project builds a Lambda function: Node.js 22 on ARM64, a minified CommonJS
- * bundle with source maps switched on at runtime, the AWS SDK v3 left to the runtime, and an
- * explicit log group with a retention period (Lambda's implicit one keeps logs forever).
+ * bundle with source maps switched on at runtime, the AWS SDK v3 left to the runtime, the
+ * provider SDK left to its layer (provider-sdk-layer.ts), and an explicit log group with a
+ * retention period (Lambda's implicit one keeps logs forever).
  *
  * CommonJS, not ESM: an ESM bundle imports the external SDK through its ES-module build, hundreds
  * of small files, which measured 150–220 ms of cold import on the bench machine; the CommonJS
@@ -31,7 +33,7 @@ export class ServiceFunction extends NodejsFunction {
   public readonly fixedFunctionName: string | undefined;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { entry, logRetention, bundling, environment, ...rest } = props;
+    const { entry, logRetention, bundling, environment, layers, ...rest } = props;
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       // Logs are diagnostics, not data: they go with the function.
@@ -55,6 +57,7 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       logGroup,
       role,
+      layers: [ProviderSdkLayer.of(scope), ...(layers ?? [])],
       environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
       bundling: {
         format: OutputFormat.CJS,
@@ -62,7 +65,8 @@ export class ServiceFunction extends NodejsFunction {
         mainFields: ['module', 'main'],
         minify: true,
         sourceMap: true,
-        externalModules: ['@aws-sdk/*'],
+        externalModules: BUNDLE_EXTERNALS,
+        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_SUPPORTED).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
         ...bundling,
       },
     });

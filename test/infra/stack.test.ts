@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -370,7 +372,41 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
         // Minified: a handful of lines (template literals in dependencies keep their line breaks).
         expect(code.split('\n').length, id).toBeLessThan(100);
         if (id !== fnId('health')) expect(code, id).toMatch(/require\("@aws-sdk\//);
+        // Issue 2's ceiling: the provider SDK is in its layer, not in the bundle.
+        expect(statSync(path.join(dir, 'index.js')).size / 1024, id).toBeLessThan(500);
       }
+    });
+
+    it('ships the provider SDK in one layer that every function has and the provider callers require', () => {
+      const layers = resourcesOfType(template, 'AWS::Lambda::LayerVersion');
+      expect(layers.map(([, layer]) => [layer.Properties.CompatibleRuntimes, layer.Properties.CompatibleArchitectures])).toEqual([
+        [['nodejs22.x'], ['arm64']],
+      ]);
+      const [[layerId, layer]] = layers as [[string, CfnResource]];
+      const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+      expect(functions.length).toBe(24);
+      for (const [id, fn] of functions) expect(fn.Properties.Layers, id).toEqual([{ Ref: layerId }]);
+
+      const bundleOf = (fn: { node: { defaultChild?: unknown } }) => {
+        const resource = template.toJSON().Resources[logicalId(stack, fn)] as CfnResource;
+        return readFileSync(path.join(app.outdir, `asset.${String(resource.Properties.Code.S3Key).replace(/\.zip$/, '')}`, 'index.js'), 'utf8');
+      };
+      const outreach = stack.queueConsumers.outreach?.function as QueueConsumer['function'];
+      for (const fn of [stack.functions.providerWebhooks, stack.functions.chats, stack.functions.accounts, outreach]) {
+        // A require (Lambda resolves it through NODE_PATH), never an import() (which ignores NODE_PATH).
+        const mentions = bundleOf(fn).match(/(require|import)\("unipile-node-sdk"\)/g);
+        expect(mentions, fn.node.id).toEqual(['require("unipile-node-sdk")']);
+      }
+
+      // The layer's module, resolved as Lambda resolves /opt/nodejs/node_modules (NODE_PATH), from
+      // outside the repository: it holds the SDK with its dependencies and exports what the adapter uses.
+      const layerDir = path.join(app.outdir, `asset.${String(layer.Properties.Content.S3Key).replace(/\.zip$/, '')}`);
+      const exported = execFileSync(
+        process.execPath,
+        ['-e', "const sdk = require('unipile-node-sdk'); console.log(['UnipileClient', 'UnipileError', 'UnsuccessfulRequestError'].map((name) => typeof sdk[name]).join())"],
+        { cwd: tmpdir(), env: { ...process.env, NODE_PATH: path.join(layerDir, 'nodejs', 'node_modules') }, encoding: 'utf8' },
+      );
+      expect(exported.trim()).toBe('function,function,function');
     });
 
     it('gives each endpoint function its configuration', () => {
