@@ -95,6 +95,7 @@ export function campaignFlowHandlers(flow: FlowService) {
       const { node, detail } = await flow.updateCondition(request.caller().workspaceId, id, condition_id, {
         conditionType: body.condition_type,
         delayInHours: body.delay_in_hours,
+        wiring: { parent_step_id: body.parent_step_id, yes_child_step_id: body.yes_child_step_id, no_child_step_id: body.no_child_step_id },
       });
       return json(200, { success: true, condition: toConditionView(detail.campaign, node), campaign: detailView(detail) });
     },

@@ -5,7 +5,7 @@ import type { IdGenerator } from '../ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, assertWritable } from './campaign';
 import type { CampaignDetail } from './campaign-service';
-import { type Branch, linkOf, orderedNodes } from './flow';
+import { type Branch, type ConditionWiring, conditionWiring, linkOf, orderedNodes } from './flow';
 import { type StepContent, checkStepContent, defaultDelay } from './flow-content';
 import { addCondition, addStep, removeNode, retypeNode, rewireStep } from './flow-edit';
 import { requireCampaignWithFlow } from './lookup';
@@ -64,6 +64,8 @@ export interface NewCondition {
 export interface ConditionPatch {
   conditionType?: ConditionType;
   delayInHours?: number;
+  /** The wiring as the client sent it back: each given field must be what the condition has. */
+  wiring?: { [field in keyof ConditionWiring]?: number | null };
 }
 
 /** A node and the campaign as it is after the change (the detail the API answers with). */
@@ -310,6 +312,12 @@ export function createFlowService(deps: FlowServiceDeps) {
         const condition = conditionOf(found, conditionId);
         const { campaign } = found;
         assertWritable(campaign);
+        const current = conditionWiring(campaign.flow, conditionId);
+        for (const [field, value] of Object.entries(patch.wiring ?? {}) as [keyof ConditionWiring, number | null | undefined][]) {
+          if (value !== undefined && value !== current[field]) {
+            throw validationError(`${field} cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)`);
+          }
+        }
         const merged: CampaignCondition = {
           ...condition,
           conditionType: patch.conditionType ?? condition.conditionType,

@@ -72,16 +72,19 @@ export const CreateConditionBody = closed(
   (field, fields) => `${field} is not a field of a new condition (fields: ${fields.join(', ')})`,
 );
 
-const CONDITION_WIRING = ['parent_step_id', 'yes_child_step_id', 'no_child_step_id'];
+/**
+ * A condition's wiring fields are accepted with the values it has (a client may send back the
+ * condition as it read it); another value is 400 (flow-service.ts): steps are moved, not conditions.
+ */
 export const UpdateConditionBody = closed(
   {
     condition_type: v.optional(v.picklist(CONDITION_TYPES, CONDITION_TYPE_MESSAGE)),
     delay_in_hours: v.optional(delay),
+    parent_step_id: v.nullish(nodeId('parent_step_id')),
+    yes_child_step_id: v.nullish(nodeId('yes_child_step_id')),
+    no_child_step_id: v.nullish(nodeId('no_child_step_id')),
   },
-  (field, fields) =>
-    CONDITION_WIRING.includes(field)
-      ? `${field} cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)`
-      : `${field} cannot be changed on a condition (fields: ${fields.join(', ')})`,
+  (field, fields) => `${field} cannot be changed on a condition (fields: ${fields.join(', ')})`,
 );
 
 const campaignPath = v.object({ id: idParam(CAMPAIGN_NOT_FOUND) });
@@ -172,7 +175,8 @@ export const campaignFlowRoutes = {
     method: 'PATCH',
     path: '/public/campaigns/{id}/conditions/{condition_id}',
     auth: 'apiKey',
-    summary: "Changes a condition's delay (until the campaign is archived) or its type (DRAFT and PAUSED only).",
+    summary:
+      "Changes a condition's delay (until the campaign is archived) or its type (DRAFT and PAUSED only); its wiring fields are accepted with the values it has.",
     request: { path: conditionPath, body: UpdateConditionBody },
     responses: { 200: ConditionAnswer },
     errors: [404, 409],

@@ -564,13 +564,23 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
       [c0, { delay_in_hours: 8761 }, 'delay_in_hours must be an integer from 0 to 8760'],
       [c0, { parent_step_id: invite }, 'parent_step_id cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)'],
       [c0, { no_child_step_id: yes }, 'no_child_step_id cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)'],
-      [c0, { name: 'x' }, 'name cannot be changed on a condition (fields: condition_type, delay_in_hours)'],
+      [c, { yes_child_step_id: null }, 'yes_child_step_id cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)'],
+      [c, { no_child_step_id: yes }, 'no_child_step_id cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)'],
+      [c, { parent_step_id: 'x' }, 'parent_step_id must be a positive integer id'],
+      [c0, { name: 'x' }, 'name cannot be changed on a condition (fields: condition_type, delay_in_hours, parent_step_id, yes_child_step_id, no_child_step_id)'],
     ];
     for (const [id, body, error] of cases) expectError(await call('PATCH', conditionPath(cid, id), body), 400, error);
-    // The same values change nothing.
+    // The same values change nothing, the wiring included: a client may send back what it read.
     clock.advance(1000);
     const same = await call('PATCH', conditionPath(cid, c), { delay_in_hours: 48, condition_type: 'ACCEPTED_INVITE' });
     expect(same.body.condition).toEqual(condition);
+    const { id: _id, created_at: _created, updated_at: _updated, ...asRead } = condition;
+    const sentBack = await call('PATCH', conditionPath(cid, c), asRead);
+    expect(sentBack.status, sentBack.text).toBe(200);
+    expect(sentBack.body.condition).toEqual(condition);
+    // A delay change sent with the wiring as read.
+    const delayOnly = await call('PATCH', conditionPath(cid, c), { ...asRead, delay_in_hours: 72 });
+    expect(delayOnly.body.condition).toEqual({ ...condition, delay_in_hours: 72, updated_at: at() });
   });
 
   it('answers 404 for unknown, malformed, foreign or wrong-kind ids in the path', async () => {
