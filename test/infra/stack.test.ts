@@ -1,15 +1,21 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { buildSync } from 'esbuild';
 import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '../../shared/runtime/catalog';
 import { DEFAULT_ALARM_THRESHOLDS, loadConfig } from '../../infra/config';
 import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/public-api';
+import { BUNDLE_EXTERNALS, BUNDLE_SUPPORTED } from '../../infra/constructs/provider-sdk-layer';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
+import { REPO_ROOT } from '../../infra/paths';
 import { ScheduledJob } from '../../infra/constructs/scheduled-job';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
@@ -407,6 +413,58 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
         { cwd: tmpdir(), env: { ...process.env, NODE_PATH: path.join(layerDir, 'nodejs', 'node_modules') }, encoding: 'utf8' },
       );
       expect(exported.trim()).toBe('function,function,function');
+    });
+
+    it('calls the provider through the layer from a bundle built as the functions are', async () => {
+      // The provider adapter bundled with the functions' settings, run from outside the repository
+      // with only the layer to find the SDK in, against a provider that answers 404 with its error
+      // body: the SDK loads from the layer and its error class is recognised by the adapter.
+      const layer = resourcesOfType(template, 'AWS::Lambda::LayerVersion')[0]?.[1] as CfnResource;
+      const layerDir = path.join(app.outdir, `asset.${String(layer.Properties.Content.S3Key).replace(/\.zip$/, '')}`);
+      const work = mkdtempSync(path.join(tmpdir(), 'provider-layer-'));
+      const entry = path.join(work, 'entry.ts');
+      writeFileSync(
+        entry,
+        [
+          `import { UnipileProvider } from ${JSON.stringify(path.join(REPO_ROOT, 'shared/providers/unipile-provider.ts'))};`,
+          'const provider = new UnipileProvider({ baseUrl: process.argv[2] as string, accessToken: "token", timeoutMs: 5000 });',
+          'provider.getProfile({ accountId: "acc", identifier: "someone" }).then(',
+          '  () => console.log("answered"),',
+          '  (error) => console.log([error.name, error.kind, error.status, error.type].join(" ")),',
+          ');',
+        ].join('\n'),
+      );
+      buildSync({
+        entryPoints: [entry],
+        outfile: path.join(work, 'index.js'),
+        bundle: true,
+        format: 'cjs',
+        platform: 'node',
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        external: BUNDLE_EXTERNALS,
+        supported: BUNDLE_SUPPORTED,
+        logLevel: 'silent',
+      });
+      const paths: string[] = [];
+      const server = createServer((request, response) => {
+        paths.push(String(request.url));
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ status: 404, type: 'errors/resource_not_found', title: 'Resource not found.' }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const { stdout } = await promisify(execFile)(process.execPath, [path.join(work, 'index.js'), `http://127.0.0.1:${port}`], {
+          cwd: work,
+          env: { ...process.env, NODE_PATH: path.join(layerDir, 'nodejs', 'node_modules') },
+        });
+        expect(stdout.trim()).toBe('ProviderFailure http 404 errors/resource_not_found');
+        expect(paths).toEqual(['/api/v1/users/someone?account_id=acc']);
+      } finally {
+        server.close();
+        rmSync(work, { recursive: true, force: true });
+      }
     });
 
     it('gives each endpoint function its configuration', () => {
