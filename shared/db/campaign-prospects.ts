@@ -2,9 +2,10 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import * as v from 'valibot';
 import { PROSPECT_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
-import type { CampaignProspectPage, CampaignProspectPageQuery, CampaignProspects } from '../domain/campaigns/prospect-ports';
+import type { ActionPosition, CampaignProspectPage, CampaignProspectPageQuery, CampaignProspects } from '../domain/campaigns/prospect-ports';
 import type { CampaignCompletion } from '../domain/engine/ports';
 import type { LeadChange } from '../domain/leads/ports';
+import { batchGetAll } from './batch-get';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { actionDue, campaignKey, campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled, outreachActionKey } from './keys';
 import type { TransactItem } from './transactions';
@@ -228,10 +229,32 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
         ConsistentRead: true,
       }),
     );
-    const items = (result.Items ?? []).map(toCampaignProspect);
-    const prospects = items.slice(0, query.limit);
+    const rows = (result.Items ?? []).slice(0, query.limit);
+    const prospects = rows.map(toCampaignProspect);
+    // A first action not written yet is carried by the item itself (pendingFirstAction).
+    const firstActionPending = new Set(rows.flatMap((row) => (typeof row.dueAt === 'string' ? [Number(row.prospectId)] : [])));
     const last = prospects.at(-1);
-    const more = items.length > query.limit || result.LastEvaluatedKey !== undefined;
-    return { prospects, ...(more && last ? { lastId: last.prospectId } : {}) };
+    const more = (result.Items ?? []).length > query.limit || result.LastEvaluatedKey !== undefined;
+    return { prospects, firstActionPending, ...(more && last ? { lastId: last.prospectId } : {}) };
+  }
+
+  /**
+   * The node and due time of each named prospect's outreach action (shared/db/outreach-actions.ts):
+   * one BatchGetItem per 100, eventually consistent; a prospect without one is absent.
+   */
+  async actionsOf(campaignId: number, prospectIds: number[]): Promise<Map<number, ActionPosition>> {
+    if (prospectIds.length === 0) return new Map();
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      prospectIds.map((prospectId) => outreachActionKey(campaignId, prospectId)),
+      { projection: 'prospectId, nodeId, dueAt' },
+    );
+    return new Map(
+      items.map((item) => [
+        Number(item.prospectId),
+        { nodeId: typeof item.nodeId === 'number' ? item.nodeId : null, dueAt: typeof item.dueAt === 'string' ? item.dueAt : null },
+      ]),
+    );
   }
 }

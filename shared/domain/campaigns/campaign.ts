@@ -189,3 +189,6 @@ export const PROSPECT_STATUSES = [
   'Loading…',
 ] as const;
 export type ProspectStatus = (typeof PROSPECT_STATUSES)[number];
+
+/** The statuses of a prospect whose sequence is still to run or running (the engine may act for it). */
+export const SEQUENCE_STATUSES: readonly ProspectStatus[] = ['IN_REVIEW', 'IN_PROGRESS'];

@@ -6,7 +6,7 @@ import { LIST_NOT_FOUND } from '../leads/lead-list-service';
 import { type PlannedWrite, SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
 import { prospectMember } from '../leads/list-query';
 import type { CampaignMove, LeadChange, } from '../leads/ports';
-import { type Campaign, type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus, assertWritable } from './campaign';
+import { type Campaign, type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus, SEQUENCE_STATUSES, assertWritable } from './campaign';
 import type { CampaignProspect, ScheduleState } from './campaign-prospect';
 import { resolveNode } from './flow';
 import { CAMPAIGN_NOT_FOUND, requireCampaign } from './lookup';
@@ -357,14 +357,26 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         workspaceId,
         [...leads.values()].flatMap((lead) => (lead.companyId === undefined ? [] : [lead.companyId])),
       );
+      // Once the engine has written a prospect's action, the action is where its sequence stands.
+      const running = (item: CampaignProspect) =>
+        SEQUENCE_STATUSES.includes(item.status) && item.schedule === 'SCHEDULED' && !page.firstActionPending.has(item.prospectId);
+      const actions = await deps.campaignProspects.actionsOf(
+        campaign.id,
+        page.prospects.filter(running).map((item) => item.prospectId),
+      );
+      const positionOf = (item: CampaignProspect): { nodeId: number | null; dueAt: string | null } => {
+        if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null };
+        return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt };
+      };
       const prospects = page.prospects.flatMap((item) => {
         const lead = leads.get(item.prospectId);
         if (!lead || lead.workspaceId !== workspaceId) return [];
+        const position = positionOf(item);
         return [
           {
             ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
-            current_step_id: item.nodeId === null ? null : resolveNode(campaign.flow, item.nodeId),
-            next_action_at: item.nextActionAt,
+            current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
+            next_action_at: position.dueAt,
             last_error: item.lastError,
           },
         ];

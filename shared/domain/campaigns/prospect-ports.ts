@@ -12,11 +12,21 @@ export interface CampaignProspectPageQuery {
 export interface CampaignProspectPage {
   /** In prospect id order. */
   prospects: CampaignProspect[];
+  /** The page's prospects whose first action is carried by their campaign prospect (not written as an action yet). */
+  firstActionPending: Set<number>;
   /** The id to continue after; absent at the end. */
   lastId?: number;
 }
 
 /** A campaign's prospects as stored beside it (written only with their prospects: LeadChange.campaign). */
+/** Where the engine has a prospect's sequence: the node its action is at and when it is due (null while parked or being sent). */
+export interface ActionPosition {
+  nodeId: number | null;
+  dueAt: string | null;
+}
+
 export interface CampaignProspects {
   page(campaignId: number, query: CampaignProspectPageQuery): Promise<CampaignProspectPage>;
+  /** The action positions of the named prospects (those without an action item are absent). */
+  actionsOf(campaignId: number, prospectIds: number[]): Promise<Map<number, ActionPosition>>;
 }

@@ -40,6 +40,9 @@ export function createSender(deps: SenderDeps) {
   const iso = (date: Date) => date.toISOString();
   const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
     ...action,
+    // A first action's first write keeps when the prospect was scheduled (its due time then), which
+    // the delay of the node it starts at counts from (firstDelay).
+    ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt } : {}),
     ...change,
     version: action.version + 1,
     updatedAt: iso(now),
@@ -100,6 +103,24 @@ export function createSender(deps: SenderDeps) {
       return;
     }
     await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true });
+  }
+
+  /**
+   * When a prospect that has not started may carry out its node: the node's delay after the moment
+   * it was scheduled (a first action is due as it is scheduled, and `moveTo`, which gives every
+   * later node its delay, never ran for it), then the window's next open moment for a step. That
+   * moment is the due time of the action still carried by its campaign prospect (version 0), and
+   * `lastActionAt` once written (bump), so waits for the window or a pause do not move it. Never
+   * later than a due time `moveTo` gave (it counts from a later moment). None when it has started.
+   */
+  function firstDelay(action: OutreachAction, node: CampaignNode, campaign: Campaign): { from: string; dueAt: Date } | undefined {
+    const from = action.version === 0 ? action.dueAt : action.lastActionAt;
+    if (action.started || from === null || node.delayInHours === 0) return undefined;
+    // An ACCEPTED_INVITE condition looks at once and then waits up to its delay (decide).
+    if (node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE') return undefined;
+    const delayed = new Date(Date.parse(from) + node.delayInHours * 3_600_000);
+    const dueAt = node.kind === 'STEP' ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed) : delayed;
+    return { from, dueAt };
   }
 
   /**
@@ -284,6 +305,10 @@ export function createSender(deps: SenderDeps) {
     const node = nodeId === null ? undefined : nodes.get(nodeId);
     if ((!node || node.kind === 'CONDITION') && !consistent) return again();
     if (!node) return finish(action, campaign, 'FINISHED', null);
+    const rootDelay = firstDelay(action, node, campaign);
+    if (rootDelay && rootDelay.dueAt.getTime() > now.getTime()) {
+      return (await wait(action, now, { dueAt: iso(rootDelay.dueAt), nodeId: node.id })) ? 'waiting' : 'raced';
+    }
     if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
     if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);

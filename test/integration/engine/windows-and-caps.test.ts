@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spreadIndex } from '../../../shared/domain/engine/pacing';
 import { chooseVariant } from '../../../shared/domain/engine/render';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignWith, engineWorld, extraAccount, outcomesOf, playAt, prospectsIn, sandboxSent } from './helpers';
+import { type EngineWorld, activate, advance, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent } from './helpers';
 
 const sentAt = async (world: EngineWorld, kind: string, accountId?: string) =>
   (await sandboxSent(world.stack)).filter((item) => item.kind === kind && (accountId === undefined || item.accountId === accountId)).map((item) => item.at).sort();
@@ -169,5 +169,49 @@ describe('sending windows, daily caps and the A/B split', () => {
       [ada as number]: ['SENT', null, expect.any(String)],
       [bob as number]: ['SENT', null, expect.any(String)],
     });
+  });
+
+  it('waits the first step’s delay from when each prospect is scheduled, then for the window', async () => {
+    const { stack } = world;
+    clock.set('2026-11-16T08:00:00.000Z'); // Monday 09:00 local (UTC+1), the default window open
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-root-delay');
+    const campaign = await campaignWith(world, 'Root delay', [{ step_type: 'EMAIL', delay_in_hours: 26 }], { account_ids: [mailbox] });
+    // Scheduled by the activation at 08:00 UTC: due 26 hours later, Tuesday 10:00 UTC (11:00 local).
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    // Added to the ACTIVE campaign with `activate` at 15:30 UTC: due Tuesday 17:30 UTC (18:30
+    // local, the window closed), so it goes when the window opens on Wednesday, 08:00 UTC.
+    await playAt(stack, clock, '2026-11-16T15:30:00.000Z');
+    await prospectsIn(world, campaign.id, [{}], { activate: true });
+    const [step] = campaign.stepIds;
+    const positions = async () =>
+      (
+        await stack.call<{ prospects: { status: string; current_step_id: number | null; next_action_at: string | null }[] }>(
+          'GET',
+          `/public/campaigns/${campaign.id}/prospects/`,
+          { apiKey: world.ws.key },
+        )
+      ).body.prospects.map(({ status, current_step_id, next_action_at }) => [status, current_step_id, next_action_at]);
+    // Until the engine first handles it, the second shows when it was scheduled; then when it goes.
+    expect(await positions()).toEqual([
+      ['IN_REVIEW', step, '2026-11-17T10:00:00.000Z'],
+      ['IN_REVIEW', step, '2026-11-16T15:30:00.000Z'],
+    ]);
+    await play(stack);
+    expect(await positions()).toEqual([
+      ['IN_REVIEW', step, '2026-11-17T10:00:00.000Z'],
+      ['IN_REVIEW', step, '2026-11-18T08:00:00.000Z'],
+    ]);
+    await playAt(stack, clock, '2026-11-17T09:59:00.000Z');
+    expect(await sentAt(world, 'email', 'sbx-mailbox-root-delay')).toEqual([]);
+    for (const at of ['2026-11-17T10:00:00.000Z', '2026-11-17T16:00:00.000Z', '2026-11-17T17:30:00.000Z', '2026-11-18T07:59:00.000Z']) await playAt(stack, clock, at);
+    expect(await sentAt(world, 'email', 'sbx-mailbox-root-delay')).toEqual(['2026-11-17T10:00:00.000Z']);
+    // A finished sequence is at no step and has nothing due.
+    expect(await positions()).toEqual([
+      ['FINISHED', null, null],
+      ['IN_REVIEW', step, '2026-11-18T08:00:00.000Z'],
+    ]);
+    await playAt(stack, clock, '2026-11-18T08:00:00.000Z');
+    expect(await sentAt(world, 'email', 'sbx-mailbox-root-delay')).toEqual(['2026-11-17T10:00:00.000Z', '2026-11-18T08:00:00.000Z']);
   });
 });
