@@ -122,7 +122,7 @@ export const FUNCTION_GROUPS = {
   campaignProspects: group({
     entry: 'functions/http/campaign-prospects/lambda.ts',
     routes: campaignProspectRoutes,
-    settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
+    settings: [...TABLE_SETTINGS, 'maxLeadsPerList', 'sqsEndpoint', 'campaignSchedulingQueueUrl'],
     timeoutSeconds: 28,
   }),
   // The public unsubscribe link (no credentials; a per-IP limit in the handler): a token check, a

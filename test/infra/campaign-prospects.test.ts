@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../infra/config';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { ROUTES } from '../../shared/http/route-table';
-import { type CfnResource, dynamoAccess, logicalId, policyStatements, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, dynamoAccess, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
 
 /** The function that moves prospects into and out of campaigns. */
 describe('OutreachStack: campaign prospects (no bundling)', () => {
@@ -21,12 +21,13 @@ describe('OutreachStack: campaign prospects (no bundling)', () => {
 
   const fn = () => resources[logicalId(stack, stack.functions.campaignProspects)];
 
-  it('gives the function the table and the list limit only, and a timeout within the gateway’s 29 s', () => {
+  it('gives the function the table, the list limit and the campaign-scheduling queue only, and a timeout within the gateway’s 29 s', () => {
     expect(fn()?.Properties.Environment.Variables).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
       TABLE_NAME: { Ref: logicalId(stack, stack.table.table) },
       RUNTIME: 'aws',
       MAX_LEADS_PER_LIST: '100000',
+      CAMPAIGN_SCHEDULING_QUEUE_URL: { Ref: logicalId(stack, stack.queueConsumers['campaign-scheduling']?.queue as never) },
     });
     expect(fn()?.Properties.Timeout).toBe(28);
   });
@@ -40,9 +41,13 @@ describe('OutreachStack: campaign prospects (no bundling)', () => {
       conditional: [],
       elsewhere: [],
     });
-    // No queue, no secret: every other statement is the function's own logging.
-    const others = policyStatements(template, role).flatMap((statement) => [statement.Action].flat());
-    expect(others.filter((action) => /^(sqs|secretsmanager|kms):/.test(String(action)))).toEqual([]);
+    // One queue (a move that makes a COMPLETED campaign ACTIVE again schedules its waiting
+    // prospects through it), no secret: every other statement is the function's own logging.
+    const queueArn = `\${${logicalId(stack, stack.queueConsumers['campaign-scheduling']?.queue as never)}.Arn}`;
+    const queueStatements = policyStatements(template, role).filter((statement) => [statement.Action].flat().some((action) => /^(sqs|secretsmanager|kms):/.test(String(action))));
+    expect(queueStatements.map((statement) => [[statement.Action].flat().sort(), resourcesOf(statement)])).toEqual([
+      [['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], [queueArn]],
+    ]);
   });
 
   it('serves its four routes with an API key only, through its own function', () => {

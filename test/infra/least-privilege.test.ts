@@ -156,7 +156,8 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
           .sort();
       };
       expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'schedule:enrichment-sweeper']);
-      expect(senders('campaign-scheduling')).toEqual(['campaigns']);
+      // campaignProspects: a move that makes a COMPLETED campaign ACTIVE again schedules its waiting prospects.
+      expect(senders('campaign-scheduling')).toEqual(['campaignProspects', 'campaigns']);
       expect(senders('outreach')).toEqual(['schedule:outreach-scheduler']);
       expect(senders('enrichment')).toEqual(['enrichment', 'schedule:enrichment-sweeper']);
       // No SendMessage on anything but the catalog's queues.

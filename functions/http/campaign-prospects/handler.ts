@@ -4,6 +4,8 @@ import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repositor
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import { createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
+import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
+import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { httpHandler } from '../../../shared/http/http-handler';
 import type { GroupConfig } from '../../../shared/http/route-table';
 import { campaignProspectRoutes } from '../../../shared/http/routes/campaign-prospects';
@@ -23,6 +25,7 @@ export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProsp
     lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
     digests: { chunks: async (listId) => [...(await leads.members.readDigest(listId)).values()].map((stored) => stored.chunk) },
     writer: createLeadWriter(writerDeps),
+    scheduling: sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl),
   });
   return httpHandler(campaignProspectRoutes, campaignProspectHandlers(moves), {
     logger: loggerFor('campaign-prospects', deps),

@@ -7,7 +7,7 @@ import type { DigestChunk } from '../leads/member-digest';
 import type { LeadListRepository } from '../leads/ports';
 import { type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus } from './campaign';
 import type { ScheduleState } from './campaign-prospect';
-import type { CampaignRepository } from './ports';
+import type { CampaignRepository, CampaignScheduling } from './ports';
 import type { CampaignProspects } from './prospect-ports';
 import type { MoveSkipReason } from './selection';
 
@@ -40,6 +40,8 @@ export interface ProspectMoveDeps extends LeadWriterDeps {
   lists: Pick<LeadListRepository, 'get'>;
   digests: DigestReader;
   writer: LeadWriter;
+  /** Schedules the prospects waiting in a campaign that a move made ACTIVE again (from COMPLETED). */
+  scheduling: CampaignScheduling;
 }
 
 export interface AddToCampaignInput {

@@ -54,11 +54,17 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   /**
    * Prospects added to a COMPLETED campaign with `activate: true` make it ACTIVE again (it ran
    * before, so it has steps and accounts), and they are scheduled like any added to an ACTIVE one.
+   * Like an activation, it also schedules the prospects that were waiting in it (added to it while
+   * COMPLETED without `activate`).
    */
   async function reopenIfCompleted(campaign: Campaign, activate: boolean): Promise<Campaign> {
     if (!activate || campaign.status !== 'COMPLETED') return campaign;
     const at = now();
-    if (await deps.campaigns.setStatus(campaign, 'COMPLETED', 'ACTIVE', at)) return { ...campaign, status: 'ACTIVE', updatedAt: at };
+    if (await deps.campaigns.setStatus(campaign, 'COMPLETED', 'ACTIVE', at)) {
+      const reopened: Campaign = { ...campaign, status: 'ACTIVE', updatedAt: at };
+      await deps.scheduling.scheduleWaiting(reopened);
+      return reopened;
+    }
     // Changed meanwhile: take it as it is now.
     const current = await campaignOf(campaign.workspaceId, campaign.id);
     assertWritable(current);

@@ -6,6 +6,8 @@ import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repositor
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import type { Campaign, CampaignStatus } from '../../../shared/domain/campaigns/campaign';
 import { type AddToCampaignInput, createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
+import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
+import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, importLeads, leadsStack, person } from '../leads/helpers';
@@ -42,6 +44,10 @@ describe('moving prospects while the campaign changes status', () => {
       lists: new DynamoLeadListRepository(stack.db, stack.tableName, leads.members, leads.journal),
       digests: { chunks: async (listId) => [...(await leads.members.readDigest(listId)).values()].map((stored) => stored.chunk) },
       writer: createLeadWriter(writerDeps),
+      scheduling: sqsCampaignScheduling(
+        makeSqsClient({ endpoint: stack.settings.sqsEndpoint, region: stack.settings.awsRegion }),
+        stack.settings.campaignSchedulingQueueUrl as string,
+      ),
     });
   }
 

@@ -49,6 +49,33 @@ describe('the engine and the campaign lifecycle', () => {
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 
+  it('schedules the prospects waiting in a COMPLETED campaign once a move with activate makes it ACTIVE again', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Reopen', [{ step_type: 'EMAIL', subject_line: 'Reopen one' }]);
+    const [first] = await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+    // Added without activate: it waits, and the campaign stays COMPLETED.
+    const [waiting] = await prospectsIn(world, campaign.id, [{}]);
+    await play(stack);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [first as number]: { status: 'FINISHED', last_error: null },
+      [waiting as number]: { status: 'IN_REVIEW', last_error: null },
+    });
+    // Added with activate: the campaign is ACTIVE again, and the one waiting goes too.
+    const [added] = await prospectsIn(world, campaign.id, [{}], { activate: true });
+    await play(stack);
+    const now = clock.now().toISOString();
+    expect(await emailsWithSubject('Reopen one')).toEqual([now, now, now]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [first as number]: { status: 'FINISHED', last_error: null },
+      [waiting as number]: { status: 'FINISHED', last_error: null },
+      [added as number]: { status: 'FINISHED', last_error: null },
+    });
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+
   it('cancels the pending actions of a prospect removed from the campaign and of an archived campaign', async () => {
     const { stack } = world;
     const campaign = await campaignWith(world, 'Cancel', [
