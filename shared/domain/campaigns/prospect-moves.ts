@@ -1,31 +1,27 @@
 import { notFound, validationError } from '../errors';
 import type { ProspectInput } from '../leads/import-rows';
 import { readJsonLeads } from '../leads/import-rows';
-import { type Company, PROSPECT_STATUS, type Prospect, toProspectView } from '../leads/lead';
+import { type Company, PROSPECT_STATUS, type Prospect } from '../leads/lead';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
 import { type PlannedWrite, SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
 import { prospectMember } from '../leads/list-query';
-import type { CampaignMove, LeadChange, } from '../leads/ports';
-import { type Campaign, type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus, SEQUENCE_STATUSES, assertWritable } from './campaign';
+import type { CampaignMove, LeadChange } from '../leads/ports';
+import { type Campaign, type CampaignStatus, assertWritable } from './campaign';
 import type { CampaignProspect, ScheduleState } from './campaign-prospect';
-import { resolveNode } from './flow';
 import { CAMPAIGN_NOT_FOUND, requireCampaign } from './lookup';
 import {
   type AddToCampaignInput,
   type AddToCampaignResult,
-  CAMPAIGN_PROSPECTS_PAGE_SIZE,
   type CampaignImportResult,
-  decodeProspectsCursor,
-  encodeProspectsCursor,
   MAX_MOVES_PER_REQUEST,
   type MovedProspect,
   PEOPLE_ONLY,
   placement,
   type ProspectMoveDeps,
-  STATUS_MESSAGE,
   URL_REQUIRED,
   placeholderFieldsProblem,
 } from './prospect-move-shapes';
+import { readProspectsPage } from './prospects-page';
 import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
 
 /**
@@ -39,7 +35,7 @@ import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, 
 /** What one prospect's write does, as decided on the prospect read now: its new state and its campaign move. */
 type Decision = { after: Prospect; move: CampaignMove; schedule?: ScheduleState } | { skipped: MoveSkipReason };
 
-type MoveOutcome = { moved: MovedProspect; schedule?: ScheduleState; status: CampaignStatus } | { skipped: MoveSkipReason };
+type MoveOutcome = { moved: MovedProspect; schedule?: ScheduleState; status: CampaignStatus; left?: number } | { skipped: MoveSkipReason };
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
@@ -132,7 +128,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
             refreshMembers: true,
             campaign: move,
           };
-          planned.set(index, { moved: { prospect: after, company }, ...(schedule ? { schedule } : {}), status: campaign.status });
+          const left = move.leave !== undefined && move.leave !== move.enter?.campaignId ? move.leave : undefined;
+          planned.set(index, { moved: { prospect: after, company }, ...(schedule ? { schedule } : {}), status: campaign.status, ...(left === undefined ? {} : { left }) });
           writes.push({ index, status: 'updated', lead: after, change });
         }
         return { settled, writes };
@@ -143,7 +140,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   }
 
   /** Moves prospects into the campaign (out of the one they are in), placed by the campaign's status and `activate`. */
-  function moveInto(
+  async function moveInto(
     workspaceId: number,
     campaign: Campaign,
     leads: Prospect[],
@@ -151,7 +148,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     check: (lead: Prospect) => MoveSkipReason | undefined,
     known?: Map<number, Company>,
   ): Promise<MoveOutcome[]> {
-    return rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
+    const outcomes = await rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
       const reason = check(lead);
       if (reason) return { skipped: reason };
       const { schedule } = placement(current.status, activate);
@@ -178,6 +175,23 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         schedule,
       };
     }, known);
+    await completeLeft(workspaceId, outcomes);
+    return outcomes;
+  }
+
+  /**
+   * A campaign that prospects left (moved out or removed) becomes COMPLETED when it still has
+   * prospects and all have finished, as when the engine ends a sequence: the one left unfinished
+   * may have been the last. An ACTIVE campaign left empty stays ACTIVE.
+   */
+  async function completeLeft(workspaceId: number, outcomes: MoveOutcome[]): Promise<void> {
+    const left = unique(outcomes.flatMap((outcome) => ('moved' in outcome && outcome.left !== undefined ? [outcome.left] : [])));
+    for (const campaignId of left) {
+      const campaign = await deps.campaigns.get(workspaceId, campaignId);
+      if (campaign?.status === 'ACTIVE' && campaign.prospectCount > 0 && !(await deps.campaignProspects.hasUnfinished(campaignId))) {
+        await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', now());
+      }
+    }
   }
 
   /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */
@@ -346,49 +360,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     },
 
     /** A page of the campaign's prospects (archived campaigns included), of one status or all, in id order. */
-    async prospectsPage(workspaceId: number, campaignId: number, query: { status?: string; cursor?: string }) {
-      if (query.status !== undefined && !(PROSPECT_STATUSES as readonly string[]).includes(query.status)) throw validationError(STATUS_MESSAGE);
-      const status = query.status as ProspectStatus | undefined;
-      const campaign = await campaignOf(workspaceId, campaignId);
-      const after = query.cursor === undefined ? undefined : decodeProspectsCursor(query.cursor, campaign.id, status);
-      const page = await deps.campaignProspects.page(campaign.id, {
-        ...(status ? { status } : {}),
-        ...(after === undefined ? {} : { after }),
-        limit: CAMPAIGN_PROSPECTS_PAGE_SIZE,
-      });
-      const leads = new Map(
-        (page.prospects.length ? await deps.leads.getProspects(page.prospects.map((p) => p.prospectId)) : []).map((lead) => [lead.id, lead]),
-      );
-      const companies = await loadCompanies(
-        workspaceId,
-        [...leads.values()].flatMap((lead) => (lead.companyId === undefined ? [] : [lead.companyId])),
-      );
-      // Once the engine has written a prospect's action, the action is where its sequence stands.
-      const running = (item: CampaignProspect) =>
-        SEQUENCE_STATUSES.includes(item.status) && item.schedule === 'SCHEDULED' && !page.firstActionPending.has(item.prospectId);
-      const actions = await deps.campaignProspects.actionsOf(
-        campaign.id,
-        page.prospects.filter(running).map((item) => item.prospectId),
-      );
-      const positionOf = (item: CampaignProspect): { nodeId: number | null; dueAt: string | null } => {
-        if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null };
-        return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt };
-      };
-      const prospects = page.prospects.flatMap((item) => {
-        const lead = leads.get(item.prospectId);
-        if (!lead || lead.workspaceId !== workspaceId) return [];
-        const position = positionOf(item);
-        return [
-          {
-            ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
-            current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
-            next_action_at: position.dueAt,
-            last_error: item.lastError,
-          },
-        ];
-      });
-      return { prospects, nextCursor: page.lastId === undefined ? null : encodeProspectsCursor(campaign.id, status, page.lastId) };
-    },
+    prospectsPage: (workspaceId: number, campaignId: number, query: { status?: string; cursor?: string }) =>
+      readProspectsPage({ ...deps, loadCompanies }, workspaceId, campaignId, query),
 
     /**
      * Takes prospects out of the campaign: each becomes NEW outside any campaign, its campaign
@@ -407,6 +380,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
           move: { leave: current.id, expect: { campaignId: current.id, status: current.status } },
         };
       });
+      await completeLeft(workspaceId, outcomes);
       return { count: outcomes.filter((outcome) => 'moved' in outcome).length };
     },
   };

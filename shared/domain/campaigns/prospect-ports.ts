@@ -27,6 +27,8 @@ export interface ActionPosition {
 
 export interface CampaignProspects {
   page(campaignId: number, query: CampaignProspectPageQuery): Promise<CampaignProspectPage>;
+  /** Whether any prospect of the campaign is still IN_REVIEW or IN_PROGRESS (strongly consistent). */
+  hasUnfinished(campaignId: number): Promise<boolean>;
   /** The action positions of the named prospects (those without an action item are absent). */
   actionsOf(campaignId: number, prospectIds: number[]): Promise<Map<number, ActionPosition>>;
 }

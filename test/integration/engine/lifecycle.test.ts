@@ -76,6 +76,47 @@ describe('the engine and the campaign lifecycle', () => {
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 
+  it('completes a campaign whose last unfinished prospect is removed from it or moved to another campaign', async () => {
+    const { stack } = world;
+    const finished = { status: 'FINISHED', last_error: null };
+    const waiting = { status: 'IN_REVIEW', last_error: null };
+    // One email a day: the second prospect of each campaign waits for tomorrow.
+    const removedFrom = await campaignWith(world, 'Leave by removal', [{ step_type: 'EMAIL', subject_line: 'Leave one' }], { email_max_messages: 1 });
+    // Which of the two goes first is the engine's choice: the test leaves with the one that waits.
+    const sentAndWaiting = async (campaignId: number) => {
+      const statuses = await prospectStatuses(world, campaignId);
+      expect(Object.values(statuses).sort((a, b) => a.status.localeCompare(b.status))).toEqual([finished, waiting]);
+      return Number(Object.keys(statuses).find((id) => statuses[Number(id)]?.status === 'IN_REVIEW'));
+    };
+    await prospectsIn(world, removedFrom.id, [{}, {}]);
+    await activate(world, removedFrom.id);
+    const removed = await sentAndWaiting(removedFrom.id);
+    expect(await campaignStatus(world, removedFrom.id)).toBe('ACTIVE');
+    const removal = await stack.call('POST', `/public/campaigns/${removedFrom.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [removed] } });
+    expect(removal.body).toEqual({ success: true, count: 1 });
+    expect(await campaignStatus(world, removedFrom.id)).toBe('COMPLETED');
+
+    const movedFrom = await campaignWith(world, 'Leave by move', [{ step_type: 'EMAIL', subject_line: 'Leave two' }], { email_max_messages: 1 });
+    await prospectsIn(world, movedFrom.id, [{}, {}]);
+    await activate(world, movedFrom.id);
+    const moved = await sentAndWaiting(movedFrom.id);
+    const target = await campaignWith(world, 'Leave target', [{ step_type: 'EMAIL', subject_line: 'Leave three' }]);
+    const lead = await stack.call<{ prospect: Record<string, unknown> }>('GET', `/public/prospects/${moved}/`, { apiKey: world.ws.key });
+    const { first_name, last_name, network_profile_url } = lead.body.prospect;
+    const imported = await stack.call('POST', `/public/campaigns/${target.id}/import/`, {
+      apiKey: world.ws.key,
+      body: { leads: [{ first_name, last_name, network_profile_url }] },
+    });
+    expect(imported.body).toMatchObject({ success: true, count: 1, created: 0, updated: 1 });
+    expect(await campaignStatus(world, movedFrom.id)).toBe('COMPLETED');
+    // A campaign left without any prospect is not complete: it never ran them.
+    const emptied = await campaignWith(world, 'Leave empty', [{ step_type: 'EMAIL', subject_line: 'Leave four' }]);
+    const [only] = await prospectsIn(world, emptied.id, [{}]);
+    expect((await post(`/public/campaigns/${emptied.id}/activate/`)).status).toBe(200);
+    await stack.call('POST', `/public/campaigns/${emptied.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [only] } });
+    expect(await campaignStatus(world, emptied.id)).toBe('ACTIVE');
+  });
+
   it('cancels the pending actions of a prospect removed from the campaign and of an archived campaign', async () => {
     const { stack } = world;
     const campaign = await campaignWith(world, 'Cancel', [

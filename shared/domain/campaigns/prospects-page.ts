@@ -1,0 +1,60 @@
+import { validationError } from '../errors';
+import { type Company, toProspectView } from '../leads/lead';
+import { PROSPECT_STATUSES, type ProspectStatus, SEQUENCE_STATUSES } from './campaign';
+import type { CampaignProspect } from './campaign-prospect';
+import { resolveNode } from './flow';
+import { requireCampaign } from './lookup';
+import { CAMPAIGN_PROSPECTS_PAGE_SIZE, type ProspectMoveDeps, STATUS_MESSAGE, decodeProspectsCursor, encodeProspectsCursor } from './prospect-move-shapes';
+
+/** What a campaign's prospects page reads: the campaign, its prospect items and actions, the prospects and their companies. */
+export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads'> & {
+  loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>>;
+};
+
+/**
+ * A page of the campaign's prospects (archived campaigns included), of one status or all, in id
+ * order, each with where its sequence stands (docs/campaigns.md, "A campaign's prospects").
+ */
+export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: number, campaignId: number, query: { status?: string; cursor?: string }) {
+  if (query.status !== undefined && !(PROSPECT_STATUSES as readonly string[]).includes(query.status)) throw validationError(STATUS_MESSAGE);
+  const status = query.status as ProspectStatus | undefined;
+  const campaign = await requireCampaign(deps.campaigns, workspaceId, campaignId);
+  const after = query.cursor === undefined ? undefined : decodeProspectsCursor(query.cursor, campaign.id, status);
+  const page = await deps.campaignProspects.page(campaign.id, {
+    ...(status ? { status } : {}),
+    ...(after === undefined ? {} : { after }),
+    limit: CAMPAIGN_PROSPECTS_PAGE_SIZE,
+  });
+  const leads = new Map(
+    (page.prospects.length ? await deps.leads.getProspects(page.prospects.map((p) => p.prospectId)) : []).map((lead) => [lead.id, lead]),
+  );
+  const companies = await deps.loadCompanies(
+    workspaceId,
+    [...leads.values()].flatMap((lead) => (lead.companyId === undefined ? [] : [lead.companyId])),
+  );
+  // Once the engine has written a prospect's action, the action is where its sequence stands.
+  const running = (item: CampaignProspect) =>
+    SEQUENCE_STATUSES.includes(item.status) && item.schedule === 'SCHEDULED' && !page.firstActionPending.has(item.prospectId);
+  const actions = await deps.campaignProspects.actionsOf(
+    campaign.id,
+    page.prospects.filter(running).map((item) => item.prospectId),
+  );
+  const positionOf = (item: CampaignProspect): { nodeId: number | null; dueAt: string | null } => {
+    if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null };
+    return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt };
+  };
+  const prospects = page.prospects.flatMap((item) => {
+    const lead = leads.get(item.prospectId);
+    if (!lead || lead.workspaceId !== workspaceId) return [];
+    const position = positionOf(item);
+    return [
+      {
+        ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
+        current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
+        next_action_at: position.dueAt,
+        last_error: item.lastError,
+      },
+    ];
+  });
+  return { prospects, nextCursor: page.lastId === undefined ? null : encodeProspectsCursor(campaign.id, status, page.lastId) };
+}
