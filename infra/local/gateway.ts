@@ -19,8 +19,11 @@ export interface LocalGatewayOptions {
    * reads it and, when it is movable, moves it.
    */
   clock: Clock;
-  /** Awaited after `POST /_local/clock` moved the clock, before the answer (the stack runs its schedules). */
-  onClockMoved?: () => Promise<void>;
+  /**
+   * Moves the clock to the time a `POST /_local/clock` asks for, playing out what comes due on the
+   * way (the stack's `playUntil`); awaited before the answer. Without it the clock is just set.
+   */
+  moveClock?: (to: Date) => Promise<void>;
   routes?: readonly RegisteredRoute[];
   /** The largest request body accepted: Lambda's 6 MB synchronous payload limit. */
   maxBodyBytes?: number;
@@ -122,7 +125,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const routes = (options.routes ?? ROUTES).map(compile);
   const maxBodyBytes = options.maxBodyBytes ?? 6 * 1024 * 1024;
 
-  /** `GET /_local/clock` reads the clock; `POST` moves it forward, then awaits `onClockMoved`. No authentication: local only. */
+  /** `GET /_local/clock` reads the clock; `POST` moves it forward through `moveClock`. No authentication: local only. */
   const localClock = async (req: IncomingMessage, res: ServerResponse, method: string) => {
     if (method === 'GET') return send(res, 200, { now: options.clock.now().toISOString() });
     if (method !== 'POST') return send(res, 405, { error: 'Use GET or POST' }, { allow: 'GET, POST' });
@@ -138,11 +141,13 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     }
     const target = clockTarget(body, clock.now());
     if ('error' in target) return send(res, 400, { error: target.error });
-    clock.set(target.to);
-    options.log?.(`clock moved to ${target.to.toISOString()}`);
+    options.log?.(`clock moving to ${target.to.toISOString()}`);
     try {
-      await options.onClockMoved?.();
+      if (options.moveClock) await options.moveClock(target.to);
+      else clock.set(target.to);
     } catch (error) {
+      // A job failed on the way: the clock still ends where it was asked to be.
+      if (clock.now().getTime() < target.to.getTime()) clock.set(target.to);
       options.log?.(`after moving the clock: ${String(error)}`);
       return send(res, 500, { error: 'The clock moved, but running the jobs after it failed', details: String(error) });
     }

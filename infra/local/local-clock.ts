@@ -8,6 +8,12 @@ export const LOCAL_CLOCK_PATH = '/_local/clock';
 /** The most one POST may move the clock by: a year. */
 export const MAX_ADVANCE_HOURS = 8760;
 
+/**
+ * The most due times one POST steps through before it jumps to its target: a campaign's sends are
+ * spread through its window (a slot every few minutes), so a week of a busy campaign is a few hundred.
+ */
+export const MAX_CLOCK_STEPS = 2000;
+
 export const LOCAL_CLOCK_ERRORS = {
   advanceHours: `advance_hours must be a positive number of hours (at most ${MAX_ADVANCE_HOURS})`,
   now: 'now must be an ISO time not earlier than the current clock',

@@ -7,12 +7,14 @@ import { startFauxqs } from 'fauxqs';
 import type { AllSettings } from '../../shared/config/settings';
 import { settingDefault } from '../../shared/config/settings';
 import { makeDocClient } from '../../shared/db/client';
+import { DynamoOutreachActions } from '../../shared/db/outreach-actions';
 import type { LogFormat } from '../../shared/logging/logger';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
-import { type Clock, systemClock } from '../../shared/time/clock';
+import { type Clock, isMovableClock, systemClock } from '../../shared/time/clock';
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
 import { type LocalFunctions, buildLocalFunctions } from './functions';
 import { createLocalGateway } from './gateway';
+import { LOCAL_CLOCK_ERRORS, MAX_CLOCK_STEPS } from './local-clock';
 import { startSandboxDirectory } from './sandbox-directory/server';
 import { type SandboxEnrichment, startSandboxEnrichment } from './sandbox-enrichment';
 import { type SandboxProvider, freePort, registerProviderWebhooks, startSandboxProvider } from './sandbox-provider';
@@ -263,18 +265,46 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
     return handled;
   };
-  // What the moved clock brings, played out before the answer: queued work (a campaign just
-  // activated), the scheduler's run, and what it dispatched, again while anything moved.
-  const onClockMoved = () =>
+  // What the clock's time brings: queued work (a campaign just activated), the scheduler's run, and
+  // what it dispatched, again while anything moved.
+  const playNow = async () => {
+    for (let round = 0; round < 10; round += 1) {
+      const before = await drainQueues();
+      await runSchedules();
+      if (before + (await drainQueues()) === 0) break;
+    }
+  };
+  const dueIndex = new DynamoOutreachActions(db, tableName);
+  /** The earliest due time of an outreach action at or before `to` (one one-item Query per due shard). */
+  const earliestDue = async (to: Date): Promise<Date | undefined> => {
+    const firsts = await Promise.all(Array.from({ length: dueIndex.shards }, (_, shard) => dueIndex.due(shard, to.toISOString(), undefined, 1)));
+    const times = firsts.flatMap(({ refs }) => refs.map((ref) => Date.parse(ref.dueAt)));
+    return times.length ? new Date(Math.min(...times)) : undefined;
+  };
+  /**
+   * `POST /_local/clock`: the clock moves to `to` through every due time of an outreach action on
+   * the way, each played out as it comes, so that a week ahead plays a week of a campaign (a
+   * follow-up due a day after a send made on the way goes too), not one moment a week later. Stops
+   * stepping after MAX_CLOCK_STEPS (then jumps, as before), and steps a minute, the scheduler's
+   * deployed period, past an action due now that the run could not take (one claimed and in flight).
+   */
+  const moveClock = (to: Date) =>
     poller.exclusive(async () => {
-      for (let round = 0; round < 10; round += 1) {
-        const before = await drainQueues();
-        await runSchedules();
-        if (before + (await drainQueues()) === 0) break;
+      if (!isMovableClock(clock)) throw new Error(LOCAL_CLOCK_ERRORS.notMovable);
+      await playNow();
+      for (let step = 0; step < MAX_CLOCK_STEPS; step += 1) {
+        const next = await earliestDue(to);
+        if (!next) break;
+        const at = Math.max(next.getTime(), clock.now().getTime() + 60_000);
+        if (at >= to.getTime()) break;
+        clock.set(new Date(at));
+        await playNow();
       }
+      clock.set(to);
+      await playNow();
     });
 
-  const server = createLocalGateway({ handlers: functions.http, authorizer: functions.authorizer, limiter, clock, onClockMoved, log });
+  const server = createLocalGateway({ handlers: functions.http, authorizer: functions.authorizer, limiter, clock, moveClock, log });
   await new Promise<void>((resolveListen) => server.listen(port, options.host ?? '127.0.0.1', resolveListen));
   stops.unshift(
     () =>

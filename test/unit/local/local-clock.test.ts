@@ -57,13 +57,13 @@ describe('the local gateway at /_local/clock', () => {
   });
 
   /** A gateway with no functions: the clock paths are answered before any route matching. */
-  async function gateway(clock: Clock, onClockMoved?: () => Promise<void>) {
+  async function gateway(clock: Clock, moveClock?: (to: Date) => Promise<void>) {
     server = createLocalGateway({
       handlers: {} as never,
       authorizer: (() => Promise.reject(new Error('no authorizer here'))) as never,
       limiter: new TokenBuckets(() => ({ capacity: 1, refillTokens: 1, refillMs: 60_000 }), clock),
       clock,
-      ...(onClockMoved ? { onClockMoved } : {}),
+      ...(moveClock ? { moveClock } : {}),
     });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -76,15 +76,16 @@ describe('the local gateway at /_local/clock', () => {
     };
   }
 
-  it('reads the clock, moves it forward, and answers only after the callback ran', async () => {
+  it('reads the clock, moves it forward through the stack’s callback, and answers only after it ran', async () => {
     const clock = new ManualClock(START);
     const seen: string[] = [];
     let release = () => {};
-    const call = await gateway(clock, async () => {
-      seen.push(clock.now().toISOString());
+    const call = await gateway(clock, async (to) => {
+      seen.push(to.toISOString());
       await new Promise<void>((resolve) => {
         release = resolve;
       });
+      clock.set(to);
     });
     expect(await call('GET')).toEqual({ status: 200, body: { now: START } });
     expect(await call('GET', undefined, `${LOCAL_CLOCK_PATH}/`)).toEqual({ status: 200, body: { now: START } });
@@ -95,7 +96,7 @@ describe('the local gateway at /_local/clock', () => {
       return answer;
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    // The callback runs with the clock already moved, and the answer waits for it.
+    // The callback is given the target (it moves the clock), and the answer waits for it.
     expect(seen).toEqual(['2025-03-01T09:30:00.000Z']);
     expect(answered).toBe(false);
     release();
