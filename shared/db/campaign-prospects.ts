@@ -248,12 +248,16 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
       this.db,
       this.tableName,
       prospectIds.map((prospectId) => outreachActionKey(campaignId, prospectId)),
-      { projection: 'prospectId, nodeId, dueAt' },
+      { projection: 'prospectId, nodeId, dueAt, lastError' },
     );
     return new Map(
       items.map((item) => [
         Number(item.prospectId),
-        { nodeId: typeof item.nodeId === 'number' ? item.nodeId : null, dueAt: typeof item.dueAt === 'string' ? item.dueAt : null },
+        {
+          nodeId: typeof item.nodeId === 'number' ? item.nodeId : null,
+          dueAt: typeof item.dueAt === 'string' ? item.dueAt : null,
+          lastError: typeof item.lastError === 'string' ? item.lastError : null,
+        },
       ]),
     );
   }

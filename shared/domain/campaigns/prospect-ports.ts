@@ -23,6 +23,8 @@ export interface CampaignProspectPage {
 export interface ActionPosition {
   nodeId: number | null;
   dueAt: string | null;
+  /** Why its last attempt failed while it is retried (null when it has not failed). */
+  lastError: string | null;
 }
 
 export interface CampaignProspects {

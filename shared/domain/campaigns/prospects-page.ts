@@ -2,6 +2,7 @@ import { validationError } from '../errors';
 import { type Company, toProspectView } from '../leads/lead';
 import { PROSPECT_STATUSES, type ProspectStatus, SEQUENCE_STATUSES } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
+import type { ActionPosition } from './prospect-ports';
 import { resolveNode } from './flow';
 import { requireCampaign } from './lookup';
 import { CAMPAIGN_PROSPECTS_PAGE_SIZE, type ProspectMoveDeps, STATUS_MESSAGE, decodeProspectsCursor, encodeProspectsCursor } from './prospect-move-shapes';
@@ -39,9 +40,10 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
     campaign.id,
     page.prospects.filter(running).map((item) => item.prospectId),
   );
-  const positionOf = (item: CampaignProspect): { nodeId: number | null; dueAt: string | null } => {
-    if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null };
-    return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt };
+  // An ended sequence shows its campaign prospect's error (why it ended); a running one its action's (a retry's).
+  const positionOf = (item: CampaignProspect): ActionPosition => {
+    if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null, lastError: item.lastError };
+    return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt, lastError: item.lastError };
   };
   const prospects = page.prospects.flatMap((item) => {
     const lead = leads.get(item.prospectId);
@@ -52,7 +54,7 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
         ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
         current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
         next_action_at: position.dueAt,
-        last_error: item.lastError,
+        last_error: position.lastError,
       },
     ];
   });

@@ -55,6 +55,8 @@ export interface OutreachAction {
   reservation: SlotReservation | null;
   /** Transient failures of the current node so far. */
   attempts: number;
+  /** Why the current node's last attempt failed (a retry or an account problem), for the prospects page; null once it moves on. */
+  lastError: string | null;
   /** The previous action of this prospect (sent or skipped); delays count from it. */
   lastActionAt: string | null;
   /** Whether a first action has been carried out (the prospect is IN_PROGRESS). */

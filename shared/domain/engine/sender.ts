@@ -137,7 +137,7 @@ export function createSender(deps: SenderDeps) {
         : node?.conditionType === 'ACCEPTED_INVITE'
           ? now
           : delayed;
-    return deps.actions.replace(action, bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), claim: null, reservation: null, attempts: 0 }));
+    return deps.actions.replace(action, bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), claim: null, reservation: null, attempts: 0, lastError: null }));
   }
 
   /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
@@ -161,7 +161,7 @@ export function createSender(deps: SenderDeps) {
       }
       if ((failure.kind === 'transient' || failure.kind === 'account') && attempts < MAX_ATTEMPTS) {
         const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
-        return (await wait(action, now, { dueAt: iso(retryAt), nodeId: condition.id, attempts })) ? 'retrying' : 'raced';
+        return (await wait(action, now, { dueAt: iso(retryAt), nodeId: condition.id, attempts, lastError: failure.reason })) ? 'retrying' : 'raced';
       }
       // A profile the provider does not know, or a lookup that kept failing: the condition is not met.
     } else branch = decision.branch;
@@ -246,14 +246,14 @@ export function createSender(deps: SenderDeps) {
         return finish(claimed, campaign, 'FINISHED', `gave up after ${attempts} attempts: ${failure.reason}`, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
-      await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts });
+      await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts, lastError: failure.reason });
       return 'retrying';
     }
     if (failure.kind === 'account') {
       const until = failure.quota ? iso(nextUtcDay(now)) : null;
       await deps.accounts.pauseSending(account, { reason: failure.reason, until, at: iso(now) }, iso(now));
       // Another account may take it at once (if the prospect has none on this channel yet).
-      await wait(claimed, now, { ...learned, dueAt: iso(new Date(now.getTime() + 60_000)), claim: null });
+      await wait(claimed, now, { ...learned, dueAt: iso(new Date(now.getTime() + 60_000)), claim: null, lastError: failure.reason });
       return 'retrying';
     }
     if (failure.kind === 'prospect') {

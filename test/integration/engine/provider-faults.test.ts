@@ -48,6 +48,11 @@ describe('provider answers, redelivery and crashes', () => {
     await activate(world, campaign.id);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Transient')).toEqual([]);
     expect(await actionsOf(stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, dueAt: '2026-11-23T09:01:00.000Z', claim: null })]);
+    // The prospects page shows the retry: the step, when it is tried again, and why it failed.
+    const page = await stack.call<{ prospects: Record<string, unknown>[] }>('GET', `/public/campaigns/${campaign.id}/prospects/`, { apiKey: world.ws.key });
+    expect(page.body.prospects.map(({ status, current_step_id, next_action_at, last_error }) => ({ status, current_step_id, next_action_at, last_error }))).toEqual([
+      { status: 'IN_REVIEW', current_step_id: campaign.stepIds[0], next_action_at: '2026-11-23T09:01:00.000Z', last_error: 'errors/provider_error' },
+    ]);
     await advance(stack, clock, 1 / 60);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Transient').map((e) => e.at)).toEqual(['2026-11-23T09:01:00.000Z']);
     expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'FINISHED', last_error: null } });

@@ -79,6 +79,7 @@ const actionWith = (fields: Partial<OutreachAction> = {}): OutreachAction => ({
   claim: null,
   reservation: null,
   attempts: 0,
+  lastError: null,
   lastActionAt: null,
   started: false,
   accounts: {},
