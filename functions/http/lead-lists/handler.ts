@@ -1,6 +1,9 @@
+import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
+import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { completeCampaignsLeft } from '../../../shared/domain/campaigns/completion';
 import { createLeadListService } from '../../../shared/domain/leads/lead-list-service';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import { httpHandler } from '../../../shared/http/http-handler';
@@ -15,6 +18,7 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
   const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
+  const completion = { campaigns: new DynamoCampaignRepository(db, tableName), prospects: new DynamoCampaignProspects(db, tableName), clock: deps.clock };
   const lists = createLeadListService({
     lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
     leads,
@@ -22,6 +26,7 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
     ids,
     clock: deps.clock,
     enriching: (workspaceId, listId) => enrichments.busyInWorkspace(workspaceId, { list: listId }),
+    campaignsLeft: (workspaceId, campaignIds) => completeCampaignsLeft(completion, workspaceId, campaignIds),
   });
   return httpHandler(leadListRoutes, leadListHandlers(lists), { logger: loggerFor('lead-lists', deps), checkResponses: deps.checkResponses });
 }

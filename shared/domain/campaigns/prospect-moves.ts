@@ -21,6 +21,7 @@ import {
   URL_REQUIRED,
   placeholderFieldsProblem,
 } from './prospect-move-shapes';
+import { completeCampaignsLeft } from './completion';
 import { readProspectsPage } from './prospects-page';
 import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
 
@@ -179,19 +180,10 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     return outcomes;
   }
 
-  /**
-   * A campaign that prospects left (moved out or removed) becomes COMPLETED when it still has
-   * prospects and all have finished, as when the engine ends a sequence: the one left unfinished
-   * may have been the last. An ACTIVE campaign left empty stays ACTIVE.
-   */
-  async function completeLeft(workspaceId: number, outcomes: MoveOutcome[]): Promise<void> {
-    const left = unique(outcomes.flatMap((outcome) => ('moved' in outcome && outcome.left !== undefined ? [outcome.left] : [])));
-    for (const campaignId of left) {
-      const campaign = await deps.campaigns.get(workspaceId, campaignId);
-      if (campaign?.status === 'ACTIVE' && campaign.prospectCount > 0 && !(await deps.campaignProspects.hasUnfinished(campaignId))) {
-        await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', now());
-      }
-    }
+  /** A campaign prospects left (moved out or removed) may now be complete (completion.ts). */
+  function completeLeft(workspaceId: number, outcomes: MoveOutcome[]): Promise<void> {
+    const left = outcomes.flatMap((outcome) => ('moved' in outcome && outcome.left !== undefined ? [outcome.left] : []));
+    return completeCampaignsLeft({ campaigns: deps.campaigns, prospects: deps.campaignProspects, clock: deps.clock }, workspaceId, left);
   }
 
   /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */

@@ -17,6 +17,11 @@ export interface LeadListServiceDeps {
   clock: Clock;
   /** The workspace's prospects that running enrichment jobs hold, of any list (shown as 'Loading…', docs/enrichment.md). */
   enriching?: (workspaceId: number, listId: number) => Promise<Set<number>>;
+  /**
+   * Told of the campaigns prospects left (archived by delete-leads), so that one whose prospects
+   * have now all finished becomes COMPLETED (shared/domain/campaigns/completion.ts).
+   */
+  campaignsLeft?: (workspaceId: number, campaignIds: number[]) => Promise<void>;
 }
 
 /** The ids of an add-leads or delete-leads request, by the field they came in. */
@@ -80,10 +85,12 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     workspaceId: number,
     listId: number,
     input: LeadIdsInput,
-    change: (list: LeadList, ids: number[]) => Promise<{ id: number; skipped?: SkipCode }[]>,
+    change: (list: LeadList, ids: number[]) => Promise<{ id: number; skipped?: SkipCode; left?: number }[]>,
   ): Promise<IdsResult> {
     const list = await get(workspaceId, listId);
     const outcomes = await change(list, idsFor(list, input));
+    const left = [...new Set(outcomes.flatMap((o) => (!o.skipped && o.left !== undefined ? [o.left] : [])))];
+    if (left.length > 0 && deps.campaignsLeft) await deps.campaignsLeft(workspaceId, left);
     return {
       list: await get(workspaceId, listId),
       done: outcomes.filter((o) => !o.skipped).map((o) => o.id),

@@ -24,7 +24,8 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
     return (lead) => prospectMember(lead as Prospect, companies.get((lead as Prospect).companyId ?? -1));
   }
 
-  type IdOutcome = { id: number; skipped?: SkipCode };
+  /** A lead's outcome; `left`: the campaign a prospect left by it (archived out of it). */
+  type IdOutcome = { id: number; skipped?: SkipCode; left?: number };
 
   /** What a membership change does to one found lead: skip it, or write it as `after` (with the campaign it leaves). */
   type MembershipRule = (lead: Lead, stamp: string) => { skipped: SkipCode } | { after: Lead; campaign?: LeadChange['campaign'] };
@@ -64,7 +65,10 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
         }
         return { settled, writes };
       },
-      (write) => ({ id: write.lead.id }),
+      (write) => {
+        const left = write.change.campaign?.leave;
+        return { id: write.lead.id, ...(left === undefined ? {} : { left }) };
+      },
       (code) => ({ id: -1, skipped: code }),
     ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
   }

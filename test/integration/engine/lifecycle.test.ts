@@ -14,6 +14,7 @@ import {
   prospectsIn,
   sandboxSent,
 } from './helpers';
+import { createList, importLeads, person } from '../leads/helpers';
 
 /** Pause and resume, cancelling on moves and archiving, quota pauses. */
 describe('the engine and the campaign lifecycle', () => {
@@ -76,7 +77,7 @@ describe('the engine and the campaign lifecycle', () => {
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 
-  it('completes a campaign whose last unfinished prospect is removed from it or moved to another campaign', async () => {
+  it('completes a campaign whose last unfinished prospect is removed, moved to another campaign or archived', async () => {
     const { stack } = world;
     const finished = { status: 'FINISHED', last_error: null };
     const waiting = { status: 'IN_REVIEW', last_error: null };
@@ -109,6 +110,24 @@ describe('the engine and the campaign lifecycle', () => {
     });
     expect(imported.body).toMatchObject({ success: true, count: 1, created: 0, updated: 1 });
     expect(await campaignStatus(world, movedFrom.id)).toBe('COMPLETED');
+
+    // Archived by delete-leads: it leaves its lists and its campaign.
+    const archivedFrom = await campaignWith(world, 'Leave by archive', [{ step_type: 'EMAIL', subject_line: 'Leave five' }], { email_max_messages: 1 });
+    const list = await createList(stack, world.ws, 'Leave by archive');
+    const inList = await importLeads(stack, world.ws, list.id, {
+      leads: [person(90_001, { email: 'leave90001@example.com' }), person(90_002, { email: 'leave90002@example.com' })],
+    });
+    const added = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, {
+      apiKey: world.ws.key,
+      body: { campaign: archivedFrom.id, prospect_ids: inList.leads.map((lead) => lead.id) },
+    });
+    expect(added.body).toMatchObject({ success: true, count: 2 });
+    await activate(world, archivedFrom.id);
+    const archived = await sentAndWaiting(archivedFrom.id);
+    const deleted = await stack.call('DELETE', `/public/lead-lists/${list.id}/delete-leads/`, { apiKey: world.ws.key, body: { prospect_ids: [archived] } });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await campaignStatus(world, archivedFrom.id)).toBe('COMPLETED');
+
     // A campaign left without any prospect is not complete: it never ran them.
     const emptied = await campaignWith(world, 'Leave empty', [{ step_type: 'EMAIL', subject_line: 'Leave four' }]);
     const [only] = await prospectsIn(world, emptied.id, [{}]);
