@@ -300,7 +300,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         clock.set(new Date(at));
         await playNow();
       }
-      clock.set(to);
+      // npm start's clock also runs with real time, which may have passed `to` meanwhile; it never goes back.
+      if (clock.now().getTime() < to.getTime()) clock.set(to);
       await playNow();
     });
 

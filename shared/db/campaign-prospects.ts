@@ -248,14 +248,16 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
       this.db,
       this.tableName,
       prospectIds.map((prospectId) => outreachActionKey(campaignId, prospectId)),
-      { projection: 'prospectId, nodeId, dueAt, lastError' },
+      // Named, as an attribute name that may be a reserved word.
+      { projection: 'prospectId, nodeId, dueAt, lastError, #claim', names: { '#claim': 'claim' } },
     );
     return new Map(
       items.map((item) => [
         Number(item.prospectId),
         {
           nodeId: typeof item.nodeId === 'number' ? item.nodeId : null,
-          dueAt: typeof item.dueAt === 'string' ? item.dueAt : null,
+          // Being sent (claimed): nothing is due.
+          dueAt: typeof item.dueAt === 'string' && !item.claim ? item.dueAt : null,
           lastError: typeof item.lastError === 'string' ? item.lastError : null,
         },
       ]),

@@ -236,16 +236,17 @@ export class DynamoCampaignRepository implements CampaignRepository {
     throw conflict('Campaign name is being taken by concurrent requests, please retry');
   }
 
-  async setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string): Promise<boolean> {
+  async setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: { prospectCount: number }): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: campaignKey(campaign.id),
           UpdateExpression: 'SET #status = :to, updatedAt = :now',
-          ConditionExpression: '#status = :from',
+          // With an expected count: no prospect entered or left since it was read (every move changes it in its transaction).
+          ConditionExpression: expect ? '#status = :from AND prospectCount = :count' : '#status = :from',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': updatedAt },
+          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': updatedAt, ...(expect ? { ':count': expect.prospectCount } : {}) },
         }),
       );
       return true;

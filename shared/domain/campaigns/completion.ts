@@ -18,7 +18,9 @@ export async function completeCampaignsLeft(deps: CampaignCompletionDeps, worksp
   for (const campaignId of new Set(campaignIds)) {
     const campaign = await deps.campaigns.get(workspaceId, campaignId);
     if (campaign?.status === 'ACTIVE' && campaign.prospectCount > 0 && !(await deps.prospects.hasUnfinished(campaignId))) {
-      await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', deps.clock.now().toISOString());
+      // Only if no prospect entered since the campaign was read: one added meanwhile (an
+      // add-to-campaign committed between the read and this write) is not finished.
+      await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', deps.clock.now().toISOString(), { prospectCount: campaign.prospectCount });
     }
   }
 }

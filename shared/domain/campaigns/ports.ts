@@ -40,7 +40,7 @@ export interface CampaignRepository {
    */
   updateSettings(campaign: Campaign, change: CampaignSettingsChange, updatedAt: string): Promise<Campaign>;
   /** Moves the status from `from` to `to`; false when it was no longer `from`. */
-  setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string): Promise<boolean>;
+  setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: { prospectCount: number }): Promise<boolean>;
   /**
    * Writes a change of the flow's structure with its nodes, conditional on the flow version read
    * and on the campaign still being in a status that allows structure changes; false otherwise.

@@ -157,7 +157,7 @@ export function createSender(deps: SenderDeps) {
       const attempts = action.attempts + 1;
       if (failure.kind === 'account' && decision.account) {
         await deps.accounts.pauseSending(decision.account, { reason: failure.reason, until: failure.quota ? iso(nextUtcDay(now)) : null, at: iso(now) }, iso(now));
-        return (await wait(action, now, { dueAt: iso(new Date(now.getTime() + 60_000)), nodeId: condition.id })) ? 'retrying' : 'raced';
+        return (await wait(action, now, { dueAt: iso(new Date(now.getTime() + 60_000)), nodeId: condition.id, lastError: failure.reason })) ? 'retrying' : 'raced';
       }
       if ((failure.kind === 'transient' || failure.kind === 'account') && attempts < MAX_ATTEMPTS) {
         const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);

@@ -71,6 +71,7 @@ describe('a first action carried by its campaign prospect item', () => {
       claim: null,
       reservation: null,
       attempts: 0,
+      lastError: null,
       lastActionAt: null,
       started: false,
       accounts: {},

@@ -216,6 +216,11 @@ describe('provider answers, redelivery and crashes', () => {
     for (const campaignId of [email.id, invite.id]) {
       expect((await actionsOf(stack, campaignId)).map((action) => (action.claim as { token: string }).token)).toEqual(['crashed']);
     }
+    // The prospects page: a claimed action is being sent, so nothing is due.
+    const page = await stack.call<{ prospects: Record<string, unknown>[] }>('GET', `/public/campaigns/${email.id}/prospects/`, { apiKey: world.ws.key });
+    expect(page.body.prospects.map(({ current_step_id, next_action_at }) => ({ current_step_id, next_action_at }))).toEqual([
+      { current_step_id: email.stepIds[0], next_action_at: null },
+    ]);
     await advance(stack, clock, 0.5);
     // The email cannot be told by the provider: not sent again, recorded UNCERTAIN.
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);

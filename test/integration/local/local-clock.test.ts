@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../shared/time/clock';
+import { ManualClock, OffsetClock } from '../../../shared/time/clock';
 import { type TestStack, signUp, startTestStack } from '../../support/test-stack';
 
 const START = '2025-03-03T08:00:00.000Z';
@@ -66,6 +66,25 @@ describe('the local clock endpoints', () => {
     expect(stack.logs.filter((line) => line.includes('Poison campaign-scheduling message dropped'))).toHaveLength(1);
     // SCHEDULES is empty for now: running them is a no-op that resolves.
     await expect(stack.runSchedules()).resolves.toBeUndefined();
+  });
+
+  it('answers a move by a moment with npm start’s clock, which runs on while the move plays out', async () => {
+    // An OffsetClock (system time plus an offset, as `npm start` has): the target is a millisecond
+    // ahead, so real time passes it while the move plays out; the clock never goes back.
+    const running = await startTestStack({ clock: new OffsetClock() });
+    try {
+      const before = running.clock.now().getTime();
+      const response = await fetch(`${running.baseUrl}/_local/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ now: new Date(before + 1).toISOString() }),
+      });
+      expect(response.status).toBe(200);
+      const { now } = (await response.json()) as { now: string };
+      expect(Date.parse(now)).toBeGreaterThanOrEqual(before + 1);
+    } finally {
+      await running.stop();
+    }
   });
 
   it('is not part of the API: the gateway knows no /api/v1/_local path', async () => {
