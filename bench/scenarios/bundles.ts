@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE_EXTERNALS, BUNDLE_SUPPORTED, bundleProviderSdk } from '../../infra/constructs/provider-sdk-layer';
+import { FUNCTION_BUNDLE } from '../../infra/bundling';
+import { bundleProviderSdk } from '../../infra/constructs/provider-sdk-layer';
 import { REPO_ROOT } from '../../infra/local/local-stack';
 import { type AllSettings, SETTINGS, type SettingName, toEnvironment } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS } from '../../shared/http/route-table';
@@ -52,14 +53,7 @@ export const scenario: BenchScenario = {
       await build({
         entryPoints: [resolve(REPO_ROOT, entry)],
         outfile,
-        bundle: true,
-        minify: true,
-        format: 'cjs',
-        platform: 'node',
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        external: BUNDLE_EXTERNALS,
-        supported: BUNDLE_SUPPORTED,
+        ...FUNCTION_BUNDLE,
         logLevel: 'silent',
       });
       const sizeKb = statSync(outfile).size / 1024;

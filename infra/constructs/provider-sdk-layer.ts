@@ -4,23 +4,8 @@ import { AssetHashType, DockerImage, Stack } from 'aws-cdk-lib';
 import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
+import { FUNCTION_BUNDLE, PROVIDER_SDK } from '../bundling';
 import { REPO_ROOT } from '../paths';
-
-/** The provider's client library (shared/providers/unipile-provider.ts), shipped in a layer of its own. */
-export const PROVIDER_SDK = 'unipile-node-sdk';
-
-/**
- * What every function bundle leaves out: the AWS SDK (the nodejs22.x runtime has it) and the
- * provider SDK (this layer has it).
- */
-export const BUNDLE_EXTERNALS = ['@aws-sdk/*', PROVIDER_SDK];
-
-/**
- * esbuild's `supported` setting for function bundles: an `import()` of an external module becomes
- * a `require()`. Lambda finds a layer's modules through NODE_PATH (`/opt/nodejs/node_modules`),
- * which `require` honours and an ES-module `import()` does not.
- */
-export const BUNDLE_SUPPORTED = { 'dynamic-import': false } as const;
 
 /** Where a Node.js layer's modules go: the runtime resolves `/opt/nodejs/node_modules`. */
 export const providerSdkModuleDir = (layerDir: string): string => path.join(layerDir, 'nodejs', 'node_modules', PROVIDER_SDK);
@@ -38,11 +23,8 @@ export function bundleProviderSdk(layerDir: string): string {
     entryPoints: [PROVIDER_SDK],
     absWorkingDir: REPO_ROOT,
     outfile,
-    bundle: true,
-    minify: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node22',
+    ...FUNCTION_BUNDLE,
+    // The layer is the provider SDK itself: only the AWS SDK stays out.
     external: ['@aws-sdk/*'],
     logLevel: 'silent',
   });

@@ -7,7 +7,8 @@ import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table-schema';
 import { LOCK_FILE, REPO_ROOT, fromRepoRoot } from '../paths';
 import type { TableGrant } from '../table-access';
-import { BUNDLE_EXTERNALS, BUNDLE_SUPPORTED, ProviderSdkLayer } from './provider-sdk-layer';
+import { FUNCTION_BUNDLE } from '../bundling';
+import { ProviderSdkLayer } from './provider-sdk-layer';
 import type { SingleTable } from './single-table';
 
 export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup'> {
@@ -60,13 +61,14 @@ export class ServiceFunction extends NodejsFunction {
       layers: [ProviderSdkLayer.of(scope), ...(layers ?? [])],
       environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
       bundling: {
+        // FUNCTION_BUNDLE's settings, in NodejsFunction's terms.
         format: OutputFormat.CJS,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        minify: true,
+        target: FUNCTION_BUNDLE.target,
+        mainFields: [...FUNCTION_BUNDLE.mainFields],
+        minify: FUNCTION_BUNDLE.minify,
         sourceMap: true,
-        externalModules: BUNDLE_EXTERNALS,
-        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_SUPPORTED).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
+        externalModules: [...FUNCTION_BUNDLE.external],
+        esbuildArgs: Object.fromEntries(Object.entries(FUNCTION_BUNDLE.supported).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
         ...bundling,
       },
     });

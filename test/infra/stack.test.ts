@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '../../shared/runtime/catalog';
 import { DEFAULT_ALARM_THRESHOLDS, loadConfig } from '../../infra/config';
 import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/public-api';
-import { BUNDLE_EXTERNALS, BUNDLE_SUPPORTED } from '../../infra/constructs/provider-sdk-layer';
+import { FUNCTION_BUNDLE } from '../../infra/bundling';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { REPO_ROOT } from '../../infra/paths';
 import { ScheduledJob } from '../../infra/constructs/scheduled-job';
@@ -437,13 +437,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       buildSync({
         entryPoints: [entry],
         outfile: path.join(work, 'index.js'),
-        bundle: true,
-        format: 'cjs',
-        platform: 'node',
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        external: BUNDLE_EXTERNALS,
-        supported: BUNDLE_SUPPORTED,
+        ...FUNCTION_BUNDLE,
         logLevel: 'silent',
       });
       const paths: string[] = [];
