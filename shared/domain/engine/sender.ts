@@ -113,30 +113,26 @@ export function createSender(deps: SenderDeps) {
    * `lastActionAt` once written (bump), so waits for the window or a pause do not move it. Never
    * later than a due time `moveTo` gave (it counts from a later moment). None when it has started.
    */
-  function firstDelay(action: OutreachAction, node: CampaignNode, campaign: Campaign): { from: string; dueAt: Date } | undefined {
+  function firstDelay(action: OutreachAction, node: CampaignNode, campaign: Campaign): Date | undefined {
     const from = action.version === 0 ? action.dueAt : action.lastActionAt;
     if (action.started || from === null || node.delayInHours === 0) return undefined;
-    // An ACCEPTED_INVITE condition looks at once and then waits up to its delay (decide).
-    if (node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE') return undefined;
-    const delayed = new Date(Date.parse(from) + node.delayInHours * 3_600_000);
-    const dueAt = node.kind === 'STEP' ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed) : delayed;
-    return { from, dueAt };
+    return dueAfter(node, new Date(from), campaign);
   }
 
   /**
-   * Puts the action on node `next`: a step waits its delay, then for the window; a condition is
-   * evaluated when its delay is over, except ACCEPTED_INVITE, which looks at once (the invitation
-   * may be accepted already) and then waits up to its delay for the acceptance.
+   * When a node reached at `from` is carried out: a step after its delay, then at the window's next
+   * open moment; a condition when its delay is over, except ACCEPTED_INVITE, which looks at once
+   * (the invitation may be accepted already) and then waits up to its delay for the acceptance.
    */
+  function dueAfter(node: CampaignNode | undefined, from: Date, campaign: Campaign): Date {
+    if (node?.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE') return from;
+    const delayed = new Date(from.getTime() + (node?.delayInHours ?? 0) * 3_600_000);
+    return node?.kind === 'STEP' ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed) : delayed;
+  }
+
+  /** Puts the action on node `next`, due when that node is carried out (dueAfter). */
   async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>) {
-    const node = nodes.get(next);
-    const delayed = new Date(now.getTime() + (node?.delayInHours ?? 0) * 3_600_000);
-    const dueAt =
-      node?.kind === 'STEP'
-        ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed)
-        : node?.conditionType === 'ACCEPTED_INVITE'
-          ? now
-          : delayed;
+    const dueAt = dueAfter(nodes.get(next), now, campaign);
     return deps.actions.replace(action, bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), claim: null, reservation: null, attempts: 0, lastError: null }));
   }
 
@@ -305,10 +301,8 @@ export function createSender(deps: SenderDeps) {
     const node = nodeId === null ? undefined : nodes.get(nodeId);
     if ((!node || node.kind === 'CONDITION') && !consistent) return again();
     if (!node) return finish(action, campaign, 'FINISHED', null);
-    const rootDelay = firstDelay(action, node, campaign);
-    if (rootDelay && rootDelay.dueAt.getTime() > now.getTime()) {
-      return (await wait(action, now, { dueAt: iso(rootDelay.dueAt), nodeId: node.id })) ? 'waiting' : 'raced';
-    }
+    const held = firstDelay(action, node, campaign);
+    if (held && held.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(held), nodeId: node.id })) ? 'waiting' : 'raced';
     if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
     if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);
