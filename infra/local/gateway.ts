@@ -21,7 +21,7 @@ export interface LocalGatewayOptions {
   clock: Clock;
   /**
    * Moves the clock to the time a `POST /_local/clock` asks for, playing out what comes due on the
-   * way (the stack's `playUntil`); awaited before the answer. Without it the clock is just set.
+   * way (the stack's `moveClock`, infra/local/local-stack.ts); awaited before the answer. Without it the clock is just set.
    */
   moveClock?: (to: Date) => Promise<void>;
   routes?: readonly RegisteredRoute[];

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { PROSPECT_STATUSES } from '../domain/campaigns/campaign';
+import { PROSPECT_STATUSES, SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import type { ActionPosition, CampaignProspectPage, CampaignProspectPageQuery, CampaignProspects } from '../domain/campaigns/prospect-ports';
 import type { CampaignCompletion } from '../domain/engine/ports';
@@ -161,7 +161,7 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
   async hasUnfinished(campaignId: number): Promise<boolean> {
     const { pk } = campaignProspectKey(campaignId, 0);
     const found = await Promise.all(
-      ['IN_REVIEW#', 'IN_PROGRESS#'].map((prefix) =>
+      SEQUENCE_STATUSES.map((status) => `${status}#`).map((prefix) =>
         this.db.send(
           new QueryCommand({
             TableName: this.tableName,

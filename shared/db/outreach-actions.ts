@@ -1,5 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import { toCampaignProspect } from './campaign-prospects';
 import type { ActionRef, OutreachAction } from '../domain/engine/action';
@@ -107,7 +108,8 @@ const SAME_VERSION = 'version = :version AND stint = :stint';
  * flow's next node is written after the status). A stop (reply, unsubscribe, pipeline stage, an
  * end) writes any other.
  */
-const PENDING_STATUSES: readonly string[] = ['IN_REVIEW', 'IN_PROGRESS'];
+/** A campaign prospect whose sequence may still run: a first action it carries is pending. */
+const PENDING_STATUSES: readonly string[] = SEQUENCE_STATUSES;
 /** `#status IN (...)` over PENDING_STATUSES, with its values. */
 const PENDING_STATUS_CONDITION = `#status IN (${PENDING_STATUSES.map((_, i) => `:pending${i}`).join(', ')})`;
 const PENDING_STATUS_VALUES = Object.fromEntries(PENDING_STATUSES.map((status, i) => [`:pending${i}`, status]));

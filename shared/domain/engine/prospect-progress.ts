@@ -1,4 +1,4 @@
-import type { ProspectStatus } from '../campaigns/campaign';
+import { type ProspectStatus, SEQUENCE_STATUSES } from '../campaigns/campaign';
 import type { Prospect } from '../leads/lead';
 import { type LeadWriterDeps, createRounds } from '../leads/lead-rounds';
 import { prospectMember } from '../leads/list-query';
@@ -6,7 +6,7 @@ import type { LeadChange } from '../leads/ports';
 import type { KnownProspect, ProspectProgress } from './ports';
 
 /** The statuses the engine moves a prospect from; any other (a reply, an unsubscribe) is not the engine's to overwrite. */
-const ENGINE_STATUSES: ReadonlySet<string> = new Set(['IN_REVIEW', 'IN_PROGRESS']);
+const ENGINE_STATUSES: ReadonlySet<string> = new Set(SEQUENCE_STATUSES);
 
 export interface StatusWrite {
   workspaceId: number;

@@ -89,7 +89,7 @@ export function createLeadListService(deps: LeadListServiceDeps) {
   ): Promise<IdsResult> {
     const list = await get(workspaceId, listId);
     const outcomes = await change(list, idsFor(list, input));
-    const left = [...new Set(outcomes.flatMap((o) => (!o.skipped && o.left !== undefined ? [o.left] : [])))];
+    const left = outcomes.flatMap((o) => (!o.skipped && o.left !== undefined ? [o.left] : []));
     if (left.length > 0 && deps.campaignsLeft) await deps.campaignsLeft(workspaceId, left);
     return {
       list: await get(workspaceId, listId),

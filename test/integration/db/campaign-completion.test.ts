@@ -6,7 +6,7 @@ import { ensureTable } from '../../../infra/local/table';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { makeDocClient } from '../../../shared/db/client';
 import { campaignKey } from '../../../shared/db/keys';
-import type { Campaign } from '../../../shared/domain/campaigns/campaign';
+import { CAMPAIGN_DEFAULTS, type Campaign } from '../../../shared/domain/campaigns/campaign';
 import { completeCampaignsLeft } from '../../../shared/domain/campaigns/completion';
 import { ManualClock } from '../../../shared/time/clock';
 
@@ -31,14 +31,9 @@ describe('completing a campaign that prospects left', () => {
       workspaceId: 7,
       name: `Completion ${nextId}`,
       status: 'DRAFT',
-      timezone: 'Europe/Amsterdam',
-      language: 'en',
-      emailMaxMessages: 40,
-      networkMaxMessages: 100,
-      networkMaxConnections: 50,
+      ...CAMPAIGN_DEFAULTS,
       sendingWindow: {},
       accountIds: [],
-      stopOnCompanyReply: false,
       prospectCount,
       flow: { root: null, nodes: {}, redirects: {} },
       flowVersion: 0,
