@@ -189,6 +189,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */
   function warningOf(outcomes: MoveOutcome[], activate: boolean, status: CampaignStatus): string | undefined {
     const statuses = unique(outcomes.flatMap((outcome) => ('moved' in outcome ? [outcome.status] : [])));
+    // Nobody moved into a COMPLETED campaign: it was not reopened, and nothing waits to be told.
+    if (!statuses.length && status === 'COMPLETED') return undefined;
     for (const moved of statuses.length ? statuses : [status]) {
       const { warning } = placement(moved, activate);
       if (warning) return warning;
@@ -209,9 +211,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       if (list.searchType !== 'PEOPLE') throw validationError(PEOPLE_ONLY);
       if (!found) throw notFound(CAMPAIGN_NOT_FOUND);
       assertWritable(found);
-      const campaign = await reopenIfCompleted(found, input.activate);
       const chunks = await deps.digests.chunks(list.id);
-      const rules = { campaignId: campaign.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany };
+      const rules = { campaignId: found.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany };
       const explicit = input.prospectIds !== undefined;
       const skipped: { id: number; reason: MoveSkipReason }[] = [];
       let candidates: Candidate[];
@@ -276,6 +277,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         chosen.length >= MAX_MOVES_PER_REQUEST &&
         queue.some((candidate) => counter.allows(candidate.companyId));
 
+      // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
+      const campaign = chosen.length ? await reopenIfCompleted(found, input.activate) : found;
       const outcomes = chosen.length ? await moveInto(workspaceId, campaign, chosen, input.activate, check, companies) : [];
       const moved: MovedProspect[] = [];
       outcomes.forEach((outcome, i) => {
@@ -292,7 +295,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
      * prospects join no list.
      */
     async importLeads(workspaceId: number, campaignId: number, input: { leads?: unknown[]; activate: boolean }): Promise<CampaignImportResult> {
-      const campaign = await reopenIfCompleted(await writableCampaign(workspaceId, campaignId), input.activate);
+      const found = await writableCampaign(workspaceId, campaignId);
       if (input.leads === undefined) throw validationError('leads is required');
       const rows = readJsonLeads(input.leads, 'PEOPLE');
       const skipped: { index: number; reason: string }[] = [];
@@ -321,13 +324,16 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         } else if (outcome.status === 'matched') {
           // Only list imports match rows by fingerprint; a campaign import plans every row.
           skipped.push({ index: row, reason: SKIP_MESSAGES.concurrentChange });
-        } else if (outcome.lead.campaignId === campaign.id) {
+        } else if (outcome.lead.campaignId === found.id) {
           if (outcome.status === 'created') created += 1;
           else updated += 1;
         } else {
           toMove.push({ row, created: outcome.status === 'created', lead: outcome.lead });
         }
       });
+      // Reopened only when someone is to be added (as add-to-campaign): a request of invalid rows,
+      // or of prospects already in it, leaves it COMPLETED.
+      const campaign = toMove.length ? await reopenIfCompleted(found, input.activate) : found;
       const outcomes = toMove.length
         ? await moveInto(
             workspaceId,

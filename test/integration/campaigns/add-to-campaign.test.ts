@@ -318,6 +318,30 @@ describe('add-to-campaign', () => {
     expect((await addToCampaign(stack, alice, list.id, { campaign: draft.id, prospect_ids: [ids[4] as number], allow_duplicates: true })).body.warning).toBeUndefined();
   });
 
+  it('leaves a COMPLETED campaign COMPLETED when a request with activate adds nobody: no one matching, a campaign import of invalid rows or without leads', async () => {
+    const { list, ids } = await seedList('Nobody added', [{}]);
+    const flow = { root: 4343, nodes: { 4343: { kind: 'STEP' as const, type: 'NETWORK_INVITE', parent: null, child: null } }, redirects: {} };
+    const completed = await createCampaign(stack, alice, 'Completed, nobody added', { status: 'COMPLETED', flow });
+    const statusOf = async () => (await stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${completed.id}/`, { apiKey: alice.key })).body.campaign.status;
+
+    const none = await addToCampaign(stack, alice, list.id, { campaign: completed.id, filters: { first_name: 'Nobody' }, activate: true });
+    expect(none.body).toEqual({ success: true, count: 0, prospects: [], has_more: false, skipped: [] });
+    expect(await statusOf()).toBe('COMPLETED');
+    const importLeads = (body: Record<string, unknown>) => stack.call('POST', `/public/campaigns/${completed.id}/import/`, { apiKey: alice.key, body });
+    const missing = await importLeads({ activate: true });
+    expect(missing.status).toBe(400);
+    expect(await statusOf()).toBe('COMPLETED');
+    const invalid = await importLeads({ leads: [{ first_name: 'No', last_name: 'Url' }], activate: true });
+    expect(invalid.body).toMatchObject({ success: true, count: 0, created: 0, updated: 0 });
+    expect(invalid.body.warning).toBeUndefined();
+    expect(await statusOf()).toBe('COMPLETED');
+    expect(await prospectCount(stack, completed.id)).toBe(0);
+
+    // Someone added: it runs again.
+    expect((await addToCampaign(stack, alice, list.id, { campaign: completed.id, prospect_ids: [ids[0] as number], activate: true })).body).toMatchObject({ count: 1 });
+    expect(await statusOf()).toBe('ACTIVE');
+  });
+
   it('moves each prospect into exactly one campaign when two requests race, and both counts stay true', async () => {
     const { list, ids } = await seedList('Race', Array.from({ length: 30 }, () => ({})));
     for (const allowDuplicates of [false, true]) {
