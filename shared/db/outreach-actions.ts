@@ -49,6 +49,7 @@ export const OutreachActionItem = itemSchema(
     attempts: intAttribute,
     lastError: v.optional(v.nullable(v.string()), null),
     lastActionAt: v.nullable(v.string()),
+    reachedAt: v.optional(v.nullable(v.string()), null),
     started: v.boolean(),
     accounts: v.object({ EMAIL: v.optional(intAttribute), NETWORK: v.optional(intAttribute) }),
     networkProviderId: v.nullable(v.string()),
@@ -91,6 +92,7 @@ export function firstAction(prospect: CampaignProspect, dueAt: string): Outreach
     attempts: 0,
     lastError: null,
     lastActionAt: null,
+    reachedAt: null,
     started: false,
     accounts: {},
     networkProviderId: null,
@@ -281,6 +283,23 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
       }),
     );
     return (Items ?? []).map(toOutreachAction);
+  }
+
+  async onNode(campaignId: number, nodeId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }> {
+    const { pk, sk } = outreachActionKey(campaignId, afterProspectId);
+    const { Items, LastEvaluatedKey } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        // The whole partition in prospect order, a page at a time (Limit counts the items looked
+        // at): an occasional sweep after a delay edit, so no index is kept per node.
+        KeyConditionExpression: 'pk = :pk AND sk > :after',
+        FilterExpression: 'nodeId = :node',
+        ExpressionAttributeValues: { ':pk': pk, ':after': sk, ':node': nodeId },
+        Limit: limit,
+      }),
+    );
+    const last = LastEvaluatedKey ? Number(String(LastEvaluatedKey.sk).slice('PROSPECT#'.length)) : undefined;
+    return { actions: (Items ?? []).map(toOutreachAction), ...(last === undefined ? {} : { last }) };
   }
 
   async due(shard: number, upTo: string, after: string | undefined, limit: number, startKey?: unknown): Promise<{ refs: ActionRef[]; next?: unknown }> {

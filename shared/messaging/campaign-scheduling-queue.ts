@@ -9,5 +9,6 @@ export function sqsCampaignScheduling(sqs: SqsSender, queueUrl: string): Campaig
   return {
     send,
     scheduleWaiting: (campaign: Campaign) => send({ campaign_id: campaign.id, workspace_id: campaign.workspaceId }),
+    retimeNode: (campaign: Campaign, nodeId: number) => send({ campaign_id: campaign.id, workspace_id: campaign.workspaceId, node_id: nodeId }),
   };
 }

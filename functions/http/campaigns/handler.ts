@@ -17,15 +17,16 @@ export function buildCampaignsHandler(config: GroupConfig<'campaigns'>, deps: Fu
   const { db, tableName, ids } = tableAccess(config, deps);
   const repository = new DynamoCampaignRepository(db, tableName);
   const accounts = new DynamoSenderAccountRepository(db, tableName);
+  const scheduling = sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl);
   const campaigns = createCampaignService({
     campaigns: repository,
     accounts,
     memberships: new DynamoAccountRepository(db, tableName),
-    scheduling: sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl),
+    scheduling,
     ids,
     clock: deps.clock,
   });
-  const flow = createFlowService({ campaigns: repository, accounts, ids, clock: deps.clock });
+  const flow = createFlowService({ campaigns: repository, accounts, ids, clock: deps.clock, scheduling });
   return httpHandler(
     FUNCTION_GROUPS.campaigns.routes,
     { ...campaignHandlers(campaigns), ...campaignFlowHandlers(flow) },

@@ -14,6 +14,8 @@ import { tableAccess } from '../../../shared/runtime/table';
 const MessageSchema = v.object({
   campaign_id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
   workspace_id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  node_id: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
+  after: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
 });
 
 /** Prospects scheduled per message: a page of conditional writes well inside the consumer's timeout. */
@@ -30,8 +32,9 @@ function parseMessage(body: string): SchedulingMessage | undefined {
 
 /**
  * Consumer of the campaign-scheduling queue: schedules one page of a campaign's waiting prospects
- * and, while more wait, sends the message on before acknowledging this one (a crash in between
- * only repeats a page, which schedules nobody twice).
+ * or, for a message naming a node whose delay was edited, retimes one page of the actions waiting
+ * on it; while more are left it sends the next message before acknowledging this one (a crash in
+ * between only repeats a page, which changes nothing twice).
  */
 export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIGN_SCHEDULING.settings>, deps: FunctionDeps) {
   const logger = loggerFor('campaign-scheduling', deps);
@@ -55,7 +58,10 @@ export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIG
         continue;
       }
       try {
-        if ((await sweep.run(message)) === 'more') await queue.send(message);
+        if (message.node_id !== undefined) {
+          const next = await sweep.retime({ ...message, node_id: message.node_id });
+          if (next !== 'done') await queue.send(next);
+        } else if ((await sweep.run(message)) === 'more') await queue.send(message);
       } catch (error) {
         logger.error('Campaign scheduling failed; the message will be retried', { messageId: record.messageId, campaignId: message.campaign_id, error: String(error) });
         failures.push({ itemIdentifier: record.messageId });

@@ -10,7 +10,7 @@ import { type StepContent, checkStepContent, defaultDelay } from './flow-content
 import { addCondition, addStep, removeNode, retypeNode, rewireStep } from './flow-edit';
 import { requireCampaignWithFlow } from './lookup';
 import type { CampaignCondition, CampaignNode, CampaignStep, CampaignWithFlow, ConditionType, StepType } from './nodes';
-import type { CampaignRepository, FlowChange } from './ports';
+import type { CampaignRepository, CampaignScheduling, FlowChange } from './ports';
 
 /**
  * The steps and conditions of a campaign's flow (docs/campaigns.md, "The flow"). The structure
@@ -27,6 +27,8 @@ export interface FlowServiceDeps {
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
   ids: IdGenerator;
   clock: Clock;
+  /** Gives prospects already waiting on a node the due time its edited delay gives them. */
+  scheduling: Pick<CampaignScheduling, 'retimeNode'>;
 }
 
 /** The texts and settings of a step, in domain names. */
@@ -177,6 +179,17 @@ export function createFlowService(deps: FlowServiceDeps) {
     throw conflict("The campaign's flow is being changed by concurrent requests; please retry");
   }
 
+  /**
+   * After a node's delay changed: prospects may wait on it (a campaign that ran, with prospects),
+   * and the delay applies to the sends not made yet, so their due times are given again.
+   */
+  async function delayEdited(after: CampaignWithFlow, nodeId: number, before: number | undefined): Promise<void> {
+    const { campaign } = after;
+    const node = after.nodes.get(nodeId);
+    if (before === undefined || !node || node.delayInHours === before) return;
+    if ((campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0) await deps.scheduling.retimeNode(campaign, nodeId);
+  }
+
   return {
     /** The campaign's steps in flow order: the main path first, then the branches. */
     async listSteps(workspaceId: number, campaignId: number): Promise<{ campaign: Campaign; steps: CampaignStep[] }> {
@@ -242,8 +255,10 @@ export function createFlowService(deps: FlowServiceDeps) {
      * is changes nothing). Its type cannot change. Content rules apply to the step as stored.
      */
     async updateStep(workspaceId: number, campaignId: number, stepId: number, patch: StepPatch): Promise<NodeChange<CampaignStep>> {
+      let delayBefore: number | undefined;
       const after = await change(workspaceId, campaignId, (found, at) => {
         const step = stepOf(found, stepId);
+        delayBefore = step.delayInHours;
         const { campaign } = found;
         assertWritable(campaign);
         if (patch.stepType !== undefined && patch.stepType !== step.stepType) throw validationError(STEP_TYPE_FIXED);
@@ -259,6 +274,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         if (!contentChanged) return NOTHING;
         return { write: 'node', node: { ...merged, updatedAt: touched(step.updatedAt, at) }, expectedUpdatedAt: step.updatedAt };
       });
+      await delayEdited(after, stepId, delayBefore);
       return { node: stepOf(after, stepId), detail: await detailOf(after) };
     },
 
@@ -308,8 +324,10 @@ export function createFlowService(deps: FlowServiceDeps) {
      * DRAFT and PAUSED only, and ACCEPTED_INVITE needs a NETWORK_INVITE step before it).
      */
     async updateCondition(workspaceId: number, campaignId: number, conditionId: number, patch: ConditionPatch): Promise<NodeChange<CampaignCondition>> {
+      let delayBefore: number | undefined;
       const after = await change(workspaceId, campaignId, (found, at) => {
         const condition = conditionOf(found, conditionId);
+        delayBefore = condition.delayInHours;
         const { campaign } = found;
         assertWritable(campaign);
         const current = conditionWiring(campaign.flow, conditionId);
@@ -339,6 +357,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         if (merged.delayInHours === condition.delayInHours) return NOTHING;
         return { write: 'node', node: { ...merged, updatedAt: touched(condition.updatedAt, at) }, expectedUpdatedAt: condition.updatedAt };
       });
+      await delayEdited(after, conditionId, delayBefore);
       return { node: conditionOf(after, conditionId), detail: await detailOf(after) };
     },
 

@@ -56,4 +56,6 @@ export interface CampaignRepository {
 /** Starts the scheduling of a campaign's prospects that wait for it to run (after activate/resume). */
 export interface CampaignScheduling {
   scheduleWaiting(campaign: Campaign): Promise<void>;
+  /** Starts giving the actions waiting on a node the due time its edited delay gives them. */
+  retimeNode(campaign: Campaign, nodeId: number): Promise<void>;
 }

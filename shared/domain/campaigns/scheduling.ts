@@ -1,6 +1,10 @@
 import type { Clock } from '../../time/clock';
-import type { CampaignProspect } from './campaign-prospect';
+import type { OutreachAction } from '../engine/action';
+import { dueAfter, reachedAtOf } from '../engine/node-timing';
 import type { ActionStore } from '../engine/ports';
+import type { Campaign } from './campaign';
+import type { CampaignProspect } from './campaign-prospect';
+import type { CampaignNode } from './nodes';
 import type { CampaignRepository } from './ports';
 
 /** The prospects of a campaign that wait for it to run (WAITING or QUEUED; see campaign-prospect.ts). */
@@ -14,17 +18,25 @@ export interface WaitingProspects {
   schedule(prospect: CampaignProspect, nodeId: number | null, nextActionAt: string): Promise<boolean>;
 }
 
-/** One unit of the sweep: the campaign whose waiting prospects to schedule. */
+/**
+ * One unit of a sweep: the campaign whose waiting prospects to schedule or, with `node_id`, whose
+ * actions waiting on that node to give the node's delay as it is now (after `after`, a prospect id).
+ */
 export interface SchedulingMessage {
   campaign_id: number;
   workspace_id: number;
+  node_id?: number;
+  after?: number;
 }
 
 export interface SchedulingSweepDeps {
-  campaigns: Pick<CampaignRepository, 'get'>;
+  campaigns: Pick<CampaignRepository, 'get' | 'getWithFlow'>;
   waiting: WaitingProspects;
-  /** The engine's actions parked while the campaign was not ACTIVE (paused): due again on resume. */
-  parked: Pick<ActionStore, 'parkedForCampaign' | 'replace'>;
+  /**
+   * The engine's actions: those parked while the campaign was not ACTIVE (paused), due again on
+   * resume; those waiting on a node whose delay was edited, due when the new delay says.
+   */
+  parked: Pick<ActionStore, 'parkedForCampaign' | 'replace' | 'onNode'>;
   clock: Clock;
   /** Prospects scheduled per message; the sweep sends itself another message while more wait. */
   pageSize: number;
@@ -37,7 +49,48 @@ export interface SchedulingSweepDeps {
  * prospects keep waiting for the next activation.
  */
 export function createSchedulingSweep(deps: SchedulingSweepDeps) {
+  /**
+   * The due time an action waiting on `node` gets by the node's delay as it is now, or undefined
+   * when it should be left as it is: due already (the sender applies the delay as it is when it
+   * takes the action: sender.ts heldUntil), claimed, parked, in a retry's backoff or holding a cap
+   * slot (its wait is not the delay's), or reached at an unknown moment (written before reachedAt).
+   */
+  function retimed(action: OutreachAction, node: CampaignNode, campaign: Campaign, now: Date): string | undefined {
+    if (action.dueAt === null || Date.parse(action.dueAt) <= now.getTime()) return undefined;
+    if (action.claim || action.parked || action.attempts > 0 || action.reservation || action.lastError) return undefined;
+    const reached = reachedAtOf(action);
+    if (!reached) return undefined;
+    // ACCEPTED_INVITE looked when reached; a prospect waiting there waits for its deadline.
+    const due =
+      node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE'
+        ? new Date(reached.getTime() + node.delayInHours * 3_600_000)
+        : dueAfter(node, reached, campaign);
+    const at = new Date(Math.max(due.getTime(), now.getTime())).toISOString();
+    return at === action.dueAt ? undefined : at;
+  }
+
   return {
+    /**
+     * A page of the actions waiting on a node whose delay changed: each gets the due time the
+     * delay now gives (earlier or later), conditional on its version (one the engine moved
+     * meanwhile is left to it). The next message, or 'done' after the last page. Idempotent.
+     */
+    async retime(message: SchedulingMessage & { node_id: number }): Promise<'done' | SchedulingMessage> {
+      const found = await deps.campaigns.getWithFlow(message.workspace_id, message.campaign_id);
+      const node = found?.nodes.get(message.node_id);
+      if (!found || !node || found.campaign.status === 'ARCHIVED') return 'done';
+      const now = deps.clock.now();
+      const page = await deps.parked.onNode(found.campaign.id, node.id, message.after ?? 0, deps.pageSize);
+      await Promise.all(
+        page.actions.map((action) => {
+          const dueAt = retimed(action, node, found.campaign, now);
+          return dueAt === undefined ? false : deps.parked.replace(action, { ...action, dueAt, version: action.version + 1, updatedAt: now.toISOString() });
+        }),
+      );
+      return page.last === undefined ? 'done' : { ...message, after: page.last };
+    },
+
+
     /** 'more' when prospects may still wait (send the message again), 'done' otherwise. */
     async run(message: SchedulingMessage): Promise<'done' | 'more'> {
       const campaign = await deps.campaigns.get(message.workspace_id, message.campaign_id);

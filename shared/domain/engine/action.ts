@@ -57,8 +57,15 @@ export interface OutreachAction {
   attempts: number;
   /** Why the current node's last attempt failed (a retry or an account problem), for the prospects page; null once it moves on. */
   lastError: string | null;
-  /** The previous action of this prospect (sent or skipped); delays count from it. */
+  /** The previous action of this prospect (sent or skipped). */
   lastActionAt: string | null;
+  /**
+   * When the prospect reached its current node (the previous step's send or skip, a condition's
+   * answer, or, for the first node, the moment it was scheduled): the node's delay counts from it,
+   * as it is now (an edited delay applies to prospects already waiting). Null on a first action not
+   * written yet (its due time is that moment) and on actions written before 2026-11-26 17:00.
+   */
+  reachedAt: string | null;
   /** Whether a first action has been carried out (the prospect is IN_PROGRESS). */
   started: boolean;
   /** The sender account per channel once the prospect was contacted on it (the thread stays in one account). */

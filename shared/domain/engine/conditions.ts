@@ -62,7 +62,9 @@ export function networkAccountFor(campaign: Campaign, accounts: Map<number, Send
 
 /** When a prospect that reached an ACCEPTED_INVITE condition stops waiting for the acceptance. */
 export function acceptanceDeadline(condition: CampaignCondition, action: OutreachAction, now: Date): Date {
-  const reached = action.lastActionAt ? Date.parse(action.lastActionAt) : now.getTime();
+  // When it reached the condition (older actions: its previous send, which led here).
+  const at = action.reachedAt ?? action.lastActionAt;
+  const reached = at ? Date.parse(at) : now.getTime();
   return new Date(reached + condition.delayInHours * 3_600_000);
 }
 

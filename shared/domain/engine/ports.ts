@@ -22,6 +22,12 @@ export interface ActionStore {
   remove(action: OutreachAction): Promise<boolean>;
   /** Actions of a campaign parked because it stopped running, up to `limit`. */
   parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]>;
+  /**
+   * The campaign's actions on a node, of the prospects after `afterProspectId` in id order, looking
+   * at up to `limit` actions of the campaign; `last`: the prospect id to go on after, undefined
+   * when none is left.
+   */
+  onNode(campaignId: number, nodeId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }>;
 }
 
 /** The due-time index the scheduler reads (sharded, see shared/db/keys.ts DUE_SHARDS). */

@@ -17,7 +17,8 @@ import type { KnownProspect } from './ports';
 
 export type { ActionResult, SenderDeps } from './sender-deps';
 import { type SendResult, performStep, whyNotSendable } from './steps';
-import { nextOpenMoment, nextUtcDay, openSpanFrom } from './window';
+import { dueAfter, heldUntil } from './node-timing';
+import { nextUtcDay, openSpanFrom } from './window';
 
 /**
  * The sender: carries out one due action of one prospect, exactly once (docs/engine.md).
@@ -41,8 +42,8 @@ export function createSender(deps: SenderDeps) {
   const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
     ...action,
     // A first action's first write keeps when the prospect was scheduled (its due time then), which
-    // the delay of the node it starts at counts from (firstDelay).
-    ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt } : {}),
+    // the delay of the node it starts at counts from (heldUntil).
+    ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt, reachedAt: action.dueAt } : {}),
     ...change,
     version: action.version + 1,
     updatedAt: iso(now),
@@ -105,35 +106,13 @@ export function createSender(deps: SenderDeps) {
     await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true });
   }
 
-  /**
-   * When a prospect that has not started may carry out its node: the node's delay after the moment
-   * it was scheduled (a first action is due as it is scheduled, and `moveTo`, which gives every
-   * later node its delay, never ran for it), then the window's next open moment for a step. That
-   * moment is the due time of the action still carried by its campaign prospect (version 0), and
-   * `lastActionAt` once written (bump), so waits for the window or a pause do not move it. Never
-   * later than a due time `moveTo` gave (it counts from a later moment). None when it has started.
-   */
-  function firstDelay(action: OutreachAction, node: CampaignNode, campaign: Campaign): Date | undefined {
-    const from = action.version === 0 ? action.dueAt : action.lastActionAt;
-    if (action.started || from === null || node.delayInHours === 0) return undefined;
-    return dueAfter(node, new Date(from), campaign);
-  }
-
-  /**
-   * When a node reached at `from` is carried out: a step after its delay, then at the window's next
-   * open moment; a condition when its delay is over, except ACCEPTED_INVITE, which looks at once
-   * (the invitation may be accepted already) and then waits up to its delay for the acceptance.
-   */
-  function dueAfter(node: CampaignNode | undefined, from: Date, campaign: Campaign): Date {
-    if (node?.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE') return from;
-    const delayed = new Date(from.getTime() + (node?.delayInHours ?? 0) * 3_600_000);
-    return node?.kind === 'STEP' ? (nextOpenMoment(delayed, campaign.sendingWindow, campaign.timezone) ?? delayed) : delayed;
-  }
-
-  /** Puts the action on node `next`, due when that node is carried out (dueAfter). */
+  /** Puts the action on node `next`, reached now and due when that node is carried out (dueAfter). */
   async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>) {
     const dueAt = dueAfter(nodes.get(next), now, campaign);
-    return deps.actions.replace(action, bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), claim: null, reservation: null, attempts: 0, lastError: null }));
+    return deps.actions.replace(
+      action,
+      bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), reachedAt: iso(now), claim: null, reservation: null, attempts: 0, lastError: null }),
+    );
   }
 
   /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
@@ -301,7 +280,9 @@ export function createSender(deps: SenderDeps) {
     const node = nodeId === null ? undefined : nodes.get(nodeId);
     if ((!node || node.kind === 'CONDITION') && !consistent) return again();
     if (!node) return finish(action, campaign, 'FINISHED', null);
-    const held = firstDelay(action, node, campaign);
+    // The node's delay as it is now: the first node's is first applied here (a first action is due
+    // as it is scheduled), and a delay edited while the prospect waited holds it longer.
+    const held = heldUntil(action, node, campaign);
     if (held && held.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(held), nodeId: node.id })) ? 'waiting' : 'raced';
     if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);

@@ -73,6 +73,7 @@ describe('a first action carried by its campaign prospect item', () => {
       attempts: 0,
       lastError: null,
       lastActionAt: null,
+      reachedAt: null,
       started: false,
       accounts: {},
       networkProviderId: null,

@@ -81,6 +81,7 @@ const actionWith = (fields: Partial<OutreachAction> = {}): OutreachAction => ({
   attempts: 0,
   lastError: null,
   lastActionAt: null,
+  reachedAt: null,
   started: false,
   accounts: {},
   networkProviderId: null,

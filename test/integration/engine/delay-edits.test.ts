@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
+import { type EngineWorld, activate, advance, campaignWith, engineWorld, play, prospectsIn, sentSummary, withCondition } from './helpers';
+
+const ALL_DAY = Object.fromEntries(
+  ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, { enabled: true, start: '00:00', end: '23:59' }]),
+);
+
+/**
+ * "Edits of texts, delays and A/B variants ... apply to sends not yet made": a delay edited while
+ * prospects wait on its node gives them the due time the new delay says, earlier or later.
+ */
+describe('a delay edited while prospects wait on its node', () => {
+  // Monday 2026-11-30 08:00 UTC; the campaigns send around the clock in UTC.
+  const clock = new ManualClock('2026-11-30T08:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  const patch = async (path: string, body: Record<string, unknown>) => {
+    const response = await world.stack.call('PATCH', path, { apiKey: world.ws.key, body });
+    expect(response.status, response.text).toBe(200);
+  };
+  const nextActionAt = async (campaignId: number) => {
+    const page = await world.stack.call<{ prospects: { next_action_at: string | null; current_step_id: number | null }[] }>(
+      'GET',
+      `/public/campaigns/${campaignId}/prospects/`,
+      { apiKey: world.ws.key },
+    );
+    return page.body.prospects.map(({ current_step_id, next_action_at }) => ({ current_step_id, next_action_at }));
+  };
+  const emailsSince = async (count: number) => (await sentSummary(world.stack)).slice(count).map(([, subject, at]) => [subject, at]);
+
+  it('sends earlier when a step’s delay is shortened and later when it is lengthened', async () => {
+    const before = (await sentSummary(world.stack)).length;
+    const campaign = await campaignWith(
+      world,
+      'Delay edits',
+      [
+        { step_type: 'EMAIL', subject_line: 'First' },
+        { step_type: 'EMAIL', subject_line: 'Second', delay_in_hours: 10 },
+        { step_type: 'EMAIL', subject_line: 'Third', delay_in_hours: 2 },
+      ],
+      { timezone: 'UTC', sending_window: ALL_DAY },
+    );
+    const [, second, third] = campaign.stepIds as [number, number, number];
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await nextActionAt(campaign.id)).toEqual([{ current_step_id: second, next_action_at: '2026-11-30T18:00:00.000Z' }]);
+
+    // Shortened from 10 to 2 hours: due 2 hours after the first email.
+    await patch(`/public/campaigns/${campaign.id}/steps/${second}/`, { delay_in_hours: 2 });
+    await play(world.stack);
+    expect(await nextActionAt(campaign.id)).toEqual([{ current_step_id: second, next_action_at: '2026-11-30T10:00:00.000Z' }]);
+    await advance(world.stack, clock, 2);
+    expect(await emailsSince(before)).toEqual([
+      ['First', '2026-11-30T08:00:00.000Z'],
+      ['Second', '2026-11-30T10:00:00.000Z'],
+    ]);
+
+    // Lengthened from 2 to 12 hours while the prospect waits on it: not at 12:00 but at 22:00.
+    expect(await nextActionAt(campaign.id)).toEqual([{ current_step_id: third, next_action_at: '2026-11-30T12:00:00.000Z' }]);
+    await patch(`/public/campaigns/${campaign.id}/steps/${third}/`, { delay_in_hours: 12 });
+    await play(world.stack);
+    expect(await nextActionAt(campaign.id)).toEqual([{ current_step_id: third, next_action_at: '2026-11-30T22:00:00.000Z' }]);
+    await advance(world.stack, clock, 2);
+    expect(await emailsSince(before)).toHaveLength(2);
+    await advance(world.stack, clock, 10);
+    expect(await emailsSince(before)).toEqual([
+      ['First', '2026-11-30T08:00:00.000Z'],
+      ['Second', '2026-11-30T10:00:00.000Z'],
+      ['Third', '2026-11-30T22:00:00.000Z'],
+    ]);
+  });
+
+  it('answers a condition earlier when its delay is shortened', async () => {
+    clock.set('2026-12-01T08:00:00.000Z');
+    const before = (await sentSummary(world.stack)).length;
+    const campaign = await campaignWith(world, 'Condition delay edit', [{ step_type: 'EMAIL', subject_line: 'Opening' }], {
+      timezone: 'UTC',
+      sending_window: ALL_DAY,
+    });
+    const { conditionId } = await withCondition(
+      world,
+      campaign.id,
+      campaign.stepIds[0] as number,
+      { condition_type: 'HAS_EMAIL', delay_in_hours: 10 },
+      { YES: { step_type: 'EMAIL', subject_line: 'Has an email' } },
+    );
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await nextActionAt(campaign.id)).toEqual([{ current_step_id: conditionId, next_action_at: '2026-12-01T18:00:00.000Z' }]);
+
+    await patch(`/public/campaigns/${campaign.id}/conditions/${conditionId}/`, { delay_in_hours: 1 });
+    await advance(world.stack, clock, 1);
+    expect(await emailsSince(before)).toEqual([
+      ['Opening', '2026-12-01T08:00:00.000Z'],
+      ['Has an email', '2026-12-01T09:00:00.000Z'],
+    ]);
+  });
+});
