@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { CampaignDetail } from '../../../shared/domain/campaigns/campaign-service';
 import type { FlowService, StepTexts } from '../../../shared/domain/campaigns/flow-service';
 import { toCampaignDetailView, toConditionView, toStepView } from '../../../shared/domain/campaigns/views';
+import { validationError } from '../../../shared/domain/errors';
 import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json } from '../../../shared/http/responses';
 import type { CreateStepBody, UpdateStepBody, campaignFlowRoutes } from '../../../shared/http/routes/campaign-flow';
@@ -10,6 +11,11 @@ import type { CreateStepBody, UpdateStepBody, campaignFlowRoutes } from '../../.
 const given = <T>(value: T | null | undefined): T | undefined => (value === null ? undefined : value);
 /** A text field: null clears it (""), absent leaves it. */
 const textOf = (value: string | null | undefined): string | undefined => (value === null ? '' : value);
+
+/** A node sent back as read names itself; another id is a 400 (ids never change). */
+function sameId(given: number | undefined, id: number, kind: 'step' | 'condition'): void {
+  if (given !== undefined && given !== id) throw validationError(`id cannot be changed on a ${kind}`);
+}
 
 function textsFrom(body: v.InferOutput<typeof CreateStepBody> | v.InferOutput<typeof UpdateStepBody>): StepTexts {
   return {
@@ -53,6 +59,7 @@ export function campaignFlowHandlers(flow: FlowService) {
     updateCampaignStep: async (request) => {
       const { id, step_id } = request.path();
       const body = request.body();
+      sameId(body.id, step_id, 'step');
       const { node, detail } = await flow.updateStep(request.caller().workspaceId, id, step_id, {
         ...textsFrom(body),
         stepType: body.step_type,
@@ -92,6 +99,7 @@ export function campaignFlowHandlers(flow: FlowService) {
     updateCampaignCondition: async (request) => {
       const { id, condition_id } = request.path();
       const body = request.body();
+      sameId(body.id, condition_id, 'condition');
       const { node, detail } = await flow.updateCondition(request.caller().workspaceId, id, condition_id, {
         conditionType: body.condition_type,
         delayInHours: body.delay_in_hours,

@@ -5,9 +5,9 @@ import type { IdGenerator } from '../ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, assertWritable } from './campaign';
 import type { CampaignDetail } from './campaign-service';
-import { type Branch, type ConditionWiring, conditionWiring, linkOf, orderedNodes } from './flow';
+import { type Branch, type ConditionWiring, type FlowStructure, type StepWiring, conditionWiring, linkOf, orderedNodes, stepWiring } from './flow';
 import { type StepContent, checkStepContent, defaultDelay } from './flow-content';
-import { addCondition, addStep, removeNode, retypeNode, rewireStep } from './flow-edit';
+import { type StepRewiring, addCondition, addStep, removeNode, retypeNode, rewireStep } from './flow-edit';
 import { requireCampaignWithFlow } from './lookup';
 import type { CampaignCondition, CampaignNode, CampaignStep, CampaignWithFlow, ConditionType, StepType } from './nodes';
 import type { CampaignRepository, CampaignScheduling, FlowChange } from './ports';
@@ -50,11 +50,37 @@ export interface NewStep extends StepTexts {
 export interface StepPatch extends StepTexts {
   /** Only the step's own type is accepted (a client sending the step back). */
   stepType?: StepType;
-  parentStepId?: number;
-  parentConditionId?: number;
-  branch?: Branch;
-  childStepId?: number;
-  childConditionId?: number;
+  /** null: none, as a step without that link reads (withoutNoneLinks). */
+  parentStepId?: number | null;
+  parentConditionId?: number | null;
+  branch?: Branch | null;
+  childStepId?: number | null;
+  childConditionId?: number | null;
+}
+
+/**
+ * The links a PATCH names as none (null), as a step reads that has no such link, so that a step
+ * can be sent back as it was read: null is accepted where the step has no such link, or where the
+ * PATCH names the other kind of parent (or child) in its place, and then asks for nothing; a null
+ * branch asks for nothing (the free branch, as on creation). A null where the step has that link
+ * would unlink it, which is not a move: 400.
+ */
+function withoutNoneLinks(flow: FlowStructure, stepId: number, patch: StepPatch): StepRewiring {
+  const current = stepWiring(flow, stepId);
+  const kept = (field: keyof StepWiring, value: number | null | undefined, other: number | null | undefined): number | undefined => {
+    if (value !== null) return value;
+    if (current[field] !== null && (other === null || other === undefined)) {
+      throw validationError(`${field} cannot be null: the step has one; move the step by naming its new parent, or delete it`);
+    }
+    return undefined;
+  };
+  return {
+    parentStepId: kept('parent_step_id', patch.parentStepId, patch.parentConditionId),
+    parentConditionId: kept('parent_condition_id', patch.parentConditionId, patch.parentStepId),
+    branch: patch.branch ?? undefined,
+    childStepId: kept('child_step_id', patch.childStepId, patch.childConditionId),
+    childConditionId: kept('child_condition_id', patch.childConditionId, patch.childStepId),
+  };
 }
 export interface NewCondition {
   conditionType: ConditionType;
@@ -108,7 +134,7 @@ const withTexts = (step: CampaignStep, texts: StepTexts): CampaignStep => ({
  */
 const touched = (previous: string, at: string): string => (at > previous ? at : new Date(Date.parse(previous) + 1).toISOString());
 
-const hasWiring = (patch: StepPatch): boolean =>
+const hasWiring = (patch: StepRewiring): boolean =>
   patch.parentStepId !== undefined ||
   patch.parentConditionId !== undefined ||
   patch.branch !== undefined ||
@@ -265,7 +291,8 @@ export function createFlowService(deps: FlowServiceDeps) {
         const merged = withTexts(step, patch);
         checkStepContent(merged.stepType, contentOf(merged));
         const contentChanged = !isDeepStrictEqual(merged, step);
-        const flow = hasWiring(patch) ? rewireStep(campaign.flow, stepId, patch) : campaign.flow;
+        const wiring = withoutNoneLinks(campaign.flow, stepId, patch);
+        const flow = hasWiring(wiring) ? rewireStep(campaign.flow, stepId, wiring) : campaign.flow;
         if (!isDeepStrictEqual(flow, campaign.flow)) {
           assertStructureEditable(campaign);
           const moved = { ...merged, updatedAt: touched(step.updatedAt, at) };

@@ -45,6 +45,16 @@ export const CreateStepBody = closed(
   (field, fields) => `${field} is not a field of a new step (fields: ${fields.join(', ')})`,
 );
 
+/**
+ * What a node answers but a PATCH cannot change, accepted so that a client may send back a node
+ * as it read it: `id` only as the node's own (another is a 400), the timestamps ignored.
+ */
+const readOnlyEntries = {
+  id: v.optional(v.number('id must be a number')),
+  created_at: v.optional(v.string('created_at must be a string')),
+  updated_at: v.optional(v.string('updated_at must be a string')),
+};
+
 export const UpdateStepBody = closed(
   {
     // Accepted when it is the step's own type (a client sending the step back); a change is a 400.
@@ -52,11 +62,13 @@ export const UpdateStepBody = closed(
     ...textEntries,
     delay_in_hours: v.optional(delay),
     add_unsubscribe: v.optional(unsubscribe),
-    parent_step_id: v.optional(nodeId('parent_step_id')),
-    parent_condition_id: v.optional(nodeId('parent_condition_id')),
-    branch: v.optional(branch),
-    child_step_id: v.optional(nodeId('child_step_id')),
-    child_condition_id: v.optional(nodeId('child_condition_id')),
+    // null: none, as the step reads when it has no such link (flow-service.ts, withoutNoneLinks).
+    parent_step_id: v.nullish(nodeId('parent_step_id')),
+    parent_condition_id: v.nullish(nodeId('parent_condition_id')),
+    branch: v.nullish(branch),
+    child_step_id: v.nullish(nodeId('child_step_id')),
+    child_condition_id: v.nullish(nodeId('child_condition_id')),
+    ...readOnlyEntries,
   },
   (field, fields) => `${field} cannot be changed on a step (fields: ${fields.join(', ')})`,
 );
@@ -83,6 +95,7 @@ export const UpdateConditionBody = closed(
     parent_step_id: v.nullish(nodeId('parent_step_id')),
     yes_child_step_id: v.nullish(nodeId('yes_child_step_id')),
     no_child_step_id: v.nullish(nodeId('no_child_step_id')),
+    ...readOnlyEntries,
   },
   (field, fields) => `${field} cannot be changed on a condition (fields: ${fields.join(', ')})`,
 );

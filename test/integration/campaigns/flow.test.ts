@@ -54,7 +54,7 @@ interface Answer {
 const STEP_FIELDS =
   'step_type, message_template, subject_line, message_template_b, subject_line_b, delay_in_hours, add_unsubscribe, parent_step_id, parent_condition_id, branch';
 const PATCH_FIELDS =
-  'step_type, message_template, subject_line, message_template_b, subject_line_b, delay_in_hours, add_unsubscribe, parent_step_id, parent_condition_id, branch, child_step_id, child_condition_id';
+  'step_type, message_template, subject_line, message_template_b, subject_line_b, delay_in_hours, add_unsubscribe, parent_step_id, parent_condition_id, branch, child_step_id, child_condition_id, id, created_at, updated_at';
 const ACTIVE_REFUSAL = 'The flow of a campaign that is ACTIVE cannot change; pause it first';
 
 describe('a campaign flow: steps and conditions over HTTP', () => {
@@ -434,14 +434,28 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
       [s2, { add_unsubscribe: true }, 'add_unsubscribe is only available for EMAIL steps'],
       [s1, { delay_in_hours: null }, 'delay_in_hours must be an integer from 0 to 8760'],
       [s1, { delay_in_hours: 9000 }, 'delay_in_hours must be an integer from 0 to 8760'],
-      [s1, { parent_step_id: null }, 'parent_step_id must be a positive integer id'],
+      [s1, { parent_step_id: 0 }, 'parent_step_id must be a positive integer id'],
+      // null is "none": s2 has a parent step, and a move names the new parent.
+      [s2, { parent_step_id: null }, 'parent_step_id cannot be null: the step has one; move the step by naming its new parent, or delete it'],
+      [s1, { child_step_id: null }, 'child_step_id cannot be null: the step has one; move the step by naming its new parent, or delete it'],
       [s1, { branch: 'NO' }, 'branch needs parent_condition_id'],
       [s1, { child_step_id: s2, child_condition_id: 5 }, 'child_step_id and child_condition_id cannot both be set'],
-      [s1, { id: s1 }, `id cannot be changed on a step (fields: ${PATCH_FIELDS})`],
-      [s1, { created_at: 'now' }, `created_at cannot be changed on a step (fields: ${PATCH_FIELDS})`],
+      [s1, { id: s2 }, 'id cannot be changed on a step'],
+      [s1, { name: 'x' }, `name cannot be changed on a step (fields: ${PATCH_FIELDS})`],
     ];
     for (const [id, body, error] of cases) expectError(await call('PATCH', stepPath(cid, id), body), 400, error);
     expect((await call('GET', stepPath(cid, s1))).body.step).toEqual(cleared.body.step);
+
+    // The step sent back exactly as read (its nulls, id and timestamps included) changes nothing;
+    // with a new delay, only the delay.
+    clock.advance(60_000);
+    const asRead = (await call('GET', stepPath(cid, s2))).body.step as unknown as Record<string, unknown>;
+    const sentBack = await call('PATCH', stepPath(cid, s2), asRead);
+    expect(sentBack.status, sentBack.text).toBe(200);
+    expect(sentBack.body.step).toEqual(asRead);
+    const rootBack = await call('PATCH', stepPath(cid, s1), { ...cleared.body.step, delay_in_hours: 5 });
+    expect(rootBack.status, rootBack.text).toBe(200);
+    expect(rootBack.body.step).toEqual({ ...cleared.body.step, delay_in_hours: 5, updated_at: at() });
   });
 
   it('moves steps with the wiring fields: a new parent, a condition branch, a child, the root alone', async () => {
@@ -567,7 +581,8 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
       [c, { yes_child_step_id: null }, 'yes_child_step_id cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)'],
       [c, { no_child_step_id: yes }, 'no_child_step_id cannot be changed on a condition: move steps with PATCH .../steps/{step_id}/ (parent_condition_id and branch)'],
       [c, { parent_step_id: 'x' }, 'parent_step_id must be a positive integer id'],
-      [c0, { name: 'x' }, 'name cannot be changed on a condition (fields: condition_type, delay_in_hours, parent_step_id, yes_child_step_id, no_child_step_id)'],
+      [c0, { name: 'x' }, 'name cannot be changed on a condition (fields: condition_type, delay_in_hours, parent_step_id, yes_child_step_id, no_child_step_id, id, created_at, updated_at)'],
+      [c0, { id: c }, 'id cannot be changed on a condition'],
     ];
     for (const [id, body, error] of cases) expectError(await call('PATCH', conditionPath(cid, id), body), 400, error);
     // The same values change nothing, the wiring included: a client may send back what it read.
@@ -578,6 +593,10 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
     const sentBack = await call('PATCH', conditionPath(cid, c), asRead);
     expect(sentBack.status, sentBack.text).toBe(200);
     expect(sentBack.body.condition).toEqual(condition);
+    // Whole, with its id and timestamps.
+    const wholeBack = await call('PATCH', conditionPath(cid, c), condition);
+    expect(wholeBack.status, wholeBack.text).toBe(200);
+    expect(wholeBack.body.condition).toEqual(condition);
     // A delay change sent with the wiring as read.
     const delayOnly = await call('PATCH', conditionPath(cid, c), { ...asRead, delay_in_hours: 72 });
     expect(delayOnly.body.condition).toEqual({ ...condition, delay_in_hours: 72, updated_at: at() });
