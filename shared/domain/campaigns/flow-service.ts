@@ -62,8 +62,8 @@ export interface StepPatch extends StepTexts {
  * The links a PATCH names as none (null), as a step reads that has no such link, so that a step
  * can be sent back as it was read: null is accepted where the step has no such link, or where the
  * PATCH names the other kind of parent (or child) in its place, and then asks for nothing; a null
- * branch asks for nothing (the free branch, as on creation). A null where the step has that link
- * would unlink it, which is not a move: 400.
+ * branch asks for nothing (the free branch, as on creation, or the step's own when the PATCH names
+ * the condition it is under). A null where the step has that link would unlink it: 400.
  */
 function withoutNoneLinks(flow: FlowStructure, stepId: number, patch: StepPatch): StepRewiring {
   const current = stepWiring(flow, stepId);
@@ -74,10 +74,12 @@ function withoutNoneLinks(flow: FlowStructure, stepId: number, patch: StepPatch)
     }
     return undefined;
   };
+  // Naming the condition it is under without a branch keeps its branch (not the free one).
+  const sameCondition = patch.parentConditionId !== undefined && patch.parentConditionId === current.parent_condition_id;
   return {
     parentStepId: kept('parent_step_id', patch.parentStepId, patch.parentConditionId),
     parentConditionId: kept('parent_condition_id', patch.parentConditionId, patch.parentStepId),
-    branch: patch.branch ?? undefined,
+    branch: patch.branch ?? (sameCondition ? (current.branch ?? undefined) : undefined),
     childStepId: kept('child_step_id', patch.childStepId, patch.childConditionId),
     childConditionId: kept('child_condition_id', patch.childConditionId, patch.childStepId),
   };
@@ -206,13 +208,14 @@ export function createFlowService(deps: FlowServiceDeps) {
   }
 
   /**
-   * After a node's delay changed: prospects may wait on it (a campaign that ran, with prospects),
-   * and the delay applies to the sends not made yet, so their due times are given again.
+   * After a PATCH that names a node's delay: prospects may wait on it (a campaign that ran, with
+   * prospects), and the delay applies to the sends not made yet, so their due times are given
+   * again. Also when the delay was already the one named: a PATCH retried after the node was saved
+   * but the message not sent (a 500) still retimes them; the sweep changes nothing twice.
    */
-  async function delayEdited(after: CampaignWithFlow, nodeId: number, before: number | undefined): Promise<void> {
+  async function delayNamed(after: CampaignWithFlow, nodeId: number, delayInHours: number | undefined): Promise<void> {
     const { campaign } = after;
-    const node = after.nodes.get(nodeId);
-    if (before === undefined || !node || node.delayInHours === before) return;
+    if (delayInHours === undefined || !after.nodes.has(nodeId)) return;
     if ((campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0) await deps.scheduling.retimeNode(campaign, nodeId);
   }
 
@@ -281,10 +284,8 @@ export function createFlowService(deps: FlowServiceDeps) {
      * is changes nothing). Its type cannot change. Content rules apply to the step as stored.
      */
     async updateStep(workspaceId: number, campaignId: number, stepId: number, patch: StepPatch): Promise<NodeChange<CampaignStep>> {
-      let delayBefore: number | undefined;
       const after = await change(workspaceId, campaignId, (found, at) => {
         const step = stepOf(found, stepId);
-        delayBefore = step.delayInHours;
         const { campaign } = found;
         assertWritable(campaign);
         if (patch.stepType !== undefined && patch.stepType !== step.stepType) throw validationError(STEP_TYPE_FIXED);
@@ -301,7 +302,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         if (!contentChanged) return NOTHING;
         return { write: 'node', node: { ...merged, updatedAt: touched(step.updatedAt, at) }, expectedUpdatedAt: step.updatedAt };
       });
-      await delayEdited(after, stepId, delayBefore);
+      await delayNamed(after, stepId, patch.delayInHours);
       return { node: stepOf(after, stepId), detail: await detailOf(after) };
     },
 
@@ -351,10 +352,8 @@ export function createFlowService(deps: FlowServiceDeps) {
      * DRAFT and PAUSED only, and ACCEPTED_INVITE needs a NETWORK_INVITE step before it).
      */
     async updateCondition(workspaceId: number, campaignId: number, conditionId: number, patch: ConditionPatch): Promise<NodeChange<CampaignCondition>> {
-      let delayBefore: number | undefined;
       const after = await change(workspaceId, campaignId, (found, at) => {
         const condition = conditionOf(found, conditionId);
-        delayBefore = condition.delayInHours;
         const { campaign } = found;
         assertWritable(campaign);
         const current = conditionWiring(campaign.flow, conditionId);
@@ -384,7 +383,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         if (merged.delayInHours === condition.delayInHours) return NOTHING;
         return { write: 'node', node: { ...merged, updatedAt: touched(condition.updatedAt, at) }, expectedUpdatedAt: condition.updatedAt };
       });
-      await delayEdited(after, conditionId, delayBefore);
+      await delayNamed(after, conditionId, patch.delayInHours);
       return { node: conditionOf(after, conditionId), detail: await detailOf(after) };
     },
 

@@ -180,6 +180,16 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     return outcomes;
   }
 
+  /**
+   * A COMPLETED campaign this request reopened for prospects that then all turned out not movable
+   * (changed meanwhile): nobody was added, so it is complete again (completion.ts asks as after a
+   * departure: ACTIVE, with prospects, none unfinished).
+   */
+  async function recloseIfNobodyAdded(found: Campaign, campaign: Campaign, outcomes: MoveOutcome[]): Promise<void> {
+    if (found.status !== 'COMPLETED' || campaign.status !== 'ACTIVE' || outcomes.some((outcome) => 'moved' in outcome)) return;
+    await completeCampaignsLeft({ campaigns: deps.campaigns, prospects: deps.campaignProspects, clock: deps.clock }, campaign.workspaceId, [campaign.id]);
+  }
+
   /** A campaign prospects left (moved out or removed) may now be complete (completion.ts). */
   function completeLeft(workspaceId: number, outcomes: MoveOutcome[]): Promise<void> {
     const left = outcomes.flatMap((outcome) => ('moved' in outcome && outcome.left !== undefined ? [outcome.left] : []));
@@ -280,6 +290,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
       const campaign = chosen.length ? await reopenIfCompleted(found, input.activate) : found;
       const outcomes = chosen.length ? await moveInto(workspaceId, campaign, chosen, input.activate, check, companies) : [];
+      await recloseIfNobodyAdded(found, campaign, outcomes);
       const moved: MovedProspect[] = [];
       outcomes.forEach((outcome, i) => {
         if ('moved' in outcome) moved.push(outcome.moved);
@@ -343,6 +354,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
             (lead) => (lead.campaignId === campaign.id ? 'already_in_campaign' : undefined),
           )
         : [];
+      await recloseIfNobodyAdded(found, campaign, outcomes);
       outcomes.forEach((outcome, i) => {
         const { row, created: isNew } = toMove[i] as { row: number; created: boolean };
         if ('moved' in outcome || outcome.skipped === 'already_in_campaign') {

@@ -52,11 +52,12 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
   /**
    * The due time an action waiting on `node` gets by the node's delay as it is now, or undefined
    * when it should be left as it is: due already (the sender applies the delay as it is when it
-   * takes the action: sender.ts heldUntil), claimed, parked, in a retry's backoff or holding a cap
-   * slot (its wait is not the delay's), or reached at an unknown moment (written before reachedAt).
+   * takes the action: sender.ts heldUntil), or waiting for anything but its delay (a cap, the
+   * window after the delay, an account, a retry's backoff: `waitingForDelay` false; moving those
+   * would lose their place), or reached at an unknown moment (written before reachedAt).
    */
   function retimed(action: OutreachAction, node: CampaignNode, campaign: Campaign, now: Date): string | undefined {
-    if (action.dueAt === null || Date.parse(action.dueAt) <= now.getTime()) return undefined;
+    if (action.dueAt === null || Date.parse(action.dueAt) <= now.getTime() || !action.waitingForDelay) return undefined;
     if (action.claim || action.parked || action.attempts > 0 || action.reservation || action.lastError) return undefined;
     const reached = reachedAtOf(action);
     if (!reached) return undefined;

@@ -66,6 +66,12 @@ export interface OutreachAction {
    * written yet (its due time is that moment) and on actions written before 2026-11-26 17:00.
    */
   reachedAt: string | null;
+  /**
+   * Whether `dueAt` is the end of its node's delay (then the window), and nothing else: what a
+   * delay edit may move (campaigns/scheduling.ts, retime). False for a wait for the window after
+   * the delay, a cap, an account, a retry, and for actions written before 2026-11-26 17:30.
+   */
+  waitingForDelay: boolean;
   /** Whether a first action has been carried out (the prospect is IN_PROGRESS). */
   started: boolean;
   /** The sender account per channel once the prospect was contacted on it (the thread stays in one account). */

@@ -27,7 +27,8 @@ export const hasValidEmail = (prospect: Prospect): boolean => Boolean(prospect.e
 export type ConditionDecision =
   | { branch: Branch; reason: string }
   /** Not decidable yet: evaluate again then. */
-  | { waitUntil: Date }
+  /** `forDelay`: ACCEPTED_INVITE waiting out its delay for the acceptance (a delay edit moves it). */
+  | { waitUntil: Date; forDelay?: true }
   /** A provider or DNS call failed (sorted by the sender like a send's failure); `account` is the one used. */
   | { failure: unknown; account?: SenderAccount };
 
@@ -100,7 +101,7 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
     case 'ACCEPTED_INVITE': {
       if (await deps.acceptances.accepted(campaign.id, prospect.id)) return { branch: 'YES', reason: 'invitation accepted' };
       const deadline = acceptanceDeadline(condition, action, now);
-      if (now.getTime() < deadline.getTime()) return { waitUntil: deadline };
+      if (now.getTime() < deadline.getTime()) return { waitUntil: deadline, forDelay: true };
       const checked = await isFirstDegree();
       if (!('connected' in checked)) return checked;
       return checked.connected

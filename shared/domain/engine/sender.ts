@@ -68,12 +68,12 @@ export function createSender(deps: SenderDeps) {
   }
 
   async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
-    const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null });
+    const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null, waitingForDelay: false });
     return (await deps.actions.replace(action, parked)) ? 'parked' : 'raced';
   }
 
   async function wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean> {
-    return deps.actions.replace(action, bump(action, now, { reservation: null, ...change }));
+    return deps.actions.replace(action, bump(action, now, { reservation: null, waitingForDelay: false, ...change }));
   }
 
   /** Ends the prospect's sequence: its status, then the action; whether the campaign is done is asked once per batch (completeCampaigns). */
@@ -111,7 +111,17 @@ export function createSender(deps: SenderDeps) {
     const dueAt = dueAfter(nodes.get(next), now, campaign);
     return deps.actions.replace(
       action,
-      bump(action, now, { ...change, nodeId: next, dueAt: iso(dueAt), reachedAt: iso(now), claim: null, reservation: null, attempts: 0, lastError: null }),
+      bump(action, now, {
+        ...change,
+        nodeId: next,
+        dueAt: iso(dueAt),
+        reachedAt: iso(now),
+        waitingForDelay: true,
+        claim: null,
+        reservation: null,
+        attempts: 0,
+        lastError: null,
+      }),
     );
   }
 
@@ -126,7 +136,10 @@ export function createSender(deps: SenderDeps) {
     const accounts = await reads.accounts(action.workspaceId);
     const decision = await decideCondition(deps.conditions, { condition, action, prospect, campaign, accounts, now });
     let branch: Branch = 'NO';
-    if ('waitUntil' in decision) return (await wait(action, now, { dueAt: iso(decision.waitUntil), nodeId: condition.id })) ? 'waiting' : 'raced';
+    if ('waitUntil' in decision) {
+      const change = { dueAt: iso(decision.waitUntil), nodeId: condition.id, waitingForDelay: decision.forDelay === true };
+      return (await wait(action, now, change)) ? 'waiting' : 'raced';
+    }
     if ('failure' in decision) {
       const failure = classifyFailure(decision.failure);
       const attempts = action.attempts + 1;
@@ -283,7 +296,7 @@ export function createSender(deps: SenderDeps) {
     // The node's delay as it is now: the first node's is first applied here (a first action is due
     // as it is scheduled), and a delay edited while the prospect waited holds it longer.
     const held = heldUntil(action, node, campaign);
-    if (held && held.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(held), nodeId: node.id })) ? 'waiting' : 'raced';
+    if (held && held.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(held), nodeId: node.id, waitingForDelay: true })) ? 'waiting' : 'raced';
     if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
     if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);

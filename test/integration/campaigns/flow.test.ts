@@ -483,6 +483,13 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
     const toNo = await call('PATCH', stepPath(cid, s3), { parent_condition_id: c, branch: 'NO' });
     expect(toNo.status, toNo.text).toBe(200);
     expect(toNo.body.step).toMatchObject({ parent_condition_id: c, branch: 'NO' });
+    // Naming the condition it is under, without a branch or with a null one, keeps its branch
+    // (YES is free, but this is no move).
+    for (const body of [{ parent_condition_id: c }, { parent_condition_id: c, branch: null, parent_step_id: null }]) {
+      const kept = await call('PATCH', stepPath(cid, s3), body);
+      expect(kept.status, kept.text).toBe(200);
+      expect(kept.body.step).toEqual(toNo.body.step);
+    }
     // The root moves alone: its child becomes the root.
     const root = await call('PATCH', stepPath(cid, s1), { parent_condition_id: c });
     expect(root.status, root.text).toBe(200);

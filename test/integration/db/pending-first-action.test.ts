@@ -74,6 +74,7 @@ describe('a first action carried by its campaign prospect item', () => {
       lastError: null,
       lastActionAt: null,
       reachedAt: null,
+      waitingForDelay: false,
       started: false,
       accounts: {},
       networkProviderId: null,

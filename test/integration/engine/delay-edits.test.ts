@@ -101,4 +101,31 @@ describe('a delay edited while prospects wait on its node', () => {
       ['Has an email', '2026-12-01T09:00:00.000Z'],
     ]);
   });
+
+  it('leaves a prospect waiting for the campaign’s daily cap where it is: its place in the queue is not the delay’s', async () => {
+    clock.set('2026-12-07T08:00:00.000Z');
+    const before = (await sentSummary(world.stack)).length;
+    const campaign = await campaignWith(world, 'Cap wait and a delay edit', [{ step_type: 'EMAIL', subject_line: 'Only one a day' }], {
+      timezone: 'UTC',
+      sending_window: ALL_DAY,
+      email_max_messages: 1,
+    });
+    const [only] = campaign.stepIds as [number];
+    await prospectsIn(world, campaign.id, [{}, {}]);
+    await activate(world, campaign.id);
+    // One sent now; the other holds the next day's slot.
+    expect(await emailsSince(before)).toEqual([['Only one a day', '2026-12-07T08:00:00.000Z']]);
+    expect(await nextActionAt(campaign.id)).toContainEqual({ current_step_id: only, next_action_at: '2026-12-08T00:00:00.000Z' });
+
+    // A delay of 1 hour from the scheduling is over at 09:00, but the second prospect still waits
+    // for its day (made due at 09:00 it would take a third day's slot).
+    await patch(`/public/campaigns/${campaign.id}/steps/${only}/`, { delay_in_hours: 1 });
+    await advance(world.stack, clock, 1);
+    expect(await nextActionAt(campaign.id)).toContainEqual({ current_step_id: only, next_action_at: '2026-12-08T00:00:00.000Z' });
+    await advance(world.stack, clock, 15);
+    expect(await emailsSince(before)).toEqual([
+      ['Only one a day', '2026-12-07T08:00:00.000Z'],
+      ['Only one a day', '2026-12-08T00:00:00.000Z'],
+    ]);
+  });
 });

@@ -44,6 +44,7 @@ const action = (fields: Partial<OutreachAction>): OutreachAction => ({
   lastError: null,
   lastActionAt: null,
   reachedAt: null,
+  waitingForDelay: false,
   started: true,
   accounts: {},
   networkProviderId: null,

@@ -82,6 +82,7 @@ const actionWith = (fields: Partial<OutreachAction> = {}): OutreachAction => ({
   lastError: null,
   lastActionAt: null,
   reachedAt: null,
+  waitingForDelay: false,
   started: false,
   accounts: {},
   networkProviderId: null,
