@@ -87,8 +87,12 @@ const unchangedSince = (updatedAt: string | undefined) =>
 
 /** How many numbered names one read looks at before claiming the first free one. */
 const NAMES_PER_READ = 25;
-/** Claims lost to a concurrent create of the same name before giving up (409, retry). */
-const MAX_NAME_ATTEMPTS = 5;
+/**
+ * Claims lost to a concurrent create of the same name before giving up (409, retry). Each round
+ * one of the requests racing for a name wins it, so N concurrent creates of one name need up to N
+ * rounds: 25 covers a burst of 25 (each round reads at most NAMES_PER_READ names and writes once).
+ */
+const MAX_NAME_ATTEMPTS = 25;
 
 /**
  * Campaigns. The campaign item (settings, status, count, flow structure) and its nodes share a
