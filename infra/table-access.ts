@@ -105,7 +105,7 @@ export const QUEUE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
     // Query on the table too: lsi2 holds keys only, and its Query asks DynamoDB to fetch the items from the table.
     actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
     queriesIndexes: true,
-    reason: 'pages waiting prospects and parked actions (lsi2, items fetched from the table), schedules each waiting one (one conditional update: its campaign prospect carries its first action) makes each parked action due again (put), and gives the actions waiting on a node whose delay was edited their new due time (the campaign with its flow and its actions partition queried, put)',
+    reason: 'pages waiting prospects and parked actions (lsi2, items fetched from the table), schedules each waiting one (one conditional update: its campaign prospect carries its first action), makes each parked action due again (put), gives the actions waiting on a node whose delay was edited their new due time (the campaign with its flow and its actions partition queried, put), and at the end of the sweep after an activation completes a campaign whose prospects have all finished (lsi1 query, status update)',
   },
   [OUTREACH.name]: LEAD_WRITER,
   [ENRICHMENT.name]: LEAD_WRITER,

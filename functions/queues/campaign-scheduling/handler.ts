@@ -1,6 +1,7 @@
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import type { SettingsOf } from '../../../shared/config/settings';
+import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
 import { DynamoWaitingProspects } from '../../../shared/db/waiting-prospects';
@@ -42,6 +43,7 @@ export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIG
   const queue = sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl);
   const sweep = createSchedulingSweep({
     campaigns: new DynamoCampaignRepository(db, tableName),
+    prospects: new DynamoCampaignProspects(db, tableName),
     waiting: new DynamoWaitingProspects(db, tableName),
     parked: new DynamoOutreachActions(db, tableName),
     clock: deps.clock,

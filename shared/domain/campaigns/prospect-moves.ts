@@ -199,9 +199,9 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */
   function warningOf(outcomes: MoveOutcome[], activate: boolean, status: CampaignStatus): string | undefined {
     const statuses = unique(outcomes.flatMap((outcome) => ('moved' in outcome ? [outcome.status] : [])));
-    // Nobody moved into a COMPLETED campaign: it was not reopened, and nothing waits to be told.
-    if (!statuses.length && status === 'COMPLETED') return undefined;
-    for (const moved of statuses.length ? statuses : [status]) {
+    // Nobody added: nothing waits to be scheduled, so there is nothing to warn about.
+    if (!statuses.length) return undefined;
+    for (const moved of statuses) {
       const { warning } = placement(moved, activate);
       if (warning) return warning;
     }

@@ -5,6 +5,7 @@ import type { ActionStore } from '../engine/ports';
 import type { Campaign } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
 import type { CampaignNode } from './nodes';
+import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
 
 /** The prospects of a campaign that wait for it to run (WAITING or QUEUED; see campaign-prospect.ts). */
@@ -30,7 +31,9 @@ export interface SchedulingMessage {
 }
 
 export interface SchedulingSweepDeps {
-  campaigns: Pick<CampaignRepository, 'get' | 'getWithFlow'>;
+  campaigns: Pick<CampaignRepository, 'get' | 'getWithFlow' | 'setStatus'>;
+  /** Whether any of a campaign's prospects is still IN_REVIEW or IN_PROGRESS (completion.ts). */
+  prospects: CampaignCompletionDeps['prospects'];
   waiting: WaitingProspects;
   /**
    * The engine's actions: those parked while the campaign was not ACTIVE (paused), due again on
@@ -105,7 +108,12 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       await Promise.all(
         parked.map((action) => deps.parked.replace(action, { ...action, dueAt: now, parked: null, reservation: null, version: action.version + 1, updatedAt: now })),
       );
-      return page.length + parked.length < deps.pageSize ? 'done' : 'more';
+      if (page.length + parked.length === deps.pageSize) return 'more';
+      // Activated or resumed with every prospect finished (a COMPLETED campaign activated, or the
+      // last unfinished one removed while it was paused): nothing will end a sequence to ask, so
+      // the end of the sweep asks whether it is complete, as a departure does.
+      await completeCampaignsLeft({ campaigns: deps.campaigns, prospects: deps.prospects, clock: deps.clock }, campaign.workspaceId, [campaign.id]);
+      return 'done';
     },
   };
 }

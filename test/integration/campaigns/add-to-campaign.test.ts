@@ -337,6 +337,11 @@ describe('add-to-campaign', () => {
     expect(await statusOf()).toBe('COMPLETED');
     expect(await prospectCount(stack, completed.id)).toBe(0);
 
+    // Nor does a DRAFT campaign warn that prospects were added when none were.
+    const draft = await createCampaign(stack, alice, 'Draft, nobody added', { flow });
+    const nobody = await addToCampaign(stack, alice, list.id, { campaign: draft.id, prospect_ids: [99_999_999], activate: true });
+    expect(nobody.body).toEqual({ success: true, count: 0, prospects: [], has_more: false, skipped: [{ id: 99_999_999, reason: 'not_in_list' }] });
+
     // Someone added: it runs again.
     expect((await addToCampaign(stack, alice, list.id, { campaign: completed.id, prospect_ids: [ids[0] as number], activate: true })).body).toMatchObject({ count: 1 });
     expect(await statusOf()).toBe('ACTIVE');

@@ -136,6 +136,35 @@ describe('the engine and the campaign lifecycle', () => {
     expect(await campaignStatus(world, emptied.id)).toBe('ACTIVE');
   });
 
+  it('completes again at the end of the activation’s sweep when every prospect had finished: a COMPLETED campaign activated, a resume after the last unfinished one left while paused', async () => {
+    const { stack } = world;
+    const finished = { status: 'FINISHED', last_error: null };
+    const done = await campaignWith(world, 'Activated when done', [{ step_type: 'EMAIL', subject_line: 'Done once' }]);
+    const [first] = await prospectsIn(world, done.id, [{}]);
+    await activate(world, done.id);
+    expect(await prospectStatuses(world, done.id)).toEqual({ [first as number]: finished });
+    expect(await campaignStatus(world, done.id)).toBe('COMPLETED');
+    // activate answers ACTIVE; its sweep finds nobody to run and completes it again.
+    const again = await stack.call<{ campaign: { status: string } }>('POST', `/public/campaigns/${done.id}/activate/`, { apiKey: world.ws.key });
+    expect(again.body.campaign.status).toBe('ACTIVE');
+    await play(stack);
+    expect(await campaignStatus(world, done.id)).toBe('COMPLETED');
+
+    // One email a day: the second prospect waits; removed while paused, the resume completes it.
+    const paused = await campaignWith(world, 'Resumed when done', [{ step_type: 'EMAIL', subject_line: 'Done twice' }], { email_max_messages: 1 });
+    const ids = await prospectsIn(world, paused.id, [{}, {}]);
+    await activate(world, paused.id);
+    const statuses = await prospectStatuses(world, paused.id);
+    const waiting = ids.find((id) => statuses[id]?.status === 'IN_REVIEW') as number;
+    expect((await post(`/public/campaigns/${paused.id}/pause/`)).status).toBe(200);
+    const removal = await stack.call('POST', `/public/campaigns/${paused.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [waiting] } });
+    expect(removal.body).toEqual({ success: true, count: 1 });
+    expect(await campaignStatus(world, paused.id)).toBe('PAUSED');
+    expect((await post(`/public/campaigns/${paused.id}/resume/`)).status).toBe(200);
+    await play(stack);
+    expect(await campaignStatus(world, paused.id)).toBe('COMPLETED');
+  });
+
   it('cancels the pending actions of a prospect removed from the campaign and of an archived campaign', async () => {
     const { stack } = world;
     const campaign = await campaignWith(world, 'Cancel', [
