@@ -197,10 +197,9 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   }
 
   /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */
-  function warningOf(outcomes: MoveOutcome[], activate: boolean, status: CampaignStatus): string | undefined {
+  function warningOf(outcomes: MoveOutcome[], activate: boolean): string | undefined {
+    // Only the added ones: when nobody was added, nothing waits to be scheduled.
     const statuses = unique(outcomes.flatMap((outcome) => ('moved' in outcome ? [outcome.status] : [])));
-    // Nobody added: nothing waits to be scheduled, so there is nothing to warn about.
-    if (!statuses.length) return undefined;
     for (const moved of statuses) {
       const { warning } = placement(moved, activate);
       if (warning) return warning;
@@ -296,7 +295,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         if ('moved' in outcome) moved.push(outcome.moved);
         else skipped.push({ id: (chosen[i] as Prospect).id, reason: outcome.skipped });
       });
-      const warning = warningOf(outcomes, input.activate, campaign.status);
+      const warning = warningOf(outcomes, input.activate);
       return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };
     },
 
@@ -365,7 +364,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         }
       });
       skipped.sort((a, b) => a.index - b.index);
-      const warning = warningOf(outcomes, input.activate, campaign.status);
+      const warning = warningOf(outcomes, input.activate);
       return { count: created + updated, created, updated, skipped, ...(warning ? { warning } : {}) };
     },
 
