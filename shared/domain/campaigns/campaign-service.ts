@@ -112,9 +112,12 @@ export function createCampaignService(deps: CampaignServiceDeps) {
       if (change.timezone !== undefined) change.timezone = canonicalTimezone(change.timezone);
       if (change.accountIds !== undefined) {
         const known = new Set((await deps.accounts.listForWorkspace(workspaceId)).map((account) => account.id));
-        const unknown = change.accountIds.find((id) => !known.has(id));
+        // An account deleted while attached is still listed in account_ids: sent back as read, it
+        // is dropped (the engine never sends through it), not refused.
+        const deletedWhileAttached = (id: number) => !known.has(id) && campaign.accountIds.includes(id);
+        const unknown = change.accountIds.find((id) => !known.has(id) && !deletedWhileAttached(id));
         if (unknown !== undefined) throw validationError(`account_ids: account ${unknown} not found in this workspace`);
-        change.accountIds = [...new Set(change.accountIds)];
+        change.accountIds = [...new Set(change.accountIds.filter((id) => known.has(id)))];
       }
       if (Object.keys(change).length === 0) return campaign;
       return campaigns.updateSettings(campaign, change, now());

@@ -8,6 +8,7 @@ import {
   campaignStatus,
   campaignWith,
   engineWorld,
+  extraAccount,
   outcomesOf,
   play,
   prospectStatuses,
@@ -163,6 +164,24 @@ describe('the engine and the campaign lifecycle', () => {
     expect((await post(`/public/campaigns/${paused.id}/resume/`)).status).toBe(200);
     await play(stack);
     expect(await campaignStatus(world, paused.id)).toBe('COMPLETED');
+  });
+
+  it('drops an attached account deleted since from account_ids sent back as read; an id never attached is still refused', async () => {
+    const { stack } = world;
+    const spare = await extraAccount(world, 'MAIL', 'deleted-while-attached');
+    const campaign = await campaignWith(world, 'Deleted account', [{ step_type: 'EMAIL', subject_line: 'Hi' }], { account_ids: [world.mailbox, spare] });
+    expect((await stack.call('DELETE', `/public/accounts/${spare}/`, { apiKey: world.ws.key })).status).toBe(200);
+    const read = await stack.call<{ campaign: { account_ids: number[] } }>('GET', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key });
+    expect(read.body.campaign.account_ids).toEqual([world.mailbox, spare]);
+    const sentBack = await stack.call<{ campaign: { account_ids: number[] } }>('PATCH', `/public/campaigns/${campaign.id}/`, {
+      apiKey: world.ws.key,
+      body: { account_ids: read.body.campaign.account_ids },
+    });
+    expect(sentBack.status, sentBack.text).toBe(200);
+    expect(sentBack.body.campaign.account_ids).toEqual([world.mailbox]);
+    const again = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, spare] } });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ error: `account_ids: account ${spare} not found in this workspace` });
   });
 
   it('cancels the pending actions of a prospect removed from the campaign and of an archived campaign', async () => {
