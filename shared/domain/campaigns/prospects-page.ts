@@ -53,7 +53,8 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
       {
         ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
         current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
-        next_action_at: position.dueAt,
+        // An archived campaign sends nothing more: its pending actions are cancelled as met.
+        next_action_at: campaign.status === 'ARCHIVED' ? null : position.dueAt,
         last_error: position.lastError,
       },
     ];

@@ -170,12 +170,15 @@ describe('a campaign’s prospects, and taking prospects out', () => {
     const archived = await createCampaign(stack, alice, 'To archive', { status: 'ACTIVE' });
     await stack.call('POST', `/public/campaigns/${archived.id}/import/`, {
       apiKey: alice.key,
-      body: { leads: [{ first_name: 'Kept', last_name: 'In', network_profile_url: 'https://www.linkedin.com/in/kept-in' }] },
+      body: { leads: [{ first_name: 'Kept', last_name: 'In', network_profile_url: 'https://www.linkedin.com/in/kept-in' }], activate: true },
     });
+    const scheduled = await page(alice, archived.id);
+    expect(scheduled.body.prospects.map((p) => p.next_action_at)).toEqual([NOW]);
     await setStatus(stack, archived, 'ARCHIVED');
     const kept = (await campaignItems(stack, archived.id))[0]?.prospectId as number;
     const readable = await page(alice, archived.id);
-    expect(readable.body.prospects.map((p) => p.id)).toEqual([kept]);
+    // Archived: listed, with no next action (nothing is sent any more).
+    expect(readable.body.prospects.map((p) => [p.id, p.next_action_at])).toEqual([[kept, null]]);
     const cases: [Workspace, number, unknown, number, string][] = [
       [alice, archived.id, { prospect_ids: [kept] }, 409, 'Campaign is archived'],
       [alice, campaign.id, {}, 400, 'prospect_ids is required'],
