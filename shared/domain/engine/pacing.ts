@@ -70,7 +70,15 @@ export function spreadIndex(prospectId: number, n: number): number {
 export const campaignAccountsOf = (campaign: Campaign, accounts: Map<number, SenderAccount>, channel: 'EMAIL' | 'NETWORK'): SenderAccount[] =>
   campaign.accountIds.map((id) => accounts.get(id)).filter((account): account is SenderAccount => account !== undefined && account.type === channel);
 
-export type AccountDecision = { account: SenderAccount; day: string } | { wait: string };
+/** `reason`: why no account can send (shown as the prospect's `last_error`); none for a daily limit reached (a wait for the next day, like a cap's). */
+export type AccountDecision = { account: SenderAccount; day: string } | { wait: string; reason?: string };
+
+/** The `last_error` of a send waiting because no account of its channel can send now. */
+export const NO_ACCOUNT_CAN_SEND = 'no sender account of the campaign can send now (none attached and active, or paused by the provider)';
+/** How long an action waits when the campaign's window has no open day (then it looks again: the window may have changed). */
+export const NO_SENDING_DAY_RETRY_MS = 60 * 60_000;
+/** The `last_error` of a step waiting because the campaign's sending window has no open day. */
+export const NO_SENDING_DAY = 'the campaign sending_window has no open day';
 
 /**
  * The account the action goes through: the one that already contacted the prospect on this
@@ -91,13 +99,13 @@ export async function chooseAccount(
   const sticky = action.accounts[channel];
   if (sticky !== undefined) {
     const account = accounts.get(sticky);
-    if (!account) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString() };
-    if (!canSendAt(account, now)) return { wait: pauseEnd(account, now) };
+    if (!account) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString(), reason: NO_ACCOUNT_CAN_SEND };
+    if (!canSendAt(account, now)) return { wait: pauseEnd(account, now), reason: NO_ACCOUNT_CAN_SEND };
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
     return { wait: tomorrow.toISOString() };
   }
   const candidates = campaignAccountsOf(campaign, accounts, channel);
-  if (candidates.length === 0) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString() };
+  if (candidates.length === 0) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString(), reason: NO_ACCOUNT_CAN_SEND };
   const first = spreadIndex(action.prospectId, candidates.length);
   let sending = 0;
   for (let i = 0; i < candidates.length; i += 1) {
@@ -109,7 +117,7 @@ export async function chooseAccount(
   // Every account that can send is at its limit: tomorrow. None can send: when the first pause ends.
   if (sending > 0) return { wait: tomorrow.toISOString() };
   const ends = candidates.map((account) => pauseEnd(account, now)).sort();
-  return { wait: ends[0] as string };
+  return { wait: ends[0] as string, reason: NO_ACCOUNT_CAN_SEND };
 }
 
 /** When a paused or inactive account may be tried again. */

@@ -6,7 +6,7 @@ import type { SenderAccount, } from '../sender-accounts/sender-account';
 import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, ParkReason } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
-import { checkCampaignCap, chooseAccount } from './pacing';
+import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
 import { keepSent } from './sent-messages';
@@ -299,7 +299,9 @@ export function createSender(deps: SenderDeps) {
     if (held && held.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(held), nodeId: node.id, waitingForDelay: true })) ? 'waiting' : 'raced';
     if (node.kind === 'CONDITION') return decide(action, loaded, node, reads, now);
     const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
-    if (!span) return park(action, 'NO_SENDING_DAY', now, node.id);
+    // A window without an open day: looked at again hourly, not parked (no sweep would find it when
+    // the window is changed back), with the reason on the prospects page.
+    if (!span) return (await wait(action, now, { dueAt: iso(new Date(now.getTime() + NO_SENDING_DAY_RETRY_MS)), nodeId: node.id, lastError: NO_SENDING_DAY })) ? 'waiting' : 'raced';
     if (span.start.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id })) ? 'waiting' : 'raced';
 
     const prospect = consistent ? await reads.prospectNow(action.prospectId) : await reads.prospect(action.prospectId);
@@ -338,7 +340,7 @@ export function createSender(deps: SenderDeps) {
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
       await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
-      return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id })) ? 'waiting' : 'raced';
+      return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason ?? null })) ? 'waiting' : 'raced';
     }
     const claim = { token: deps.newToken(), at: iso(now), accountId: choice.account.id, kind, accountDay: choice.day, campaignDay: span.day };
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../shared/domain/campaigns/campaign';
 import { emptyFlow } from '../../../shared/domain/campaigns/flow';
 import type { OutreachAction, SendKind, SlotReservation } from '../../../shared/domain/engine/action';
-import { capOf, checkCampaignCap, chooseAccount, spreadIndex } from '../../../shared/domain/engine/pacing';
+import { NO_ACCOUNT_CAN_SEND, capOf, checkCampaignCap, chooseAccount, spreadIndex } from '../../../shared/domain/engine/pacing';
 import type { SendCounters } from '../../../shared/domain/engine/ports';
 import { type OpenSpan, openSpanFrom } from '../../../shared/domain/engine/window';
 import type { SenderAccount } from '../../../shared/domain/sender-accounts/sender-account';
@@ -237,11 +237,11 @@ describe('the choice of sender account', () => {
     full.accountCounts.set('13 2027-03-22 EMAIL', 50);
     expect(await chooseAccount(full, campaign, all, action, 'EMAIL', now)).toEqual({ wait: '2027-03-23T08:00:00.000Z' });
     const pausedUntil = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', paused('2027-03-22T15:00:00.000Z')));
-    expect(await chooseAccount(new FakeCounters(), campaign, pausedUntil, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T15:00:00.000Z' });
+    expect(await chooseAccount(new FakeCounters(), campaign, pausedUntil, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T15:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
     const disconnected = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', { status: 'CREDENTIALS' }));
-    expect(await chooseAccount(new FakeCounters(), campaign, disconnected, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+    expect(await chooseAccount(new FakeCounters(), campaign, disconnected, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
     const gone = accountsOf(...mailboxes.slice(0, 2));
-    expect(await chooseAccount(new FakeCounters(), campaign, gone, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+    expect(await chooseAccount(new FakeCounters(), campaign, gone, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
   });
 
   it('starts a new prospect at its own account (a hash of its id over the accounts of the channel)', async () => {
@@ -294,17 +294,17 @@ describe('the choice of sender account', () => {
       accountWith(13, 'EMAIL', paused('2027-03-22T12:00:00.000Z')),
     );
     const counters = new FakeCounters();
-    expect(await chooseAccount(counters, campaign, accounts, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T10:30:00.000Z' });
+    expect(await chooseAccount(counters, campaign, accounts, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T10:30:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
     expect(counters.accountCalls).toEqual([]);
     const untilActive = accountsOf(accountWith(11, 'EMAIL', paused(null)), accountWith(12, 'EMAIL', { status: 'CREDENTIALS' }), accountWith(13, 'EMAIL', paused('2027-03-22T12:00:00.000Z')));
-    expect(await chooseAccount(counters, campaign, untilActive, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+    expect(await chooseAccount(counters, campaign, untilActive, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
   });
 
   it('waits an hour when the campaign has no account of the channel', async () => {
     const counters = new FakeCounters();
     const emailOnly = campaignWith({ accountIds: [11, 12, 99] });
-    expect(await chooseAccount(counters, emailOnly, all, actionWith(), 'INVITE', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
-    expect(await chooseAccount(counters, campaignWith({ accountIds: [] }), all, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z' });
+    expect(await chooseAccount(counters, emailOnly, all, actionWith(), 'INVITE', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
+    expect(await chooseAccount(counters, campaignWith({ accountIds: [] }), all, actionWith(), 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
     expect(counters.accountCalls).toEqual([]);
   });
 });
