@@ -48,13 +48,14 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
   const prospects = page.prospects.flatMap((item) => {
     const lead = leads.get(item.prospectId);
     if (!lead || lead.workspaceId !== workspaceId) return [];
-    const position = positionOf(item);
+    // An archived campaign runs nothing more: no current step, no next action (its pending actions
+    // are cancelled as the engine meets them, so what is left of them would be stale).
+    const position = campaign.status === 'ARCHIVED' ? { nodeId: null, dueAt: null, lastError: positionOf(item).lastError } : positionOf(item);
     return [
       {
         ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
         current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
-        // An archived campaign sends nothing more: its pending actions are cancelled as met.
-        next_action_at: campaign.status === 'ARCHIVED' ? null : position.dueAt,
+        next_action_at: position.dueAt,
         last_error: position.lastError,
       },
     ];

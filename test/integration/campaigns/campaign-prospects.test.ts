@@ -167,18 +167,19 @@ describe('a campaign’s prospects, and taking prospects out', () => {
   });
 
   it('answers 400 for bad bodies, 404 for other workspaces’ campaigns, and 409 for changes to an archived campaign (reading it is fine)', async () => {
-    const archived = await createCampaign(stack, alice, 'To archive', { status: 'ACTIVE' });
+    const flow = { root: 4545, nodes: { 4545: { kind: 'STEP' as const, type: 'NETWORK_INVITE', parent: null, child: null } }, redirects: {} };
+    const archived = await createCampaign(stack, alice, 'To archive', { status: 'ACTIVE', flow });
     await stack.call('POST', `/public/campaigns/${archived.id}/import/`, {
       apiKey: alice.key,
       body: { leads: [{ first_name: 'Kept', last_name: 'In', network_profile_url: 'https://www.linkedin.com/in/kept-in' }], activate: true },
     });
     const scheduled = await page(alice, archived.id);
-    expect(scheduled.body.prospects.map((p) => p.next_action_at)).toEqual([NOW]);
+    expect(scheduled.body.prospects.map((p) => [p.current_step_id, p.next_action_at])).toEqual([[4545, NOW]]);
     await setStatus(stack, archived, 'ARCHIVED');
     const kept = (await campaignItems(stack, archived.id))[0]?.prospectId as number;
     const readable = await page(alice, archived.id);
-    // Archived: listed, with no next action (nothing is sent any more).
-    expect(readable.body.prospects.map((p) => [p.id, p.next_action_at])).toEqual([[kept, null]]);
+    // Archived: listed, with no current step and no next action (nothing is sent any more).
+    expect(readable.body.prospects.map((p) => [p.id, p.current_step_id, p.next_action_at])).toEqual([[kept, null, null]]);
     const cases: [Workspace, number, unknown, number, string][] = [
       [alice, archived.id, { prospect_ids: [kept] }, 409, 'Campaign is archived'],
       [alice, campaign.id, {}, 400, 'prospect_ids is required'],
