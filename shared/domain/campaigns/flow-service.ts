@@ -213,9 +213,8 @@ export function createFlowService(deps: FlowServiceDeps) {
    * again. Also when the delay was already the one named: a PATCH retried after the node was saved
    * but the message not sent (a 500) still retimes them; the sweep changes nothing twice.
    */
-  async function delayNamed(after: CampaignWithFlow, nodeId: number, delayInHours: number | undefined): Promise<void> {
-    const { campaign } = after;
-    if (delayInHours === undefined || !after.nodes.has(nodeId)) return;
+  async function delayNamed({ campaign }: CampaignWithFlow, nodeId: number, delayInHours: number | undefined): Promise<void> {
+    if (delayInHours === undefined) return;
     if ((campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0) await deps.scheduling.retimeNode(campaign, nodeId);
   }
 

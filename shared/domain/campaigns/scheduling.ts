@@ -1,5 +1,6 @@
 import type { Clock } from '../../time/clock';
 import type { OutreachAction } from '../engine/action';
+import { acceptanceDeadline } from '../engine/conditions';
 import { dueAfter, reachedAtOf } from '../engine/node-timing';
 import type { ActionStore } from '../engine/ports';
 import type { Campaign } from './campaign';
@@ -65,10 +66,7 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
     const reached = reachedAtOf(action);
     if (!reached) return undefined;
     // ACCEPTED_INVITE looked when reached; a prospect waiting there waits for its deadline.
-    const due =
-      node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE'
-        ? new Date(reached.getTime() + node.delayInHours * 3_600_000)
-        : dueAfter(node, reached, campaign);
+    const due = node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE' ? acceptanceDeadline(node, action, now) : dueAfter(node, reached, campaign);
     const at = new Date(Math.max(due.getTime(), now.getTime())).toISOString();
     return at === action.dueAt ? undefined : at;
   }
