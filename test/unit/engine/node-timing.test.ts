@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CampaignCondition, CampaignStep } from '../../../shared/domain/campaigns/nodes';
 import type { OutreachAction } from '../../../shared/domain/engine/action';
 import { heldUntil, reachedAtOf } from '../../../shared/domain/engine/node-timing';
+import { actionWith } from '../../support/actions';
 
 const AT = '2026-11-30T08:00:00.000Z';
 // Monday to Friday 09:00-17:00 in UTC (an empty window is the default).
@@ -29,28 +30,8 @@ const condition = (conditionType: CampaignCondition['conditionType'], delayInHou
   createdAt: AT,
   updatedAt: AT,
 });
-const action = (fields: Partial<OutreachAction>): OutreachAction => ({
-  campaignId: 1,
-  prospectId: 1,
-  workspaceId: 1,
-  stint: AT,
-  version: 3,
-  nodeId: 10,
-  dueAt: AT,
-  parked: null,
-  claim: null,
-  reservation: null,
-  attempts: 0,
-  lastError: null,
-  lastActionAt: null,
-  reachedAt: null,
-  waitingForDelay: false,
-  started: true,
-  accounts: {},
-  networkProviderId: null,
-  updatedAt: AT,
-  ...fields,
-});
+// Started, written three times: the fields each case needs are given.
+const action = (fields: Partial<OutreachAction>): OutreachAction => actionWith(AT, { stint: AT, version: 3, started: true, ...fields });
 
 describe('the delay of the node a prospect waits on, as it is now', () => {
   it('counts from the moment the prospect reached the node', () => {

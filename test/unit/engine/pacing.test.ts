@@ -6,6 +6,7 @@ import { NO_ACCOUNT_CAN_SEND, capOf, checkCampaignCap, chooseAccount, spreadInde
 import type { SendCounters } from '../../../shared/domain/engine/ports';
 import { type OpenSpan, openSpanFrom } from '../../../shared/domain/engine/window';
 import type { SenderAccount } from '../../../shared/domain/sender-accounts/sender-account';
+import { actionWith as anAction } from '../../support/actions';
 
 /** The SendCounters port in memory: campaign positions per day and kind, account sends refused at their limit. */
 class FakeCounters implements SendCounters {
@@ -67,28 +68,7 @@ const campaignWith = (fields: Partial<Campaign> = {}): Campaign => ({
   ...fields,
 });
 
-const actionWith = (fields: Partial<OutreachAction> = {}): OutreachAction => ({
-  campaignId: 1,
-  prospectId: 1,
-  workspaceId: 1,
-  stint: 'stint-1',
-  version: 1,
-  nodeId: 10,
-  dueAt: CREATED,
-  parked: null,
-  claim: null,
-  reservation: null,
-  attempts: 0,
-  lastError: null,
-  lastActionAt: null,
-  reachedAt: null,
-  waitingForDelay: false,
-  started: false,
-  accounts: {},
-  networkProviderId: null,
-  updatedAt: CREATED,
-  ...fields,
-});
+const actionWith = (fields: Partial<OutreachAction> = {}): OutreachAction => anAction(CREATED, fields);
 
 const accountWith = (id: number, type: 'EMAIL' | 'NETWORK', fields: Partial<SenderAccount> = {}): SenderAccount => ({
   id,
