@@ -97,11 +97,12 @@ export const FUNCTION_GROUPS = {
     settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, ...QUEUE_SETTINGS, 'providerWebhookSecret', 'publicApiUrl', 'maxLeadsPerList'],
     timeoutSeconds: 12,
   }),
-  // Imports of up to 1000 rows: within API Gateway's 29 s integration timeout.
+  // Imports of up to 1000 rows: within API Gateway's 29 s integration timeout. The queue: a
+  // campaign's completion check that failed after leads left it is asked again there.
   leadLists: group({
     entry: 'functions/http/lead-lists/lambda.ts',
     routes: leadListRoutes,
-    settings: [...TABLE_SETTINGS, 'maxLeadsPerList'],
+    settings: [...TABLE_SETTINGS, 'maxLeadsPerList', 'sqsEndpoint', 'campaignSchedulingQueueUrl'],
     timeoutSeconds: 28,
   }),
   // The directory call is bounded at 10 s; saving up to 100 results follows it. One prospect and its

@@ -25,12 +25,14 @@ describe('OutreachStack: lead lists and prospect search (no bundling)', () => {
 
   it('gives both functions the table, their limits and timeouts that fit the gateway’s 29 s', () => {
     const tableRef = { Ref: logicalId(stack, stack.table.table) };
-    // Exactly their declared settings: neither publishes to a queue, so neither gets a queue URL.
+    // Exactly their declared settings: the lead-lists function publishes only to the
+    // campaign-scheduling queue (a completion check that failed after leads left a campaign).
     expect(envOf('leadLists')).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
       TABLE_NAME: tableRef,
       RUNTIME: 'aws',
       MAX_LEADS_PER_LIST: '100000',
+      CAMPAIGN_SCHEDULING_QUEUE_URL: { Ref: logicalId(stack, stack.queueConsumers['campaign-scheduling']?.queue as never) },
     });
     expect(envOf('prospects')).toEqual({
       NODE_OPTIONS: '--enable-source-maps',

@@ -157,7 +157,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
       };
       expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'schedule:enrichment-sweeper']);
       // campaignProspects: a move that makes a COMPLETED campaign ACTIVE again schedules its waiting prospects.
-      expect(senders('campaign-scheduling')).toEqual(['campaignProspects', 'campaigns']);
+      expect(senders('campaign-scheduling')).toEqual(['campaignProspects', 'campaigns', 'leadLists']);
       expect(senders('outreach')).toEqual(['schedule:outreach-scheduler']);
       expect(senders('enrichment')).toEqual(['enrichment', 'schedule:enrichment-sweeper']);
       // No SendMessage on anything but the catalog's queues.

@@ -9,6 +9,8 @@ import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import { httpHandler } from '../../../shared/http/http-handler';
 import type { GroupConfig } from '../../../shared/http/route-table';
 import { leadListRoutes } from '../../../shared/http/routes/lead-lists';
+import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
+import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { tableAccess } from '../../../shared/runtime/table';
 import { leadListHandlers } from './routes';
@@ -18,7 +20,14 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
   const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
-  const completion = { campaigns: new DynamoCampaignRepository(db, tableName), prospects: new DynamoCampaignProspects(db, tableName), clock: deps.clock };
+  const scheduling = sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl);
+  const completion = {
+    campaigns: new DynamoCampaignRepository(db, tableName),
+    prospects: new DynamoCampaignProspects(db, tableName),
+    clock: deps.clock,
+    // The leads are archived when completion is asked: a check that fails is asked again on the queue.
+    retryLater: (workspaceId: number, campaignId: number) => scheduling.checkCompletion(workspaceId, campaignId),
+  };
   const lists = createLeadListService({
     lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
     leads,

@@ -17,6 +17,7 @@ const MessageSchema = v.object({
   workspace_id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
   node_id: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
   after: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  complete: v.optional(v.literal(true)),
 });
 
 /** Prospects scheduled per message: a page of conditional writes well inside the consumer's timeout. */
@@ -32,9 +33,9 @@ function parseMessage(body: string): SchedulingMessage | undefined {
 }
 
 /**
- * Consumer of the campaign-scheduling queue: schedules one page of a campaign's waiting prospects
- * or, for a message naming a node whose delay was edited, retimes one page of the actions waiting
- * on it; while more are left it sends the next message before acknowledging this one (a crash in
+ * Consumer of the campaign-scheduling queue: schedules one page of a campaign's waiting prospects;
+ * for a message naming a node whose delay was edited, retimes one page of the actions waiting on
+ * it; for one marked `complete`, asks whether the campaign is complete. While more are left it sends the next message before acknowledging this one (a crash in
  * between only repeats a page, which changes nothing twice).
  */
 export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIGN_SCHEDULING.settings>, deps: FunctionDeps) {
@@ -60,7 +61,9 @@ export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIG
         continue;
       }
       try {
-        if (message.node_id !== undefined) {
+        if (message.complete) {
+          await sweep.complete(message);
+        } else if (message.node_id !== undefined) {
           const next = await sweep.retime({ ...message, node_id: message.node_id });
           if (next !== 'done') await queue.send(next);
         } else if ((await sweep.run(message)) === 'more') await queue.send(message);

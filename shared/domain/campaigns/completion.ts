@@ -6,6 +6,13 @@ export interface CampaignCompletionDeps {
   /** Whether any of the campaign's prospects is still IN_REVIEW or IN_PROGRESS (strongly consistent). */
   prospects: { hasUnfinished(campaignId: number): Promise<boolean> };
   clock: Clock;
+  /**
+   * Hands a check that failed to be asked again later (the campaign-scheduling queue, whose
+   * consumer retries it until it succeeds). Given to callers whose own retry would not ask again:
+   * a request that moved, removed or archived prospects has written its change, and sent again it
+   * finds them gone and no campaign left. Without it, the error is thrown.
+   */
+  retryLater?: (workspaceId: number, campaignId: number) => Promise<void>;
 }
 
 /**
@@ -16,11 +23,24 @@ export interface CampaignCompletionDeps {
  */
 export async function completeCampaignsLeft(deps: CampaignCompletionDeps, workspaceId: number, campaignIds: Iterable<number>): Promise<void> {
   for (const campaignId of new Set(campaignIds)) {
-    const campaign = await deps.campaigns.get(workspaceId, campaignId);
-    if (campaign?.status === 'ACTIVE' && campaign.prospectCount > 0 && !(await deps.prospects.hasUnfinished(campaignId))) {
-      // Only if no prospect entered since the campaign was read: one added meanwhile (an
-      // add-to-campaign committed between the read and this write) is not finished.
-      await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', deps.clock.now().toISOString(), { prospectCount: campaign.prospectCount });
+    try {
+      await completeIfFinished(deps, workspaceId, campaignId);
+    } catch (error) {
+      if (!deps.retryLater) throw error;
+      // The change that asked is written: the check is what is left, and it converges on the queue.
+      // Only when it cannot be handed over either does the caller see the error.
+      await deps.retryLater(workspaceId, campaignId).catch(() => {
+        throw error;
+      });
     }
+  }
+}
+
+async function completeIfFinished(deps: CampaignCompletionDeps, workspaceId: number, campaignId: number): Promise<void> {
+  const campaign = await deps.campaigns.get(workspaceId, campaignId);
+  if (campaign?.status === 'ACTIVE' && campaign.prospectCount > 0 && !(await deps.prospects.hasUnfinished(campaignId))) {
+    // Only if no prospect entered since the campaign was read: one added meanwhile (an
+    // add-to-campaign committed between the read and this write) is not finished.
+    await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', deps.clock.now().toISOString(), { prospectCount: campaign.prospectCount });
   }
 }

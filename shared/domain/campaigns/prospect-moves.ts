@@ -47,6 +47,13 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
   const { now, inRounds, loadCompanies } = rounds;
 
   const campaignOf = (workspaceId: number, campaignId: number) => requireCampaign(deps.campaigns, workspaceId, campaignId);
+  // The moves are written when completion is asked: a check that fails is asked again on the queue.
+  const completion = {
+    campaigns: deps.campaigns,
+    prospects: deps.campaignProspects,
+    clock: deps.clock,
+    retryLater: (workspaceId: number, campaignId: number) => deps.scheduling.checkCompletion(workspaceId, campaignId),
+  };
 
   /**
    * Prospects added to a COMPLETED campaign with `activate: true` make it ACTIVE again (it ran
@@ -187,13 +194,13 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
    */
   async function recloseIfNobodyAdded(found: Campaign, campaign: Campaign, outcomes: MoveOutcome[]): Promise<void> {
     if (found.status !== 'COMPLETED' || campaign.status !== 'ACTIVE' || outcomes.some((outcome) => 'moved' in outcome)) return;
-    await completeCampaignsLeft({ campaigns: deps.campaigns, prospects: deps.campaignProspects, clock: deps.clock }, campaign.workspaceId, [campaign.id]);
+    await completeCampaignsLeft(completion, campaign.workspaceId, [campaign.id]);
   }
 
   /** A campaign prospects left (moved out or removed) may now be complete (completion.ts). */
   function completeLeft(workspaceId: number, outcomes: MoveOutcome[]): Promise<void> {
     const left = outcomes.flatMap((outcome) => ('moved' in outcome && outcome.left !== undefined ? [outcome.left] : []));
-    return completeCampaignsLeft({ campaigns: deps.campaigns, prospects: deps.campaignProspects, clock: deps.clock }, workspaceId, left);
+    return completeCampaignsLeft(completion, workspaceId, left);
   }
 
   /** The warning of the moves that asked for activation the campaign could not give (DRAFT, COMPLETED). */

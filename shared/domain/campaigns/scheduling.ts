@@ -22,13 +22,15 @@ export interface WaitingProspects {
 
 /**
  * One unit of a sweep: the campaign whose waiting prospects to schedule or, with `node_id`, whose
- * actions waiting on that node to give the node's delay as it is now (after `after`, a prospect id).
+ * actions waiting on that node to give the node's delay as it is now (after `after`, a prospect id),
+ * or, with `complete`, whose completion to ask after a request's own check failed (completion.ts).
  */
 export interface SchedulingMessage {
   campaign_id: number;
   workspace_id: number;
   node_id?: number;
   after?: number;
+  complete?: true;
 }
 
 export interface SchedulingSweepDeps {
@@ -92,6 +94,11 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       return page.last === undefined ? 'done' : { ...message, after: page.last };
     },
 
+
+    /** Asks whether the campaign is complete; an error is thrown, so the queue delivers the message again. */
+    complete(message: SchedulingMessage): Promise<void> {
+      return completeCampaignsLeft({ campaigns: deps.campaigns, prospects: deps.prospects, clock: deps.clock }, message.workspace_id, [message.campaign_id]);
+    },
 
     /** 'more' when prospects may still wait (send the message again), 'done' otherwise. */
     async run(message: SchedulingMessage): Promise<'done' | 'more'> {

@@ -1,7 +1,8 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
-import { campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled, dueShard } from '../../../shared/db/keys';
+import { campaignKey, campaignProspectByStatus, campaignProspectKey, campaignProspectUnscheduled, dueShard } from '../../../shared/db/keys';
+import { completeCampaignsLeft } from '../../../shared/domain/campaigns/completion';
 import { emptyFlow } from '../../../shared/domain/campaigns/flow';
 import { addStep } from '../../../shared/domain/campaigns/flow-edit';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -173,5 +174,49 @@ describe('scheduling the prospects a campaign held back, on activation', () => {
       ['SCHEDULED', '2026-11-23T11:00:00.000Z'],
       ['SCHEDULED', '2026-11-23T11:00:00.000Z'],
     ]);
+  });
+
+  it('asks again on the queue a completion check that failed after prospects left, and completes the campaign there', async () => {
+    const { campaignId } = await readyCampaign('Completion retried');
+    expect((await stack.call('POST', `/public/campaigns/${campaignId}/activate/`, { apiKey })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    // An ACTIVE campaign with a prospect counted and none unfinished: what a departure of its last
+    // unfinished prospect leaves.
+    await stack.db.send(
+      new UpdateCommand({ TableName: stack.tableName, Key: campaignKey(campaignId), UpdateExpression: 'ADD prospectCount :one', ExpressionAttributeValues: { ':one': 1 } }),
+    );
+    const scheduling = sqsCampaignScheduling(makeSqsClient({ endpoint: stack.sqsEndpoint }), stack.queue('campaign-scheduling').queueUrl);
+    const failing = { hasUnfinished: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) };
+    const statusOf = async () => (await campaigns.get(workspaceId, campaignId))?.status;
+
+    // Without a queue to hand it to, the caller sees the error; when the queue refuses too, the check's own error.
+    await expect(completeCampaignsLeft({ campaigns, prospects: failing, clock }, workspaceId, [campaignId])).rejects.toThrow('ProvisionedThroughputExceededException');
+    const refused = async () => Promise.reject(new Error('queue unavailable'));
+    await expect(completeCampaignsLeft({ campaigns, prospects: failing, clock, retryLater: refused }, workspaceId, [campaignId])).rejects.toThrow(
+      'ProvisionedThroughputExceededException',
+    );
+    expect(await stack.drain('campaign-scheduling')).toBe(0);
+
+    const handed: number[] = [];
+    const retryLater = async (workspace: number, campaign: number) => {
+      handed.push(campaign);
+      await scheduling.checkCompletion(workspace, campaign);
+    };
+    await completeCampaignsLeft({ campaigns, prospects: failing, clock, retryLater }, workspaceId, [campaignId]);
+    expect(handed).toEqual([campaignId]);
+    expect(await statusOf()).toBe('ACTIVE');
+    // The consumer asks with the real check: the campaign's prospects have all finished.
+    expect(await stack.drain('campaign-scheduling')).toBe(1);
+    expect(await statusOf()).toBe('COMPLETED');
+
+    // The check schedules nobody: a prospect added without activation keeps waiting (and is unfinished).
+    const other = await readyCampaign('Completion asked, prospect waiting');
+    expect((await stack.call('POST', `/public/campaigns/${other.campaignId}/activate/`, { apiKey })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    await seedWaiting(other.campaignId, [6_100_001], null, 'WAITING');
+    await scheduling.checkCompletion(workspaceId, other.campaignId);
+    expect(await stack.drain('campaign-scheduling')).toBe(1);
+    expect((await prospectsOf(other.campaignId)).map((item) => item.schedule)).toEqual(['WAITING']);
+    expect((await campaigns.get(workspaceId, other.campaignId))?.status).toBe('ACTIVE');
   });
 });
