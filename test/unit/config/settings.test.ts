@@ -9,8 +9,22 @@ const TOKEN = ['$', '{Token[TOKEN.1]}'].join('');
 describe('settings, declared once', () => {
   it('reads a function’s settings from its environment, with declared defaults for what is unset', () => {
     expect(
-      readSettings(FUNCTION_GROUPS.leadLists.settings, { TABLE_NAME: 'outreach', RUNTIME: 'aws', MAX_LEADS_PER_LIST: '500' }),
-    ).toEqual({ tableName: 'outreach', dynamodbEndpoint: undefined, trackCapacity: false, runtime: 'aws', awsRegion: 'us-east-1', maxLeadsPerList: 500 });
+      readSettings(FUNCTION_GROUPS.leadLists.settings, {
+        TABLE_NAME: 'outreach',
+        RUNTIME: 'aws',
+        MAX_LEADS_PER_LIST: '500',
+        CAMPAIGN_SCHEDULING_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/campaign-scheduling',
+      }),
+    ).toEqual({
+      tableName: 'outreach',
+      dynamodbEndpoint: undefined,
+      trackCapacity: false,
+      runtime: 'aws',
+      awsRegion: 'us-east-1',
+      maxLeadsPerList: 500,
+      sqsEndpoint: undefined,
+      campaignSchedulingQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/campaign-scheduling',
+    });
     expect(readSettings(['webhookRetrySchedule', 'webhookAllowLoopback', 'sessionUsageKeys'], {})).toEqual({
       webhookRetrySchedule: [60, 300, 1_800, 7_200, 18_000, 36_000, 43_200],
       webhookAllowLoopback: false,
