@@ -241,12 +241,17 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
     }
   }
 
-  /** Deletes the action whatever its version (a stop: the prospect replied, unsubscribed, ...), or its first action still pending; true when there was one. */
-  async cancel(campaignId: number, prospectId: number): Promise<boolean> {
+  /**
+   * Deletes the action whatever its version (a stop: the prospect replied, unsubscribed, ...), or
+   * its first action still pending; what it held (its slot reservation), undefined when there was none.
+   */
+  async cancel(campaignId: number, prospectId: number): Promise<Pick<OutreachAction, 'reservation'> | undefined> {
     const { Attributes } = await this.db.send(
       new DeleteCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ReturnValues: 'ALL_OLD' }),
     );
-    return Attributes !== undefined || (await this.clearPending(campaignId, prospectId));
+    if (Attributes) return { reservation: toOutreachAction(Attributes).reservation };
+    // A first action never waited for a slot (its first wait writes the action item).
+    return (await this.clearPending(campaignId, prospectId)) ? { reservation: null } : undefined;
   }
 
   /**

@@ -3,6 +3,7 @@ import { DynamoCampaignProspects } from '../db/campaign-prospects';
 import { DynamoCampaignRepository } from '../db/campaign-repository';
 import { DynamoLeadRepository } from '../db/lead-repository';
 import { DynamoOutreachActions } from '../db/outreach-actions';
+import { DynamoSendCounters } from '../db/send-counters';
 import { createStatusWriter } from '../domain/engine/prospect-progress';
 import { createSequenceStops } from '../domain/engine/sequence-stop';
 import type { Clock } from '../time/clock';
@@ -13,6 +14,7 @@ export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Cl
   const leads = new DynamoLeadRepository(db, tableName, clock);
   return createSequenceStops({
     actions: new DynamoOutreachActions(db, tableName),
+    counters: new DynamoSendCounters(db, tableName),
     leads,
     writeStatus: createStatusWriter({ leads, ids, clock, maxLeadsPerList }),
     campaigns: new DynamoCampaignRepository(db, tableName),

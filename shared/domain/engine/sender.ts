@@ -50,6 +50,31 @@ export function createSender(deps: SenderDeps) {
   });
 
   /**
+   * The action store as the sender writes it: an action that held a reserved slot of its day
+   * (a position within the cap, waiting for its time) and is written without it gives the position
+   * back, so the day can still send its cap: it left (moved out, removed, archived), was parked,
+   * skipped, or waits for something else now (docs/engine.md, "Daily caps and accounts"). Only the
+   * claim, which sends in that slot, keeps it (written with `deps.actions.replace` itself).
+   */
+  const actions = {
+    async replace(before: OutreachAction, after: OutreachAction): Promise<boolean> {
+      const written = await deps.actions.replace(before, after);
+      if (written) await releaseReservation(before, after.reservation);
+      return written;
+    },
+    async remove(before: OutreachAction): Promise<boolean> {
+      const removed = await deps.actions.remove(before);
+      if (removed) await releaseReservation(before, null);
+      return removed;
+    },
+  };
+  async function releaseReservation(before: OutreachAction, kept: OutreachAction['reservation']): Promise<void> {
+    const held = before.reservation;
+    if (!held || (kept && kept.day === held.day && kept.kind === held.kind && kept.k === held.k)) return;
+    await deps.counters.returnCampaignSlot(before.campaignId, held.day, held.kind);
+  }
+
+  /**
    * The campaigns (as read by one batch: each batch reads its own objects, so concurrent batches
    * never see each other's) in which a sequence ended: checked for completion once, at the end of
    * the batch, instead of after every finished prospect.
@@ -69,17 +94,17 @@ export function createSender(deps: SenderDeps) {
 
   async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
     const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null, waitingForDelay: false });
-    return (await deps.actions.replace(action, parked)) ? 'parked' : 'raced';
+    return (await actions.replace(action, parked)) ? 'parked' : 'raced';
   }
 
   async function wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean> {
-    return deps.actions.replace(action, bump(action, now, { reservation: null, waitingForDelay: false, ...change }));
+    return actions.replace(action, bump(action, now, { reservation: null, waitingForDelay: false, ...change }));
   }
 
   /** Ends the prospect's sequence: its status, then the action; whether the campaign is done is asked once per batch (completeCampaigns). */
   async function finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null, known?: KnownProspect): Promise<ActionResult> {
     await deps.progress.finish(action, status, lastError, known);
-    await deps.actions.remove(action);
+    await actions.remove(action);
     sequencesEnded.add(campaign);
     return 'finished';
   }
@@ -100,7 +125,7 @@ export function createSender(deps: SenderDeps) {
       return;
     }
     if (!action.started && (await deps.progress.start(action, known)) === 'gone') {
-      await deps.actions.remove(action);
+      await actions.remove(action);
       return;
     }
     await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true });
@@ -109,7 +134,7 @@ export function createSender(deps: SenderDeps) {
   /** Puts the action on node `next`, reached now and due when that node is carried out (dueAfter). */
   async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>) {
     const dueAt = dueAfter(nodes.get(next), now, campaign);
-    return deps.actions.replace(
+    return actions.replace(
       action,
       bump(action, now, {
         ...change,
@@ -130,7 +155,7 @@ export function createSender(deps: SenderDeps) {
     const { campaign, nodes } = loaded;
     const prospect = await reads.prospectNow(action.prospectId);
     if (!prospect || prospect.campaignId !== action.campaignId) {
-      await deps.actions.remove(action);
+      await actions.remove(action);
       return 'cancelled';
     }
     const accounts = await reads.accounts(action.workspaceId);
@@ -284,7 +309,7 @@ export function createSender(deps: SenderDeps) {
     if (Date.parse(ref.dueAt) > now.getTime()) return 'stale';
     const loaded = await reads.campaign(action.workspaceId, action.campaignId);
     if (!loaded || loaded.campaign.status === 'ARCHIVED') {
-      await deps.actions.remove(action);
+      await actions.remove(action);
       return 'cancelled';
     }
     const { campaign, nodes } = loaded;
@@ -307,7 +332,7 @@ export function createSender(deps: SenderDeps) {
     const prospect = consistent ? await reads.prospectNow(action.prospectId) : await reads.prospect(action.prospectId);
     if (!prospect || prospect.campaignId !== action.campaignId) {
       if (!consistent) return again();
-      await deps.actions.remove(action);
+      await actions.remove(action);
       return 'cancelled';
     }
     const kind = kindOfStep(node.stepType);
@@ -330,8 +355,9 @@ export function createSender(deps: SenderDeps) {
     }
     // The suppression list when the email is about to go, not each time it waits for its slot or
     // day (in a burst most actions wait once); a suppressed address gives its position back.
+    // A position taken now is given back here; a reserved one by the write that drops it (`actions`).
     if (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string))) {
-      await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
+      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
       if (!consistent) return again();
       return skip('suppressed');
     }
@@ -339,13 +365,14 @@ export function createSender(deps: SenderDeps) {
     const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
-      await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
+      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
       return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason ?? null })) ? 'waiting' : 'raced';
     }
     const claim = { token: deps.newToken(), at: iso(now), accountId: choice.account.id, kind, accountDay: choice.day, campaignDay: span.day };
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });
     if (!(await deps.actions.replace(action, claimed))) {
-      await giveBack(claim, true, campaign.id);
+      // A reserved position stays with the action as stored: whoever wrote it meanwhile uses or releases it.
+      await giveBack(claim, cap.fresh, campaign.id);
       return 'raced';
     }
     const company = await reads.company(prospect);

@@ -3,7 +3,8 @@ import type { ProspectStatus } from '../campaigns/campaign';
 import type { CampaignRepository } from '../campaigns/ports';
 import type { Prospect } from '../leads/lead';
 import { type CampaignEvents, PIPELINE_REF } from './campaign-events';
-import type { CampaignCompletion } from './ports';
+import type { OutreachAction } from './action';
+import type { CampaignCompletion, SendCounters } from './ports';
 import type { StatusWriter } from './prospect-progress';
 
 type PipelineKind = 'INTERESTED' | 'NOT_INTERESTED' | 'MEETING_SCHEDULED';
@@ -63,8 +64,10 @@ export type StopResult =
   | { stopped: true; prospect: Prospect; campaignId: number | null; statusWritten: boolean };
 
 export interface SequenceStopDeps {
-  /** Deletes a prospect's pending action in a campaign, whatever its state; true when there was one. */
-  actions: { cancel(campaignId: number, prospectId: number): Promise<boolean> };
+  /** Deletes a prospect's pending action in a campaign, whatever its state; what it held, undefined when there was none. */
+  actions: { cancel(campaignId: number, prospectId: number): Promise<Pick<OutreachAction, 'reservation'> | undefined> };
+  /** Where a slot the cancelled action had reserved goes back (pacing.ts: the day can still send its cap). */
+  counters: Pick<SendCounters, 'returnCampaignSlot'>;
   leads: { getProspects(ids: number[]): Promise<Prospect[]> };
   writeStatus: StatusWriter;
   campaigns: Pick<CampaignRepository, 'get' | 'setStatus'>;
@@ -88,7 +91,9 @@ export function createSequenceStops(deps: SequenceStopDeps) {
       if (!prospect || prospect.workspaceId !== request.workspaceId) return { stopped: false };
       const campaignId = prospect.campaignId ?? null;
       if (request.campaignId !== undefined && campaignId !== request.campaignId) return { stopped: false };
-      if (campaignId !== null) await deps.actions.cancel(campaignId, prospect.id);
+      const cancelled = campaignId === null ? undefined : await deps.actions.cancel(campaignId, prospect.id);
+      const held = cancelled?.reservation;
+      if (campaignId !== null && held) await deps.counters.returnCampaignSlot(campaignId, held.day, held.kind);
       const written = await deps.writeStatus({
         workspaceId: request.workspaceId,
         prospectId: request.prospectId,

@@ -104,7 +104,7 @@ describe('a first action carried by its campaign prospect item', () => {
     // A reply or unsubscribe stops the sequence between a delivery's read and its claim.
     const stopped = await scheduled();
     const readBeforeStop = await readFirst(stopped.prospectId);
-    expect(await actions.cancel(900, stopped.prospectId)).toBe(true);
+    expect(await actions.cancel(900, stopped.prospectId)).toEqual({ reservation: null });
     expect(await actions.replace(readBeforeStop, { ...readBeforeStop, claim })).toBe(false);
     expect(await stored(outreachActionKey(900, stopped.prospectId))).toBeUndefined();
 
@@ -184,12 +184,12 @@ describe('a first action carried by its campaign prospect item', () => {
     expect(await stored(outreachActionKey(900, ended.prospectId))).toBeUndefined();
 
     const stopped = await scheduled();
-    expect(await actions.cancel(900, stopped.prospectId)).toBe(true);
+    expect(await actions.cancel(900, stopped.prospectId)).toEqual({ reservation: null });
     expect((await stored(campaignProspectKey(900, stopped.prospectId)))?.dueAt).toBeUndefined();
-    expect(await actions.cancel(900, stopped.prospectId)).toBe(false);
+    expect(await actions.cancel(900, stopped.prospectId)).toBeUndefined();
     // A campaign prospect that was never scheduled has nothing to cancel, and is left as it is.
     const waiting = await scheduled({ schedule: 'WAITING', nextActionAt: null });
-    expect(await actions.cancel(900, waiting.prospectId)).toBe(false);
+    expect(await actions.cancel(900, waiting.prospectId)).toBeUndefined();
     expect(await stored(campaignProspectKey(900, waiting.prospectId))).toMatchObject({ schedule: 'WAITING', lsi2sk: `UNSCHEDULED#${String(waiting.prospectId).padStart(16, '0')}` });
     expect((await dueRefs()).filter((ref) => [ended.prospectId, stopped.prospectId, waiting.prospectId].includes(ref.prospectId))).toEqual([]);
   });

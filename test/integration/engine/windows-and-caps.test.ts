@@ -214,4 +214,51 @@ describe('sending windows, daily caps and the A/B split', () => {
     await playAt(stack, clock, '2026-11-18T08:00:00.000Z');
     expect(await sentAt(world, 'email', 'sbx-mailbox-root-delay')).toEqual(['2026-11-17T10:00:00.000Z', '2026-11-18T08:00:00.000Z']);
   });
+
+  it('gives back the slot a prospect held for later in the day when it stops or is parked, so the day still sends its cap', async () => {
+    const { stack } = world;
+    clock.set('2026-11-24T07:00:00.000Z'); // Tuesday 08:00 local (UTC+1), before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-given-back');
+    const campaign = await campaignWith(world, 'Given back', [{ step_type: 'EMAIL' }], {
+      email_max_messages: 4,
+      account_ids: [mailbox],
+      sending_window: { tuesday: { enabled: true, start: '09:00', end: '17:00' } },
+    });
+    const emails = ['held1@example.com', 'held2@example.com', 'held3@example.com', 'held4@example.com'];
+    const ids = await prospectsIn(world, campaign.id, emails.map((email) => ({ email })));
+    await activate(world, campaign.id);
+    const sent = async () =>
+      (await sandboxSent(stack))
+        .filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-given-back')
+        .map((item) => `${item.to} ${item.at}`)
+        .sort();
+    // Slots of a 4-a-day cap (08:00-16:00 UTC): 08:00, 10:00, 12:00, 14:00. One goes at 08:00;
+    // the other three hold positions 2, 3 and 4 of the day, waiting for their slots.
+    await playAt(stack, clock, '2026-11-24T08:00:00.000Z');
+    const [firstSent] = await sent();
+    const first = (firstSent as string).split(' ')[0];
+    const [stopped, ...kept] = ids.filter((_, i) => emails[i] !== first);
+
+    // At 09:00 one gets a pipeline stage, which stops its sequence: its position is given back, and
+    // a prospect added then takes it (position 4, the day's last slot).
+    await playAt(stack, clock, '2026-11-24T09:00:00.000Z');
+    const stop = await stack.call('PATCH', `/public/prospects/${stopped}/`, { apiKey: world.ws.key, body: { status: 'INTERESTED' } });
+    expect(stop.status, stop.text).toBe(200);
+    await prospectsIn(world, campaign.id, [{ email: 'late@example.com' }], { activate: true });
+    await play(stack);
+
+    // Paused at 09:30 until 15:00: each action is parked when its slot comes, and gives its
+    // position back; on resume they take positions 2 to 4 again, whose slots have passed: at once.
+    await playAt(stack, clock, '2026-11-24T09:30:00.000Z');
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/pause/`, { apiKey: world.ws.key })).status).toBe(200);
+    await playAt(stack, clock, '2026-11-24T15:00:00.000Z');
+    expect(await sent()).toEqual([firstSent]);
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/resume/`, { apiKey: world.ws.key })).status).toBe(200);
+    await play(stack);
+    await playAt(stack, clock, '2026-11-24T16:00:00.000Z');
+    const keptEmails = kept.map((id) => emails[ids.indexOf(id)]);
+    expect(await sent()).toEqual(
+      [firstSent, ...[...keptEmails, 'late@example.com'].map((email) => `${email} 2026-11-24T15:00:00.000Z`)].sort(),
+    );
+  });
 });
