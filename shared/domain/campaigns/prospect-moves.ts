@@ -40,6 +40,9 @@ type MoveOutcome = { moved: MovedProspect; schedule?: ScheduleState; status: Cam
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
+/** Rounds of choosing and writing one add-to-campaign request makes while chosen prospects turn out not movable. */
+const MAX_CHOOSING_ROUNDS = 3;
+
 export * from './prospect-move-shapes';
 
 export function createProspectMoves(deps: ProspectMoveDeps) {
@@ -249,59 +252,83 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       // prospect on itself, and read on while some were refused. A held-back candidate is looked
       // at again after each read: a refused prospect may have left its company room.
       const counter = new CompanyCounter(input.perCompany, counts);
-      const chosen: Prospect[] = [];
       // The companies the views show, read while the prospects are (the digest names them).
       const companies = new Map<number, Company>();
       let queue = candidates;
-      while (chosen.length < wanted) {
-        const trial = counter.copy();
-        const batch: Candidate[] = [];
-        const held: Candidate[] = [];
-        let scanned = 0;
-        for (; scanned < queue.length && batch.length < wanted - chosen.length; scanned += 1) {
-          const candidate = queue[scanned] as Candidate;
-          if (trial.allows(candidate.companyId)) {
-            trial.take(candidate.companyId);
-            batch.push(candidate);
-          } else {
-            held.push(candidate);
+      async function choose(wantedNow: number): Promise<Prospect[]> {
+        const chosen: Prospect[] = [];
+        while (chosen.length < wantedNow) {
+          const trial = counter.copy();
+          const batch: Candidate[] = [];
+          const held: Candidate[] = [];
+          let scanned = 0;
+          for (; scanned < queue.length && batch.length < wantedNow - chosen.length; scanned += 1) {
+            const candidate = queue[scanned] as Candidate;
+            if (trial.allows(candidate.companyId)) {
+              trial.take(candidate.companyId);
+              batch.push(candidate);
+            } else {
+              held.push(candidate);
+            }
+          }
+          queue = [...held, ...queue.slice(scanned)];
+          if (batch.length === 0) break;
+          const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
+          const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
+          for (const [id, company] of loaded) companies.set(id, company);
+          const fresh = new Map(read.map((lead) => [lead.id, lead]));
+          for (const candidate of batch) {
+            const lead = fresh.get(candidate.id);
+            const reason = !lead || lead.workspaceId !== workspaceId ? 'not_in_list' : check(lead);
+            const refused = reason ?? (counter.allows(lead?.companyId) ? undefined : 'company_limit');
+            if (!lead || refused) {
+              if (explicit) skipped.push({ id: candidate.id, reason: refused ?? 'not_in_list' });
+              continue;
+            }
+            counter.take(lead.companyId);
+            chosen.push(lead);
           }
         }
-        queue = [...held, ...queue.slice(scanned)];
-        if (batch.length === 0) break;
-        const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
-        const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
-        for (const [id, company] of loaded) companies.set(id, company);
-        const fresh = new Map(read.map((lead) => [lead.id, lead]));
-        for (const candidate of batch) {
-          const lead = fresh.get(candidate.id);
-          const reason = !lead || lead.workspaceId !== workspaceId ? 'not_in_list' : check(lead);
-          const refused = reason ?? (counter.allows(lead?.companyId) ? undefined : 'company_limit');
-          if (!lead || refused) {
-            if (explicit) skipped.push({ id: candidate.id, reason: refused ?? 'not_in_list' });
-            continue;
+        return chosen;
+      }
+
+      // Chosen prospects are moved; one whose write finds it no longer movable (a concurrent request
+      // moved it first) is left out and, with `amount`, the next matches are chosen in its place,
+      // for a few rounds (a request racing another through the same list does not take its turn
+      // for ever). Named prospects are chosen once.
+      const moved: MovedProspect[] = [];
+      const outcomes: MoveOutcome[] = [];
+      let campaign = found;
+      let shortAfterRounds = false;
+      for (let round = 1; ; round += 1) {
+        const chosen = await choose(wanted - moved.length);
+        if (chosen.length === 0) break;
+        // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
+        campaign = await reopenIfCompleted(campaign, input.activate);
+        const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, companies);
+        outcomes.push(...written);
+        written.forEach((outcome, i) => {
+          const lead = chosen[i] as Prospect;
+          if ('moved' in outcome) {
+            moved.push(outcome.moved);
+            return;
           }
-          counter.take(lead.companyId);
-          chosen.push(lead);
+          // Named ones are all reported; of the chosen matches, those the write could not settle.
+          if (explicit || outcome.skipped === 'concurrent_change') skipped.push({ id: lead.id, reason: outcome.skipped });
+          // Its company's place is free again, unless it is in this campaign after all.
+          if (outcome.skipped !== 'already_in_campaign') counter.release(lead.companyId);
+        });
+        if (explicit || moved.length >= wanted) break;
+        if (round === MAX_CHOOSING_ROUNDS) {
+          shortAfterRounds = true;
+          break;
         }
       }
       // Named prospects still held back are at their company's limit.
       if (explicit) for (const candidate of queue) skipped.push({ id: candidate.id, reason: 'company_limit' });
-      const hasMore =
-        !explicit &&
-        (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) &&
-        chosen.length >= MAX_MOVES_PER_REQUEST &&
-        queue.some((candidate) => counter.allows(candidate.companyId));
-
-      // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
-      const campaign = chosen.length ? await reopenIfCompleted(found, input.activate) : found;
-      const outcomes = chosen.length ? await moveInto(workspaceId, campaign, chosen, input.activate, check, companies) : [];
+      const stoppedAtLimit = (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) && moved.length >= MAX_MOVES_PER_REQUEST;
+      const hasMore = !explicit && (stoppedAtLimit || shortAfterRounds) && queue.some((candidate) => counter.allows(candidate.companyId));
       await recloseIfNobodyAdded(found, campaign, outcomes);
-      const moved: MovedProspect[] = [];
-      outcomes.forEach((outcome, i) => {
-        if ('moved' in outcome) moved.push(outcome.moved);
-        else skipped.push({ id: (chosen[i] as Prospect).id, reason: outcome.skipped });
-      });
       const warning = warningOf(outcomes, input.activate);
       return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };
     },

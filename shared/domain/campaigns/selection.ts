@@ -103,6 +103,11 @@ export class CompanyCounter {
     if (companyId !== undefined) this.counts.set(companyId, (this.counts.get(companyId) ?? 0) + 1);
   }
 
+  /** Gives back a place taken for a prospect that was not moved after all. */
+  release(companyId: number | undefined): void {
+    if (companyId !== undefined) this.counts.set(companyId, Math.max(0, (this.counts.get(companyId) ?? 0) - 1));
+  }
+
   /** A copy to try choices on without taking them. */
   copy(): CompanyCounter {
     return new CompanyCounter(this.perCompany, new Map(this.counts));

@@ -376,6 +376,24 @@ describe('add-to-campaign', () => {
     }
   });
 
+  it('takes the next matches in place of those a racing request moved first, and reports none of them', async () => {
+    const { list, ids } = await seedList('Amount race', Array.from({ length: 60 }, () => ({})));
+    const campaign = await createCampaign(stack, alice, 'Amount race');
+    const body = { campaign: campaign.id, amount: 20, prospects_per_company: 100 };
+    const [first, second] = await Promise.all([addToCampaign(stack, alice, list.id, body), addToCampaign(stack, alice, list.id, body)]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    // Both took 20 (the same digest offered both the first 20; the later writer took the next
+    // ones), none twice, and neither reports the prospects the other moved (they were matches, not named).
+    expect([first.body.count, second.body.count]).toEqual([20, 20]);
+    expect([first.body.skipped, second.body.skipped]).toEqual([[], []]);
+    expect([first.body.has_more, second.body.has_more]).toEqual([false, false]);
+    const movedIds = [...first.body.prospects, ...second.body.prospects].map((prospect) => prospect.id);
+    expect(new Set(movedIds).size).toBe(40);
+    expect(movedIds.every((id) => ids.includes(id))).toBe(true);
+    expect(await prospectCount(stack, campaign.id)).toBe(40);
+    await expectConsistent([campaign]);
+  });
+
   it('never reaches another workspace’s campaigns or prospects', async () => {
     const { list, ids } = await seedList('Isolation', [{}]);
     const campaign = await createCampaign(stack, alice, 'Isolation');
