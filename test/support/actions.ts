@@ -17,6 +17,7 @@ export const actionWith = (at: string, fields: Partial<OutreachAction> = {}): Ou
   lastActionAt: null,
   reachedAt: null,
   waitingForDelay: false,
+  alreadyConnected: false,
   started: false,
   accounts: {},
   networkProviderId: null,

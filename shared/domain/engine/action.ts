@@ -72,6 +72,11 @@ export interface OutreachAction {
    * the delay, a cap, an account, a retry, and for actions written before 2026-11-26 17:30.
    */
   waitingForDelay: boolean;
+  /**
+   * Whether an invitation step found the prospect already a first-degree connection (skipped, by
+   * its profile or by the provider's answer): a later ACCEPTED_INVITE is then YES without asking.
+   */
+  alreadyConnected: boolean;
   /** Whether a first action has been carried out (the prospect is IN_PROGRESS). */
   started: boolean;
   /** The sender account per channel once the prospect was contacted on it (the thread stays in one account). */

@@ -13,7 +13,8 @@ import { NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex } from './pacing';
  * How the engine answers a campaign condition for one prospect (docs/engine.md, "Conditions"):
  * - HAS_EMAIL: the prospect has a syntactically valid email;
  * - HAS_EMAIL_PREMIUM: that email's domain receives mail at Google Workspace or Microsoft 365 (MX);
- * - ACCEPTED_INVITE: YES once the invitation was accepted (the provider's `new_relation` webhook
+ * - ACCEPTED_INVITE: YES when the invitation step found the prospect already connected, or once
+ *   the invitation was accepted (the provider's `new_relation` webhook
  *   records it and wakes the wait); without it, NO when `delay_in_hours` have passed since the
  *   prospect reached the condition, after one live look at the profile (the webhook can come hours
  *   late, or never);
@@ -99,6 +100,7 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
       }
     }
     case 'ACCEPTED_INVITE': {
+      if (action.alreadyConnected) return { branch: 'YES', reason: 'already connected when the invitation was to be sent' };
       if (await deps.acceptances.accepted(campaign.id, prospect.id)) return { branch: 'YES', reason: 'invitation accepted' };
       const deadline = acceptanceDeadline(condition, action, now);
       if (now.getTime() < deadline.getTime()) return { waitUntil: deadline, forDelay: true };

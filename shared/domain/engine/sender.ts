@@ -16,7 +16,7 @@ import type { ActionResult, SenderDeps } from './sender-deps';
 import type { KnownProspect } from './ports';
 
 export type { ActionResult, SenderDeps } from './sender-deps';
-import { type SendResult, performStep, whyNotSendable } from './steps';
+import { ALREADY_CONNECTED, type SendResult, performStep, whyNotSendable } from './steps';
 import { dueAfter, heldUntil } from './node-timing';
 import { nextUtcDay, openSpanFrom } from './window';
 
@@ -243,7 +243,8 @@ export function createSender(deps: SenderDeps) {
     if ('skipped' in result) {
       await giveBack(claim, true, campaign.id);
       await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
-      await advance(claimed, campaign, nodes, step.id, now, learned, known);
+      const connected = claim.kind === 'INVITE' && result.skipped === ALREADY_CONNECTED ? { alreadyConnected: true } : {};
+      await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
       return 'skipped';
     }
     const failure = classifyFailure(result.error);
@@ -275,7 +276,8 @@ export function createSender(deps: SenderDeps) {
     }
     // A step this prospect does not need (already connected) or cannot get (not connected): skipped, on with the flow.
     await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
-    await advance(claimed, campaign, nodes, step.id, now, learned, known);
+    const connected = failure.kind === 'already_connected' ? { alreadyConnected: true } : {};
+    await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
     return 'skipped';
   }
 

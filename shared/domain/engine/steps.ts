@@ -14,6 +14,9 @@ import type { RenderedStep, Variant } from './render';
  * connection. Errors are returned, not thrown, for the sender to sort (provider-answers.ts).
  */
 
+
+/** The reason an invitation to a first-degree connection is skipped (a later ACCEPTED_INVITE is YES). */
+export const ALREADY_CONNECTED = 'already connected';
 export interface SentRefs {
   trackingId?: string;
   invitationId?: string;
@@ -75,7 +78,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     const profile = await provider.getProfile({ accountId: account.providerAccountId, identifier });
     const networkProviderId = profile.providerId;
     if (input.kind === 'INVITE') {
-      if (profile.networkDistance === 'FIRST_DEGREE') return { variant, networkProviderId, skipped: 'already connected' };
+      if (profile.networkDistance === 'FIRST_DEGREE') return { variant, networkProviderId, skipped: ALREADY_CONNECTED };
       if (profile.invitationPending) return { variant, networkProviderId, sent: { refs: {}, note: 'an invitation was already pending' } };
       const text = rendered.text.trim();
       const { invitationId } = await provider.sendInvitation({ accountId: account.providerAccountId, providerId: networkProviderId, ...(text ? { message: text } : {}) });

@@ -75,6 +75,7 @@ describe('a first action carried by its campaign prospect item', () => {
       lastActionAt: null,
       reachedAt: null,
       waitingForDelay: false,
+      alreadyConnected: false,
       started: false,
       accounts: {},
       networkProviderId: null,

@@ -130,4 +130,29 @@ describe('campaign conditions', () => {
     // One live look per prospect for the condition, one more before each network send.
     expect(profileReads.map((request) => request.path.split('/').pop()).sort()).toEqual(['ac-friend', 'ac-friend', 'ac-stranger', 'ac-stranger']);
   });
+
+  it('ACCEPTED_INVITE: YES at once for a prospect the invitation step found already connected, by its profile or by the provider’s answer', async () => {
+    clock.set('2026-12-01T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Connected first', [{ step_type: 'NETWORK_INVITE', message_template: 'CF invite' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 72 }, {
+      YES: { step_type: 'EMAIL', subject_line: 'CF yes' },
+      NO: { step_type: 'EMAIL', subject_line: 'CF no' },
+    });
+    await prospectsIn(world, campaign.id, [
+      { network_profile_url: 'https://www.linkedin.com/in/cf-profile', email: 'cf-profile@example.com' },
+    ]);
+    // The profile says first degree: the invitation is skipped before any call to send it.
+    await stack.provider.control.setProfile('cf-profile', { network_distance: 'FIRST_DEGREE' });
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    // The provider answers the invitation with "already connected" (its profile still said second degree).
+    await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/cf-answer', email: 'cf-answer@example.com' }], { activate: true });
+    await stack.provider.control.addFault({ kind: 'error', type: 'errors/action_already_performed', path: '/api/v1/users/invite', times: 1 });
+    await advance(stack, clock, 1);
+    expect(await networkSends('CF invite')).toEqual([]);
+    // Neither waits the 72 hours for an acceptance, nor takes NO.
+    expect((await emailedWith('CF yes')).sort()).toEqual(['cf-answer@example.com', 'cf-profile@example.com']);
+    expect(await emailedWith('CF no')).toEqual([]);
+  });
 });
