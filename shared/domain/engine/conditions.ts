@@ -7,7 +7,7 @@ import { type MxResolver, domainOfEmail, isPremiumMailbox, mailboxProviderOf } f
 import type { NetworkProvider } from '../providers/provider';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
 import type { OutreachAction } from './action';
-import { NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex } from './pacing';
+import { NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex, stickyAccount } from './pacing';
 
 /**
  * How the engine answers a campaign condition for one prospect (docs/engine.md, "Conditions"):
@@ -51,7 +51,7 @@ export interface ConditionInput {
 
 /** The network account a live check goes through: the prospect's own on the channel, else the campaign's in turn. */
 export function networkAccountFor(campaign: Campaign, accounts: Map<number, SenderAccount>, action: OutreachAction, now: Date): SenderAccount | undefined {
-  const sticky = action.accounts.NETWORK === undefined ? undefined : accounts.get(action.accounts.NETWORK);
+  const sticky = stickyAccount(campaign, accounts, action, 'NETWORK');
   if (sticky && canSendAt(sticky, now)) return sticky;
   const candidates = campaignAccountsOf(campaign, accounts, 'NETWORK');
   const first = spreadIndex(action.prospectId, Math.max(candidates.length, 1));

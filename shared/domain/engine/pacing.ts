@@ -96,10 +96,8 @@ export async function chooseAccount(
   const channel = channelOfKind(kind);
   const day = utcDay(now);
   const tomorrow = nextOpenMoment(nextUtcDay(now), campaign.sendingWindow, campaign.timezone) ?? nextUtcDay(now);
-  const sticky = action.accounts[channel];
-  if (sticky !== undefined) {
-    const account = accounts.get(sticky);
-    if (!account) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString(), reason: NO_ACCOUNT_CAN_SEND };
+  const account = stickyAccount(campaign, accounts, action, channel);
+  if (account) {
     if (!canSendAt(account, now)) return { wait: pauseEnd(account, now), reason: NO_ACCOUNT_CAN_SEND };
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
     return { wait: tomorrow.toISOString() };
@@ -118,6 +116,19 @@ export async function chooseAccount(
   if (sending > 0) return { wait: tomorrow.toISOString() };
   const ends = candidates.map((account) => pauseEnd(account, now)).sort();
   return { wait: ends[0] as string, reason: NO_ACCOUNT_CAN_SEND };
+}
+
+/**
+ * The account that contacted the prospect on the channel, while it can still be the campaign's:
+ * it exists and is attached to the campaign. One deleted, or detached from the campaign (the user
+ * no longer wants the campaign to send from it), leaves the prospect to the campaign's accounts as
+ * a prospect not yet contacted (the thread continues from another account; docs/engine.md).
+ */
+export function stickyAccount(campaign: Campaign, accounts: Map<number, SenderAccount>, action: OutreachAction, channel: 'EMAIL' | 'NETWORK'): SenderAccount | undefined {
+  const id = action.accounts[channel];
+  if (id === undefined || !campaign.accountIds.includes(id)) return undefined;
+  const account = accounts.get(id);
+  return account?.type === channel ? account : undefined;
 }
 
 /** When a paused or inactive account may be tried again. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spreadIndex } from '../../../shared/domain/engine/pacing';
 import { chooseVariant } from '../../../shared/domain/engine/render';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent } from './helpers';
+import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent } from './helpers';
 
 const sentAt = async (world: EngineWorld, kind: string, accountId?: string) =>
   (await sandboxSent(world.stack)).filter((item) => item.kind === kind && (accountId === undefined || item.accountId === accountId)).map((item) => item.at).sort();
@@ -260,5 +260,39 @@ describe('sending windows, daily caps and the A/B split', () => {
     expect(await sent()).toEqual(
       [firstSent, ...[...keptEmails, 'late@example.com'].map((email) => `${email} 2026-11-24T15:00:00.000Z`)].sort(),
     );
+  });
+
+  it('moves a prospect to another of the campaign’s mailboxes when the one that contacted it is deleted or detached', async () => {
+    const { stack } = world;
+    clock.set('2026-11-30T08:00:00.000Z'); // Monday 09:00 local
+    const kept = await extraAccount(world, 'MAIL', 'sbx-mailbox-kept');
+    const deleted = await extraAccount(world, 'MAIL', 'sbx-mailbox-deleted');
+    const detached = await extraAccount(world, 'MAIL', 'sbx-mailbox-detached');
+    const accounts = [kept, deleted, detached];
+    const campaign = await campaignWith(
+      world,
+      'Accounts gone',
+      [
+        { step_type: 'EMAIL', subject_line: 'Gone one' },
+        { step_type: 'EMAIL', subject_line: 'Gone two', delay_in_hours: 4 },
+      ],
+      { account_ids: accounts },
+    );
+    // Prospects until each mailbox has at least one (the spread is a hash of the prospect id).
+    const ids: number[] = [];
+    while (new Set(ids.map((id) => spreadIndex(id, 3))).size < 3) ids.push(...(await prospectsIn(world, campaign.id, [{}])));
+    await activate(world, campaign.id);
+    for (let step = 0; step < 8; step += 1) await advance(stack, clock, 0.25);
+    const outcomes = async () => outcomesOf(stack, campaign.id);
+    const accountOf = async (id: number, stepId: number) => (await outcomes()).find((o) => o.prospectId === id && o.nodeId === stepId)?.accountId;
+    for (const id of ids) expect(await accountOf(id, campaign.stepIds[0] as number)).toBe(accounts[spreadIndex(id, 3)]);
+
+    // One mailbox is deleted, another detached from the campaign, before the second emails are due.
+    expect((await stack.call('DELETE', `/public/accounts/${deleted}/`, { apiKey: world.ws.key })).status).toBe(200);
+    const detach = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [kept] } });
+    expect(detach.status, detach.text).toBe(200);
+    for (let step = 0; step < 8; step += 1) await advance(stack, clock, 1);
+    for (const id of ids) expect(await accountOf(id, campaign.stepIds[1] as number)).toBe(kept);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 });

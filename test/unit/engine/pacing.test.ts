@@ -220,8 +220,22 @@ describe('the choice of sender account', () => {
     expect(await chooseAccount(new FakeCounters(), campaign, pausedUntil, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T15:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
     const disconnected = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', { status: 'CREDENTIALS' }));
     expect(await chooseAccount(new FakeCounters(), campaign, disconnected, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
+  });
+
+  it('gives a prospect whose account was deleted or detached from the campaign to the campaign’s accounts, as a new one', async () => {
+    const action = actionWith({ prospectId: 3, accounts: { EMAIL: 13 } });
+    const own = [11, 12][spreadIndex(3, 2)];
+    // Deleted: no longer among the workspace's accounts.
     const gone = accountsOf(...mailboxes.slice(0, 2));
-    expect(await chooseAccount(new FakeCounters(), campaign, gone, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
+    expect(chosen(await chooseAccount(new FakeCounters(), campaign, gone, action, 'EMAIL', now))).toEqual({ account: own, day: '2027-03-22' });
+    // Detached: still the workspace's, no longer the campaign's.
+    const detached = campaignWith({ accountIds: [11, 21, 12] });
+    expect(chosen(await chooseAccount(new FakeCounters(), detached, all, action, 'EMAIL', now))).toEqual({ account: own, day: '2027-03-22' });
+    // Neither left on the channel: it waits, and says why.
+    expect(await chooseAccount(new FakeCounters(), campaignWith({ accountIds: [21] }), all, action, 'EMAIL', now)).toEqual({
+      wait: '2027-03-22T11:00:00.000Z',
+      reason: NO_ACCOUNT_CAN_SEND,
+    });
   });
 
   it('starts a new prospect at its own account (a hash of its id over the accounts of the channel)', async () => {
