@@ -82,3 +82,15 @@ export function idList(value: unknown, field: string): number[] | undefined {
     return id;
   });
 }
+
+/**
+ * An object schema that answers a field it does not know with a 400 naming it. Strict, not loose
+ * plus a check of the output: a loose object leaves `__proto__`, `constructor` and `prototype` out of
+ * what it outputs, so a check after it never saw them and let them pass unnamed.
+ */
+export function closed<const Entries extends v.ObjectEntries>(entries: Entries, unknownField: (field: string, fields: string[]) => string) {
+  const fields = Object.keys(entries);
+  // Other issues of the object itself (not an object, a required key missing) keep valibot's
+  // "Invalid ..." form, which describeIssue turns into "<field> is required" and the like.
+  return v.strictObject(entries, (issue) => (issue.expected === 'never' ? unknownField(String(issue.input), fields) : `Invalid ${issue.kind}`));
+}

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { validationError } from '../errors';
 import { LIMITS } from '../leads/lead';
 import { LIST_FILTERS, SORT_FIELDS, parseLeadsQuery } from '../leads/list-query';
-import { idList, isPlainObject } from '../validation';
+import { closed, idList, isPlainObject } from '../validation';
 import type { AddToCampaignInput } from './prospect-moves';
 
 /**
@@ -40,8 +40,14 @@ function booleanOf(value: unknown, field: string): boolean {
   return value;
 }
 
+/**
+ * A field these bodies do not know is a 400 naming it, not ignored: a misspelt `prospect_ids`
+ * would otherwise move every match of the list.
+ */
+const unknownFieldOf = (body: string) => (field: string, fields: string[]) => `${field} is not a field of ${body} (fields: ${fields.join(', ')})`;
+
 /** add-to-campaign's body as sent: every field optional here, checked by readAddToCampaign. */
-export const AddToCampaignBody = v.object({
+export const AddToCampaignBody = closed({
   campaign: v.optional(v.pipe(v.unknown(), v.description('The target campaign id (required).'))),
   prospect_ids: v.optional(v.pipe(v.unknown(), v.description('Prospects of the list to move; when absent or empty, `amount` picks them.'))),
   amount: v.optional(v.pipe(v.unknown(), v.description('How many matching prospects to move; 0 (default): all, at most 1000 a request.'))),
@@ -51,7 +57,7 @@ export const AddToCampaignBody = v.object({
   sort_field: v.optional(v.pipe(v.unknown(), v.description('Which prospects `amount` takes first: a list-leads sort field (default id).'))),
   sort_direction: v.optional(v.pipe(v.unknown(), v.description('asc (default) or desc.'))),
   activate: v.optional(v.pipe(v.unknown(), v.description('true: schedule the prospects (ACTIVE campaign) or queue them (PAUSED).'))),
-});
+}, unknownFieldOf('add-to-campaign'));
 
 const RESERVED = new Set(['page', 'page_size', 'sort_field', 'sort_direction']);
 
@@ -100,9 +106,10 @@ export function readAddToCampaign(body: v.InferOutput<typeof AddToCampaignBody>)
 }
 
 /** remove-prospects' body as sent. */
-export const RemoveProspectsBody = v.object({
-  prospect_ids: v.optional(v.pipe(v.unknown(), v.description('Prospects to take out of the campaign (at most 1000).'))),
-});
+export const RemoveProspectsBody = closed(
+  { prospect_ids: v.optional(v.pipe(v.unknown(), v.description('Prospects to take out of the campaign (at most 1000).'))) },
+  unknownFieldOf('remove-prospects'),
+);
 
 export function readRemoveProspects(body: v.InferOutput<typeof RemoveProspectsBody>): number[] {
   const ids = readIds(body.prospect_ids, 'prospect_ids');
@@ -112,10 +119,13 @@ export function readRemoveProspects(body: v.InferOutput<typeof RemoveProspectsBo
 }
 
 /** The campaign import's body: `leads` (checked row by row like a list import's) and `activate`. */
-export const CampaignImportBody = v.object({
-  leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
-  activate: v.optional(v.boolean('activate must be true or false'), false),
-});
+export const CampaignImportBody = closed(
+  {
+    leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
+    activate: v.optional(v.boolean('activate must be true or false'), false),
+  },
+  unknownFieldOf('a campaign import'),
+);
 
 /** The campaign prospects page's query. */
 export const CampaignProspectsQuery = v.object({

@@ -83,6 +83,13 @@ describe('add-to-campaign', () => {
       [list.id, { campaign: campaign.id, filters: { job_title: 7 } }, 400, 'Filter job_title must be a string or a list of strings'],
       [list.id, { campaign: campaign.id, sort_field: 'email' }, 400, 'sort_field must be one of: id, first_name, last_name, job_title, location, created_at'],
       [list.id, { campaign: campaign.id, sort_direction: 'up' }, 400, "sort_direction must be 'asc' or 'desc'"],
+      // A misspelt field is named, not ignored (ignored, `prospectIds` would move every match).
+      [
+        list.id,
+        { campaign: campaign.id, prospectIds: ids },
+        400,
+        'prospectIds is not a field of add-to-campaign (fields: campaign, prospect_ids, amount, allow_duplicates, prospects_per_company, filters, sort_field, sort_direction, activate)',
+      ],
       [987654321, { campaign: campaign.id }, 404, 'Lead list not found'],
       [bobsList.id, { campaign: campaign.id }, 404, 'Lead list not found'],
       [list.id, { campaign: 987654321 }, 404, 'Campaign not found'],

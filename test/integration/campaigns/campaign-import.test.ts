@@ -196,6 +196,7 @@ describe('campaign import', () => {
       [campaign.id, {}, 400, 'leads is required'],
       [campaign.id, { leads: 'x' }, 400, 'leads must be an array of lead objects'],
       [campaign.id, { leads: [lead], activate: 'yes' }, 400, 'activate must be true or false'],
+      [campaign.id, { leads: [lead], activated: true }, 400, 'activated is not a field of a campaign import (fields: leads, activate)'],
       [campaign.id, { leads: Array.from({ length: 1001 }, () => lead) }, 413, 'Too many leads: 1001 rows; at most 1000 rows per import request'],
     ];
     for (const [campaignId, body, status, error] of cases) {

@@ -183,6 +183,7 @@ describe('a campaign’s prospects, and taking prospects out', () => {
     const cases: [Workspace, number, unknown, number, string][] = [
       [alice, archived.id, { prospect_ids: [kept] }, 409, 'Campaign is archived'],
       [alice, campaign.id, {}, 400, 'prospect_ids is required'],
+      [alice, campaign.id, { prospectIds: [1] }, 400, 'prospectIds is not a field of remove-prospects (fields: prospect_ids)'],
       [alice, campaign.id, { prospect_ids: [] }, 400, 'prospect_ids must contain at least one id'],
       [alice, campaign.id, { prospect_ids: ['x'] }, 400, 'prospect_ids must be an array of integer ids'],
       [alice, campaign.id, { prospect_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }, 400, 'prospect_ids may hold at most 1000 ids'],
