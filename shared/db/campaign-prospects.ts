@@ -86,8 +86,16 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
     actions.push({
       Delete: { TableName: tableName, Key: campaignProspectKey(move.leave, change.after.id), ConditionExpression: 'attribute_exists(pk)' },
     });
-    // Its pending action goes with it (there is none while it waited to be scheduled).
-    actions.push({ Delete: { TableName: tableName, Key: outreachActionKey(move.leave, change.after.id) } });
+    // Its pending action goes with it (there is none while it waited to be scheduled); one that holds
+    // a slot of the day's cap only as read, so that its slot is given back once (held-slots.ts).
+    const leaving = move.leaving;
+    actions.push({
+      Delete: {
+        TableName: tableName,
+        Key: outreachActionKey(move.leave, change.after.id),
+        ...(leaving ? { ConditionExpression: '#version = :actionVersion', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':actionVersion': leaving.version } } : {}),
+      },
+    });
   }
   if (move.enter) {
     const enter = move.enter;

@@ -4,7 +4,9 @@ import { SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import { toCampaignProspect } from './campaign-prospects';
 import type { ActionRef, OutreachAction } from '../domain/engine/action';
+import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
+import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, transactRetryingConflicts } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey, outreachActionKey } from './keys';
@@ -24,7 +26,10 @@ import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey
 
 const SEND_KINDS = ['EMAIL', 'INVITE', 'MESSAGE'] as const;
 
-export const OutreachActionItem = itemSchema(
+export /** A slot reserved in the campaign's daily cap (SlotReservation), or null. */
+const ReservationAttribute = v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute }));
+
+const OutreachActionItem = itemSchema(
   'OutreachAction',
   v.object({
     campaignId: intAttribute,
@@ -45,7 +50,7 @@ export const OutreachActionItem = itemSchema(
         campaignDay: v.string(),
       }),
     ),
-    reservation: v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute })),
+    reservation: ReservationAttribute,
     attempts: intAttribute,
     lastError: v.optional(v.nullable(v.string()), null),
     lastActionAt: v.nullable(v.string()),
@@ -132,7 +137,7 @@ function refOf(item: Record<string, unknown>): ActionRef {
   };
 }
 
-export class DynamoOutreachActions implements ActionStore, DueIndex {
+export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotReader {
   readonly shards = DUE_SHARDS;
 
   constructor(
@@ -241,6 +246,29 @@ export class DynamoOutreachActions implements ActionStore, DueIndex {
       if (isConditionFailed(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * The version and reservation of the named actions that hold a slot (HeldSlotReader): one
+   * BatchGetItem per 100, strongly consistent (a stale read could give a slot back twice),
+   * projected to what it needs.
+   */
+  async heldSlots(keys: { campaignId: number; prospectId: number }[]): Promise<Map<string, HeldSlot>> {
+    if (keys.length === 0) return new Map();
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      keys.map(({ campaignId, prospectId }) => outreachActionKey(campaignId, prospectId)),
+      { consistent: true, projection: 'campaignId, prospectId, #version, reservation', names: { '#version': 'version' } },
+    );
+    const held = new Map<string, HeldSlot>();
+    for (const item of items) {
+      const reservation = v.safeParse(ReservationAttribute, item.reservation);
+      if (reservation.success && reservation.output && typeof item.version === 'number') {
+        held.set(heldSlotKey(Number(item.campaignId), Number(item.prospectId)), { version: item.version, reservation: reservation.output });
+      }
+    }
+    return held;
   }
 
   /**

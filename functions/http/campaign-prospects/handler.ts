@@ -2,6 +2,9 @@ import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository
 import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
+import { DynamoSendCounters } from '../../../shared/db/send-counters';
+import { createCampaignSlots } from '../../../shared/domain/engine/held-slots';
 import { createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -17,7 +20,9 @@ import { campaignProspectHandlers } from './routes';
 export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProspects'>, deps: FunctionDeps) {
   const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
-  const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList };
+  // Prospects moved or removed out of a campaign give back the cap slots their actions held there.
+  const campaignSlots = createCampaignSlots({ actions: new DynamoOutreachActions(db, tableName), counters: new DynamoSendCounters(db, tableName) });
+  const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList, campaignSlots };
   const moves = createProspectMoves({
     ...writerDeps,
     campaigns: new DynamoCampaignRepository(db, tableName),

@@ -3,6 +3,9 @@ import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
+import { DynamoSendCounters } from '../../../shared/db/send-counters';
+import { createCampaignSlots } from '../../../shared/domain/engine/held-slots';
 import { completeCampaignsLeft } from '../../../shared/domain/campaigns/completion';
 import { createLeadListService } from '../../../shared/domain/leads/lead-list-service';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
@@ -31,7 +34,14 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
   const lists = createLeadListService({
     lists: new DynamoLeadListRepository(db, tableName, leads.members, leads.journal),
     leads,
-    writer: createLeadWriter({ leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList }),
+    // Prospects archived out of a campaign give back the cap slots their actions held there.
+    writer: createLeadWriter({
+      leads,
+      ids,
+      clock: deps.clock,
+      maxLeadsPerList: config.maxLeadsPerList,
+      campaignSlots: createCampaignSlots({ actions: new DynamoOutreachActions(db, tableName), counters: new DynamoSendCounters(db, tableName) }),
+    }),
     ids,
     clock: deps.clock,
     enriching: (workspaceId, listId) => enrichments.busyInWorkspace(workspaceId, { list: listId }),

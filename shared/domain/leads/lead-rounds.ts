@@ -1,5 +1,6 @@
 import type { Clock, IdGenerator } from '../ports';
 import { type Company, type Lead, type LeadList, LIMITS } from './lead';
+import type { CampaignSlots } from '../engine/held-slots';
 import type { LeadChange, LeadRepository } from './ports';
 
 /**
@@ -13,6 +14,11 @@ export interface LeadWriterDeps {
   clock: Clock;
   /** Leads one list may hold. */
   maxLeadsPerList: number;
+  /**
+   * Given where prospects leave campaigns (moves, removals, archives): the slots their pending
+   * actions hold are given back once the move is written. Without it they stay counted.
+   */
+  campaignSlots?: CampaignSlots;
 }
 
 export type UpsertOutcome<T extends Lead> =
@@ -82,10 +88,9 @@ export function createRounds(deps: LeadWriterDeps) {
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
       const { settled, writes } = await plan(pending);
       for (const [index, outcome] of settled) outcomes[index] = outcome;
-      const results = await deps.leads.save(
-        writes.map((write) => write.change),
-        { maxLeadsPerList: deps.maxLeadsPerList },
-      );
+      const planned = writes.map((write) => write.change);
+      const changes = deps.campaignSlots ? await deps.campaignSlots.withHeldSlots(planned) : planned;
+      const results = await deps.leads.save(changes, { maxLeadsPerList: deps.maxLeadsPerList });
       pending = [];
       writes.forEach((write, k) => {
         const result = results[k];
@@ -93,6 +98,7 @@ export function createRounds(deps: LeadWriterDeps) {
         else if (result === 'list_full') outcomes[write.index] = skipped('list_full');
         else pending.push(write.index);
       });
+      await deps.campaignSlots?.giveBack(changes.filter((_, k) => results[k] === 'applied'));
     }
     for (const index of pending) outcomes[index] = skipped('concurrent_change');
     return outcomes;

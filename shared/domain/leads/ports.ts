@@ -1,3 +1,4 @@
+import type { HeldSlot } from '../engine/held-slots';
 import type { CampaignStatus, ProspectStatus } from '../campaigns/campaign';
 import type { CampaignProspect } from '../campaigns/campaign-prospect';
 import type { Fingerprint, FingerprintStamp } from './import-fingerprint';
@@ -67,6 +68,12 @@ export interface LeadChange {
 export interface CampaignMove {
   /** The campaign the prospect leaves (its `campaignId` before). */
   leave?: number;
+  /**
+   * The prospect's action in the campaign it leaves, as read just before the write, when it holds a
+   * slot reserved in that campaign's daily cap: the write deletes the action only at this version,
+   * so the slot is given back exactly once (shared/domain/engine/held-slots.ts).
+   */
+  leaving?: HeldSlot;
   /** Its place in the campaign it enters (its `campaignId` after). */
   enter?: CampaignProspect;
   /**

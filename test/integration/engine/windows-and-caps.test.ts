@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spreadIndex } from '../../../shared/domain/engine/pacing';
+import { storedProspect } from '../campaigns/helpers';
 import { chooseVariant } from '../../../shared/domain/engine/render';
 import { ManualClock } from '../../../shared/time/clock';
 import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent } from './helpers';
@@ -294,5 +295,50 @@ describe('sending windows, daily caps and the A/B split', () => {
     for (let step = 0; step < 8; step += 1) await advance(stack, clock, 1);
     for (const id of ids) expect(await accountOf(id, campaign.stepIds[1] as number)).toBe(kept);
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+
+  it('gives back the slots of prospects moved out, removed or archived while they waited for them', async () => {
+    const { stack } = world;
+    clock.set('2026-12-01T07:00:00.000Z'); // Tuesday 08:00 local (UTC+1), before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-left');
+    const window = { sending_window: { tuesday: { enabled: true, start: '09:00', end: '17:00' } } };
+    const campaign = await campaignWith(world, 'Left', [{ step_type: 'EMAIL' }], { email_max_messages: 4, account_ids: [mailbox], ...window });
+    const elsewhere = await campaignWith(world, 'Left for', [{ step_type: 'EMAIL' }], window);
+    const emails = ['left1@example.com', 'left2@example.com', 'left3@example.com', 'left4@example.com'];
+    const ids = await prospectsIn(world, campaign.id, emails.map((email) => ({ email })));
+    await activate(world, campaign.id);
+    const sent = async () =>
+      (await sandboxSent(stack))
+        .filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-left')
+        .map((item) => `${item.to} ${item.at}`)
+        .sort();
+    // One goes at 08:00; the other three hold positions 2 to 4 (10:00, 12:00 and 14:00 UTC).
+    await playAt(stack, clock, '2026-12-01T08:00:00.000Z');
+    const [firstSent] = await sent();
+    const [moved, removed, archived] = ids.filter((_, i) => emails[i] !== (firstSent as string).split(' ')[0]) as [number, number, number];
+
+    await playAt(stack, clock, '2026-12-01T09:00:00.000Z');
+    const listOf = async (id: number) => [...((await storedProspect(stack, id))?.listIds as Set<number>)][0];
+    const move = await stack.call('POST', `/public/lead-lists/${await listOf(moved)}/add-to-campaign/`, {
+      apiKey: world.ws.key,
+      body: { campaign: elsewhere.id, prospect_ids: [moved], allow_duplicates: true },
+    });
+    expect(move.status, move.text).toBe(200);
+    const removal = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [removed] } });
+    expect(removal.status, removal.text).toBe(200);
+    const archive = await stack.call('DELETE', `/public/lead-lists/${await listOf(archived)}/delete-leads/`, { apiKey: world.ws.key, body: { prospect_ids: [archived] } });
+    expect(archive.status, archive.text).toBe(200);
+    // Three prospects added then take positions 2 to 4 again: all of the day's cap goes out.
+    await prospectsIn(world, campaign.id, [{ email: 'new1@example.com' }, { email: 'new2@example.com' }, { email: 'new3@example.com' }], { activate: true });
+    await play(stack);
+    for (const at of ['10:00', '12:00', '14:00', '16:00']) await playAt(stack, clock, `2026-12-01T${at}:00.000Z`);
+    expect(await sent()).toEqual(
+      [
+        firstSent as string,
+        'new1@example.com 2026-12-01T10:00:00.000Z',
+        'new2@example.com 2026-12-01T12:00:00.000Z',
+        'new3@example.com 2026-12-01T14:00:00.000Z',
+      ].sort(),
+    );
   });
 });

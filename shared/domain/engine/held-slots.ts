@@ -1,0 +1,63 @@
+import type { LeadChange } from '../leads/ports';
+import type { SlotReservation } from './action';
+import type { SendCounters } from './ports';
+
+/**
+ * Slots of a campaign's daily cap that pending actions hold when their prospects leave the campaign
+ * (moved to another, removed, archived). The move deletes the action in its own transaction; read
+ * just before, an action that holds a slot reserved for later in the day is deleted only at the
+ * version read (a change meanwhile, such as the engine claiming it, fails the write, which is
+ * planned again from fresh reads), and once written its slot is given back: the day can still send
+ * its cap (docs/engine.md, "Daily caps and accounts"). An action that takes a reservation after the
+ * read is deleted as before, its slot not given back: that day may send one fewer, never more.
+ */
+
+export interface HeldSlot {
+  version: number;
+  reservation: SlotReservation;
+}
+
+export interface HeldSlotReader {
+  /** The version and reservation of the named actions that hold one (consistent reads); keyed `campaignId:prospectId`. */
+  heldSlots(keys: { campaignId: number; prospectId: number }[]): Promise<Map<string, HeldSlot>>;
+}
+
+export interface CampaignSlots {
+  /** The changes, those leaving a campaign with the slot their action there holds. */
+  withHeldSlots(changes: LeadChange[]): Promise<LeadChange[]>;
+  /** Gives back the slots of the written changes that held one. */
+  giveBack(written: LeadChange[]): Promise<void>;
+}
+
+export const heldSlotKey = (campaignId: number, prospectId: number) => `${campaignId}:${prospectId}`;
+
+/** The campaign it leaves, unless it enters the same one. */
+const leftCampaign = (change: LeadChange): number | undefined => {
+  const move = change.campaign;
+  return move?.leave !== undefined && move.leave !== move.enter?.campaignId ? move.leave : undefined;
+};
+
+export function createCampaignSlots(deps: { actions: HeldSlotReader; counters: Pick<SendCounters, 'returnCampaignSlot'> }): CampaignSlots {
+  return {
+    async withHeldSlots(changes) {
+      const keys = changes.flatMap((change) => {
+        const campaignId = leftCampaign(change);
+        return campaignId === undefined ? [] : [{ campaignId, prospectId: change.after.id }];
+      });
+      if (keys.length === 0) return changes;
+      const held = await deps.actions.heldSlots(keys);
+      return changes.map((change) => {
+        const campaignId = leftCampaign(change);
+        const slot = campaignId === undefined ? undefined : held.get(heldSlotKey(campaignId, change.after.id));
+        return slot && change.campaign ? { ...change, campaign: { ...change.campaign, leaving: slot } } : change;
+      });
+    },
+    async giveBack(written) {
+      for (const change of written) {
+        const campaignId = leftCampaign(change);
+        const slot = change.campaign?.leaving;
+        if (campaignId !== undefined && slot) await deps.counters.returnCampaignSlot(campaignId, slot.reservation.day, slot.reservation.kind);
+      }
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { ensureTable } from '../../../infra/local/table';
+import { campaignMoveActions } from '../../../shared/db/campaign-prospects';
+import { makeDocClient } from '../../../shared/db/client';
+import { campaignSendCounterKey, outreachActionKey } from '../../../shared/db/keys';
+import { DynamoOutreachActions, outreachActionItem } from '../../../shared/db/outreach-actions';
+import { DynamoSendCounters } from '../../../shared/db/send-counters';
+import type { SlotReservation } from '../../../shared/domain/engine/action';
+import { createCampaignSlots } from '../../../shared/domain/engine/held-slots';
+import type { Prospect } from '../../../shared/domain/leads/lead';
+import type { LeadChange } from '../../../shared/domain/leads/ports';
+import { actionWith } from '../../support/actions';
+
+/**
+ * A prospect leaving a campaign gives back the cap slot its pending action holds there
+ * (shared/domain/engine/held-slots.ts): the slot is read consistently before the move, the move's
+ * transaction deletes the action only at the version read, and only a written move gives it back.
+ */
+describe('slots held by the actions of prospects leaving a campaign', () => {
+  const db = makeDocClient({ endpoint: inject('dynamodbEndpoint') });
+  const tableName = `held${randomBytes(4).toString('hex')}`;
+  const actions = new DynamoOutreachActions(db, tableName);
+  const counters = new DynamoSendCounters(db, tableName);
+  const slots = createCampaignSlots({ actions, counters });
+  const DAY = '2026-12-01';
+  const reservation: SlotReservation = { day: DAY, kind: 'EMAIL', k: 3 };
+
+  beforeAll(async () => ensureTable(db, tableName));
+  afterAll(() => db.destroy());
+
+  const putAction = (prospectId: number, fields: Parameters<typeof actionWith>[1]) =>
+    db.send(new PutCommand({ TableName: tableName, Item: outreachActionItem(actionWith('2026-12-01T12:00:00.000Z', { campaignId: 800, prospectId, ...fields })) }));
+  const stored = async (key: { pk: string; sk: string }) => (await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+  /** The move's delete of the prospect's action (not of its campaign prospect item). */
+  const actionDelete = (change: LeadChange) =>
+    campaignMoveActions(tableName, change).filter((action) => action.Delete?.Key?.pk === outreachActionKey(800, change.after.id).pk);
+  const counter = async () => (await stored(campaignSendCounterKey(800, DAY, 'EMAIL')))?.n;
+  /** A change taking prospect `id` out of campaign 800 (only what the campaign move reads of it). */
+  const leaving = (id: number): LeadChange => ({
+    after: { id } as Prospect,
+    member: {} as LeadChange['member'],
+    claim: [],
+    release: [],
+    refreshMembers: false,
+    campaign: { leave: 800 },
+  });
+
+  it('reads the slots actions hold, and none of actions without one or of none at all', async () => {
+    await putAction(1, { version: 3, reservation });
+    await putAction(2, { version: 5, reservation: null });
+    const changes = await slots.withHeldSlots([leaving(1), leaving(2), leaving(3)]);
+    expect(changes.map((change) => change.campaign?.leaving)).toEqual([{ version: 3, reservation }, undefined, undefined]);
+    // A change that stays in the campaign it "leaves" (a move into the same campaign) leaves nothing.
+    const same = { ...leaving(1), campaign: { leave: 800, enter: { campaignId: 800 } as never } };
+    expect((await slots.withHeldSlots([same]))[0]?.campaign?.leaving).toBeUndefined();
+  });
+
+  it('deletes the action only at the version read, and gives the slot back once the move is written', async () => {
+    await putAction(10, { version: 3, reservation });
+    await db.send(new UpdateCommand({ TableName: tableName, Key: campaignSendCounterKey(800, DAY, 'EMAIL'), UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 4 } }));
+    const [change] = (await slots.withHeldSlots([leaving(10)])) as [LeadChange];
+    const deleteOfAction = actionDelete(change);
+    expect(deleteOfAction).toHaveLength(1);
+
+    // The engine writes the action after the read (a claim): the move's delete is refused.
+    await db.send(new UpdateCommand({ TableName: tableName, Key: outreachActionKey(800, 10), UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': 4 } }));
+    await expect(db.send(new TransactWriteCommand({ TransactItems: deleteOfAction }))).rejects.toThrow(/ConditionalCheckFailed/);
+    expect((await stored(outreachActionKey(800, 10)))?.version).toBe(4);
+
+    // Read again, the move deletes it and gives its slot back (once: a change not written gives nothing).
+    const [fresh] = (await slots.withHeldSlots([leaving(10)])) as [LeadChange];
+    expect(fresh.campaign?.leaving).toEqual({ version: 4, reservation });
+    await db.send(new TransactWriteCommand({ TransactItems: actionDelete(fresh) }));
+    expect(await stored(outreachActionKey(800, 10))).toBeUndefined();
+    await slots.giveBack([fresh]);
+    await slots.giveBack([leaving(10)]);
+    expect(await counter()).toBe(3);
+  });
+});
