@@ -318,7 +318,11 @@ describe('sending windows, daily caps and the A/B split', () => {
     const [moved, removed, archived] = ids.filter((_, i) => emails[i] !== (firstSent as string).split(' ')[0]) as [number, number, number];
 
     await playAt(stack, clock, '2026-12-01T09:00:00.000Z');
-    const listOf = async (id: number) => [...((await storedProspect(stack, id))?.listIds as Set<number>)][0];
+    const listOf = async (id: number) => {
+      const stored = await storedProspect(stack, id);
+      if (!stored) throw new Error(`prospect ${id} not stored`);
+      return [...(stored.listIds as Set<number>)][0];
+    };
     const move = await stack.call('POST', `/public/lead-lists/${await listOf(moved)}/add-to-campaign/`, {
       apiKey: world.ws.key,
       body: { campaign: elsewhere.id, prospect_ids: [moved], allow_duplicates: true },
