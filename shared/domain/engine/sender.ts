@@ -265,7 +265,11 @@ export function createSender(deps: SenderDeps) {
     }
     if (failure.kind === 'account') {
       const until = failure.quota ? iso(nextUtcDay(now)) : null;
-      await deps.accounts.pauseSending(account, { reason: failure.reason, until, at: iso(now) }, iso(now));
+      const pause = { reason: failure.reason, until, at: iso(now) };
+      await deps.accounts.pauseSending(account, pause, iso(now));
+      // The batch's own copy too (the object its reads hand out): the batch's other actions, sent
+      // in parallel, pass this account over from now on instead of meeting the same refusal.
+      account.sendingPause = pause;
       // Another account may take it at once (if the prospect has none on this channel yet).
       await wait(claimed, now, { ...learned, dueAt: iso(new Date(now.getTime() + 60_000)), claim: null, lastError: failure.reason });
       return 'retrying';
