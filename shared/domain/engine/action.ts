@@ -38,6 +38,12 @@ export interface SlotReservation {
   k: number;
 }
 
+/** A pending action's slot reservation with the version it was read at (shared/domain/engine/held-slots.ts). */
+export interface HeldSlot {
+  version: number;
+  reservation: SlotReservation;
+}
+
 export interface OutreachAction {
   campaignId: number;
   prospectId: number;

@@ -1,5 +1,7 @@
 import type { LeadChange } from '../leads/ports';
-import type { SlotReservation } from './action';
+import type { HeldSlot } from './action';
+
+export type { HeldSlot } from './action';
 import type { SendCounters } from './ports';
 
 /**
@@ -11,11 +13,6 @@ import type { SendCounters } from './ports';
  * its cap (docs/engine.md, "Daily caps and accounts"). An action that takes a reservation after the
  * read is deleted as before, its slot not given back: that day may send one fewer, never more.
  */
-
-export interface HeldSlot {
-  version: number;
-  reservation: SlotReservation;
-}
 
 export interface HeldSlotReader {
   /** The version and reservation of the named actions that hold one (consistent reads); keyed `campaignId:prospectId`. */

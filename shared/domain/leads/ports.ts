@@ -1,4 +1,4 @@
-import type { HeldSlot } from '../engine/held-slots';
+import type { HeldSlot } from '../engine/action';
 import type { CampaignStatus, ProspectStatus } from '../campaigns/campaign';
 import type { CampaignProspect } from '../campaigns/campaign-prospect';
 import type { Fingerprint, FingerprintStamp } from './import-fingerprint';
