@@ -279,7 +279,11 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
     const { Attributes } = await this.db.send(
       new DeleteCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ReturnValues: 'ALL_OLD' }),
     );
-    if (Attributes) return { reservation: toOutreachAction(Attributes).reservation };
+    // Only the reservation is read of what was deleted: nothing else of it can fail the stop now.
+    if (Attributes) {
+      const reservation = v.safeParse(ReservationAttribute, Attributes.reservation ?? null);
+      return { reservation: reservation.success ? reservation.output : null };
+    }
     // A first action never waited for a slot (its first wait writes the action item).
     return (await this.clearPending(campaignId, prospectId)) ? { reservation: null } : undefined;
   }

@@ -283,6 +283,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
             const refused = reason ?? (counter.allows(lead?.companyId) ? undefined : 'company_limit');
             if (!lead || refused) {
               if (explicit) skipped.push({ id: candidate.id, reason: refused ?? 'not_in_list' });
+              // In this campaign since the digest was read (a racing request): its company counts.
+              if (lead && reason === 'already_in_campaign') counter.take(lead.companyId);
               continue;
             }
             counter.take(lead.companyId);
@@ -303,6 +305,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       for (let round = 1; ; round += 1) {
         const chosen = await choose(wanted - moved.length);
         if (chosen.length === 0) break;
+        // A later round starts from the campaign as it is now (a racing request may have changed it).
+        if (round > 1) campaign = await writableCampaign(workspaceId, campaign.id);
         // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
         campaign = await reopenIfCompleted(campaign, input.activate);
         const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, companies);
@@ -327,7 +331,10 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       // Named prospects still held back are at their company's limit.
       if (explicit) for (const candidate of queue) skipped.push({ id: candidate.id, reason: 'company_limit' });
       const stoppedAtLimit = (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) && moved.length >= MAX_MOVES_PER_REQUEST;
-      const hasMore = !explicit && (stoppedAtLimit || shortAfterRounds) && queue.some((candidate) => counter.allows(candidate.companyId));
+      // Rounds that ended short say so only for "every match" (amount 0 or above a request's 1,000),
+      // where the same call is what to send again; a smaller amount answers its count.
+      const everyMatch = input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST;
+      const hasMore = !explicit && (stoppedAtLimit || (shortAfterRounds && everyMatch)) && queue.some((candidate) => counter.allows(candidate.companyId));
       await recloseIfNobodyAdded(found, campaign, outcomes);
       const warning = warningOf(outcomes, input.activate);
       return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };

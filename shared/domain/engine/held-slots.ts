@@ -50,11 +50,15 @@ export function createCampaignSlots(deps: { actions: HeldSlotReader; counters: P
       });
     },
     async giveBack(written) {
-      for (const change of written) {
-        const campaignId = leftCampaign(change);
-        const slot = change.campaign?.leaving;
-        if (campaignId !== undefined && slot) await deps.counters.returnCampaignSlot(campaignId, slot.reservation.day, slot.reservation.kind);
-      }
+      // The moves are written: a slot not given back only means that day sends one fewer, so a
+      // failure here is not the request's (it must not answer 500 for a move it made).
+      await Promise.allSettled(
+        written.flatMap((change) => {
+          const campaignId = leftCampaign(change);
+          const slot = change.campaign?.leaving;
+          return campaignId !== undefined && slot ? [deps.counters.returnCampaignSlot(campaignId, slot.reservation.day, slot.reservation.kind)] : [];
+        }),
+      );
     },
   };
 }

@@ -169,7 +169,10 @@ export function createSender(deps: SenderDeps) {
       const failure = classifyFailure(decision.failure);
       const attempts = action.attempts + 1;
       if (failure.kind === 'account' && decision.account) {
-        await deps.accounts.pauseSending(decision.account, { reason: failure.reason, until: failure.quota ? iso(nextUtcDay(now)) : null, at: iso(now) }, iso(now));
+        const pause = { reason: failure.reason, until: failure.quota ? iso(nextUtcDay(now)) : null, at: iso(now) };
+        await deps.accounts.pauseSending(decision.account, pause, iso(now));
+        // The batch's copy too, as after a send's refusal (settle).
+        decision.account.sendingPause = pause;
         return (await wait(action, now, { dueAt: iso(new Date(now.getTime() + 60_000)), nodeId: condition.id, lastError: failure.reason })) ? 'retrying' : 'raced';
       }
       if ((failure.kind === 'transient' || failure.kind === 'account') && attempts < MAX_ATTEMPTS) {
@@ -280,7 +283,7 @@ export function createSender(deps: SenderDeps) {
     }
     // A step this prospect does not need (already connected) or cannot get (not connected): skipped, on with the flow.
     await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
-    const connected = failure.kind === 'already_connected' ? { alreadyConnected: true } : {};
+    const connected = failure.kind === 'already_connected' && claim.kind === 'INVITE' ? { alreadyConnected: true } : {};
     await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
     return 'skipped';
   }
@@ -381,6 +384,9 @@ export function createSender(deps: SenderDeps) {
       await giveBack(claim, cap.fresh, campaign.id);
       return 'raced';
     }
+    // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.
+    const stale = action.reservation;
+    if (cap.fresh && stale) await deps.counters.returnCampaignSlot(action.campaignId, stale.day, stale.kind);
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
     const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
