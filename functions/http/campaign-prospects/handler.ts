@@ -2,9 +2,6 @@ import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository
 import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
-import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
-import { DynamoSendCounters } from '../../../shared/db/send-counters';
-import { createCampaignSlots } from '../../../shared/domain/engine/held-slots';
 import { createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -13,6 +10,7 @@ import { httpHandler } from '../../../shared/http/http-handler';
 import type { GroupConfig } from '../../../shared/http/route-table';
 import { campaignProspectRoutes } from '../../../shared/http/routes/campaign-prospects';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { campaignSlotsFrom } from '../../../shared/runtime/campaign-slots';
 import { tableAccess } from '../../../shared/runtime/table';
 import { campaignProspectHandlers } from './routes';
 
@@ -21,7 +19,7 @@ export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProsp
   const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   // Prospects moved or removed out of a campaign give back the cap slots their actions held there.
-  const campaignSlots = createCampaignSlots({ actions: new DynamoOutreachActions(db, tableName), counters: new DynamoSendCounters(db, tableName) });
+  const campaignSlots = campaignSlotsFrom({ db, tableName });
   const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList, campaignSlots };
   const moves = createProspectMoves({
     ...writerDeps,

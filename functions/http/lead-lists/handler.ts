@@ -3,9 +3,6 @@ import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
-import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
-import { DynamoSendCounters } from '../../../shared/db/send-counters';
-import { createCampaignSlots } from '../../../shared/domain/engine/held-slots';
 import { completeCampaignsLeft } from '../../../shared/domain/campaigns/completion';
 import { createLeadListService } from '../../../shared/domain/leads/lead-list-service';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
@@ -15,6 +12,7 @@ import { leadListRoutes } from '../../../shared/http/routes/lead-lists';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
 import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { campaignSlotsFrom } from '../../../shared/runtime/campaign-slots';
 import { tableAccess } from '../../../shared/runtime/table';
 import { leadListHandlers } from './routes';
 
@@ -40,7 +38,7 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
       ids,
       clock: deps.clock,
       maxLeadsPerList: config.maxLeadsPerList,
-      campaignSlots: createCampaignSlots({ actions: new DynamoOutreachActions(db, tableName), counters: new DynamoSendCounters(db, tableName) }),
+      campaignSlots: campaignSlotsFrom({ db, tableName }),
     }),
     ids,
     clock: deps.clock,

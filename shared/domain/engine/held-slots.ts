@@ -1,8 +1,8 @@
 import type { LeadChange } from '../leads/ports';
 import type { HeldSlot } from './action';
+import type { SendCounters } from './ports';
 
 export type { HeldSlot } from './action';
-import type { SendCounters } from './ports';
 
 /**
  * Slots of a campaign's daily cap that pending actions hold when their prospects leave the campaign
