@@ -4,6 +4,7 @@ import { publicIdOf } from '../inbox/inbound-message';
 import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind } from './action';
 import type { ActionResult, SenderDeps } from './sender-deps';
+import { connectedBySkip } from './steps';
 import type { BatchReads } from './sender-reads';
 
 /** What the crash rule does with an action: the sender's own moves. */
@@ -39,7 +40,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
   const account = accounts.get(claim.accountId);
   if (recorded) {
     if (recorded.outcome === 'FAILED') return finish(action, campaign, 'FINISHED', recorded.reason);
-    const sticky = recorded.outcome === 'SKIPPED' ? {} : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } };
+    const sticky = recorded.outcome === 'SKIPPED' ? connectedBySkip(claim.kind, recorded.reason) : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } };
     await advance(action, campaign, nodes, node.id, now, sticky);
     return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
   }

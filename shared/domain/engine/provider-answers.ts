@@ -31,6 +31,9 @@ const ACCOUNT_TYPES = new Set([
 const PROSPECT_TYPES = new Set(['errors/invalid_recipient', 'errors/cannot_invite_attendee', 'errors/blocked_recipient']);
 const BOUNCE_TYPES = new Set(['errors/recipient_rejected']);
 
+/** The provider's answer to an invitation to someone already connected (skipped; a later ACCEPTED_INVITE is YES). */
+export const ALREADY_PERFORMED = 'errors/action_already_performed';
+
 export function classifyFailure(error: unknown): FailureClass {
   if (!isProviderFailure(error)) return { kind: 'transient', reason: 'unexpected error calling the provider' };
   const failure: ProviderFailure = error;
@@ -38,7 +41,7 @@ export function classifyFailure(error: unknown): FailureClass {
   const reason = type || (failure.kind === 'http' ? `HTTP ${failure.status}` : failure.kind);
   if (failure.kind !== 'http') return { kind: 'transient', reason };
   const status = failure.status ?? 0;
-  if (type === 'errors/action_already_performed') return { kind: 'already_connected', reason };
+  if (type === ALREADY_PERFORMED) return { kind: 'already_connected', reason };
   if (type === 'errors/already_invited_recently') return { kind: 'already_invited', reason };
   if (type === 'errors/no_connection_with_recipient') return { kind: 'not_connected', reason };
   if (BOUNCE_TYPES.has(type)) return { kind: 'prospect', reason, bounce: true };

@@ -16,7 +16,7 @@ import type { ActionResult, SenderDeps } from './sender-deps';
 import type { KnownProspect } from './ports';
 
 export type { ActionResult, SenderDeps } from './sender-deps';
-import { ALREADY_CONNECTED, type SendResult, performStep, whyNotSendable } from './steps';
+import { type SendResult, connectedBySkip, performStep, whyNotSendable } from './steps';
 import { dueAfter, heldUntil } from './node-timing';
 import { nextUtcDay, openSpanFrom } from './window';
 
@@ -246,7 +246,7 @@ export function createSender(deps: SenderDeps) {
     if ('skipped' in result) {
       await giveBack(claim, true, campaign.id);
       await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
-      const connected = claim.kind === 'INVITE' && result.skipped === ALREADY_CONNECTED ? { alreadyConnected: true } : {};
+      const connected = connectedBySkip(claim.kind, result.skipped);
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
       return 'skipped';
     }
@@ -283,7 +283,7 @@ export function createSender(deps: SenderDeps) {
     }
     // A step this prospect does not need (already connected) or cannot get (not connected): skipped, on with the flow.
     await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
-    const connected = failure.kind === 'already_connected' && claim.kind === 'INVITE' ? { alreadyConnected: true } : {};
+    const connected = connectedBySkip(claim.kind, failure.reason);
     await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
     return 'skipped';
   }

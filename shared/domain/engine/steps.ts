@@ -5,6 +5,7 @@ import type { Prospect } from '../leads/lead';
 import type { NetworkProvider } from '../providers/provider';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { SendKind } from './action';
+import { ALREADY_PERFORMED } from './provider-answers';
 import type { RenderedStep, Variant } from './render';
 
 /**
@@ -17,6 +18,15 @@ import type { RenderedStep, Variant } from './render';
 
 /** The reason an invitation to a first-degree connection is skipped (a later ACCEPTED_INVITE is YES). */
 export const ALREADY_CONNECTED = 'already connected';
+
+/**
+ * What a skipped step's reason (the profile's first degree, or the provider's "already performed")
+ * tells the action: an invitation that found the prospect connected makes a later ACCEPTED_INVITE
+ * YES at once. The sender and the crash rule (settling a recorded skip) read it the same way.
+ */
+export function connectedBySkip(kind: SendKind, reason: string | null): { alreadyConnected?: true } {
+  return kind === 'INVITE' && (reason === ALREADY_CONNECTED || reason === ALREADY_PERFORMED) ? { alreadyConnected: true } : {};
+}
 export interface SentRefs {
   trackingId?: string;
   invitationId?: string;

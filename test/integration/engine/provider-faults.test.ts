@@ -2,6 +2,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
 import { campaignProspectKey, padId } from '../../../shared/db/keys';
+import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
 import { firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { toMessage } from '../../../shared/messaging/outreach-queue';
 import { sendJsonMessages } from '../../../shared/messaging/sqs';
@@ -20,6 +21,7 @@ import {
   prospectsIn,
   sandboxSent,
   tick,
+  withCondition,
 } from './helpers';
 import { campaignItems } from '../campaigns/helpers';
 
@@ -228,5 +230,51 @@ describe('provider answers, redelivery and crashes', () => {
     // The provider shows no invitation: it was never sent, so it is sent now, once.
     expect((await sentOfKind('invitation')).filter((i) => i.text === 'Crashed invite').length).toBe(1);
     expect(await outcomeSummary(invite.id)).toEqual(['NETWORK_INVITE SENT']);
+  });
+
+  it('settles a crash after a recorded "already connected" skip so that a later ACCEPTED_INVITE is YES at once', async () => {
+    clock.set('2026-11-24T09:00:00.000Z'); // Tuesday, 10:00 in Amsterdam
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Crash connected', [{ step_type: 'NETWORK_INVITE', message_template: 'CC invite' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 72 }, {
+      YES: { step_type: 'EMAIL', subject_line: 'CC yes' },
+      NO: { step_type: 'EMAIL', subject_line: 'CC no' },
+    });
+    const [prospectId] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/cc-answer', email: 'cc-answer@example.com' }]);
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    // A sender claimed the invitation, the provider answered "already performed", the sender recorded
+    // the skip and crashed before it moved the action on.
+    const at = clock.now().toISOString();
+    const key = campaignProspectKey(campaign.id, prospectId as number);
+    const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
+    const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
+    const claim = { token: 'crashed', at, accountId: world.network, kind: 'INVITE', accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
+    await stack.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
+          { Update: { TableName: stack.tableName, Key: key, UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
+        ],
+      }),
+    );
+    await new DynamoOutcomeLog(stack.db, stack.tableName, clock).record({
+      workspaceId: pending.workspaceId,
+      campaignId: campaign.id,
+      prospectId: prospectId as number,
+      stint: pending.stint,
+      nodeId: campaign.stepIds[0] as number,
+      stepType: 'NETWORK_INVITE',
+      outcome: 'SKIPPED',
+      reason: 'errors/action_already_performed',
+      accountId: world.network,
+      variant: 'A',
+      at,
+    });
+    // Once the claim expires the crash rule settles it from the record: the condition does not wait 72 hours.
+    await advance(stack, clock, 0.5);
+    const emailed = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject?.startsWith('CC ')).map((item) => [item.subject, item.to]);
+    expect(emailed).toEqual([['CC yes', 'cc-answer@example.com']]);
+    expect((await sentOfKind('invitation')).filter((item) => item.text === 'CC invite')).toEqual([]);
   });
 });
