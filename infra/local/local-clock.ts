@@ -14,6 +14,13 @@ export const MAX_ADVANCE_HOURS = 8760;
  */
 export const MAX_CLOCK_STEPS = 2000;
 
+/**
+ * How long one POST steps a minute at a time past an action still due after its moment was played
+ * before passing over it: a crashed claim expires after 10 minutes and the scheduler's full sweep
+ * comes every 15, so within 30 minutes anything that can move has moved.
+ */
+export const STUCK_STEP_MINUTES = 30;
+
 export const LOCAL_CLOCK_ERRORS = {
   advanceHours: `advance_hours must be a positive number of hours (at most ${MAX_ADVANCE_HOURS})`,
   now: 'now must be an ISO time not earlier than the current clock',

@@ -14,7 +14,7 @@ import { type Clock, isMovableClock, systemClock } from '../../shared/time/clock
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
 import { type LocalFunctions, buildLocalFunctions } from './functions';
 import { createLocalGateway } from './gateway';
-import { LOCAL_CLOCK_ERRORS, MAX_CLOCK_STEPS } from './local-clock';
+import { LOCAL_CLOCK_ERRORS, MAX_CLOCK_STEPS, STUCK_STEP_MINUTES } from './local-clock';
 import { startSandboxDirectory } from './sandbox-directory/server';
 import { type SandboxEnrichment, startSandboxEnrichment } from './sandbox-enrichment';
 import { type SandboxProvider, freePort, registerProviderWebhooks, startSandboxProvider } from './sandbox-provider';
@@ -275,9 +275,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
   };
   const dueIndex = new DynamoOutreachActions(db, tableName);
-  /** The earliest due time of an outreach action at or before `to` (one one-item Query per due shard). */
-  const earliestDue = async (to: Date): Promise<Date | undefined> => {
-    const firsts = await Promise.all(Array.from({ length: dueIndex.shards }, (_, shard) => dueIndex.due(shard, to.toISOString(), undefined, 1)));
+  /**
+   * The earliest due time of an outreach action at or before `to` (one one-item Query per due
+   * shard), leaving out those due at or before `ignoreThrough`.
+   */
+  const earliestDue = async (to: Date, ignoreThrough: Date | undefined): Promise<Date | undefined> => {
+    const after = ignoreThrough === undefined ? undefined : `${ignoreThrough.toISOString()}#~`;
+    const firsts = await Promise.all(Array.from({ length: dueIndex.shards }, (_, shard) => dueIndex.due(shard, to.toISOString(), after, 1)));
     const times = firsts.flatMap(({ refs }) => refs.map((ref) => Date.parse(ref.dueAt)));
     return times.length ? new Date(Math.min(...times)) : undefined;
   };
@@ -285,17 +289,30 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
    * `POST /_local/clock`: the clock moves to `to` through every due time of an outreach action on
    * the way, each played out as it comes, so that a week ahead plays a week of a campaign (a
    * follow-up due a day after a send made on the way goes too), not one moment a week later. Stops
-   * stepping after MAX_CLOCK_STEPS (then jumps, as before), and steps a minute, the scheduler's
-   * deployed period, past an action due now that the run could not take (one claimed and in flight).
+   * stepping after MAX_CLOCK_STEPS (then jumps, as before). An action still due after its moment
+   * was played (one claimed and in flight, or left by a crash) is stepped past a minute at a time,
+   * the scheduler's deployed period, for STUCK_STEP_MINUTES (long enough for a crashed claim to
+   * expire and a full sweep to settle it); then whatever is still due is passed over, so one stuck
+   * action does not turn a week into thousands of one-minute steps.
    */
   const moveClock = (to: Date) =>
     poller.exclusive(async () => {
       if (!isMovableClock(clock)) throw new Error(LOCAL_CLOCK_ERRORS.notMovable);
       await playNow();
+      let stuckSince: number | undefined;
+      let ignoreThrough: Date | undefined;
       for (let step = 0; step < MAX_CLOCK_STEPS; step += 1) {
-        const next = await earliestDue(to);
+        const now = clock.now().getTime();
+        const next = await earliestDue(to, ignoreThrough);
         if (!next) break;
-        const at = Math.max(next.getTime(), clock.now().getTime() + 60_000);
+        if (next.getTime() > now) stuckSince = undefined;
+        else if (stuckSince === undefined) stuckSince = now;
+        else if (now - stuckSince >= STUCK_STEP_MINUTES * 60_000) {
+          ignoreThrough = new Date(now);
+          stuckSince = undefined;
+          continue;
+        }
+        const at = Math.max(next.getTime(), now + 60_000);
         if (at >= to.getTime()) break;
         clock.set(new Date(at));
         await playNow();

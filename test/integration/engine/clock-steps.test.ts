@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../shared/time/clock';
 import { type EngineWorld, activate, campaignStatus, campaignWith, engineWorld, prospectStatuses, prospectsIn, sandboxSent } from './helpers';
@@ -42,6 +43,45 @@ describe('moving the local clock plays out the time in between', () => {
       ['Week three', '2026-12-04T08:00:00.000Z'],
     ]);
     expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'FINISHED', last_error: null } });
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+
+  it('passes over an action that stays due instead of stepping a minute at a time past it', async () => {
+    const campaign = await campaignWith(world, 'Past a stuck one', [
+      { step_type: 'EMAIL', subject_line: 'Stuck one' },
+      { step_type: 'EMAIL', subject_line: 'Stuck two', delay_in_hours: 24 },
+      { step_type: 'EMAIL', subject_line: 'Stuck three', delay_in_hours: 72 },
+    ]);
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    // An entry of the due-time index whose action does not exist: the sender ignores it, so it stays
+    // due however often the scheduler hands it out (as a claim in flight would, for a while).
+    const stuckAt = clock.now().toISOString();
+    await world.stack.db.send(
+      new PutCommand({
+        TableName: world.stack.tableName,
+        Item: {
+          pk: 'TEST#stuck',
+          sk: 'TEST#stuck',
+          entityType: 'OutreachAction',
+          gsi2pk: 'DUE#00',
+          gsi2sk: `${stuckAt}#0000000000999999#0000000000999999`,
+          campaignId: 999999,
+          prospectId: 999999,
+          workspaceId: world.ws.workspaceId,
+          dueAt: stuckAt,
+        },
+      }),
+    );
+    expect(await moveClock({ advance_hours: 168 })).toEqual({ status: 200, body: { now: '2026-12-14T08:00:00.000Z' } });
+    // Stepping a minute at a time past the stuck entry would run out of steps (2,000 minutes) and
+    // jump to the end before the third was due.
+    const sent = (await sandboxSent(world.stack)).filter((item) => item.kind === 'email' && item.subject?.startsWith('Stuck')).map((item) => [item.subject, item.at]);
+    expect(sent).toEqual([
+      ['Stuck one', '2026-12-07T08:00:00.000Z'],
+      ['Stuck two', '2026-12-08T08:00:00.000Z'],
+      ['Stuck three', '2026-12-11T08:00:00.000Z'],
+    ]);
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 });
