@@ -86,14 +86,22 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
     actions.push({
       Delete: { TableName: tableName, Key: campaignProspectKey(move.leave, change.after.id), ConditionExpression: 'attribute_exists(pk)' },
     });
-    // Its pending action goes with it (there is none while it waited to be scheduled); one that holds
-    // a slot of the day's cap only as read, so that its slot is given back once (held-slots.ts).
+    // Its pending action goes with it (there is none while it waited to be scheduled): one that holds
+    // a slot of the day's cap only as read, so that its slot is given back once, and one read without
+    // (or not there) only while it still holds none, so that a slot taken since is not lost with it
+    // (held-slots.ts). Either refusal fails the change, which is planned again from fresh reads.
     const leaving = move.leaving;
     actions.push({
       Delete: {
         TableName: tableName,
         Key: outreachActionKey(move.leave, change.after.id),
-        ...(leaving ? { ConditionExpression: '#version = :actionVersion', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':actionVersion': leaving.version } } : {}),
+        ...(leaving
+          ? { ConditionExpression: '#version = :actionVersion', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':actionVersion': leaving.version } }
+          : {
+              ConditionExpression: 'attribute_not_exists(#reservation) OR attribute_type(#reservation, :null)',
+              ExpressionAttributeNames: { '#reservation': 'reservation' },
+              ExpressionAttributeValues: { ':null': 'NULL' },
+            }),
       },
     });
   }

@@ -10,8 +10,9 @@ export type { HeldSlot } from './action';
  * just before, an action that holds a slot reserved for later in the day is deleted only at the
  * version read (a change meanwhile, such as the engine claiming it, fails the write, which is
  * planned again from fresh reads), and once written its slot is given back: the day can still send
- * its cap (docs/engine.md, "Daily caps and accounts"). An action that takes a reservation after the
- * read is deleted as before, its slot not given back: that day may send one fewer, never more.
+ * its cap (docs/engine.md, "Daily caps and accounts"). An action read without a slot (or not there
+ * yet: a first action still on the campaign prospect item) is deleted only while it holds none, so
+ * one that takes a reservation after the read fails the write too and is read again.
  */
 
 export interface HeldSlotReader {

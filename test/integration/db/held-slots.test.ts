@@ -79,4 +79,33 @@ describe('slots held by the actions of prospects leaving a campaign', () => {
     await slots.giveBack([leaving(10)]);
     expect(await counter()).toBe(3);
   });
+
+  it('deletes an action read without a slot only while it holds none, so a slot taken after the read is not lost', async () => {
+    await putAction(20, { version: 2, reservation: null });
+    await db.send(new UpdateCommand({ TableName: tableName, Key: campaignSendCounterKey(800, DAY, 'EMAIL'), UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 4 } }));
+    // Read without a slot (20), and not there yet (21: its first action still on the campaign prospect item).
+    const [withNone, notThere] = (await slots.withHeldSlots([leaving(20), leaving(21)])) as [LeadChange, LeadChange];
+    expect([withNone.campaign?.leaving, notThere.campaign?.leaving]).toEqual([undefined, undefined]);
+
+    // The engine reserves a slot for each after the read: the move's deletes are refused.
+    await putAction(20, { version: 3, reservation });
+    await putAction(21, { version: 1, reservation });
+    for (const change of [withNone, notThere]) {
+      await expect(db.send(new TransactWriteCommand({ TransactItems: actionDelete(change) }))).rejects.toThrow(/ConditionalCheckFailed/);
+    }
+    expect([(await stored(outreachActionKey(800, 20)))?.version, (await stored(outreachActionKey(800, 21)))?.version]).toEqual([3, 1]);
+
+    // Read again, the move deletes both and gives both slots back.
+    const fresh = await slots.withHeldSlots([leaving(20), leaving(21)]);
+    await db.send(new TransactWriteCommand({ TransactItems: fresh.flatMap(actionDelete) }));
+    expect([await stored(outreachActionKey(800, 20)), await stored(outreachActionKey(800, 21))]).toEqual([undefined, undefined]);
+    await slots.giveBack(fresh);
+    expect(await counter()).toBe(2);
+
+    // An action still without a slot, and none at all, are deleted as read.
+    await putAction(22, { version: 7, reservation: null });
+    const unheld = await slots.withHeldSlots([leaving(22), leaving(23)]);
+    await db.send(new TransactWriteCommand({ TransactItems: unheld.flatMap(actionDelete) }));
+    expect(await stored(outreachActionKey(800, 22))).toBeUndefined();
+  });
 });
