@@ -13,7 +13,7 @@ import {
   canonicalTimezone,
   nextStatus,
 } from './campaign';
-import { channelsOf, emptyFlow } from './flow';
+import { channelsOf, emptyFlow, hasNetworkConditions } from './flow';
 import { requireCampaign, requireCampaignWithFlow } from './lookup';
 import type { CampaignWithFlow } from './nodes';
 import type { CampaignRepository, CampaignScheduling } from './ports';
@@ -42,7 +42,7 @@ export function createCampaignService(deps: CampaignServiceDeps) {
 
   const require = (workspaceId: number, campaignId: number) => requireCampaign(campaigns, workspaceId, campaignId);
 
-  /** Why the campaign cannot run now: no steps, or a channel of its steps without an active sender account. */
+  /** Why the campaign cannot run now: no steps, or a channel of its steps or network conditions without an active sender account. */
   async function readinessProblems(campaign: Campaign): Promise<string[]> {
     const channels = channelsOf(campaign.flow);
     if (channels.size === 0) return ['Campaign has no steps: add at least one step before activating'];
@@ -54,10 +54,18 @@ export function createCampaignService(deps: CampaignServiceDeps) {
     if (channels.has('EMAIL') && !active.some((account) => account.type === 'EMAIL')) {
       problems.push('Campaign has EMAIL steps but no active email account attached (attach a connected mailbox with account_ids)');
     }
-    if (channels.has('NETWORK') && !active.some((account) => account.type === 'NETWORK')) {
-      problems.push(
-        'Campaign has NETWORK_INVITE or NETWORK_MESSAGE steps but no active network account attached (attach a connected network account with account_ids)',
-      );
+    if (!active.some((account) => account.type === 'NETWORK')) {
+      if (channels.has('NETWORK')) {
+        problems.push(
+          'Campaign has NETWORK_INVITE or NETWORK_MESSAGE steps but no active network account attached (attach a connected network account with account_ids)',
+        );
+      } else if (hasNetworkConditions(campaign.flow)) {
+        // Their answer is a look at the prospect's profile through a network account: without one
+        // its prospects would wait at the condition for good.
+        problems.push(
+          'Campaign has ACCEPTED_INVITE or ALREADY_CONNECTED conditions but no active network account attached (attach a connected network account with account_ids)',
+        );
+      }
     }
     return problems;
   }

@@ -158,6 +158,14 @@ export function channelsOf(flow: FlowStructure): Set<Channel> {
   return channels;
 }
 
+/** The conditions that look at the prospect's network profile through a network account of the campaign. */
+export const NETWORK_CONDITION_TYPES: readonly ConditionType[] = ['ACCEPTED_INVITE', 'ALREADY_CONNECTED'];
+
+/** Whether the flow has a condition answered through a network account (activation needs one). */
+export function hasNetworkConditions(flow: FlowStructure): boolean {
+  return Object.values(flow.nodes).some((link) => link.kind === 'CONDITION' && (NETWORK_CONDITION_TYPES as readonly string[]).includes(link.type));
+}
+
 /**
  * Where a prospect waiting on `id` is now: the node itself while it lives, else where its
  * redirect leads (a live node, or null: the prospect's flow is finished). An id the flow never

@@ -7,7 +7,7 @@ import { type MxResolver, domainOfEmail, isPremiumMailbox, mailboxProviderOf } f
 import type { NetworkProvider } from '../providers/provider';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
 import type { OutreachAction } from './action';
-import { NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex, stickyAccount } from './pacing';
+import { NO_ACCOUNT_CAN_SEND, NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex, stickyAccount } from './pacing';
 
 /**
  * How the engine answers a campaign condition for one prospect (docs/engine.md, "Conditions"):
@@ -27,9 +27,11 @@ export const hasValidEmail = (prospect: Prospect): boolean => Boolean(prospect.e
 
 export type ConditionDecision =
   | { branch: Branch; reason: string }
-  /** Not decidable yet: evaluate again then. */
-  /** `forDelay`: ACCEPTED_INVITE waiting out its delay for the acceptance (a delay edit moves it). */
-  | { waitUntil: Date; forDelay?: true }
+  /**
+   * Not decidable yet: evaluate again then. `forDelay`: ACCEPTED_INVITE waiting out its delay for
+   * the acceptance (a delay edit moves it); `reason`: why else it waits (the prospects page's `last_error`).
+   */
+  | { waitUntil: Date; forDelay?: true; reason?: string }
   /** A provider or DNS call failed (sorted by the sender like a send's failure); `account` is the one used. */
   | { failure: unknown; account?: SenderAccount };
 
@@ -77,7 +79,7 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
     const identifier = publicIdOf(prospect.networkProfileUrl);
     if (!identifier) return { branch: 'NO', reason: 'no network profile URL' };
     const account = networkAccountFor(campaign, accounts, action, now);
-    if (!account) return { waitUntil: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS) };
+    if (!account) return { waitUntil: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS), reason: NO_ACCOUNT_CAN_SEND };
     try {
       const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
       return { connected: profile.networkDistance === 'FIRST_DEGREE' };

@@ -162,7 +162,7 @@ export function createSender(deps: SenderDeps) {
     const decision = await decideCondition(deps.conditions, { condition, action, prospect, campaign, accounts, now });
     let branch: Branch = 'NO';
     if ('waitUntil' in decision) {
-      const change = { dueAt: iso(decision.waitUntil), nodeId: condition.id, waitingForDelay: decision.forDelay === true };
+      const change = { dueAt: iso(decision.waitUntil), nodeId: condition.id, waitingForDelay: decision.forDelay === true, lastError: decision.reason ?? null };
       return (await wait(action, now, change)) ? 'waiting' : 'raced';
     }
     if ('failure' in decision) {

@@ -13,6 +13,8 @@ const NO_STEPS = 'Campaign has no steps: add at least one step before activating
 const NO_MAILBOX = 'Campaign has EMAIL steps but no active email account attached (attach a connected mailbox with account_ids)';
 const NO_NETWORK =
   'Campaign has NETWORK_INVITE or NETWORK_MESSAGE steps but no active network account attached (attach a connected network account with account_ids)';
+const NO_NETWORK_FOR_CONDITIONS =
+  'Campaign has ACCEPTED_INVITE or ALREADY_CONNECTED conditions but no active network account attached (attach a connected network account with account_ids)';
 
 /** The status endpoints: activation readiness, the moves between statuses, repeats and refusals. */
 describe('campaign status: activate, pause, resume, archive', () => {
@@ -85,6 +87,36 @@ describe('campaign status: activate, pause, resume, archive', () => {
     const activated = await status('activate', id);
     expect(activated.status, activated.text).toBe(200);
     expect(activated.body).toEqual({ success: true, campaign: expect.objectContaining({ id, status: 'ACTIVE', updated_at: at() }) });
+    expect(await currentStatus(id)).toBe('ACTIVE');
+  });
+
+  it('asks for a network account when only a condition needs one (ALREADY_CONNECTED, ACCEPTED_INVITE), not for HAS_EMAIL', async () => {
+    const { id } = await campaign('Network condition');
+    const post = async <T,>(path: string, body: Record<string, unknown>): Promise<T> => {
+      const added = await stack.call<T>('POST', `/public/campaigns/${id}/${path}/`, { apiKey: aliceKey, body });
+      expect(added.status, added.text).toBe(201);
+      return added.body;
+    };
+    const first = await post<{ step: { id: number } }>('steps', { step_type: 'EMAIL', subject_line: 'Hi', message_template: 'Hello' });
+    const hasEmail = await post<{ condition: { id: number } }>('conditions', { parent_step_id: first.step.id, condition_type: 'HAS_EMAIL' });
+    const yes = await post<{ step: { id: number } }>('steps', {
+      step_type: 'EMAIL',
+      subject_line: 'Yes',
+      message_template: 'Yes',
+      parent_condition_id: hasEmail.condition.id,
+      branch: 'YES',
+    });
+    await attach(id, [mailboxId, disconnectedId]);
+    // HAS_EMAIL needs no network account.
+    expect((await status('activate', id)).status).toBe(200);
+    expect((await status('pause', id)).status).toBe(200);
+    // ALREADY_CONNECTED does, and an inactive one is not one: resuming checks again.
+    await post('conditions', { parent_step_id: yes.step.id, condition_type: 'ALREADY_CONNECTED' });
+    const refused = await status('resume', id);
+    expect([refused.status, refused.body.error]).toEqual([400, NO_NETWORK_FOR_CONDITIONS]);
+    expect(await currentStatus(id)).toBe('PAUSED');
+    await attach(id, [mailboxId, networkId]);
+    expect((await status('resume', id)).status).toBe(200);
     expect(await currentStatus(id)).toBe('ACTIVE');
   });
 

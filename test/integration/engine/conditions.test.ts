@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_ACCOUNT_CAN_SEND } from '../../../shared/domain/engine/pacing';
 import { ManualClock } from '../../../shared/time/clock';
 import { type EngineWorld, activate, advance, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sandboxSent, withCondition } from './helpers';
 
@@ -155,4 +156,29 @@ describe('campaign conditions', () => {
     expect((await emailedWith('CF yes')).sort()).toEqual(['cf-answer@example.com', 'cf-profile@example.com']);
     expect(await emailedWith('CF no')).toEqual([]);
   });
+
+  it('a network condition without a network account that can look waits and says why on the prospects page', async () => {
+    clock.set('2026-12-02T09:00:00.000Z'); // Wednesday
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'No network to look', [{ step_type: 'EMAIL', subject_line: 'NL intro' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ALREADY_CONNECTED', delay_in_hours: 1 }, {
+      YES: { step_type: 'EMAIL', subject_line: 'NL yes' },
+      NO: { step_type: 'EMAIL', subject_line: 'NL no' },
+    });
+    const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/nl-profile', email: 'nl@example.com' }]);
+    await activate(world, campaign.id);
+    expect(await emailedWith('NL intro')).toEqual(['nl@example.com']);
+    // The network account is detached before the condition's hour is up (activation asks for one).
+    const detached = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox] } });
+    expect(detached.status, detached.text).toBe(200);
+    await advance(stack, clock, 2);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'IN_PROGRESS', last_error: NO_ACCOUNT_CAN_SEND } });
+    // Attached again, the next look answers and the wait's reason goes.
+    const attached = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, world.network] } });
+    expect(attached.status, attached.text).toBe(200);
+    await advance(stack, clock, 1);
+    expect([...(await emailedWith('NL yes')), ...(await emailedWith('NL no'))]).toEqual(['nl@example.com']);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [id as number]: { status: 'FINISHED', last_error: null } });
+  });
 });
+
