@@ -213,8 +213,12 @@ export function createFlowService(deps: FlowServiceDeps) {
    * again. Also when the delay was already the one named: a PATCH retried after the node was saved
    * but the message not sent (a 500) still retimes them; the sweep changes nothing twice.
    */
-  async function delayNamed({ campaign }: CampaignWithFlow, nodeId: number, delayInHours: number | undefined): Promise<void> {
-    if (delayInHours === undefined) return;
+  async function delayNamed(found: CampaignWithFlow, nodeId: number, delayInHours: number | undefined): Promise<void> {
+    if (delayInHours !== undefined) await retimeWaiting(found, nodeId);
+  }
+
+  /** Gives the prospects that may wait on a node (a campaign that ran, with prospects) the due time its delay, or its successor's, says. */
+  async function retimeWaiting({ campaign }: CampaignWithFlow, nodeId: number): Promise<void> {
     if ((campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0) await deps.scheduling.retimeNode(campaign, nodeId);
   }
 
@@ -307,7 +311,8 @@ export function createFlowService(deps: FlowServiceDeps) {
 
     /**
      * Deletes a step: its child takes its place (the root's child becomes the root), and prospects
-     * waiting on it move on to that child, or finish when it had none (the flow's redirects).
+     * waiting on it move on to that child, its delay counted from when they reached the deleted
+     * step, or finish when it had none (the flow's redirects).
      */
     async removeStep(workspaceId: number, campaignId: number, stepId: number): Promise<CampaignDetail> {
       const after = await change(workspaceId, campaignId, (found) => {
@@ -315,6 +320,9 @@ export function createFlowService(deps: FlowServiceDeps) {
         assertStructureEditable(found.campaign);
         return { write: 'flow', change: { flow: removeNode(found.campaign.flow, stepId, 'STEP'), put: [], delete: [stepId] } };
       });
+      // Those waiting on it for its delay now wait for the delay of the node in its place (the
+      // prospects page shows when), not the deleted one's.
+      await retimeWaiting(after, stepId);
       return detailOf(after);
     },
 

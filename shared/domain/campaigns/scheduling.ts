@@ -5,6 +5,7 @@ import { dueAfter, reachedAtOf } from '../engine/node-timing';
 import type { ActionStore } from '../engine/ports';
 import type { Campaign } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
+import { resolveNode } from './flow';
 import type { CampaignNode } from './nodes';
 import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
@@ -75,16 +76,22 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
 
   return {
     /**
-     * A page of the actions waiting on a node whose delay changed: each gets the due time the
-     * delay now gives (earlier or later), conditional on its version (one the engine moved
-     * meanwhile is left to it). The next message, or 'done' after the last page. Idempotent.
+     * A page of the actions waiting on a node whose delay changed, or that was deleted: each gets
+     * the due time the delay (of the node now in its place) gives, earlier or later, conditional on
+     * its version (one the engine moved meanwhile is left to it). The next message, or 'done' after
+     * the last page. Idempotent.
      */
     async retime(message: SchedulingMessage & { node_id: number }): Promise<'done' | SchedulingMessage> {
       const found = await deps.campaigns.getWithFlow(message.workspace_id, message.campaign_id);
-      const node = found?.nodes.get(message.node_id);
-      if (!found || !node || found.campaign.status === 'ARCHIVED') return 'done';
+      if (!found || found.campaign.status === 'ARCHIVED') return 'done';
+      // A deleted node: its prospects go on to the node that took its place, whose delay then counts
+      // from when they reached the deleted one (as the sender's hold does). None took it: they
+      // finish when due. An ACCEPTED_INVITE condition in its place looks when they reach it: left.
+      const target = resolveNode(found.campaign.flow, message.node_id);
+      const node = target === null ? undefined : found.nodes.get(target);
+      if (!node || (node.id !== message.node_id && node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE')) return 'done';
       const now = deps.clock.now();
-      const page = await deps.parked.onNode(found.campaign.id, node.id, message.after ?? 0, deps.pageSize);
+      const page = await deps.parked.onNode(found.campaign.id, message.node_id, message.after ?? 0, deps.pageSize);
       await Promise.all(
         page.actions.map((action) => {
           const dueAt = retimed(action, node, found.campaign, now);

@@ -128,4 +128,39 @@ describe('a delay edited while prospects wait on its node', () => {
       ['Only one a day', '2026-12-08T00:00:00.000Z'],
     ]);
   });
+
+  it('gives prospects waiting on a deleted step the due time of the step in its place, shown on the prospects page', async () => {
+    clock.set('2026-12-09T08:00:00.000Z');
+    const before = (await sentSummary(world.stack)).length;
+    const campaign = await campaignWith(
+      world,
+      'A step deleted',
+      [
+        { step_type: 'EMAIL', subject_line: 'Deleted first' },
+        { step_type: 'EMAIL', subject_line: 'Deleted second', delay_in_hours: 2 },
+        { step_type: 'EMAIL', subject_line: 'Deleted third', delay_in_hours: 24 },
+      ],
+      { timezone: 'UTC', sending_window: ALL_DAY },
+    );
+    const [, second, third] = campaign.stepIds as [number, number, number];
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await nextActionAt(campaign.id)).toEqual([{ current_step_id: second, next_action_at: '2026-12-09T10:00:00.000Z' }]);
+
+    // Paused (the flow's structure changes only then), the second step deleted: the prospect now
+    // waits for the third, 24 hours after it reached the deleted one, and the page says so.
+    expect((await world.stack.call('POST', `/public/campaigns/${campaign.id}/pause/`, { apiKey: world.ws.key })).status).toBe(200);
+    const deleted = await world.stack.call('DELETE', `/public/campaigns/${campaign.id}/steps/${second}/`, { apiKey: world.ws.key });
+    expect(deleted.status, deleted.text).toBe(200);
+    await play(world.stack);
+    expect(await nextActionAt(campaign.id)).toEqual([{ current_step_id: third, next_action_at: '2026-12-10T08:00:00.000Z' }]);
+    expect((await world.stack.call('POST', `/public/campaigns/${campaign.id}/resume/`, { apiKey: world.ws.key })).status).toBe(200);
+    await advance(world.stack, clock, 3);
+    expect(await emailsSince(before)).toEqual([['Deleted first', '2026-12-09T08:00:00.000Z']]);
+    await advance(world.stack, clock, 21);
+    expect(await emailsSince(before)).toEqual([
+      ['Deleted first', '2026-12-09T08:00:00.000Z'],
+      ['Deleted third', '2026-12-10T08:00:00.000Z'],
+    ]);
+  });
 });
