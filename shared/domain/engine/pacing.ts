@@ -34,8 +34,20 @@ export const accountLimitOf = (account: SenderAccount, kind: SendKind): number =
 
 export type CapDecision =
   | { go: true; k: number; fresh: boolean }
-  /** Wait until `dueAt`; `reserve` keeps position k of that day (a slot later today). */
-  | { go: false; dueAt: string; reserve?: { day: string; kind: SendKind; k: number } };
+  /**
+   * Wait until `dueAt`; `reserve` keeps position k of that day (a slot later today); `reason`: the
+   * cap is reached (or 0) and it goes on a later day (the prospects page's `last_error`).
+   */
+  | { go: false; dueAt: string; reserve?: { day: string; kind: SendKind; k: number }; reason?: string };
+
+/** The campaign setting that caps each kind of send. */
+const CAP_SETTINGS: Record<SendKind, string> = { EMAIL: 'email_max_messages', INVITE: 'network_max_connections', MESSAGE: 'network_max_messages' };
+
+/** The `last_error` of a send waiting for a later day because its campaign's daily cap is reached (or 0). */
+export function capReachedReason(kind: SendKind, cap: number, day: string): string {
+  const setting = CAP_SETTINGS[kind];
+  return cap === 0 ? `the campaign's ${setting} is 0: none go until it is raised` : `the campaign's ${setting} (${cap} a day) is reached for ${day}: it goes on a later day`;
+}
 
 /** Where an action stands against its campaign's cap for the day `span` is open on. */
 export async function checkCampaignCap(
@@ -54,7 +66,7 @@ export async function checkCampaignCap(
     const daysAhead = cap === 0 ? 1 : Math.floor((k - 1) / cap);
     const later = openSpanAfterDays(span.start, daysAhead, campaign.sendingWindow, campaign.timezone) ?? span;
     const slot = cap === 0 ? later.start : slotTime(later, ((k - 1) % cap) + 1, cap);
-    return { go: false, dueAt: slot.toISOString() };
+    return { go: false, dueAt: slot.toISOString(), reason: capReachedReason(kind, cap, span.day) };
   }
   const slot = slotTime(span, k, cap);
   if (slot.getTime() > now.getTime() + SLOT_TOLERANCE_MS) return { go: false, dueAt: slot.toISOString(), reserve: { day: span.day, kind, k } };

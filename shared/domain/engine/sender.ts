@@ -358,7 +358,7 @@ export function createSender(deps: SenderDeps) {
 
     const cap = await checkCampaignCap(deps.counters, campaign, action, kind, span, now);
     if (!cap.go) {
-      const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null });
+      const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null, lastError: cap.reason ?? null });
       if (!held && cap.reserve && action.reservation?.k !== cap.reserve.k) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
       return held ? 'waiting' : 'raced';
     }

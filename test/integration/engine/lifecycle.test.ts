@@ -81,8 +81,8 @@ describe('the engine and the campaign lifecycle', () => {
   it('completes a campaign whose last unfinished prospect is removed, moved to another campaign or archived', async () => {
     const { stack } = world;
     const finished = { status: 'FINISHED', last_error: null };
-    const waiting = { status: 'IN_REVIEW', last_error: null };
-    // One email a day: the second prospect of each campaign waits for tomorrow.
+    // One email a day: the second prospect of each campaign waits for tomorrow, and says why.
+    const waiting = { status: 'IN_REVIEW', last_error: "the campaign's email_max_messages (1 a day) is reached for 2026-11-23: it goes on a later day" };
     const removedFrom = await campaignWith(world, 'Leave by removal', [{ step_type: 'EMAIL', subject_line: 'Leave one' }], { email_max_messages: 1 });
     // Which of the two goes first is the engine's choice: the test leaves with the one that waits.
     const sentAndWaiting = async (campaignId: number) => {

@@ -140,9 +140,11 @@ describe('the campaign’s daily cap', () => {
     // Another kind, or another day: a new position.
     const otherKind = await checkCampaignCap(counters, campaign, actionWith({ reservation: { ...reservation, kind: 'INVITE' } }), 'EMAIL', monday, now);
     const otherDay = await checkCampaignCap(counters, campaign, actionWith({ reservation: { ...reservation, day: '2027-03-19' } }), 'EMAIL', monday, now);
+    // Both past the cap of 4: they go on a later day, and say why.
+    const reason = "the campaign's email_max_messages (4 a day) is reached for 2027-03-22: it goes on a later day";
     expect([otherKind, otherDay]).toEqual([
-      { go: false, dueAt: '2027-03-23T08:00:00.000Z' },
-      { go: false, dueAt: '2027-03-23T10:00:00.000Z' },
+      { go: false, dueAt: '2027-03-23T08:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-23T10:00:00.000Z', reason },
     ]);
     expect(counters.campaignCounts).toEqual(new Map([['1 2027-03-22 EMAIL', 6]]));
   });
@@ -155,16 +157,17 @@ describe('the campaign’s daily cap', () => {
     const now = new Date('2027-03-19T08:00:00.000Z');
     const dues = [];
     for (let k = 5; k <= 13; k += 1) dues.push(await checkCampaignCap(counters, campaign, actionWith({ prospectId: k }), 'EMAIL', friday, now));
+    const reason = "the campaign's email_max_messages (4 a day) is reached for 2027-03-19: it goes on a later day";
     expect(dues).toEqual([
-      { go: false, dueAt: '2027-03-22T08:00:00.000Z' },
-      { go: false, dueAt: '2027-03-22T10:00:00.000Z' },
-      { go: false, dueAt: '2027-03-22T12:00:00.000Z' },
-      { go: false, dueAt: '2027-03-22T14:00:00.000Z' },
-      { go: false, dueAt: '2027-03-23T08:00:00.000Z' },
-      { go: false, dueAt: '2027-03-23T10:00:00.000Z' },
-      { go: false, dueAt: '2027-03-23T12:00:00.000Z' },
-      { go: false, dueAt: '2027-03-23T14:00:00.000Z' },
-      { go: false, dueAt: '2027-03-24T08:00:00.000Z' },
+      { go: false, dueAt: '2027-03-22T08:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-22T10:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-22T12:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-22T14:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-23T08:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-23T10:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-23T12:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-23T14:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-24T08:00:00.000Z', reason },
     ]);
   });
 
@@ -176,6 +179,7 @@ describe('the campaign’s daily cap', () => {
     expect(await checkCampaignCap(counters, campaign, actionWith(), 'EMAIL', friday, new Date('2027-03-26T08:00:00.000Z'))).toEqual({
       go: false,
       dueAt: '2027-03-29T09:00:00.000Z',
+      reason: "the campaign's email_max_messages (4 a day) is reached for 2027-03-26: it goes on a later day",
     });
   });
 
@@ -186,6 +190,7 @@ describe('the campaign’s daily cap', () => {
     expect(await checkCampaignCap(counters, stopped, actionWith(), 'EMAIL', friday, new Date('2027-03-19T09:00:00.000Z'))).toEqual({
       go: false,
       dueAt: '2027-03-22T08:00:00.000Z',
+      reason: "the campaign's email_max_messages is 0: none go until it is raised",
     });
     expect(counters.campaignTakes).toBe(0);
   });
