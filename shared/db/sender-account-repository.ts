@@ -190,7 +190,7 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
           new UpdateCommand({
             TableName: this.tableName,
             Key: senderAccountKey(account.workspaceId, account.id),
-            UpdateExpression: `SET ${sets.join(', ')}`,
+            UpdateExpression: `SET ${sets.join(', ')}${change.endPause ? ' REMOVE sendingPause' : ''}`,
             ConditionExpression: condition,
             ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
             ExpressionAttributeValues: values,

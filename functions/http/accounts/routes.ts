@@ -31,6 +31,7 @@ export function accountHandlers(accounts: SenderAccountService, clock: Clock) {
       const account = await accounts.update(caller.workspaceId, id, {
         name: body.name,
         dailyLimits: limits && { emails: limits.emails, invitations: limits.invitations, networkMessages: limits.network_messages },
+        endPause: body.sending_paused === null,
       });
       return json(200, { success: true, account: view(account) });
     },

@@ -4,6 +4,12 @@ import type { AccountDailyLimits, SenderAccount, SendingPause } from './sender-a
 export interface SenderAccountChange {
   name?: string | undefined;
   dailyLimits?: Partial<AccountDailyLimits> | undefined;
+  /**
+   * Ends the engine's sending pause: for an account fixed without the provider reporting a change
+   * (a refusal of our access token, for one). If the account still cannot send, its next send is
+   * refused and pauses it again.
+   */
+  endPause?: boolean | undefined;
 }
 
 export interface SenderAccountRepository {

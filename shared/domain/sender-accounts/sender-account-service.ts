@@ -73,12 +73,12 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
   return {
     list: (workspaceId: number) => deps.accounts.listForWorkspace(workspaceId),
 
-    /** Renames the account or changes its daily limits (limits not given keep their value). */
+    /** Renames the account, changes its daily limits (limits not given keep their value), or ends its sending pause. */
     async update(workspaceId: number, accountId: number, change: SenderAccountChange): Promise<SenderAccount> {
       const account = await deps.accounts.get(workspaceId, accountId);
       if (!account) throw notFound(ACCOUNT_NOT_FOUND);
       const limits = Object.values(change.dailyLimits ?? {}).filter((value) => value !== undefined);
-      if (change.name === undefined && limits.length === 0) return account;
+      if (change.name === undefined && limits.length === 0 && !(change.endPause && account.sendingPause)) return account;
       const updated = await deps.accounts.updateSettings(account, change, deps.clock.now().toISOString());
       if (!updated) throw notFound(ACCOUNT_NOT_FOUND);
       return updated;

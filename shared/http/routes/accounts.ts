@@ -56,7 +56,7 @@ const DailyLimitsBody = v.pipe(
   ),
 );
 
-/** PATCH: the name and the daily limits only; any other field is a 400 naming it. */
+/** PATCH: the name, the daily limits and the end of a sending pause only; any other field is a 400 naming it. */
 export const UpdateAccountBody = closed(
   {
     name: v.optional(
@@ -68,6 +68,8 @@ export const UpdateAccountBody = closed(
       ),
     ),
     daily_limits: v.optional(DailyLimitsBody),
+    /** null ends the engine's sending pause (an account fixed without the provider reporting a change). */
+    sending_paused: v.optional(v.null('sending_paused can only be set to null (to end the sending pause)')),
   },
   (field, fields) => `${field} cannot be changed (fields: ${fields.join(', ')})`,
 );

@@ -307,8 +307,8 @@ describe('sender accounts and the inbound provider webhook', () => {
         [{ daily_limits: { emails: 10, messages: 5 } }, 'daily_limits.messages is not a daily limit (limits: emails, invitations, network_messages)'],
         [{ daily_limits: [10] }, 'daily_limits must be an object with emails, invitations and/or network_messages'],
         [{ daily_limits: null }, 'daily_limits must be an object with emails, invitations and/or network_messages'],
-        [{ daily_limits: { emails: 10 }, status: 'OK' }, 'status cannot be changed (fields: name, daily_limits)'],
-        [{ provider_account_id: 'other' }, 'provider_account_id cannot be changed (fields: name, daily_limits)'],
+        [{ daily_limits: { emails: 10 }, status: 'OK' }, 'status cannot be changed (fields: name, daily_limits, sending_paused)'],
+        [{ provider_account_id: 'other' }, 'provider_account_id cannot be changed (fields: name, daily_limits, sending_paused)'],
         [{ name: '   ' }, 'name must be 1 to 100 characters'],
         [{ name: 'x'.repeat(101) }, 'name must be 1 to 100 characters'],
         [{ name: 7 }, 'name must be 1 to 100 characters'],
@@ -372,6 +372,33 @@ describe('sender accounts and the inbound provider webhook', () => {
       expect((await listed(account.id))?.sending_paused).toEqual(pause);
       clock.advance(1);
       expect((await listed(account.id))?.sending_paused).toBeNull();
+    });
+
+    it('ends a sending pause the provider will not clear when the owner sets sending_paused to null', async () => {
+      const account = await fresh();
+      // Paused on a refusal while the provider still calls the account OK: no status change will come.
+      const pause = { reason: 'errors/disconnected_account', until: null, at: clock.now().toISOString() };
+      expect(await repository().pauseSending(await stored(account.id), pause, pause.at)).toBe(true);
+      expect((await listed(account.id))?.sending_paused).toEqual(pause);
+      for (const [body, error] of [
+        [{ sending_paused: {} }, 'sending_paused can only be set to null (to end the sending pause)'],
+        [{ sending_paused: false }, 'sending_paused can only be set to null (to end the sending pause)'],
+        [{ status: 'OK' }, 'status cannot be changed (fields: name, daily_limits, sending_paused)'],
+      ] as const) {
+        const refused = await patch(carolKey, account.id, body);
+        expect([refused.status, refused.body]).toEqual([400, { error }]);
+      }
+      expect((await stored(account.id)).sendingPause).toEqual(pause);
+      // Another workspace cannot end it.
+      expect((await patch(bobKey, account.id, { sending_paused: null })).status).toBe(404);
+      clock.advance(60_000);
+      const ended = await patch(carolKey, account.id, { sending_paused: null });
+      expect([ended.status, ended.body]).toEqual([200, { success: true, account: { ...account, sending_paused: null, updated_at: clock.now().toISOString() } }]);
+      expect((await stored(account.id)).sendingPause).toBeUndefined();
+      // Nothing paused: nothing to end, the account unchanged.
+      clock.advance(60_000);
+      const again = await patch(carolKey, account.id, { sending_paused: null });
+      expect(again.body.account.updated_at).toBe(ended.body.account.updated_at);
     });
 
     it('merges limits into what is stored, also when the account was read before another change', async () => {
