@@ -159,11 +159,11 @@ export function channelsOf(flow: FlowStructure): Set<Channel> {
 }
 
 /** The conditions that look at the prospect's network profile through a network account of the campaign. */
-export const NETWORK_CONDITION_TYPES: readonly ConditionType[] = ['ACCEPTED_INVITE', 'ALREADY_CONNECTED'];
+const NETWORK_CONDITION_TYPES = new Set<string>(['ACCEPTED_INVITE', 'ALREADY_CONNECTED'] satisfies ConditionType[]);
 
 /** Whether the flow has a condition answered through a network account (activation needs one). */
 export function hasNetworkConditions(flow: FlowStructure): boolean {
-  return Object.values(flow.nodes).some((link) => link.kind === 'CONDITION' && (NETWORK_CONDITION_TYPES as readonly string[]).includes(link.type));
+  return Object.values(flow.nodes).some((link) => link.kind === 'CONDITION' && NETWORK_CONDITION_TYPES.has(link.type));
 }
 
 /**

@@ -44,7 +44,7 @@ export type CapDecision =
 const CAP_SETTINGS: Record<SendKind, string> = { EMAIL: 'email_max_messages', INVITE: 'network_max_connections', MESSAGE: 'network_max_messages' };
 
 /** The `last_error` of a send waiting for a later day because its campaign's daily cap is reached (or 0). */
-export function capReachedReason(kind: SendKind, cap: number, day: string): string {
+function capReachedReason(kind: SendKind, cap: number, day: string): string {
   const setting = CAP_SETTINGS[kind];
   return cap === 0 ? `the campaign's ${setting} is 0: none go until it is raised` : `the campaign's ${setting} (${cap} a day) is reached for ${day}: it goes on a later day`;
 }
