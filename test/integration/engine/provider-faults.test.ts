@@ -40,6 +40,28 @@ describe('provider answers, redelivery and crashes', () => {
   afterAll(async () => world?.stack.stop());
 
   const sentOfKind = async (kind: string) => (await sandboxSent(world.stack)).filter((item) => item.kind === kind);
+  /**
+   * What a sender that claimed a first action and then crashed leaves: the claim is the first write
+   * of a first action, so its transaction put the claimed action item and took the due-time keys off
+   * the campaign prospect item. The action as claimed.
+   */
+  const crashAfterClaim = async (campaignId: number, prospectId: number, kind: 'EMAIL' | 'INVITE', accountId: number) => {
+    const { stack } = world;
+    const at = clock.now().toISOString();
+    const key = campaignProspectKey(campaignId, prospectId);
+    const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
+    const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
+    const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
+    await stack.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
+          { Update: { TableName: stack.tableName, Key: key, UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
+        ],
+      }),
+    );
+    return { ...pending, claim };
+  };
   const outcomeSummary = async (campaignId: number) => (await outcomesOf(world.stack, campaignId)).map((o) => `${o.stepType} ${o.outcome}${o.reason ? ` (${o.reason})` : ''}`);
 
   it('retries a transient failure after a backoff and sends once', async () => {
@@ -192,26 +214,9 @@ describe('provider answers, redelivery and crashes', () => {
       expect((await stack.call('POST', `/public/campaigns/${id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
     }
     await stack.drain('campaign-scheduling');
-    // A sender claimed both and crashed before calling the provider: the claim is the first write of
-    // a first action, so its transaction put the action item, claimed, and took the due-time keys
-    // off the campaign prospect item.
-    const at = clock.now().toISOString();
-    for (const [campaignId, prospectId, kind, accountId] of [
-      [email.id, emailed, 'EMAIL', world.mailbox],
-      [invite.id, invited, 'INVITE', world.network],
-    ] as const) {
-      const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), ConsistentRead: true }));
-      const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
-      const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
-      await stack.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
-            { Update: { TableName: stack.tableName, Key: campaignProspectKey(campaignId, prospectId as number), UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
-          ],
-        }),
-      );
-    }
+    // A sender claimed both and crashed before calling the provider.
+    await crashAfterClaim(email.id, emailed as number, 'EMAIL', world.mailbox);
+    await crashAfterClaim(invite.id, invited as number, 'INVITE', world.network);
     // While the claim is fresh, nothing happens; once expired (and a full sweep reads it), the crash rule settles it.
     await tick(stack);
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);
@@ -245,19 +250,7 @@ describe('provider answers, redelivery and crashes', () => {
     await stack.drain('campaign-scheduling');
     // A sender claimed the invitation, the provider answered "already performed", the sender recorded
     // the skip and crashed before it moved the action on.
-    const at = clock.now().toISOString();
-    const key = campaignProspectKey(campaign.id, prospectId as number);
-    const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
-    const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
-    const claim = { token: 'crashed', at, accountId: world.network, kind: 'INVITE', accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
-    await stack.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
-          { Update: { TableName: stack.tableName, Key: key, UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
-        ],
-      }),
-    );
+    const pending = await crashAfterClaim(campaign.id, prospectId as number, 'INVITE', world.network);
     await new DynamoOutcomeLog(stack.db, stack.tableName, clock).record({
       workspaceId: pending.workspaceId,
       campaignId: campaign.id,
@@ -269,7 +262,7 @@ describe('provider answers, redelivery and crashes', () => {
       reason: 'errors/action_already_performed',
       accountId: world.network,
       variant: 'A',
-      at,
+      at: pending.claim.at,
     });
     // Once the claim expires the crash rule settles it from the record: the condition does not wait 72 hours.
     await advance(stack, clock, 0.5);
