@@ -401,6 +401,8 @@ export function createFlowService(deps: FlowServiceDeps) {
         assertStructureEditable(found.campaign);
         return { write: 'flow', change: { flow: removeNode(found.campaign.flow, conditionId, 'CONDITION'), put: [], delete: [conditionId] } };
       });
+      // Those waiting on it (it has no steps left to go on to) finish now, not at its deadline.
+      await retimeWaiting(after, conditionId);
       return detailOf(after);
     },
   };

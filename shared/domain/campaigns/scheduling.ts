@@ -74,6 +74,17 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
     return at === action.dueAt ? undefined : at;
   }
 
+  /**
+   * Due now, for an action waiting on a deleted node that nothing took the place of: the sender
+   * then finishes its sequence (or parks it, in a paused campaign, until the resume makes it due)
+   * instead of at a time at which nothing would go. One the engine holds (claimed, parked, holding
+   * a day's slot) is left to it.
+   */
+  function finishing(action: OutreachAction, now: Date): string | undefined {
+    if (action.dueAt === null || Date.parse(action.dueAt) <= now.getTime()) return undefined;
+    return action.claim || action.parked || action.reservation ? undefined : now.toISOString();
+  }
+
   return {
     /**
      * A page of the actions waiting on a node whose delay changed, or that was deleted: each gets
@@ -85,16 +96,16 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       const found = await deps.campaigns.getWithFlow(message.workspace_id, message.campaign_id);
       if (!found || found.campaign.status === 'ARCHIVED') return 'done';
       // A deleted node: its prospects go on to the node that took its place, whose delay then counts
-      // from when they reached the deleted one (as the sender's hold does). None took it: they
-      // finish when due. An ACCEPTED_INVITE condition in its place looks when they reach it: left.
+      // from when they reached the deleted one (as the sender's hold does). None took it: they are
+      // due now, to finish. An ACCEPTED_INVITE condition in its place looks when they reach it: left.
       const target = resolveNode(found.campaign.flow, message.node_id);
-      const node = target === null ? undefined : found.nodes.get(target);
-      if (!node || (node.id !== message.node_id && node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE')) return 'done';
+      const node = target === null ? null : found.nodes.get(target);
+      if (node === undefined || (node && node.id !== message.node_id && node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE')) return 'done';
       const now = deps.clock.now();
       const page = await deps.parked.onNode(found.campaign.id, message.node_id, message.after ?? 0, deps.pageSize);
       await Promise.all(
         page.actions.map((action) => {
-          const dueAt = retimed(action, node, found.campaign, now);
+          const dueAt = node === null ? finishing(action, now) : retimed(action, node, found.campaign, now);
           return dueAt === undefined ? false : deps.parked.replace(action, { ...action, dueAt, version: action.version + 1, updatedAt: now.toISOString() });
         }),
       );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignWith, engineWorld, play, prospectsIn, sentSummary, withCondition } from './helpers';
+import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sentSummary, withCondition } from './helpers';
 
 const ALL_DAY = Object.fromEntries(
   ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, { enabled: true, start: '00:00', end: '23:59' }]),
@@ -161,6 +161,52 @@ describe('a delay edited while prospects wait on its node', () => {
     expect(await emailsSince(before)).toEqual([
       ['Deleted first', '2026-12-09T08:00:00.000Z'],
       ['Deleted third', '2026-12-10T08:00:00.000Z'],
+    ]);
+  });
+
+  it('finishes at once the prospects waiting on a deleted condition or last step, which nothing took the place of', async () => {
+    clock.set('2026-12-14T08:00:00.000Z');
+    const before = (await sentSummary(world.stack)).length;
+    const conditionCampaign = await campaignWith(world, 'A condition deleted', [{ step_type: 'EMAIL', subject_line: 'Before the condition' }], {
+      timezone: 'UTC',
+      sending_window: ALL_DAY,
+    });
+    const { conditionId } = await withCondition(world, conditionCampaign.id, conditionCampaign.stepIds[0] as number, { condition_type: 'HAS_EMAIL', delay_in_hours: 10 }, {});
+    const stepCampaign = await campaignWith(
+      world,
+      'The last step deleted',
+      [
+        { step_type: 'EMAIL', subject_line: 'Before the last step' },
+        { step_type: 'EMAIL', subject_line: 'The deleted last step', delay_in_hours: 24 },
+      ],
+      { timezone: 'UTC', sending_window: ALL_DAY },
+    );
+    const lastStep = stepCampaign.stepIds[1] as number;
+    for (const campaign of [conditionCampaign, stepCampaign]) {
+      await prospectsIn(world, campaign.id, [{}]);
+      await activate(world, campaign.id);
+    }
+    expect(await nextActionAt(conditionCampaign.id)).toEqual([{ current_step_id: conditionId, next_action_at: '2026-12-14T18:00:00.000Z' }]);
+    expect(await nextActionAt(stepCampaign.id)).toEqual([{ current_step_id: lastStep, next_action_at: '2026-12-15T08:00:00.000Z' }]);
+
+    // Paused, the node deleted, resumed: the prospect finishes now, and so the campaign completes,
+    // not at the deleted node's deadline.
+    for (const [campaign, path] of [
+      [conditionCampaign, `conditions/${conditionId}`],
+      [stepCampaign, `steps/${lastStep}`],
+    ] as const) {
+      expect((await world.stack.call('POST', `/public/campaigns/${campaign.id}/pause/`, { apiKey: world.ws.key })).status).toBe(200);
+      const deleted = await world.stack.call('DELETE', `/public/campaigns/${campaign.id}/${path}/`, { apiKey: world.ws.key });
+      expect(deleted.status, deleted.text).toBe(200);
+      await play(world.stack);
+      expect((await world.stack.call('POST', `/public/campaigns/${campaign.id}/resume/`, { apiKey: world.ws.key })).status).toBe(200);
+      await play(world.stack);
+      expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+      expect(Object.values(await prospectStatuses(world, campaign.id))).toEqual([{ status: 'FINISHED', last_error: null }]);
+    }
+    expect(await emailsSince(before)).toEqual([
+      ['Before the condition', '2026-12-14T08:00:00.000Z'],
+      ['Before the last step', '2026-12-14T08:00:00.000Z'],
     ]);
   });
 });
