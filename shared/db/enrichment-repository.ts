@@ -1,137 +1,18 @@
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
 import type { LedgerEntry } from '../domain/credits/credits';
-import { ENRICHMENT_TYPES, type Field, MARK_ATTRIBUTE, type ProspectResult, fieldOf } from '../domain/enrichment/enrichment';
+import { type Field, MARK_ATTRIBUTE, fieldOf } from '../domain/enrichment/enrichment';
 import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
 import type { EnrichmentMark } from '../domain/leads/lead';
 import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { cancellationReasons, isConditionFailed, queryAll, transactRetryingConflicts } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
-import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
+import { chunkItem, jobItem, pack, runningItem, toChunk, toJob } from './enrichment-items';
 import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What a chunk item tells of the prospects it holds: its job (in its key), its ids, its type. */
 const HELD_PROJECTION = { expression: 'sk, prospectIds, #type', names: { '#type': 'type' } };
-
-const FAST = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
-const pack = (value: unknown) => brotliCompressSync(JSON.stringify(value), FAST);
-const unpack = (bytes: Uint8Array<ArrayBuffer>) => JSON.parse(brotliDecompressSync(bytes).toString('utf8')) as unknown;
-
-const bytesOf = <T>(schema: v.GenericSchema<unknown, T>) =>
-  v.pipe(
-    v.instance(Uint8Array),
-    v.transform(unpack),
-    schema,
-  );
-
-const Result = v.object({
-  prospectId: intAttribute,
-  outcome: v.picklist(['found', 'not_found', 'duplicate', 'failed', 'skipped']),
-  value: v.optional(v.string()),
-  verification: v.optional(v.picklist(['verified', 'risky'])),
-  provider: v.optional(v.string()),
-  duplicateOf: v.optional(intAttribute),
-  firstName: v.optional(v.string()),
-  lastName: v.optional(v.string()),
-});
-
-export const EnrichmentJobItem = itemSchema(
-  'EnrichmentJob',
-  v.object({
-    id: intAttribute,
-    workspaceId: intAttribute,
-    userId: intAttribute,
-    listId: intAttribute,
-    type: v.picklist(ENRICHMENT_TYPES),
-    mode: v.picklist(['async', 'sync']),
-    status: v.picklist(['RUNNING', 'COMPLETED']),
-    total: intAttribute,
-    chunks: intAttribute,
-    chunksWritten: v.boolean(),
-    doneChunks: v.optional(idSet, new Set<number>()),
-    found: intAttribute,
-    notFound: intAttribute,
-    duplicate: intAttribute,
-    failed: intAttribute,
-    skipped: intAttribute,
-    charged: intAttribute,
-    refunded: intAttribute,
-    webhookUrl: v.optional(v.string()),
-    createdAt: v.string(),
-    updatedAt: v.string(),
-    completedAt: v.optional(v.string()),
-    selection: bytesOf(v.array(intAttribute)),
-  }),
-);
-
-export const EnrichmentChunkItem = itemSchema(
-  'EnrichmentChunk',
-  v.object({
-    jobId: intAttribute,
-    listId: intAttribute,
-    chunk: intAttribute,
-    workspaceId: intAttribute,
-    type: v.picklist(ENRICHMENT_TYPES),
-    prospectIds: v.array(intAttribute),
-    status: v.picklist(['PENDING', 'RESOLVED']),
-    results: v.optional(bytesOf(v.array(Result))),
-  }),
-);
-
-const toJob = (item: Record<string, unknown>): EnrichmentJob => {
-  const parsed = parseItem(EnrichmentJobItem, item);
-  const { doneChunks, ...rest } = parsed;
-  const job: EnrichmentJob = { ...rest, doneChunks: [...(doneChunks as unknown as Iterable<number>)] } as EnrichmentJob;
-  if (job.webhookUrl === undefined) delete job.webhookUrl;
-  if (job.completedAt === undefined) delete job.completedAt;
-  return job;
-};
-
-const toChunk = (item: Record<string, unknown>): EnrichmentChunk => {
-  const parsed = parseItem(EnrichmentChunkItem, item);
-  const { results, ...rest } = parsed;
-  return { ...rest, ...(results ? { results: results as ProspectResult[] } : {}) };
-};
-
-/** A running job in its workspace's partition (deleted when the job completes). */
-function runningItem(job: EnrichmentJob) {
-  return {
-    ...enrichmentRunningKey(job.workspaceId, job.id),
-    entityType: 'EnrichmentRunning',
-    jobId: job.id,
-    listId: job.listId,
-    field: fieldOf(job.type),
-    createdAt: job.createdAt,
-  };
-}
-
-function jobItem(job: EnrichmentJob) {
-  const { doneChunks: _done, selection, webhookUrl, completedAt, ...rest } = job;
-  return {
-    ...enrichmentJobKey(job.id),
-    ...(job.status === 'RUNNING' ? enrichmentJobRunning(job.createdAt, job.id) : {}),
-    entityType: 'EnrichmentJob',
-    ...rest,
-    ...(webhookUrl ? { webhookUrl } : {}),
-    ...(completedAt ? { completedAt } : {}),
-    selection: pack(selection),
-  };
-}
-
-const chunkItem = (chunk: EnrichmentChunk) => ({
-  ...enrichmentChunkKey(chunk.listId, chunk.jobId, chunk.chunk),
-  entityType: 'EnrichmentChunk',
-  jobId: chunk.jobId,
-  listId: chunk.listId,
-  chunk: chunk.chunk,
-  workspaceId: chunk.workspaceId,
-  type: chunk.type,
-  prospectIds: chunk.prospectIds,
-  status: chunk.status,
-});
 
 /** Single conditional updates (marks, releases) in flight at once. */
 const UPDATES_IN_FLIGHT = 16;
