@@ -326,16 +326,25 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
     return (Items ?? []).map(toOutreachAction);
   }
 
-  async onNode(campaignId: number, nodeId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }> {
+  onNode(campaignId: number, nodeId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }> {
+    return this.pageOfCampaign(campaignId, afterProspectId, limit, nodeId);
+  }
+
+  inCampaign(campaignId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }> {
+    return this.pageOfCampaign(campaignId, afterProspectId, limit);
+  }
+
+  private async pageOfCampaign(campaignId: number, afterProspectId: number, limit: number, nodeId?: number): Promise<{ actions: OutreachAction[]; last?: number }> {
     const { pk, sk } = outreachActionKey(campaignId, afterProspectId);
     const { Items, LastEvaluatedKey } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
         // The whole partition in prospect order, a page at a time (Limit counts the items looked
-        // at): an occasional sweep after a delay edit, so no index is kept per node.
+        // at): an occasional sweep after a delay or pacing edit, so no index is kept per node.
         KeyConditionExpression: 'pk = :pk AND sk > :after',
-        FilterExpression: 'nodeId = :node',
-        ExpressionAttributeValues: { ':pk': pk, ':after': sk, ':node': nodeId },
+        ...(nodeId === undefined
+          ? { ExpressionAttributeValues: { ':pk': pk, ':after': sk } }
+          : { FilterExpression: 'nodeId = :node', ExpressionAttributeValues: { ':pk': pk, ':after': sk, ':node': nodeId } }),
         Limit: limit,
       }),
     );

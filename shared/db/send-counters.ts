@@ -12,8 +12,8 @@ const expiry = (day: string): number => Math.floor(Date.parse(`${day}T00:00:00Z`
 /**
  * Daily send counters: one small item per campaign, local day and kind, and per sender account,
  * UTC day and kind. Each change is one atomic UpdateItem (1 WCU): `ADD n :1` answers the new
- * value, so two senders never get the same position; an account's count only moves while under its
- * limit (a conditional ADD).
+ * value, so two senders never get the same position. Both only move while under their cap or limit
+ * (a conditional ADD); a campaign position past the cap is taken from a second count of the item.
  */
 export class DynamoSendCounters implements SendCounters {
   constructor(
@@ -21,18 +21,37 @@ export class DynamoSendCounters implements SendCounters {
     private readonly tableName: string,
   ) {}
 
-  async takeCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<number> {
+  async takeCampaignSlot(campaignId: number, day: string, kind: SendKind, cap: number): Promise<number> {
+    const Key = campaignSendCounterKey(campaignId, day, kind);
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: 'attribute_not_exists(n) OR n < :cap',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':ttl': expiry(day) },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.n ?? 1);
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+    // At the cap: the demand beyond it is counted apart (`over`), so `n` holds only positions
+    // within a cap, and a cap raised during the day sends at once.
     const { Attributes } = await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: campaignSendCounterKey(campaignId, day, kind),
-        UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
-        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        Key,
+        UpdateExpression: 'ADD #over :one SET #ttl = if_not_exists(#ttl, :ttl)',
+        ExpressionAttributeNames: { '#over': 'over', '#ttl': 'ttl' },
         ExpressionAttributeValues: { ':one': 1, ':ttl': expiry(day) },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return Number(Attributes?.n ?? 1);
+    return cap + Number(Attributes?.over ?? 1);
   }
 
   async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void> {

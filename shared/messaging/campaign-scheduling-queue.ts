@@ -10,6 +10,7 @@ export function sqsCampaignScheduling(sqs: SqsSender, queueUrl: string): Campaig
     send,
     scheduleWaiting: (campaign: Campaign) => send({ campaign_id: campaign.id, workspace_id: campaign.workspaceId }),
     retimeNode: (campaign: Campaign, nodeId: number) => send({ campaign_id: campaign.id, workspace_id: campaign.workspaceId, node_id: nodeId }),
+    repace: (campaign: Campaign) => send({ campaign_id: campaign.id, workspace_id: campaign.workspaceId, repace: true }),
     checkCompletion: (workspaceId: number, campaignId: number) => send({ campaign_id: campaignId, workspace_id: workspaceId, complete: true }),
   };
 }

@@ -18,6 +18,7 @@ const MessageSchema = v.object({
   node_id: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
   after: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
   complete: v.optional(v.literal(true)),
+  repace: v.optional(v.literal(true)),
 });
 
 /** Prospects scheduled per message: a page of conditional writes well inside the consumer's timeout. */
@@ -35,7 +36,8 @@ function parseMessage(body: string): SchedulingMessage | undefined {
 /**
  * Consumer of the campaign-scheduling queue: schedules one page of a campaign's waiting prospects;
  * for a message naming a node whose delay was edited, retimes one page of the actions waiting on
- * it; for one marked `complete`, asks whether the campaign is complete. While more are left it sends the next message before acknowledging this one (a crash in
+ * it; for one marked `repace` (its caps or window changed), makes one page of the actions waiting
+ * on them due now; for one marked `complete`, asks whether the campaign is complete. While more are left it sends the next message before acknowledging this one (a crash in
  * between only repeats a page, which changes nothing twice).
  */
 export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIGN_SCHEDULING.settings>, deps: FunctionDeps) {
@@ -63,6 +65,9 @@ export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIG
       try {
         if (message.complete) {
           await sweep.complete(message);
+        } else if (message.repace) {
+          const next = await sweep.repace(message);
+          if (next !== 'done') await queue.send(next);
         } else if (message.node_id !== undefined) {
           const next = await sweep.retime({ ...message, node_id: message.node_id });
           if (next !== 'done') await queue.send(next);

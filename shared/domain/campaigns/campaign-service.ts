@@ -12,6 +12,7 @@ import {
   assertWritable,
   canonicalTimezone,
   nextStatus,
+  pacingLoosened,
 } from './campaign';
 import { channelsOf, emptyFlow, hasNetworkConditions } from './flow';
 import { requireCampaign, requireCampaignWithFlow } from './lookup';
@@ -128,7 +129,11 @@ export function createCampaignService(deps: CampaignServiceDeps) {
         change.accountIds = [...new Set(change.accountIds.filter((id) => known.has(id)))];
       }
       if (Object.keys(change).length === 0) return campaign;
-      return campaigns.updateSettings(campaign, change, now());
+      const updated = await campaigns.updateSettings(campaign, change, now());
+      // Those waiting for a later day or the window's opening may go sooner now: placed again.
+      const running = updated.status === 'ACTIVE' || updated.status === 'PAUSED';
+      if (running && updated.prospectCount > 0 && pacingLoosened(campaign, updated)) await deps.scheduling.repace(updated);
+      return updated;
     },
 
     /**

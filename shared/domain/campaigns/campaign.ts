@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { conflict, validationError } from '../errors';
 import type { FlowStructure } from './flow';
 
@@ -83,6 +84,23 @@ export interface CampaignSettings {
   sendingWindow?: SendingWindow;
   accountIds?: number[];
   stopOnCompanyReply?: boolean;
+}
+
+/**
+ * Whether a settings change may let actions waiting on the campaign's pacing go sooner: a cap
+ * raised, the window or timezone changed, or a sender account attached. The sweep (scheduling.ts
+ * `repace`) then has the sender place them again. A cap lowered needs none: a send past it waits
+ * when its slot comes.
+ */
+export function pacingLoosened(before: Campaign, after: Campaign): boolean {
+  return (
+    after.emailMaxMessages > before.emailMaxMessages ||
+    after.networkMaxMessages > before.networkMaxMessages ||
+    after.networkMaxConnections > before.networkMaxConnections ||
+    after.timezone !== before.timezone ||
+    !isDeepStrictEqual(after.sendingWindow, before.sendingWindow) ||
+    after.accountIds.some((id) => !before.accountIds.includes(id))
+  );
 }
 
 /** The status changes a caller asks for, each at its own path. */

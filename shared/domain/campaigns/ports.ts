@@ -58,6 +58,8 @@ export interface CampaignScheduling {
   scheduleWaiting(campaign: Campaign): Promise<void>;
   /** Starts giving the actions waiting on a node the due time its edited delay gives them. */
   retimeNode(campaign: Campaign, nodeId: number): Promise<void>;
+  /** Starts making the actions waiting on the campaign's pacing (a cap, the window) due now, after those settings changed. */
+  repace(campaign: Campaign): Promise<void>;
   /** Asks the queue's consumer whether the campaign is complete (completion.ts `retryLater`). */
   checkCompletion(workspaceId: number, campaignId: number): Promise<void>;
 }

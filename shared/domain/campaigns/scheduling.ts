@@ -32,6 +32,8 @@ export interface SchedulingMessage {
   node_id?: number;
   after?: number;
   complete?: true;
+  /** The campaign's caps or window changed: its actions waiting on them are due now (`repace`). */
+  repace?: true;
 }
 
 export interface SchedulingSweepDeps {
@@ -43,7 +45,7 @@ export interface SchedulingSweepDeps {
    * The engine's actions: those parked while the campaign was not ACTIVE (paused), due again on
    * resume; those waiting on a node whose delay was edited, due when the new delay says.
    */
-  parked: Pick<ActionStore, 'parkedForCampaign' | 'replace' | 'onNode'>;
+  parked: Pick<ActionStore, 'parkedForCampaign' | 'replace' | 'onNode' | 'inCampaign'>;
   clock: Clock;
   /** Prospects scheduled per message; the sweep sends itself another message while more wait. */
   pageSize: number;
@@ -72,6 +74,16 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
     const due = node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE' ? acceptanceDeadline(node, action, now) : dueAfter(node, reached, campaign);
     const at = new Date(Math.max(due.getTime(), now.getTime())).toISOString();
     return at === action.dueAt ? undefined : at;
+  }
+
+  /**
+   * Whether an action waits on its campaign's pacing: due later, not for a delay (the delay sweep's
+   * part), a retry's backoff, a claim or a park. Its reservation, if any, stays with it: the sender
+   * keeps or gives back the position when it places the action again.
+   */
+  function waitsOnPacing(action: OutreachAction, now: Date): boolean {
+    if (action.dueAt === null || Date.parse(action.dueAt) <= now.getTime()) return false;
+    return !action.waitingForDelay && action.attempts === 0 && !action.claim && !action.parked;
   }
 
   /**
@@ -112,6 +124,26 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       return page.last === undefined ? 'done' : { ...message, after: page.last };
     },
 
+
+    /**
+     * A page of the campaign's actions, after its caps or window changed: those waiting on its
+     * pacing (a slot later in the day, a later day for the cap, the window's next open moment, an
+     * account's daily limit) are due now, so the sender places them again by the settings as they
+     * are now (a raised cap sends today, a widened window at once). Conditional on each action's
+     * version; idempotent. The next message, or 'done' after the last page.
+     */
+    async repace(message: SchedulingMessage): Promise<'done' | SchedulingMessage> {
+      const campaign = await deps.campaigns.get(message.workspace_id, message.campaign_id);
+      if (campaign?.status !== 'ACTIVE' && campaign?.status !== 'PAUSED') return 'done';
+      const now = deps.clock.now();
+      const page = await deps.parked.inCampaign(campaign.id, message.after ?? 0, deps.pageSize);
+      await Promise.all(
+        page.actions.map((action) =>
+          waitsOnPacing(action, now) ? deps.parked.replace(action, { ...action, dueAt: now.toISOString(), version: action.version + 1, updatedAt: now.toISOString() }) : false,
+        ),
+      );
+      return page.last === undefined ? 'done' : { ...message, after: page.last };
+    },
 
     /** Asks whether the campaign is complete; an error is thrown, so the queue delivers the message again. */
     complete(message: SchedulingMessage): Promise<void> {

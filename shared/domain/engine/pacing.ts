@@ -60,7 +60,7 @@ export async function checkCampaignCap(
 ): Promise<CapDecision> {
   const cap = capOf(campaign, kind);
   const reserved = action.reservation?.day === span.day && action.reservation.kind === kind ? action.reservation.k : undefined;
-  const k = reserved ?? (cap > 0 ? await counters.takeCampaignSlot(campaign.id, span.day, kind) : 1);
+  const k = reserved ?? (cap > 0 ? await counters.takeCampaignSlot(campaign.id, span.day, kind, cap) : 1);
   if (cap === 0 || k > cap) {
     // Demand beyond the cap: position k falls on the day (k-1) div cap sending days ahead.
     const daysAhead = cap === 0 ? 1 : Math.floor((k - 1) / cap);

@@ -28,6 +28,8 @@ export interface ActionStore {
    * when none is left.
    */
   onNode(campaignId: number, nodeId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }>;
+  /** The campaign's actions, as `onNode` pages them, on any node. */
+  inCampaign(campaignId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }>;
 }
 
 /** The due-time index the scheduler reads (sharded, see shared/db/keys.ts DUE_SHARDS). */
@@ -51,8 +53,12 @@ export interface ActionQueue {
 
 /** Atomic daily counters of sends (shared/db/send-counters.ts). */
 export interface SendCounters {
-  /** Takes the next position in the campaign's day for a kind (1-based); positions past the cap are demand, not sends. */
-  takeCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<number>;
+  /**
+   * Takes the next position in the campaign's day for a kind (1-based) while fewer than `cap` are
+   * taken; at the cap, `cap` + the day's demand past it so far (positions past the cap are demand,
+   * not sends, and never count against a cap raised later that day).
+   */
+  takeCampaignSlot(campaignId: number, day: string, kind: SendKind, cap: number): Promise<number>;
   /** Gives a position back (the send did not happen). */
   returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void>;
   /** Counts one send of the account's UTC day if it stays within `limit`; false when the limit is reached. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_SENDING_DAY } from '../../../shared/domain/engine/pacing';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignWith, engineWorld, prospectsIn, sentSummary } from './helpers';
+import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sentSummary } from './helpers';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const window = (enabled: boolean) => Object.fromEntries(DAYS.map((day) => [day, { enabled, start: '00:00', end: '23:59' }]));
@@ -49,12 +49,71 @@ describe('a sending window without an open day', () => {
     await advance(world.stack, clock, 24);
     expect((await sentSummary(world.stack)).map(([, subject]) => subject)).toEqual(['Before the holiday']);
 
-    // Open again (a PATCH only; no activate or resume): the next look sends it.
+    // Open again (a PATCH only; no activate or resume): the step is placed again at once and sent.
     await setWindow(true);
-    await advance(world.stack, clock, 1);
+    await play(world.stack);
     expect((await sentSummary(world.stack)).map(([, subject, at]) => [subject, at])).toEqual([
       ['Before the holiday', '2026-11-30T08:00:00.000Z'],
-      ['After the holiday', '2026-12-01T11:00:00.000Z'],
+      ['After the holiday', '2026-12-01T10:00:00.000Z'],
     ]);
+  });
+});
+
+/** Caps raised and windows widened while prospects wait on them: they go by the settings as they are now. */
+describe('pacing settings changed while prospects wait on them', () => {
+  // Monday 2026-12-07 08:00 UTC.
+  const clock = new ManualClock('2026-12-07T08:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  const patch = async (campaignId: number, body: Record<string, unknown>) => {
+    const patched = await world.stack.call('PATCH', `/public/campaigns/${campaignId}/`, { apiKey: world.ws.key, body });
+    expect(patched.status, patched.text).toBe(200);
+  };
+  const sentOf = async (subject: string) => (await sentSummary(world.stack)).filter(([, sent]) => sent === subject).map(([, , at]) => at);
+
+  it('sends today what a cap raised during the day lets through, those already waiting for a later day included', async () => {
+    const campaign = await campaignWith(world, 'Cap raised', [{ step_type: 'EMAIL', subject_line: 'Capped' }], {
+      timezone: 'UTC',
+      sending_window: window(true),
+      email_max_messages: 1,
+    });
+    await prospectsIn(world, campaign.id, [{}, {}, {}]);
+    await activate(world, campaign.id);
+    expect(await sentOf('Capped')).toEqual(['2026-12-07T08:00:00.000Z']);
+    const waiting = (await prospectStatuses(world, campaign.id)) as Record<number, { last_error: string | null }>;
+    expect(Object.values(waiting).map(({ last_error }) => last_error).sort()).toEqual([
+      null,
+      "the campaign's email_max_messages (1 a day) is reached for 2026-12-07: it goes on a later day",
+      "the campaign's email_max_messages (1 a day) is reached for 2026-12-07: it goes on a later day",
+    ]);
+
+    // Raised to 3: the two waiting for the next days take today's positions 2 and 3 (the demand
+    // past the old cap holds none), at their slots of the day cut in three.
+    await patch(campaign.id, { email_max_messages: 3 });
+    await play(world.stack);
+    expect(await sentOf('Capped')).toEqual(['2026-12-07T08:00:00.000Z', '2026-12-07T08:00:00.000Z']);
+    await advance(world.stack, clock, 8);
+    expect(await sentOf('Capped')).toEqual(['2026-12-07T08:00:00.000Z', '2026-12-07T08:00:00.000Z', '2026-12-07T16:00:00.000Z']);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+
+  it('sends at once what waited for the window’s opening when the window is widened to now', async () => {
+    clock.set('2026-12-08T18:00:00.000Z'); // Tuesday, after a 09:00-17:00 window
+    const campaign = await campaignWith(world, 'Window widened', [{ step_type: 'EMAIL', subject_line: 'Widened' }], {
+      timezone: 'UTC',
+      sending_window: { tuesday: { enabled: true, start: '09:00', end: '17:00' }, wednesday: { enabled: true, start: '09:00', end: '17:00' } },
+    });
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await sentOf('Widened')).toEqual([]);
+
+    await patch(campaign.id, { sending_window: window(true) });
+    await play(world.stack);
+    expect(await sentOf('Widened')).toEqual(['2026-12-08T18:00:00.000Z']);
   });
 });

@@ -8,20 +8,27 @@ import { type OpenSpan, openSpanFrom } from '../../../shared/domain/engine/windo
 import type { SenderAccount } from '../../../shared/domain/sender-accounts/sender-account';
 import { actionWith as anAction } from '../../support/actions';
 
-/** The SendCounters port in memory: campaign positions per day and kind, account sends refused at their limit. */
+/** The SendCounters port in memory: campaign positions per day and kind (past the cap counted apart), account sends refused at their limit. */
 class FakeCounters implements SendCounters {
   readonly campaignCounts = new Map<string, number>();
+  /** Positions taken past the cap, per day and kind. */
+  readonly campaignDemand = new Map<string, number>();
   readonly accountCounts = new Map<string, number>();
   /** Every takeAccountSend call, as `accountId day kind limit`. */
   readonly accountCalls: string[] = [];
   campaignTakes = 0;
 
-  async takeCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<number> {
+  async takeCampaignSlot(campaignId: number, day: string, kind: SendKind, cap: number): Promise<number> {
     this.campaignTakes += 1;
     const key = `${campaignId} ${day} ${kind}`;
-    const k = (this.campaignCounts.get(key) ?? 0) + 1;
-    this.campaignCounts.set(key, k);
-    return k;
+    const taken = this.campaignCounts.get(key) ?? 0;
+    if (taken < cap) {
+      this.campaignCounts.set(key, taken + 1);
+      return taken + 1;
+    }
+    const over = (this.campaignDemand.get(key) ?? 0) + 1;
+    this.campaignDemand.set(key, over);
+    return cap + over;
   }
 
   async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void> {
@@ -146,6 +153,27 @@ describe('the campaign’s daily cap', () => {
       { go: false, dueAt: '2027-03-23T08:00:00.000Z', reason },
       { go: false, dueAt: '2027-03-23T10:00:00.000Z', reason },
     ]);
+    expect(counters.campaignCounts).toEqual(new Map([['1 2027-03-22 EMAIL', 4]]));
+    expect(counters.campaignDemand).toEqual(new Map([['1 2027-03-22 EMAIL', 2]]));
+  });
+
+  it('counts the demand past the cap apart, so a cap raised during the day sends at once', async () => {
+    const counters = new FakeCounters();
+    const now = new Date('2027-03-22T15:00:00.000Z');
+    for (let i = 0; i < 4; i += 1) await checkCampaignCap(counters, campaign, actionWith({ prospectId: i + 1 }), 'EMAIL', monday, now);
+    const reason = "the campaign's email_max_messages (4 a day) is reached for 2027-03-22: it goes on a later day";
+    expect(await checkCampaignCap(counters, campaign, actionWith({ prospectId: 5 }), 'EMAIL', monday, now)).toEqual({ go: false, dueAt: '2027-03-23T08:00:00.000Z', reason });
+    expect(await checkCampaignCap(counters, campaign, actionWith({ prospectId: 6 }), 'EMAIL', monday, now)).toEqual({ go: false, dueAt: '2027-03-23T10:00:00.000Z', reason });
+    // Raised to 6: positions 5 and 6 are free (the two past the cap took none), and their slots have passed.
+    const raised = campaignWith({ emailMaxMessages: 6 });
+    expect(await checkCampaignCap(counters, raised, actionWith({ prospectId: 5 }), 'EMAIL', monday, now)).toEqual({ go: true, k: 5, fresh: true });
+    expect(await checkCampaignCap(counters, raised, actionWith({ prospectId: 6 }), 'EMAIL', monday, now)).toEqual({ go: true, k: 6, fresh: true });
+    // The next is past the raised cap, after the day's demand of 2 so far: the third slot of 6 the next day.
+    expect(await checkCampaignCap(counters, raised, actionWith({ prospectId: 7 }), 'EMAIL', monday, now)).toEqual({
+      go: false,
+      dueAt: '2027-03-23T10:40:00.000Z',
+      reason: "the campaign's email_max_messages (6 a day) is reached for 2027-03-22: it goes on a later day",
+    });
     expect(counters.campaignCounts).toEqual(new Map([['1 2027-03-22 EMAIL', 6]]));
   });
 
@@ -175,7 +203,8 @@ describe('the campaign’s daily cap', () => {
     // Friday 26 March 2027 (UTC+1); Monday 29 March is UTC+2: 09:00 local is 07:00 UTC.
     const friday = spanAt('2027-03-26T08:00:00.000Z', campaign);
     const counters = new FakeCounters();
-    counters.campaignCounts.set('1 2027-03-26 EMAIL', 5);
+    counters.campaignCounts.set('1 2027-03-26 EMAIL', 4);
+    counters.campaignDemand.set('1 2027-03-26 EMAIL', 1);
     expect(await checkCampaignCap(counters, campaign, actionWith(), 'EMAIL', friday, new Date('2027-03-26T08:00:00.000Z'))).toEqual({
       go: false,
       dueAt: '2027-03-29T09:00:00.000Z',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, numberedName } from '../../../../shared/domain/campaigns/campaign';
+import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, numberedName, pacingLoosened } from '../../../../shared/domain/campaigns/campaign';
 
 describe('numberedName', () => {
   it('keeps the first name and numbers the next ones', () => {
@@ -37,5 +37,40 @@ describe('assertStructureEditable', () => {
       'The flow of a campaign that is COMPLETED cannot change; activate it and pause it first',
     );
     expect(() => assertStructureEditable(inStatus('ARCHIVED'))).toThrow('Campaign is archived');
+  });
+});
+
+describe('pacingLoosened', () => {
+  const before = {
+    timezone: 'Europe/Amsterdam',
+    emailMaxMessages: 40,
+    networkMaxMessages: 100,
+    networkMaxConnections: 50,
+    sendingWindow: { monday: { enabled: true, start: '09:00', end: '17:00' } },
+    accountIds: [1, 2],
+  } as unknown as Campaign;
+  const changedTo = (change: Partial<Campaign>) => ({ ...before, ...change }) as Campaign;
+
+  it('is true for a cap raised, the window or timezone changed, or an account attached', () => {
+    expect(
+      [
+        changedTo({ emailMaxMessages: 41 }),
+        changedTo({ networkMaxMessages: 101 }),
+        changedTo({ networkMaxConnections: 51 }),
+        changedTo({ timezone: 'UTC' }),
+        changedTo({ sendingWindow: { monday: { enabled: true, start: '08:00', end: '17:00' } } }),
+        changedTo({ accountIds: [2, 3] }),
+      ].map((changed) => pacingLoosened(before, changed)),
+    ).toEqual([true, true, true, true, true, true]);
+  });
+
+  it('is false for caps lowered, accounts detached, or nothing that paces changed', () => {
+    expect(
+      [
+        changedTo({ emailMaxMessages: 39, networkMaxMessages: 0 }),
+        changedTo({ accountIds: [1] }),
+        changedTo({ name: 'Renamed', sendingWindow: { monday: { start: '09:00', end: '17:00', enabled: true } } }),
+      ].map((changed) => pacingLoosened(before, changed)),
+    ).toEqual([false, false, false]);
   });
 });
