@@ -4,7 +4,7 @@ import { apiKeyCredentialKey, apiKeyRecordKey } from '../../../shared/db/keys';
 import { aTimestamp, anId } from '../../support/formats';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
-const MISSING_KEY = { error: 'Missing API key', message: 'Provide X-API-Key header or a session token' };
+const MISSING_KEY = { error: 'Missing API key', message: 'Provide X-API-Key header' };
 
 describe('API keys over HTTP', () => {
   let stack: TestStack;

@@ -84,7 +84,7 @@ describe('accounts and sessions over HTTP', () => {
     expect(logout.headers.get('set-cookie')).toBe('session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0');
     const after = await stack.call('GET', '/auth/me/', { token: user.token });
     expect(after.status).toBe(401);
-    expect(after.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header or a session token' });
+    expect(after.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header' });
   });
 
   it('rejects forged and tampered session tokens', async () => {
@@ -94,7 +94,7 @@ describe('accounts and sessions over HTTP', () => {
     for (const token of [forged, 'not-a-jwt']) {
       const response = await stack.call('GET', '/auth/me/', { token });
       expect(response.status, token).toBe(401);
-      expect(response.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header or a session token' });
+      expect(response.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header' });
     }
   });
 

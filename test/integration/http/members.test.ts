@@ -6,7 +6,7 @@ import { ManualClock } from '../../../shared/time/clock';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 const ACCESS_DENIED = { error: 'Access denied' };
-const KEY_REFUSED = { error: 'Missing API key', message: 'Provide X-API-Key header or a session token' };
+const KEY_REFUSED = { error: 'Missing API key', message: 'Provide X-API-Key header' };
 const WORKSPACE_LOST = {
   error: 'Authentication required',
   message: 'You are no longer a member of the workspace this session acts in; log in again',
