@@ -1,14 +1,18 @@
 import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { InboundLinks } from '../domain/inbox/inbound-router';
+import type { InboundLinkTarget, InboundLinks } from '../domain/inbox/inbound-router';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { inboundLinkKey } from './keys';
 
-const LinkItem = itemSchema('InboundLink', v.object({ link: v.string(), workspaceId: intAttribute, prospectId: intAttribute }));
+const LinkItem = itemSchema(
+  'InboundLink',
+  v.object({ link: v.string(), workspaceId: intAttribute, prospectId: intAttribute, campaignId: v.optional(intAttribute), nodeId: v.optional(intAttribute) }),
+);
 
 /**
  * Inbound links (shared/domain/inbox/inbound-router.ts): a provider chat of one of our accounts, or
- * a network member a workspace's engine looked up, to its prospect. ~0.1 KB, 1 WCU; a lookup of up
+ * a network member a workspace's engine looked up, to its prospect (a chat the engine wrote in: and
+ * the campaign and step that wrote there last). ~0.1 KB, 1 WCU; a lookup of up
  * to three links is one BatchGet (0.5 RCU each, eventually consistent: they are written when a send
  * goes out, long before an answer comes).
  */
@@ -18,11 +22,11 @@ export class DynamoInboundLinks implements InboundLinks {
     private readonly tableName: string,
   ) {}
 
-  async put(link: string, target: { workspaceId: number; prospectId: number }): Promise<void> {
+  async put(link: string, target: InboundLinkTarget): Promise<void> {
     await this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...inboundLinkKey(link), entityType: 'InboundLink', link, ...target } }));
   }
 
-  async find(links: string[]): Promise<{ workspaceId: number; prospectId: number } | undefined> {
+  async find(links: string[]): Promise<InboundLinkTarget | undefined> {
     if (links.length === 0) return undefined;
     const { Responses } = await this.db.send(
       new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: [...new Set(links)].map(inboundLinkKey) } } }),
@@ -30,7 +34,10 @@ export class DynamoInboundLinks implements InboundLinks {
     const found = new Map((Responses?.[this.tableName] ?? []).map((item) => [String(item.link), parseItem(LinkItem, item)]));
     for (const link of links) {
       const item = found.get(link);
-      if (item) return { workspaceId: item.workspaceId, prospectId: item.prospectId };
+      if (item) {
+        const { workspaceId, prospectId, campaignId, nodeId } = item;
+        return { workspaceId, prospectId, ...(campaignId === undefined ? {} : { campaignId }), ...(nodeId === undefined ? {} : { nodeId }) };
+      }
     }
     return undefined;
   }

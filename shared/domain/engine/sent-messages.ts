@@ -24,7 +24,8 @@ export async function keepSent(
   const { action, step, account, rendered, refs } = input;
   const target = { workspaceId: action.workspaceId, prospectId: action.prospectId };
   const writes: Promise<void>[] = [];
-  if (refs.chatId) writes.push(deps.links.put(chatLink(account.providerAccountId, refs.chatId), target));
+  // The chat also says which campaign and step wrote in it last: an answer there answers them.
+  if (refs.chatId) writes.push(deps.links.put(chatLink(account.providerAccountId, refs.chatId), { ...target, campaignId: action.campaignId, nodeId: step.id }));
   if (input.networkProviderId && input.networkProviderId !== action.networkProviderId) {
     writes.push(deps.links.put(memberLink(action.workspaceId, input.networkProviderId), target));
   }

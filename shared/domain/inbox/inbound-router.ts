@@ -35,11 +35,22 @@ import { type InboundMessageRepository, type ProviderMessage, incomingMessageDat
 export const chatLink = (providerAccountId: string, chatId: string) => `CHAT#${providerAccountId}#${chatId}`;
 export const memberLink = (workspaceId: number, providerId: string) => `MEMBER#${workspaceId}#${providerId}`;
 
+/**
+ * Where an inbound message in a chat, or from a member, leads. A chat the engine wrote in also
+ * names the campaign and step that last wrote there: an answer in it answers them.
+ */
+export interface InboundLinkTarget {
+  workspaceId: number;
+  prospectId: number;
+  campaignId?: number;
+  nodeId?: number;
+}
+
 export interface InboundLinks {
   /** Where an inbound message in this chat, or from this member, leads (written by the engine when it sends). */
-  put(link: string, target: { workspaceId: number; prospectId: number }): Promise<void>;
+  put(link: string, target: InboundLinkTarget): Promise<void>;
   /** The first of the links that exists. */
-  find(links: string[]): Promise<{ workspaceId: number; prospectId: number } | undefined>;
+  find(links: string[]): Promise<InboundLinkTarget | undefined>;
 }
 
 /** Reads and conditional writes of a waiting action before the sender's own moves win. */
@@ -78,9 +89,15 @@ export type InboundOutcome =
 export function createInboundRouter(deps: InboundRouterDeps) {
   const now = () => deps.clock.now().toISOString();
 
-  async function prospectBy(workspaceId: number, links: string[], identities: string[]): Promise<Prospect | undefined> {
+  /** The prospect the links or identities lead to, and what the matched link says it answers (a campaign's chat). */
+  async function prospectBy(
+    workspaceId: number,
+    links: string[],
+    identities: string[],
+  ): Promise<{ prospect: Prospect; answers?: { campaignId: number; nodeId: number } } | undefined> {
     const linked = links.length ? await deps.links.find(links) : undefined;
-    let prospectId = linked?.workspaceId === workspaceId ? linked.prospectId : undefined;
+    const mine = linked?.workspaceId === workspaceId ? linked : undefined;
+    let prospectId = mine?.prospectId;
     if (prospectId === undefined && identities.length) {
       const owners = await deps.leads.findIdentities(workspaceId, 'PROSPECT', identities);
       prospectId = identities.map((identity) => owners.get(identity)).find((id) => id !== undefined);
@@ -88,7 +105,9 @@ export function createInboundRouter(deps: InboundRouterDeps) {
     if (prospectId === undefined) return undefined;
     const [prospect] = await deps.leads.getProspects([prospectId]);
     // A prospect of another workspace never matches.
-    return prospect?.workspaceId === workspaceId ? prospect : undefined;
+    if (prospect?.workspaceId !== workspaceId) return undefined;
+    const answers = mine?.campaignId !== undefined && mine.nodeId !== undefined ? { campaignId: mine.campaignId, nodeId: mine.nodeId } : undefined;
+    return { prospect, ...(answers ? { answers } : {}) };
   }
 
   async function record(kind: CampaignEventKind, prospect: Prospect, campaignId: number | null, ref: string, channel: MessageChannel, account: SenderAccount, nodeId: number | null) {
@@ -123,7 +142,8 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       createdAt: at,
     });
     const messageKind: MessageKind = kind === 'reply' ? 'MESSAGE' : kind === 'auto_reply' ? 'AUTO_REPLY' : 'BOUNCE';
-    // The campaign it answers: the one of the email it replies to, else the one the prospect is in.
+    // The campaign it answers: the one of the email it replies to, or of the chat it is written in,
+    // else the one the prospect is in.
     const campaignId = input.answers?.campaignId ?? prospect.campaignId ?? null;
     const nodeId = input.answers?.nodeId ?? null;
     await deps.conversations.append({
@@ -186,7 +206,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       const ownId = account.ownProviderUserId ?? input.accountUserId;
       if (input.isSender || (ownId !== undefined && ownId !== null && input.sender.providerId === ownId)) return { handled: false, reason: 'own_message' };
       const canonical = input.sender.profileUrl ? canonicalPageUrl(input.sender.profileUrl) : undefined;
-      const prospect = await prospectBy(
+      const found = await prospectBy(
         account.workspaceId,
         [
           ...(input.chatId ? [chatLink(input.accountId, input.chatId)] : []),
@@ -194,10 +214,10 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         ],
         canonical ? [`url:${canonical}`] : [],
       );
-      if (!prospect) return { handled: false, reason: 'unknown_sender' };
+      if (!found) return { handled: false, reason: 'unknown_sender' };
       return received({
         account,
-        prospect,
+        prospect: found.prospect,
         kind: 'reply',
         channel: 'NETWORK',
         providerMessageId: input.messageId,
@@ -206,7 +226,8 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         sentAt: input.timestamp,
         chatId: input.chatId ?? null,
         rfcMessageId: null,
-        answers: undefined,
+        // The chat's campaign and step (the last the engine wrote in it), else the prospect's campaign.
+        answers: found.answers,
       });
     },
 
@@ -225,7 +246,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       const identities = kind === 'bounce' || !email.from.includes('@') ? [] : [`email:${normalizeEmail(email.from)}`];
       const prospect = answers
         ? (await deps.leads.getProspects([answers.prospectId])).find((found) => found.workspaceId === account.workspaceId)
-        : await prospectBy(account.workspaceId, [], identities);
+        : (await prospectBy(account.workspaceId, [], identities))?.prospect;
       if (!prospect) return { handled: false, reason: 'unknown_sender' };
       return received({
         account,
@@ -248,11 +269,9 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       if (!account) return { handled: false, reason: 'unknown_account' };
       const url = input.profileUrl ?? (input.publicIdentifier ? `https://www.linkedin.com/in/${input.publicIdentifier}` : undefined);
       const canonical = url ? canonicalPageUrl(url) : undefined;
-      const prospect = await prospectBy(
-        account.workspaceId,
-        input.providerId ? [memberLink(account.workspaceId, input.providerId)] : [],
-        canonical ? [`url:${canonical}`] : [],
-      );
+      const prospect = (
+        await prospectBy(account.workspaceId, input.providerId ? [memberLink(account.workspaceId, input.providerId)] : [], canonical ? [`url:${canonical}`] : [])
+      )?.prospect;
       if (!prospect) return { handled: false, reason: 'unknown_sender' };
       const campaignId = prospect.campaignId ?? null;
       if (campaignId === null) return { handled: true, prospectId: prospect.id, kind: 'accepted' };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboundLinkKey } from '../../../shared/db/keys';
 import { ManualClock } from '../../../shared/time/clock';
 import { type Receiver, startReceiver } from '../../support/receiver';
+import { createList, importLeads, person } from '../leads/helpers';
 import { type EngineWorld, activate, advance, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sandboxSent } from './helpers';
 
 /**
@@ -156,5 +157,40 @@ describe('replies', () => {
     await advance(stack, clock, 25);
     expect((await sandboxSent(stack)).filter((item) => item.text === 'NR follow-up')).toEqual([]);
     expect(await prospectStatuses(world, campaign.id)).toEqual({ [friend as number]: { status: 'REPLIED', last_error: null } });
+  });
+
+  it('a network reply in a campaign’s chat counts for that campaign and its step, also after the prospect moved to another campaign', async () => {
+    const { stack, ws } = world;
+    clock.set('2026-12-07T09:00:00.000Z'); // Monday
+    receiver.requests.length = 0;
+    const first = await campaignWith(world, 'Wrote first', [{ step_type: 'NETWORK_MESSAGE', message_template: 'MV hello' }]);
+    const second = await campaignWith(world, 'Moved into', [{ step_type: 'EMAIL', subject_line: 'MV email' }]);
+    const list = await createList(stack, ws, 'Moved repliers');
+    const [mover] = (await importLeads(stack, ws, list.id, { leads: [person(9001, { network_profile_url: 'https://www.linkedin.com/in/mv-friend' })] })).leads.map((lead) => lead.id);
+    await stack.provider.control.setProfile('mv-friend', { network_distance: 'FIRST_DEGREE' });
+    const addTo = async (campaignId: number) => {
+      const moved = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, {
+        apiKey: ws.key,
+        body: { campaign: campaignId, prospect_ids: [mover], allow_duplicates: true },
+      });
+      expect(moved.status, moved.text).toBe(200);
+    };
+    await addTo(first.id);
+    await activate(world, first.id);
+    expect((await sandboxSent(stack)).filter((item) => item.text === 'MV hello')).toHaveLength(1);
+    // Moved into a campaign that has not run (DRAFT): nothing of it was sent to the prospect.
+    await addTo(second.id);
+
+    await stack.provider.control.reply({ account_id: 'sbx-network-dev', from: 'mv-friend', text: 'Answering your first message' });
+    expect((await delivered()).map((event) => [event.message.message, event.message.campaign])).toEqual([
+      ['Answering your first message', { id: first.id, name: 'Wrote first', status: 'COMPLETED' }],
+    ]);
+    expect(await eventsOf(first.id)).toContainEqual(['REPLIED', mover, 'NETWORK']);
+    expect((await eventsOf(second.id)).filter(([kind]) => kind === 'REPLIED')).toEqual([]);
+    const analytics = async (campaignId: number) =>
+      (await stack.call<{ analytics: Record<string, unknown>; metrics_per_step: unknown }>('GET', `/public/campaigns/${campaignId}/analytics/`, { apiKey: ws.key })).body;
+    const [wrote, moved] = [await analytics(first.id), await analytics(second.id)];
+    expect([wrote.analytics.amount_of_replies, wrote.metrics_per_step]).toEqual([1, { [first.stepIds[0] as number]: { emails_sent: 1, replies: 1, reply_rate: 100 } }]);
+    expect([moved.analytics.amount_of_replies, moved.metrics_per_step]).toEqual([0, { [second.stepIds[0] as number]: { emails_sent: 0, replies: 0, reply_rate: 0 } }]);
   });
 });
