@@ -52,6 +52,16 @@ function compile(route: RegisteredRoute): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), params };
 }
 
+/** Whether `a`'s path has a literal segment where `b`'s first has a `{param}` (API Gateway prefers it). */
+function moreLiteral(a: CompiledRoute, b: CompiledRoute): boolean {
+  const [left, right] = [a.route.path.split('/'), b.route.path.split('/')];
+  for (let i = 0; i < Math.min(left.length, right.length); i += 1) {
+    const [aParam, bParam] = [left[i]?.startsWith('{'), right[i]?.startsWith('{')];
+    if (aParam !== bParam) return !aParam;
+  }
+  return false;
+}
+
 /** A null-prototype record: request data names its keys, and `constructor` must not find Object's. */
 const record = <T>(): Record<string, T> => Object.create(null);
 
@@ -160,15 +170,13 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     // API Gateway matches `/api-keys/` to the resource `/api-keys`.
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     if (path === LOCAL_CLOCK_PATH) return localClock(req, res, method);
-    let matched: { compiled: CompiledRoute; values: string[] } | undefined;
-    for (const compiled of routes) {
-      if (compiled.route.method !== method) continue;
-      const match = compiled.pattern.exec(path);
-      if (match) {
-        matched = { compiled, values: match.slice(1) };
-        break;
-      }
-    }
+    // API Gateway picks the resource first (a literal segment before a `{param}` one: `GET
+    // /public/prospects/search` is the `search` resource, which has no GET), then the method.
+    const resources = routes.filter((compiled) => compiled.pattern.test(path));
+    const resource = resources.reduce<CompiledRoute | undefined>((best, compiled) => (!best || moreLiteral(compiled, best) ? compiled : best), undefined);
+    const compiledRoute = resources.find((compiled) => compiled.route.path === resource?.route.path && compiled.route.method === method);
+    const values = compiledRoute ? (compiledRoute.pattern.exec(path) ?? []).slice(1) : [];
+    const matched = compiledRoute ? { compiled: compiledRoute, values } : undefined;
     if (!matched) return answer(res, GATEWAY_ANSWERS.notFound);
 
     const rawBody = await readBody(req, maxBodyBytes);

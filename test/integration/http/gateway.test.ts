@@ -29,6 +29,8 @@ describe('local gateway behaviour', () => {
       ['GET', '/nothing-here/'],
       ['DELETE', '/api-keys/'],
       ['GET', '/api-keys/1/rotate/'],
+      // The literal `search` resource, which takes only POST (not the `{prospect_id}` one).
+      ['GET', '/public/prospects/search/'],
     ] as const) {
       const response = await stack.call(method, path, { apiKey: key });
       expect(response.status, `${method} ${path}`).toBe(404);
