@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import { toCampaignProspect } from './campaign-prospects';
-import type { ActionRef, OutreachAction } from '../domain/engine/action';
+import { type ActionRef, type OutreachAction, SEND_KINDS } from '../domain/engine/action';
 import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
 import { batchGetAll } from './batch-get';
@@ -24,10 +24,8 @@ import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey
  * never both hold it.
  */
 
-const SEND_KINDS = ['EMAIL', 'INVITE', 'MESSAGE'] as const;
-
-export /** A slot reserved in the campaign's daily cap (SlotReservation), or null. */
-const ReservationAttribute = v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute }));
+/** A slot reserved in the campaign's daily cap (SlotReservation), or null. */
+export const ReservationAttribute = v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute }));
 
 const OutreachActionItem = itemSchema(
   'OutreachAction',

@@ -58,6 +58,23 @@ export class DynamoSendCounters implements SendCounters {
     await this.decrement(campaignSendCounterKey(campaignId, day, kind));
   }
 
+  async clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: campaignSendCounterKey(campaignId, day, kind),
+          UpdateExpression: 'REMOVE #over',
+          // Only on a counter that has demand: no item is created for a day nothing took.
+          ConditionExpression: 'attribute_exists(#over)',
+          ExpressionAttributeNames: { '#over': 'over' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+
   async takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean> {
     if (limit <= 0) return false;
     try {

@@ -4,6 +4,7 @@ import type { SettingsOf } from '../../../shared/config/settings';
 import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
+import { DynamoSendCounters } from '../../../shared/db/send-counters';
 import { DynamoWaitingProspects } from '../../../shared/db/waiting-prospects';
 import { type SchedulingMessage, createSchedulingSweep } from '../../../shared/domain/campaigns/scheduling';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -49,6 +50,7 @@ export function buildCampaignSchedulingHandler(config: SettingsOf<typeof CAMPAIG
     prospects: new DynamoCampaignProspects(db, tableName),
     waiting: new DynamoWaitingProspects(db, tableName),
     parked: new DynamoOutreachActions(db, tableName),
+    counters: new DynamoSendCounters(db, tableName),
     clock: deps.clock,
     pageSize: SCHEDULING_PAGE_SIZE,
   });

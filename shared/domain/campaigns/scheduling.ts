@@ -1,8 +1,9 @@
 import type { Clock } from '../../time/clock';
-import type { OutreachAction } from '../engine/action';
+import { type OutreachAction, SEND_KINDS } from '../engine/action';
 import { acceptanceDeadline } from '../engine/conditions';
 import { dueAfter, reachedAtOf } from '../engine/node-timing';
-import type { ActionStore } from '../engine/ports';
+import type { ActionStore, SendCounters } from '../engine/ports';
+import { openSpanFrom } from '../engine/window';
 import type { Campaign } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
 import { resolveNode } from './flow';
@@ -46,6 +47,8 @@ export interface SchedulingSweepDeps {
    * resume; those waiting on a node whose delay was edited, due when the new delay says.
    */
   parked: Pick<ActionStore, 'parkedForCampaign' | 'replace' | 'onNode' | 'inCampaign'>;
+  /** The campaign's day counters: a repace forgets the demand past the cap its waits took. */
+  counters: Pick<SendCounters, 'clearCampaignDemand'>;
   clock: Clock;
   /** Prospects scheduled per message; the sweep sends itself another message while more wait. */
   pageSize: number;
@@ -136,6 +139,12 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       const campaign = await deps.campaigns.get(message.workspace_id, message.campaign_id);
       if (campaign?.status !== 'ACTIVE' && campaign?.status !== 'PAUSED') return 'done';
       const now = deps.clock.now();
+      if (message.after === undefined) {
+        // The waits past the cap placed again take their demand positions again: the count of them
+        // starts over, or they would be put on later days than the demand calls for.
+        const day = openSpanFrom(now, campaign.sendingWindow, campaign.timezone)?.day;
+        if (day) await Promise.all(SEND_KINDS.map((kind) => deps.counters.clearCampaignDemand(campaign.id, day, kind)));
+      }
       const page = await deps.parked.inCampaign(campaign.id, message.after ?? 0, deps.pageSize);
       await Promise.all(
         page.actions.map((action) =>

@@ -10,7 +10,8 @@ import type { Variant } from './render';
  */
 
 /** The three kinds of sends, each with its own daily caps. */
-export type SendKind = 'EMAIL' | 'INVITE' | 'MESSAGE';
+export const SEND_KINDS = ['EMAIL', 'INVITE', 'MESSAGE'] as const;
+export type SendKind = (typeof SEND_KINDS)[number];
 
 export const kindOfStep = (type: StepType): SendKind => (type === 'EMAIL' ? 'EMAIL' : type === 'NETWORK_INVITE' ? 'INVITE' : 'MESSAGE');
 export const channelOfKind = (kind: SendKind): 'EMAIL' | 'NETWORK' => (kind === 'EMAIL' ? 'EMAIL' : 'NETWORK');

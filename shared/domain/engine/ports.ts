@@ -61,6 +61,8 @@ export interface SendCounters {
   takeCampaignSlot(campaignId: number, day: string, kind: SendKind, cap: number): Promise<number>;
   /** Gives a position back (the send did not happen). */
   returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void>;
+  /** Forgets the day's demand past the cap (its waits are placed again: campaigns/scheduling.ts `repace`). */
+  clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void>;
   /** Counts one send of the account's UTC day if it stays within `limit`; false when the limit is reached. */
   takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean>;
   returnAccountSend(accountId: number, day: string, kind: SendKind): Promise<void>;

@@ -116,4 +116,23 @@ describe('pacing settings changed while prospects wait on them', () => {
     await play(world.stack);
     expect(await sentOf('Widened')).toEqual(['2026-12-08T18:00:00.000Z']);
   });
+
+  it('puts the waits past a raised cap on the next days as the new cap spreads them, not after the demand they took before', async () => {
+    clock.set('2026-12-14T08:00:00.000Z'); // Monday
+    const campaign = await campaignWith(world, 'Cap raised, demand again', [{ step_type: 'EMAIL', subject_line: 'Spread' }], {
+      timezone: 'UTC',
+      sending_window: window(true),
+      email_max_messages: 1,
+    });
+    await prospectsIn(world, campaign.id, [{}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    expect(await sentOf('Spread')).toEqual(['2026-12-14T08:00:00.000Z']);
+
+    // Raised to 2: one takes today's second slot (12:00); the other two are the day's demand past
+    // the cap again, counted from the start, so both go on Tuesday (00:00 and 12:00), its cap of 2.
+    await patch(campaign.id, { email_max_messages: 2 });
+    await play(world.stack);
+    for (const hours of [4, 12, 12]) await advance(world.stack, clock, hours);
+    expect(await sentOf('Spread')).toEqual(['2026-12-14T08:00:00.000Z', '2026-12-14T12:00:00.000Z', '2026-12-15T00:00:00.000Z', '2026-12-15T12:00:00.000Z']);
+  });
 });

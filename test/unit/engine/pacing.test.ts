@@ -36,6 +36,10 @@ class FakeCounters implements SendCounters {
     this.campaignCounts.set(key, (this.campaignCounts.get(key) ?? 0) - 1);
   }
 
+  async clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void> {
+    this.campaignDemand.delete(`${campaignId} ${day} ${kind}`);
+  }
+
   async takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean> {
     this.accountCalls.push(`${accountId} ${day} ${kind} ${limit}`);
     const key = `${accountId} ${day} ${kind}`;
