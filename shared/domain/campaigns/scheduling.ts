@@ -44,7 +44,8 @@ export interface SchedulingSweepDeps {
   waiting: WaitingProspects;
   /**
    * The engine's actions: those parked while the campaign was not ACTIVE (paused), due again on
-   * resume; those waiting on a node whose delay was edited, due when the new delay says.
+   * resume; those waiting on a node whose delay was edited, due when the new delay says; those
+   * waiting on the campaign's pacing when its caps, window or accounts change, due now.
    */
   parked: Pick<ActionStore, 'parkedForCampaign' | 'replace' | 'onNode' | 'inCampaign'>;
   /** The campaign's day counters: a repace forgets the demand past the cap its waits took. */
@@ -126,7 +127,6 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       );
       return page.last === undefined ? 'done' : { ...message, after: page.last };
     },
-
 
     /**
      * A page of the campaign's actions, after its caps or window changed: those waiting on its
