@@ -11,6 +11,9 @@ import type { CampaignNode } from './nodes';
 import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
 
+/** The calendar date after `day` (YYYY-MM-DD). */
+const nextDate = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
 /** The prospects of a campaign that wait for it to run (WAITING or QUEUED; see campaign-prospect.ts). */
 export interface WaitingProspects {
   /** Up to `limit` of them, in prospect id order. */
@@ -141,9 +144,11 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       const now = deps.clock.now();
       if (message.after === undefined) {
         // The waits past the cap placed again take their demand positions again: the count of them
-        // starts over, or they would be put on later days than the demand calls for.
-        const day = openSpanFrom(now, campaign.sendingWindow, campaign.timezone)?.day;
-        if (day) await Promise.all(SEND_KINDS.map((kind) => deps.counters.clearCampaignDemand(campaign.id, day, kind)));
+        // starts over, or they would be put on later days than the demand calls for. The next date
+        // too: after a timezone change it may be the day the demand was counted on.
+        const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
+        const days = span ? [span.day, nextDate(span.day)] : [];
+        await Promise.all(days.flatMap((day) => SEND_KINDS.map((kind) => deps.counters.clearCampaignDemand(campaign.id, day, kind))));
       }
       const page = await deps.parked.inCampaign(campaign.id, message.after ?? 0, deps.pageSize);
       await Promise.all(

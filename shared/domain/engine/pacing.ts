@@ -59,7 +59,11 @@ export async function checkCampaignCap(
   now: Date,
 ): Promise<CapDecision> {
   const cap = capOf(campaign, kind);
-  const reserved = action.reservation?.day === span.day && action.reservation.kind === kind ? action.reservation.k : undefined;
+  // A position reserved past a cap lowered since is not kept: it is given back (the wait's write
+  // releases it) and the action takes the day's demand like any other past the cap, so it does not
+  // share a later day's slot with one of them.
+  const held = action.reservation;
+  const reserved = held?.day === span.day && held.kind === kind && held.k <= cap ? held.k : undefined;
   const k = reserved ?? (cap > 0 ? await counters.takeCampaignSlot(campaign.id, span.day, kind, cap) : 1);
   if (cap === 0 || k > cap) {
     // Demand beyond the cap: position k falls on the day (k-1) div cap sending days ahead.

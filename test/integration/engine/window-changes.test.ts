@@ -135,4 +135,29 @@ describe('pacing settings changed while prospects wait on them', () => {
     for (const hours of [4, 12, 12]) await advance(world.stack, clock, hours);
     expect(await sentOf('Spread')).toEqual(['2026-12-14T08:00:00.000Z', '2026-12-14T12:00:00.000Z', '2026-12-15T00:00:00.000Z', '2026-12-15T12:00:00.000Z']);
   });
+
+  it('after a timezone change, forgets the demand counted on the date that is the next local day now', async () => {
+    clock.set('2026-12-21T02:30:00.000Z'); // Monday 02:30 UTC; Sunday 18:30 in Los Angeles
+    const campaign = await campaignWith(world, 'Timezone moved back', [{ step_type: 'EMAIL', subject_line: 'Moved back' }], {
+      timezone: 'UTC',
+      sending_window: window(true),
+      email_max_messages: 2,
+    });
+    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await patch(campaign.id, { timezone: 'America/Los_Angeles' });
+    await play(world.stack);
+    for (let day = 0; day < 4; day += 1) await advance(world.stack, clock, 24);
+    // Sunday in LA sends its 2 besides the one sent under the UTC date (the known limit of a
+    // timezone change: engine.md); Monday's date holds that UTC send, so 1; Tuesday 2. Without the
+    // clear of Monday's date, its demand from the UTC hours pushed the last one to Thursday.
+    expect(await sentOf('Moved back')).toEqual([
+      '2026-12-21T02:30:00.000Z',
+      '2026-12-21T02:30:00.000Z',
+      '2026-12-21T02:30:00.000Z',
+      '2026-12-22T02:30:00.000Z',
+      '2026-12-23T02:30:00.000Z',
+      '2026-12-23T02:30:00.000Z',
+    ]);
+  });
 });

@@ -161,6 +161,19 @@ describe('the campaign’s daily cap', () => {
     expect(counters.campaignDemand).toEqual(new Map([['1 2027-03-22 EMAIL', 2]]));
   });
 
+  it('does not keep a position reserved past a cap lowered since: it takes the day’s demand like the others past the cap', async () => {
+    const counters = new FakeCounters();
+    // Six positions were taken under a cap of 6; the cap is 4 now. Position 6 was reserved for 14:40.
+    counters.campaignCounts.set('1 2027-03-22 EMAIL', 6);
+    const reservation: SlotReservation = { day: '2027-03-22', kind: 'EMAIL', k: 6 };
+    expect(await checkCampaignCap(counters, campaign, actionWith({ reservation }), 'EMAIL', monday, new Date('2027-03-22T14:40:00.000Z'))).toEqual({
+      go: false,
+      dueAt: '2027-03-23T08:00:00.000Z',
+      reason: "the campaign's email_max_messages (4 a day) is reached for 2027-03-22: it goes on a later day",
+    });
+    expect(counters.campaignDemand).toEqual(new Map([['1 2027-03-22 EMAIL', 1]]));
+  });
+
   it('counts the demand past the cap apart, so a cap raised during the day sends at once', async () => {
     const counters = new FakeCounters();
     const now = new Date('2027-03-22T15:00:00.000Z');
