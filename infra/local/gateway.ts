@@ -175,9 +175,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const resources = routes.filter((compiled) => compiled.pattern.test(path));
     const resource = resources.reduce<CompiledRoute | undefined>((best, compiled) => (!best || moreLiteral(compiled, best) ? compiled : best), undefined);
     const compiledRoute = resources.find((compiled) => compiled.route.path === resource?.route.path && compiled.route.method === method);
-    const values = compiledRoute ? (compiledRoute.pattern.exec(path) ?? []).slice(1) : [];
-    const matched = compiledRoute ? { compiled: compiledRoute, values } : undefined;
-    if (!matched) return answer(res, GATEWAY_ANSWERS.notFound);
+    const match = compiledRoute?.pattern.exec(path);
+    if (!compiledRoute || !match) return answer(res, GATEWAY_ANSWERS.notFound);
+    const matched = { compiled: compiledRoute, values: match.slice(1) };
 
     const rawBody = await readBody(req, maxBodyBytes);
     if (rawBody === 'too-large') return answer(res, GATEWAY_ANSWERS.tooLarge);
