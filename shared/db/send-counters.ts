@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { SendKind } from '../domain/engine/action';
 import type { SendCounters } from '../domain/engine/ports';
 import { isConditionFailed } from './client';
@@ -23,22 +23,15 @@ export class DynamoSendCounters implements SendCounters {
 
   async takeCampaignSlot(campaignId: number, day: string, kind: SendKind, cap: number): Promise<number> {
     const Key = campaignSendCounterKey(campaignId, day, kind);
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
-          ConditionExpression: 'attribute_not_exists(n) OR n < :cap',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':ttl': expiry(day) },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(Attributes?.n ?? 1);
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    const within = await this.updateIf({
+      Key,
+      UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: 'attribute_not_exists(n) OR n < :cap',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':ttl': expiry(day) },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    if (within) return Number(within.n ?? 1);
     // At the cap: the demand beyond it is counted apart (`over`), so `n` holds only positions
     // within a cap, and a cap raised during the day sends at once.
     const { Attributes } = await this.db.send(
@@ -59,40 +52,25 @@ export class DynamoSendCounters implements SendCounters {
   }
 
   async clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: campaignSendCounterKey(campaignId, day, kind),
-          UpdateExpression: 'REMOVE #over',
-          // Only on a counter that has demand: no item is created for a day nothing took.
-          ConditionExpression: 'attribute_exists(#over)',
-          ExpressionAttributeNames: { '#over': 'over' },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    await this.updateIf({
+      Key: campaignSendCounterKey(campaignId, day, kind),
+      UpdateExpression: 'REMOVE #over',
+      // Only on a counter that has demand: no item is created for a day nothing took.
+      ConditionExpression: 'attribute_exists(#over)',
+      ExpressionAttributeNames: { '#over': 'over' },
+    });
   }
 
   async takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean> {
     if (limit <= 0) return false;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: accountSendCounterKey(accountId, day, kind),
-          UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
-          ConditionExpression: 'attribute_not_exists(n) OR n < :limit',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': expiry(day) },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    const taken = await this.updateIf({
+      Key: accountSendCounterKey(accountId, day, kind),
+      UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: 'attribute_not_exists(n) OR n < :limit',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': expiry(day) },
+    });
+    return taken !== undefined;
   }
 
   async returnAccountSend(accountId: number, day: string, kind: SendKind): Promise<void> {
@@ -100,18 +78,22 @@ export class DynamoSendCounters implements SendCounters {
   }
 
   private async decrement(key: { pk: string; sk: string }): Promise<void> {
+    await this.updateIf({
+      Key: key,
+      UpdateExpression: 'ADD n :minus',
+      ConditionExpression: 'n > :zero',
+      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+    });
+  }
+
+  /** A conditional UpdateItem: the attributes it returns (`{}` when it asks for none), undefined when its condition fails. */
+  private async updateIf(input: Omit<UpdateCommandInput, 'TableName'>): Promise<Record<string, unknown> | undefined> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key,
-          UpdateExpression: 'ADD n :minus',
-          ConditionExpression: 'n > :zero',
-          ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-        }),
-      );
+      const { Attributes } = await this.db.send(new UpdateCommand({ TableName: this.tableName, ...input }));
+      return Attributes ?? {};
     } catch (error) {
-      if (!isConditionFailed(error)) throw error;
+      if (isConditionFailed(error)) return undefined;
+      throw error;
     }
   }
 }
