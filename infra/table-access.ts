@@ -58,7 +58,8 @@ export const GROUP_TABLE_GRANTS: Readonly<Record<FunctionGroup, TableGrant | und
   prospects: LEAD_WRITER,
   accounts: {
     actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    reason: 'sender accounts with their provider guards (created and removed in transactions), status and settings, ids',
+    queriesIndexes: true,
+    reason: 'sender accounts with their provider guards (created and removed in transactions), status and settings, ids; the campaigns by workspace (gsi1) sending through one whose limit was raised',
   },
   connections: { actions: ['GetItem', 'Query'], reason: 'reads a prospect and the workspace sender accounts only' },
   userWebhook: { actions: ['GetItem', 'Query', 'PutItem'], reason: 'webhook settings (read, put) and the delivery log (put a test attempt, list)' },

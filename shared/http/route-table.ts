@@ -75,7 +75,7 @@ export const FUNCTION_GROUPS = {
   accounts: group({
     entry: 'functions/http/accounts/lambda.ts',
     routes: accountRoutes,
-    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'providerWebhookSecret', 'publicApiUrl'],
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'providerWebhookSecret', 'publicApiUrl', 'sqsEndpoint', 'campaignSchedulingQueueUrl'],
     timeoutSeconds: 12,
   }),
   connections: group({

@@ -1,7 +1,7 @@
 import type { PROVIDER_SETTINGS, SettingsOf, WEBHOOK_SETTINGS } from '../config/settings';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
 import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository } from '../db/webhook-repository';
-import { createSenderAccountService } from '../domain/sender-accounts/sender-account-service';
+import { type SenderAccountServiceDeps, createSenderAccountService } from '../domain/sender-accounts/sender-account-service';
 import { CachedMxResolver, DnsMxResolver, SandboxMxResolver } from '../providers/mx-resolver';
 import { UnipileProvider } from '../providers/unipile-provider';
 import { createConnectStateSigner } from '../security/connect-state';
@@ -25,11 +25,15 @@ export const mxResolverFrom = (config: { mxResolverUrl: string | undefined; dnsT
 /** Hosted-connect links live this long. */
 const CONNECT_LINK_TTL_MS = 60 * 60 * 1000;
 
-/** The sender-account service over the table and the provider (accounts and provider-webhooks functions). */
+/**
+ * The sender-account service over the table and the provider (accounts and provider-webhooks
+ * functions); with `pacing`, a change that lets an account send more re-places its campaigns' waits.
+ */
 export function senderAccountServiceFrom(
   config: ProviderSettings & { providerWebhookSecret: string; publicApiUrl: string | undefined },
   { db, tableName, ids }: TableAccess,
   clock: Clock,
+  pacing?: SenderAccountServiceDeps['pacing'],
 ) {
   return createSenderAccountService({
     accounts: new DynamoSenderAccountRepository(db, tableName),
@@ -39,6 +43,7 @@ export function senderAccountServiceFrom(
     connectState: createConnectStateSigner(config.providerWebhookSecret),
     connectNotifyUrl: config.publicApiUrl ? `${config.publicApiUrl.replace(/\/+$/, '')}/api/v1/webhooks/provider/hosted-auth` : undefined,
     connectLinkTtlMs: CONNECT_LINK_TTL_MS,
+    pacing,
   });
 }
 

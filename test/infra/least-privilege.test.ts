@@ -63,7 +63,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         auth: { table: ['DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: none },
         members: { table: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
         apiKeys: { table: ['ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: none },
-        accounts: { table: ['DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: none },
+        accounts: { table: ['DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
         connections: { table: ['GetItem', 'Query'], indexes: none },
         userWebhook: { table: ['GetItem', 'PutItem', 'Query'], indexes: none },
         providerWebhooks: { table: LEAD_WRITER, indexes: EVERY_INDEX },
@@ -157,7 +157,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
       };
       expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'schedule:enrichment-sweeper']);
       // campaignProspects: a move that makes a COMPLETED campaign ACTIVE again schedules its waiting prospects.
-      expect(senders('campaign-scheduling')).toEqual(['campaignProspects', 'campaigns', 'leadLists']);
+      expect(senders('campaign-scheduling')).toEqual(['accounts', 'campaignProspects', 'campaigns', 'leadLists']);
       expect(senders('outreach')).toEqual(['schedule:outreach-scheduler']);
       expect(senders('enrichment')).toEqual(['enrichment', 'schedule:enrichment-sweeper']);
       // No SendMessage on anything but the catalog's queues.

@@ -86,8 +86,22 @@ export function spreadIndex(prospectId: number, n: number): number {
 export const campaignAccountsOf = (campaign: Campaign, accounts: Map<number, SenderAccount>, channel: 'EMAIL' | 'NETWORK'): SenderAccount[] =>
   campaign.accountIds.map((id) => accounts.get(id)).filter((account): account is SenderAccount => account !== undefined && account.type === channel);
 
-/** `reason`: why no account can send (shown as the prospect's `last_error`); none for a daily limit reached (a wait for the next day, like a cap's). */
-export type AccountDecision = { account: SenderAccount; day: string } | { wait: string; reason?: string };
+/** `reason`: why it waits (shown as the prospect's `last_error`): no account can send, or the accounts' daily limit is reached. */
+export type AccountDecision = { account: SenderAccount; day: string } | { wait: string; reason: string };
+
+/** The `daily_limits` field (PATCH /accounts/{id}/) that limits each kind of send. */
+const LIMIT_FIELDS: Record<SendKind, string> = { EMAIL: 'emails', INVITE: 'invitations', MESSAGE: 'network_messages' };
+
+/**
+ * The `last_error` of a send waiting for the next UTC day because its account is at its daily
+ * limit: the one that contacted the prospect (`own`), or every account of the campaign that can send.
+ */
+export function accountLimitReason(kind: SendKind, day: string, own?: SenderAccount): string {
+  const field = LIMIT_FIELDS[kind];
+  return own
+    ? `sender account ${own.id}, which contacted the prospect, is at its daily_limits.${field} (${accountLimitOf(own, kind)} a day) for ${day} (UTC): it goes on the next day`
+    : `the campaign's sender accounts are at their daily_limits.${field} for ${day} (UTC): it goes on the next day`;
+}
 
 /** The `last_error` of a send waiting because no account of its channel can send now. */
 export const NO_ACCOUNT_CAN_SEND = 'no sender account of the campaign can send now (none attached and active, or paused by the provider)';
@@ -116,7 +130,7 @@ export async function chooseAccount(
   if (account) {
     if (!canSendAt(account, now)) return { wait: pauseEnd(account, now), reason: NO_ACCOUNT_CAN_SEND };
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
-    return { wait: tomorrow.toISOString() };
+    return { wait: tomorrow.toISOString(), reason: accountLimitReason(kind, day, account) };
   }
   const candidates = campaignAccountsOf(campaign, accounts, channel);
   if (candidates.length === 0) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString(), reason: NO_ACCOUNT_CAN_SEND };
@@ -129,7 +143,7 @@ export async function chooseAccount(
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
   }
   // Every account that can send is at its limit: tomorrow. None can send: when the first pause ends.
-  if (sending > 0) return { wait: tomorrow.toISOString() };
+  if (sending > 0) return { wait: tomorrow.toISOString(), reason: accountLimitReason(kind, day) };
   const ends = candidates.map((account) => pauseEnd(account, now)).sort();
   return { wait: ends[0] as string, reason: NO_ACCOUNT_CAN_SEND };
 }

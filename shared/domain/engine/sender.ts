@@ -375,7 +375,7 @@ export function createSender(deps: SenderDeps) {
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
       if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
-      return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason ?? null })) ? 'waiting' : 'raced';
+      return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason })) ? 'waiting' : 'raced';
     }
     const claim = { token: deps.newToken(), at: iso(now), accountId: choice.account.id, kind, accountDay: choice.day, campaignDay: span.day };
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });

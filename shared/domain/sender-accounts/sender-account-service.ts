@@ -1,8 +1,10 @@
+import type { Campaign } from '../campaigns/campaign';
+import type { CampaignScheduling } from '../campaigns/ports';
 import { conflict, notFound, upstreamError, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type NetworkProvider, type ProviderAccount, describeProviderFailure, isActiveStatus, isProviderFailure } from '../providers/provider';
 import type { ConnectStateSigner, SenderAccountChange, SenderAccountRepository } from './ports';
-import { type SenderAccount, type SenderAccountType, newSenderAccount, senderTypeFor } from './sender-account';
+import { type SenderAccount, type SenderAccountType, dailyLimitsOf, newSenderAccount, senderTypeFor } from './sender-account';
 
 export interface SenderAccountServiceDeps {
   accounts: SenderAccountRepository;
@@ -14,6 +16,12 @@ export interface SenderAccountServiceDeps {
   connectNotifyUrl?: string | undefined;
   /** How long a hosted-connect link stays valid. */
   connectLinkTtlMs: number;
+  /**
+   * The campaigns that send through an account, and their pacing sweep: an account that may send
+   * more (a limit raised, its pause ended) has their waiting actions placed again. None: they wait
+   * until their own due time (the next UTC day for a limit, an hour for a pause).
+   */
+  pacing?: { campaigns: { listForWorkspace(workspaceId: number): Promise<Campaign[]> }; scheduling: Pick<CampaignScheduling, 'repace'> } | undefined;
 }
 
 const ACCOUNT_NOT_FOUND = 'Account not found';
@@ -70,6 +78,26 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
     return { ...account, status, updatedAt, ...(clearPause ? { sendingPause: undefined } : {}) };
   }
 
+  /** Whether the change lets the account send more today: a daily limit raised, or its sending pause ended. */
+  function mayGoSooner(before: SenderAccount, after: SenderAccount): boolean {
+    const [was, is] = [dailyLimitsOf(before), dailyLimitsOf(after)];
+    const raised = is.emails > was.emails || is.invitations > was.invitations || is.networkMessages > was.networkMessages;
+    return raised || (Boolean(before.sendingPause) && !after.sendingPause);
+  }
+
+  /**
+   * The running campaigns that send through the account (ACTIVE or PAUSED, with prospects): their
+   * actions waiting on pacing are made due, and the sender places them again (campaigns/scheduling.ts `repace`).
+   */
+  async function repaceCampaignsOf(account: SenderAccount): Promise<void> {
+    if (!deps.pacing) return;
+    const { campaigns, scheduling } = deps.pacing;
+    const running = (await campaigns.listForWorkspace(account.workspaceId)).filter(
+      (campaign) => (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0 && campaign.accountIds.includes(account.id),
+    );
+    await Promise.all(running.map((campaign) => scheduling.repace(campaign)));
+  }
+
   return {
     list: (workspaceId: number) => deps.accounts.listForWorkspace(workspaceId),
 
@@ -81,6 +109,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
       if (change.name === undefined && limits.length === 0 && !(change.endPause && account.sendingPause)) return account;
       const updated = await deps.accounts.updateSettings(account, change, deps.clock.now().toISOString());
       if (!updated) throw notFound(ACCOUNT_NOT_FOUND);
+      if (mayGoSooner(account, updated)) await repaceCampaignsOf(updated);
       return updated;
     },
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_SENDING_DAY } from '../../../shared/domain/engine/pacing';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sentSummary } from './helpers';
+import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, play, prospectStatuses, prospectsIn, sentSummary } from './helpers';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const window = (enabled: boolean) => Object.fromEntries(DAYS.map((day) => [day, { enabled, start: '00:00', end: '23:59' }]));
@@ -159,5 +159,44 @@ describe('pacing settings changed while prospects wait on them', () => {
       '2026-12-23T02:30:00.000Z',
       '2026-12-23T02:30:00.000Z',
     ]);
+  });
+
+  it('sends today what waited for the next day behind its mailbox’s daily limit once that limit is raised', async () => {
+    clock.set('2026-12-28T08:00:00.000Z'); // Monday
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-raised');
+    const limit = async (emails: number) => {
+      const patched = await world.stack.call('PATCH', `/public/accounts/${mailbox}/`, { apiKey: world.ws.key, body: { daily_limits: { emails } } });
+      expect(patched.status, patched.text).toBe(200);
+    };
+    await limit(1);
+    const campaign = await campaignWith(world, 'Mailbox limit raised', [{ step_type: 'EMAIL', subject_line: 'Limited' }], {
+      timezone: 'UTC',
+      sending_window: window(true),
+      email_max_messages: 3,
+      account_ids: [mailbox],
+    });
+    await prospectsIn(world, campaign.id, [{}, {}, {}]);
+    await activate(world, campaign.id);
+    // Two slots of the day have passed: one goes, the other finds the mailbox at its limit and
+    // waits for the next UTC day, saying so; the third holds the 16:00 slot.
+    expect(await sentOf('Limited')).toEqual(['2026-12-28T08:00:00.000Z']);
+    const waiting = (await prospectStatuses(world, campaign.id)) as Record<number, { last_error: string | null }>;
+    expect(Object.values(waiting).map(({ last_error }) => last_error).sort()).toEqual([
+      null,
+      null,
+      "the campaign's sender accounts are at their daily_limits.emails for 2026-12-28 (UTC): it goes on the next day",
+    ]);
+
+    // Raised at 09:00: the wait for tomorrow is placed again, today. The position it gave back is
+    // the count's next one (3, the day's last slot, which the third prospect holds too): both go
+    // at 16:00, the cap's 3 sends in the day.
+    clock.set('2026-12-28T09:00:00.000Z');
+    await limit(3);
+    await play(world.stack);
+    expect(Object.values(await prospectStatuses(world, campaign.id)).map(({ last_error }) => last_error)).toEqual([null, null, null]);
+    clock.set('2026-12-28T16:00:00.000Z');
+    await play(world.stack);
+    expect(await sentOf('Limited')).toEqual(['2026-12-28T08:00:00.000Z', '2026-12-28T16:00:00.000Z', '2026-12-28T16:00:00.000Z']);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 });

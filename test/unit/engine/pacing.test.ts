@@ -266,7 +266,16 @@ describe('the choice of sender account', () => {
     const action = actionWith({ prospectId: 3, accounts: { EMAIL: 13 } });
     const full = new FakeCounters();
     full.accountCounts.set('13 2027-03-22 EMAIL', 50);
-    expect(await chooseAccount(full, campaign, all, action, 'EMAIL', now)).toEqual({ wait: '2027-03-23T08:00:00.000Z' });
+    expect(await chooseAccount(full, campaign, all, action, 'EMAIL', now)).toEqual({
+      wait: '2027-03-23T08:00:00.000Z',
+      reason: 'sender account 13, which contacted the prospect, is at its daily_limits.emails (50 a day) for 2027-03-22 (UTC): it goes on the next day',
+    });
+    const sentNine = new FakeCounters();
+    sentNine.accountCounts.set('21 2027-03-22 MESSAGE', 9);
+    expect(await chooseAccount(sentNine, campaign, all, actionWith({ prospectId: 3, accounts: { NETWORK: 21 } }), 'MESSAGE', now)).toEqual({
+      wait: '2027-03-23T08:00:00.000Z',
+      reason: 'sender account 21, which contacted the prospect, is at its daily_limits.network_messages (9 a day) for 2027-03-22 (UTC): it goes on the next day',
+    });
     const pausedUntil = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', paused('2027-03-22T15:00:00.000Z')));
     expect(await chooseAccount(new FakeCounters(), campaign, pausedUntil, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T15:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
     const disconnected = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', { status: 'CREDENTIALS' }));
@@ -324,12 +333,18 @@ describe('the choice of sender account', () => {
     const counters = new FakeCounters();
     for (const id of [11, 13]) counters.accountCounts.set(`${id} 2027-03-22 EMAIL`, 50);
     const accounts = accountsOf(mailboxes[0]!, accountWith(12, 'EMAIL', paused(null)), mailboxes[2]!);
-    expect(await chooseAccount(counters, campaign, accounts, actionWith({ prospectId: 4 }), 'EMAIL', now)).toEqual({ wait: '2027-03-23T08:00:00.000Z' });
+    expect(await chooseAccount(counters, campaign, accounts, actionWith({ prospectId: 4 }), 'EMAIL', now)).toEqual({
+      wait: '2027-03-23T08:00:00.000Z',
+      reason: "the campaign's sender accounts are at their daily_limits.emails for 2027-03-22 (UTC): it goes on the next day",
+    });
     expect(counters.accountCalls).toEqual(['13 2027-03-22 EMAIL 50', '11 2027-03-22 EMAIL 50']);
     // On a Friday the next UTC day is Saturday: Monday's opening.
     const friday = new FakeCounters();
     for (const id of [11, 12, 13]) friday.accountCounts.set(`${id} 2027-03-19 EMAIL`, 50);
-    expect(await chooseAccount(friday, campaign, all, actionWith(), 'EMAIL', new Date('2027-03-19T15:00:00.000Z'))).toEqual({ wait: '2027-03-22T08:00:00.000Z' });
+    expect(await chooseAccount(friday, campaign, all, actionWith(), 'EMAIL', new Date('2027-03-19T15:00:00.000Z'))).toEqual({
+      wait: '2027-03-22T08:00:00.000Z',
+      reason: "the campaign's sender accounts are at their daily_limits.emails for 2027-03-19 (UTC): it goes on the next day",
+    });
   });
 
   it('waits until the earliest pause ends when no account can send, an hour when no end is known', async () => {
