@@ -3,11 +3,9 @@ import type { ProspectInput } from '../leads/import-rows';
 import { readJsonLeads } from '../leads/import-rows';
 import { type Company, PROSPECT_STATUS, type Prospect } from '../leads/lead';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
-import { type PlannedWrite, SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
-import { prospectMember } from '../leads/list-query';
-import type { CampaignMove, LeadChange } from '../leads/ports';
-import { type Campaign, type CampaignStatus, assertWritable } from './campaign';
-import type { CampaignProspect, ScheduleState } from './campaign-prospect';
+import { SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
+import { type Campaign, assertWritable } from './campaign';
+import type { CampaignProspect, } from './campaign-prospect';
 import { CAMPAIGN_NOT_FOUND, requireCampaign } from './lookup';
 import {
   type AddToCampaignInput,
@@ -22,6 +20,7 @@ import {
   placeholderFieldsProblem,
 } from './prospect-move-shapes';
 import { completeCampaignsLeft } from './completion';
+import { type MoveOutcome, createMoveWriter } from './prospect-move-writes';
 import { readProspectsPage } from './prospects-page';
 import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
 
@@ -33,11 +32,6 @@ import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, 
  * docs/campaigns.md, "Moving prospects into campaigns".
  */
 
-/** What one prospect's write does, as decided on the prospect read now: its new state and its campaign move. */
-type Decision = { after: Prospect; move: CampaignMove; schedule?: ScheduleState } | { skipped: MoveSkipReason };
-
-type MoveOutcome = { moved: MovedProspect; schedule?: ScheduleState; status: CampaignStatus; left?: number } | { skipped: MoveSkipReason };
-
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
 /** Rounds of choosing and writing one add-to-campaign request makes while chosen prospects turn out not movable. */
@@ -47,7 +41,7 @@ export * from './prospect-move-shapes';
 
 export function createProspectMoves(deps: ProspectMoveDeps) {
   const rounds = createRounds(deps);
-  const { now, inRounds, loadCompanies } = rounds;
+  const { now, loadCompanies } = rounds;
 
   const campaignOf = (workspaceId: number, campaignId: number) => requireCampaign(deps.campaigns, workspaceId, campaignId);
   // The moves are written when completion is asked: a check that fails is asked again on the queue.
@@ -84,71 +78,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     return campaign;
   }
 
-  /**
-   * Writes prospects' campaign changes in rounds: each prospect (conditional on its version) with
-   * its campaign prospect items and both campaigns' counts in one transaction, conditional on the
-   * campaign still having the status the decision was made by. A prospect that changed meanwhile,
-   * or a campaign whose status did, is read again and decided again on what is read; a campaign
-   * archived meanwhile stops the request with 409 (what was written before stays).
-   */
-  async function rewrite(
-    workspaceId: number,
-    first: Campaign,
-    leads: Prospect[],
-    decide: (lead: Prospect, campaign: Campaign, stamp: string) => Decision,
-    /** Companies already read (of the workspace), for the first round. */
-    known: Map<number, Company> = new Map(),
-  ): Promise<MoveOutcome[]> {
-    let campaign = first;
-    let current: Map<number, Prospect> | undefined = new Map(leads.map((lead) => [lead.id, lead]));
-    const ids = leads.map((lead) => lead.id);
-    const planned = new Map<number, MoveOutcome>();
-    return inRounds<Prospect, MoveOutcome>(
-      ids.length,
-      async (pending) => {
-        if (!current) {
-          campaign = await writableCampaign(workspaceId, campaign.id);
-          current = new Map((await deps.leads.getProspects(pending.map((i) => ids[i] as number))).map((lead) => [lead.id, lead]));
-        }
-        const fresh = current;
-        current = undefined;
-        const companies = new Map(known);
-        const missing = [...fresh.values()].flatMap((lead) =>
-          lead.workspaceId === workspaceId && lead.companyId !== undefined && !companies.has(lead.companyId) ? [lead.companyId] : [],
-        );
-        for (const [id, company] of await loadCompanies(workspaceId, missing)) companies.set(id, company);
-        const settled = new Map<number, MoveOutcome>();
-        const writes: PlannedWrite<Prospect>[] = [];
-        const stamp = now();
-        for (const index of pending) {
-          const lead = fresh.get(ids[index] as number);
-          const decision: Decision = !lead || lead.workspaceId !== workspaceId ? { skipped: 'not_in_list' } : decide(lead, campaign, stamp);
-          if (!lead || 'skipped' in decision) {
-            settled.set(index, 'skipped' in decision ? decision : { skipped: 'not_in_list' });
-            continue;
-          }
-          const { after, move, schedule } = decision;
-          const company = after.companyId === undefined ? undefined : companies.get(after.companyId);
-          const change: LeadChange = {
-            before: lead,
-            after,
-            member: prospectMember(after, company),
-            claim: [],
-            release: [],
-            // Its status and campaign show in its views in every list it is in.
-            refreshMembers: true,
-            campaign: move,
-          };
-          const left = move.leave !== undefined && move.leave !== move.enter?.campaignId ? move.leave : undefined;
-          planned.set(index, { moved: { prospect: after, company }, ...(schedule ? { schedule } : {}), status: campaign.status, ...(left === undefined ? {} : { left }) });
-          writes.push({ index, status: 'updated', lead: after, change });
-        }
-        return { settled, writes };
-      },
-      (write) => planned.get(write.index) as MoveOutcome,
-      () => ({ skipped: 'concurrent_change' }),
-    );
-  }
+  const rewrite = createMoveWriter(deps, rounds, writableCampaign);
 
   /** Moves prospects into the campaign (out of the one they are in), placed by the campaign's status and `activate`. */
   async function moveInto(
