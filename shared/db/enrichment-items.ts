@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { ENRICHMENT_TYPES, type ProspectResult, fieldOf } from '../domain/enrichment/enrichment';
 import type { EnrichmentChunk, EnrichmentJob } from '../domain/enrichment/ports';
 import { idSet, intAttribute, itemSchema, parseItem } from './item-schema';
-import { enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey } from './keys';
+import { enrichmentChunkKey, enrichmentCompletedKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey } from './keys';
 
 /** The enrichment job and chunk items: their schemas, and the conversions to and from the domain's records. */
 
@@ -96,6 +96,20 @@ export function runningItem(job: EnrichmentJob) {
     listId: job.listId,
     field: fieldOf(job.type),
     createdAt: job.createdAt,
+  };
+}
+
+/** How long a completed job keeps its prospects out of the starts that waited while it ran. */
+export const COMPLETED_JOB_KEPT_SECONDS = 15 * 60;
+
+/** A job that completed at `at`, in its workspace's partition until its TTL (its selection stays on the job). */
+export function completedItem(job: EnrichmentJob, at: string) {
+  return {
+    ...enrichmentCompletedKey(job.workspaceId, at, job.id),
+    entityType: 'EnrichmentCompleted',
+    jobId: job.id,
+    field: fieldOf(job.type),
+    ttl: Math.floor(Date.parse(at) / 1000) + COMPLETED_JOB_KEPT_SECONDS,
   };
 }
 

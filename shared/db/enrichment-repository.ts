@@ -7,8 +7,8 @@ import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { cancellationReasons, isConditionFailed, queryAll, transactRetryingConflicts } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
-import { chunkItem, jobItem, pack, runningItem, toChunk, toJob } from './enrichment-items';
-import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
+import { chunkItem, completedItem, jobItem, pack, runningItem, toChunk, toJob } from './enrichment-items';
+import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentCompletedKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What a chunk item tells of the prospects it holds: its job (in its key), its ids, its type. */
@@ -98,7 +98,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     }
   }
 
-  async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field; list?: number } = {}): Promise<Set<number>> {
+  async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field; list?: number; since?: string } = {}): Promise<Set<number>> {
     const wanted = (listId: number, field: Field) =>
       (only.listIds === undefined || only.listIds.includes(listId)) && (only.field === undefined || field === only.field);
     const chunksOf = (listId: number, jobId?: number) => this.chunkItems(listId, jobId, HELD_PROJECTION);
@@ -126,6 +126,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
         }),
     );
     held.push(listChunks);
+    if (only.since !== undefined) held.push(await this.completedSince(workspaceId, only.since, only.field));
     const busy = new Set<number>();
     for (const items of held) {
       for (const item of items) {
@@ -134,6 +135,21 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
       }
     }
     return busy;
+  }
+
+  /**
+   * The selections of the workspace's jobs (searching `field`, if given) that completed at or after
+   * `since`, as pseudo chunks: a Query on the completion time, usually of nothing.
+   */
+  private async completedSince(workspaceId: number, since: string, field: Field | undefined): Promise<Record<string, unknown>[]> {
+    const completed = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk >= :since',
+      ExpressionAttributeValues: { ':pk': enrichmentCompletedKey(workspaceId, since, 0).pk, ':since': since },
+      ConsistentRead: true,
+    });
+    const jobs = await Promise.all(completed.filter((item) => field === undefined || item.field === field).map((item) => this.getJob(item.jobId as number)));
+    return jobs.flatMap((job) => (job ? [{ prospectIds: job.selection, type: job.type }] : []));
   }
 
   /** A running job's selection as one pseudo chunk, when its chunk items were never written. */
@@ -327,8 +343,10 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
               ExpressionAttributeValues: { ':completed': 'COMPLETED', ':running': 'RUNNING', ':at': at },
             },
           },
-          // Its prospects are free in every list of the workspace from now on.
+          // Its prospects are free in every list of the workspace from now on, except for the starts
+          // that were waiting while it ran (busyInWorkspace `since`).
           { Delete: { TableName: this.tableName, Key: enrichmentRunningKey(job.workspaceId, job.id) } },
+          { Put: { TableName: this.tableName, Item: completedItem(job, at) } },
         ],
       });
       return true;

@@ -382,3 +382,12 @@ export const enrichmentRunningKey = (workspaceId: number, jobId: number) => ({
   pk: `WORKSPACE#${padId(workspaceId)}#ENRICHING`,
   sk: `JOB#${padId(jobId)}`,
 });
+/**
+ * An enrichment job that completed, by completion time in its workspace's partition, for a quarter
+ * of an hour (TTL): a start that waited for the start lease while the job ran leaves out what the
+ * job searched, so a request repeated at once (a retried sync call) is not charged twice.
+ */
+export const enrichmentCompletedKey = (workspaceId: number, completedAt: string, jobId: number) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}#ENRICHED`,
+  sk: `${completedAt}#${padId(jobId)}`,
+});

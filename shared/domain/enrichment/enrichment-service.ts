@@ -115,12 +115,18 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
     return list;
   }
 
-  /** Members without the value, not being enriched, matching the filters, in the requested order. */
-  async function candidates(list: LeadList, type: EnrichmentType, query: LeadsQuery): Promise<number[]> {
+  /**
+   * Members without the value, not being enriched, matching the filters, in the requested order.
+   * `since`: a start's arrival; what a job searched that completed since then is left out too.
+   */
+  async function candidates(list: LeadList, type: EnrichmentType, query: LeadsQuery, since?: string): Promise<number[]> {
     // Held by a running job of any list searching the same field: a prospect is in several lists,
     // and each of its fields is searched (and charged) once at a time.
     const field = fieldOf(type);
-    const [entries, busy] = await Promise.all([deps.members.entries(list.id), deps.jobs.busyInWorkspace(list.workspaceId, { field, list: list.id })]);
+    const [entries, busy] = await Promise.all([
+      deps.members.entries(list.id),
+      deps.jobs.busyInWorkspace(list.workspaceId, { field, list: list.id, ...(since === undefined ? {} : { since }) }),
+    ]);
     const key = field === 'email' ? 'email' : 'phone_number';
     const open = entries.filter((entry) => entry.filter[key] === undefined && !busy.has(entry.id) && matchesFilters(entry, query.filters));
     return orderEntries(open, query.sortField, query.direction).map((entry) => entry.id);
@@ -140,6 +146,10 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
     },
 
     async start(caller: { workspaceId: number; userId: number }, listId: number, input: StartInput): Promise<StartOutcome> {
+      // Two requests at once: the second waits for the first's start lease, and may get it only
+      // after the first's job completed (a sync one, within half a second). What that job searched
+      // is still left out: the same request repeated at once is not charged twice.
+      const arrived = now();
       const type = enrichmentType(input.enrichmentType);
       const mode = input.mode === undefined || input.mode === null ? 'async' : input.mode;
       if (mode !== 'async' && mode !== 'sync') throw validationError("mode must be 'async' or 'sync'");
@@ -176,7 +186,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         await deps.jobs.releaseStartLease(workspaceId, jobId);
       };
       try {
-      const ids = (await candidates(list, type, query)).slice(0, limit);
+      const ids = (await candidates(list, type, query, arrived)).slice(0, limit);
       if (ids.length === 0) {
         return { mode, type, selected: 0, creditsDeducted: 0, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl, ...(sync ? { results: [] } : {}) };
       }

@@ -74,9 +74,10 @@ export interface EnrichmentRepository {
   /**
    * The prospects that the workspace's running jobs hold (strongly consistent): of jobs of any list
    * and field, or only of jobs of `listIds` and/or searching `field`. `list`: a list whose own
-   * chunks are read whole (its jobs from before the running-job items included).
+   * chunks are read whole (its jobs from before the running-job items included). `since`: also
+   * those of jobs that completed at or after that time (a start leaves out what ran while it waited).
    */
-  busyInWorkspace(workspaceId: number, only?: { listIds?: readonly number[]; field?: Field; list?: number }): Promise<Set<number>>;
+  busyInWorkspace(workspaceId: number, only?: { listIds?: readonly number[]; field?: Field; list?: number; since?: string }): Promise<Set<number>>;
   /** Chunk items that still exist (strongly consistent). */
   getChunks(refs: ChunkRef[]): Promise<EnrichmentChunk[]>;
   chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]>;

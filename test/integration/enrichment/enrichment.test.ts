@@ -344,6 +344,27 @@ describe('enrichment with credits', () => {
     expect([again.status, again.body.enriched_count, again.body.credits_deducted]).toEqual([200, 0, 0]);
   });
 
+  it('the same sync enrichment sent three times at once charges once, though each start finds the one before it completed', async () => {
+    const user = await signUp(stack);
+    const racer: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await grant(racer.workspaceId, 100);
+    clock.advance(1000);
+    // Not found, and charged (FIND_EMAIL keeps the charge of a search that finds nothing).
+    const list = await peopleList(racer, 'syncrepeat', { withDomain: 0, bare: 3 });
+    const answers = await Promise.all([1, 2, 3].map(() => enrich(racer, list.id, { mode: 'sync' })));
+    // A sync start completes its job before the next one takes the start lease; what that job
+    // searched while the others waited is still left out of theirs.
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers.map((a) => a.body.total_count).sort()).toEqual([0, 0, 3]);
+    expect(answers.map((a) => a.body.credits_deducted).sort()).toEqual([0, 0, 9]);
+    const after = await credits(racer);
+    expect(after.ledger.map((entry) => entry.amount)).toEqual([-9, 100]);
+    // Asked again once answered, they are searched again (and charged): nothing holds them now.
+    clock.advance(1000);
+    const again = await enrich(racer, list.id, { mode: 'sync' });
+    expect([again.status, again.body.total_count, again.body.credits_deducted]).toEqual([200, 3, 9]);
+  });
+
   it('a redelivered message charges and writes once; the sweeper resumes a job whose messages were lost', async () => {
     const list = await peopleList(alice, 'sweep', { withDomain: 2, bare: 1 });
     const before = (await credits(alice)).balance;

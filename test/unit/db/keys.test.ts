@@ -181,6 +181,11 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   enrichmentStartKey: () => expect(keys.enrichmentStartKey(7)).toEqual({ pk: 'WORKSPACE#0000000000000007#ENRICH_START', sk: 'LEASE' }),
   enrichmentRunningKey: () =>
     expect(keys.enrichmentRunningKey(7, 12)).toEqual({ pk: 'WORKSPACE#0000000000000007#ENRICHING', sk: 'JOB#0000000000000012' }),
+  enrichmentCompletedKey: () =>
+    expect(keys.enrichmentCompletedKey(7, '2026-11-27T03:00:00.000Z', 12)).toEqual({
+      pk: 'WORKSPACE#0000000000000007#ENRICHED',
+      sk: '2026-11-27T03:00:00.000Z#0000000000000012',
+    }),
   campaignEventKey: () =>
     expect(keys.campaignEventKey(7, 'REPLIED', 45, 'msg_1')).toEqual({
       pk: 'CAMPAIGN#0000000000000007#EVENTS',
