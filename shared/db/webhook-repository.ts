@@ -135,6 +135,10 @@ export const WebhookDeliveryItem = itemSchema(
     status: v.picklist(DELIVERY_STATUSES),
     attempts: v.optional(intAttribute, 0),
     leaseUntil: v.optional(v.string()),
+    /** The queue message that carries the next attempt (its SQS message id). */
+    carrier: v.optional(v.string()),
+    /** When the next attempt is due (the backoff of the last one). */
+    retryAt: v.optional(v.string()),
   }),
 );
 
@@ -159,18 +163,21 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     private readonly tableName: string,
   ) {}
 
-  async claim(input: { userId: number; eventId: string; eventType: string; now: string; leaseUntil: string; maxAttempts: number }): Promise<DeliveryClaim> {
+  async claim(input: { userId: number; eventId: string; eventType: string; now: string; leaseUntil: string; maxAttempts: number; carrier: string }): Promise<DeliveryClaim> {
     try {
       const result = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: webhookDeliveryKey(input.userId, input.eventId),
           UpdateExpression:
-            'SET attempts = if_not_exists(attempts, :zero) + :one, leaseUntil = :leaseUntil, #status = :pending, ' +
+            'SET attempts = if_not_exists(attempts, :zero) + :one, leaseUntil = :leaseUntil, #status = :pending, carrier = :carrier, ' +
             'eventType = :eventType, createdAt = if_not_exists(createdAt, :now), entityType = :entityType, #ttl = :ttl',
-          // New, or pending with no live lease and attempts left.
+          // New, or pending with no live lease and attempts left, by the message that carries its
+          // retry or once that retry is due: a duplicate of the event (a provider webhook replayed)
+          // never brings an attempt forward.
           ConditionExpression:
-            'attribute_not_exists(pk) OR (#status = :pending AND attempts < :max AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now))',
+            'attribute_not_exists(pk) OR (#status = :pending AND attempts < :max AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) ' +
+            'AND (attribute_not_exists(retryAt) OR retryAt <= :now OR carrier = :carrier))',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TABLE.timeToLive },
           ExpressionAttributeValues: {
             ':zero': 0,
@@ -182,6 +189,7 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
             ':entityType': 'WebhookDelivery',
             ':ttl': ttlFrom(input.now, DELIVERY_TTL_SECONDS),
             ':max': input.maxAttempts,
+            ':carrier': input.carrier,
           },
           ReturnValues: 'UPDATED_NEW',
         }),
@@ -196,7 +204,10 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
       if (status !== 'PENDING') return { kind: 'finished', status };
       // Pending but out of attempts: a crash between the last attempt and its outcome; give up.
       if ((current?.attempts ?? 0) >= input.maxAttempts) return { kind: 'finished', status: 'FAILED' };
-      return { kind: 'busy', leaseUntil: current?.leaseUntil ?? input.leaseUntil };
+      const leased = current?.leaseUntil !== undefined && current.leaseUntil >= input.now;
+      if (!current || leased) return { kind: 'busy', leaseUntil: current?.leaseUntil ?? input.leaseUntil };
+      // Its retry is not due and another message carries it: this one is a duplicate.
+      return { kind: 'scheduled', retryAt: current.retryAt ?? input.now };
     }
   }
 
@@ -208,13 +219,15 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }): Promise<void> {
+    const retryAt = input.status === 'PENDING' ? input.attempt?.nextAttemptAt : undefined;
     const update = {
       Update: {
         TableName: this.tableName,
         Key: webhookDeliveryKey(input.userId, input.eventId),
-        UpdateExpression: 'SET #status = :status REMOVE leaseUntil',
+        // A retry: when it is due, so only its carrier takes it sooner (claim).
+        UpdateExpression: `SET #status = :status${retryAt ? ', retryAt = :retryAt' : ''} REMOVE leaseUntil`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': input.status },
+        ExpressionAttributeValues: { ':status': input.status, ...(retryAt ? { ':retryAt': retryAt } : {}) },
       },
     };
     if (!input.attempt) {

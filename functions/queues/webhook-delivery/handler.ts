@@ -42,7 +42,7 @@ export async function decide(record: SQSRecord, service: DeliveryService, logger
     return { action: 'dead-letter' };
   }
   try {
-    return await service.deliver(message);
+    return await service.deliver(message, record.messageId);
   } catch (error) {
     logger.error('Webhook delivery failed unexpectedly', { messageId: record.messageId, eventId: message.event_id, error: String(error) });
     return 'error';

@@ -47,7 +47,12 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
   return {
     maxAttempts,
 
-    async deliver(message: DeliveryMessage): Promise<DeliveryDecision> {
+    /**
+     * `carrier`: the queue message's id. The message that made the last attempt carries the retry;
+     * another one for the same event (the event published again: a provider webhook replayed)
+     * before the retry is due is dropped, so duplicates never use up the attempts early.
+     */
+    async deliver(message: DeliveryMessage, carrier: string): Promise<DeliveryDecision> {
       const claimedAt = deps.clock.now();
       const claim = await deps.deliveries.claim({
         userId: message.user_id,
@@ -56,8 +61,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         now: claimedAt.toISOString(),
         leaseUntil: new Date(claimedAt.getTime() + deps.leaseMs).toISOString(),
         maxAttempts,
+        carrier,
       });
       if (claim.kind === 'finished') return claim.status === 'FAILED' ? { action: 'dead-letter' } : { action: 'ack' };
+      if (claim.kind === 'scheduled') return { action: 'ack' };
       if (claim.kind === 'busy') {
         return { action: 'retry', delaySeconds: Math.max(1, Math.ceil((Date.parse(claim.leaseUntil) - claimedAt.getTime()) / 1000)) };
       }

@@ -20,14 +20,18 @@ export type DeliveryClaim =
   /** Already delivered, skipped or given up on: nothing more to send. */
   | { kind: 'finished'; status: DeliveryStatus }
   /** Another worker holds the lease (a duplicate message in flight). */
-  | { kind: 'busy'; leaseUntil: string };
+  | { kind: 'busy'; leaseUntil: string }
+  /** Waiting for its retry at `retryAt`, which another message carries: this one is a duplicate. */
+  | { kind: 'scheduled'; retryAt: string };
 
 export interface WebhookDeliveryRepository {
   /**
    * Takes the lease on one event's delivery to one user and counts the attempt, atomically:
-   * only if it is not finished, not leased, and below maxAttempts.
+   * only if it is not finished, not leased, below maxAttempts, and either its retry is due or
+   * `carrier` (the queue message's id) is the message that carries that retry; the claim makes
+   * `carrier` the one that carries the next.
    */
-  claim(input: { userId: number; eventId: string; eventType: string; now: string; leaseUntil: string; maxAttempts: number }): Promise<DeliveryClaim>;
+  claim(input: { userId: number; eventId: string; eventType: string; now: string; leaseUntil: string; maxAttempts: number; carrier: string }): Promise<DeliveryClaim>;
   /** Ends the attempt: new status, lease released, and the attempt's log line, together. */
   complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }): Promise<void>;
   /** A log line outside of any delivery (test sends). */

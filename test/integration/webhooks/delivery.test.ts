@@ -225,3 +225,45 @@ describe('webhook delivery worker', () => {
     });
   });
 });
+
+/** With a retry an hour away: the event published again meanwhile does not bring the retry forward. */
+describe('webhook delivery worker, an event published again before its retry', () => {
+  let stack: TestStack;
+  let receiver: Receiver;
+  let publisher: EventPublisher;
+  let dana: SignedUpUser;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookRetrySchedule: [3600, 3600], webhookTimeoutMs: 700 } });
+    receiver = await startReceiver();
+    publisher = createEventPublisher({
+      members: new DynamoWorkspaceMembers(stack.db, stack.tableName),
+      queue: new SqsDeliveryQueue(stack.sqs, stack.queue('webhooks').queueUrl),
+      clock: systemClock,
+    });
+    dana = await signUp(stack);
+    const response = await stack.call('PUT', '/user/webhook/', { token: dana.token, body: { webhook_url: `${receiver.url}/dana` } });
+    expect(response.status).toBe(200);
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await stack?.stop();
+  });
+
+  it('drops the duplicates and keeps the hour’s wait: one attempt, its retry still ahead', async () => {
+    receiver.setDefault({ status: 500, body: 'down' });
+    const data = sampleIncomingMessage(0, new Date(), 'evt_x').data as IncomingMessageData;
+    const publish = () => publisher.publish(dana.workspaceId, 'incoming_message', 'replayed-source', data);
+    const eventId = await publish();
+    await stack.drain('webhooks');
+    // A provider webhook replayed three times: the same event, three more queue messages.
+    for (let i = 0; i < 3; i += 1) expect(await publish()).toBe(eventId);
+    await stack.drain('webhooks');
+    expect(receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId]);
+    const log = (await stack.call<{ deliveries: Attempt[] }>('GET', '/user/webhook/deliveries/', { token: dana.token })).body.deliveries;
+    expect(log.map((attempt) => [attempt.attempt, attempt.outcome, attempt.status_code])).toEqual([[1, 'http_error', 500]]);
+    // The hour with its jitter (±20%), still ahead.
+    const retryIn = Date.parse(String(log[0]?.next_attempt_at)) - Date.now();
+    expect(retryIn > 2_870_000 && retryIn <= 4_320_000, `retry in ${retryIn} ms`).toBe(true);
+  });
+});

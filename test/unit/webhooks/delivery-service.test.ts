@@ -8,23 +8,25 @@ import { webhookTypeOf } from '../../../shared/domain/webhooks/webhook';
 
 /** The delivery record's rules, in memory (the DynamoDB version is exercised by the integration tests). */
 class InMemoryDeliveries implements Pick<WebhookDeliveryRepository, 'claim' | 'complete'> {
-  records = new Map<string, { status: DeliveryStatus; attempts: number; leaseUntil?: string }>();
+  records = new Map<string, { status: DeliveryStatus; attempts: number; leaseUntil?: string; carrier?: string; retryAt?: string }>();
   log: DeliveryAttempt[] = [];
 
-  async claim(input: { userId: number; eventId: string; now: string; leaseUntil: string; maxAttempts: number }): Promise<DeliveryClaim> {
+  async claim(input: { userId: number; eventId: string; now: string; leaseUntil: string; maxAttempts: number; carrier: string }): Promise<DeliveryClaim> {
     const key = `${input.userId}/${input.eventId}`;
     const record = this.records.get(key) ?? { status: 'PENDING' as const, attempts: 0 };
     if (record.status !== 'PENDING') return { kind: 'finished', status: record.status };
     if (record.attempts >= input.maxAttempts) return { kind: 'finished', status: 'FAILED' };
     if (record.leaseUntil && record.leaseUntil > input.now) return { kind: 'busy', leaseUntil: record.leaseUntil };
-    this.records.set(key, { status: 'PENDING', attempts: record.attempts + 1, leaseUntil: input.leaseUntil });
+    if (record.retryAt && record.retryAt > input.now && record.carrier !== input.carrier) return { kind: 'scheduled', retryAt: record.retryAt };
+    this.records.set(key, { status: 'PENDING', attempts: record.attempts + 1, leaseUntil: input.leaseUntil, carrier: input.carrier });
     return { kind: 'claimed', attempt: record.attempts + 1 };
   }
 
   async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }) {
     const key = `${input.userId}/${input.eventId}`;
     const record = this.records.get(key);
-    if (record) this.records.set(key, { status: input.status, attempts: record.attempts });
+    const retryAt = input.status === 'PENDING' ? (input.attempt?.nextAttemptAt ?? undefined) : undefined;
+    if (record) this.records.set(key, { status: input.status, attempts: record.attempts, ...(record.carrier ? { carrier: record.carrier } : {}), ...(retryAt ? { retryAt } : {}) });
     if (input.attempt) this.log.push(input.attempt);
   }
 }
@@ -83,8 +85,8 @@ describe('delivery service', () => {
   });
 
   it('acknowledges a delivered event and never sends it again', async () => {
-    expect(await service().deliver(message)).toEqual({ action: 'ack' });
-    expect(await service().deliver(message)).toEqual({ action: 'ack' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent.map((request) => request.url)).toEqual(['https://receiver.example/hook']);
     expect(sent[0]?.headers).toEqual({
       'content-type': 'application/json',
@@ -97,10 +99,10 @@ describe('delivery service', () => {
 
   it('waits by the schedule after each failure, then gives up to the dead-letter queue', async () => {
     outcomes = [{ kind: 'response', status: 500, reason: '' }, { kind: 'timeout' }, { kind: 'network', reason: 'Connection failed' }];
-    expect(await service().deliver(message)).toEqual({ action: 'retry', delaySeconds: 60 });
-    expect(await service().deliver(message)).toEqual({ action: 'retry', delaySeconds: 300 });
-    expect(await service().deliver(message)).toEqual({ action: 'dead-letter' });
-    expect(await service().deliver(message)).toEqual({ action: 'dead-letter' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 300 });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
     expect(sent.map((request) => request.url)).toEqual(Array(3).fill('https://receiver.example/hook'));
     const logged = { userId: 7, eventId: 'evt_unit', eventType: 'incoming_message', at: '2026-11-21T12:00:00.000Z', durationMs: 0, test: false };
     expect(deliveries.log).toEqual([
@@ -111,28 +113,55 @@ describe('delivery service', () => {
   });
 
   it('leaves a duplicate alone while another worker holds the delivery', async () => {
-    await deliveries.claim({ userId: 7, eventId: 'evt_unit', now: now.toISOString(), leaseUntil: '2026-11-21T12:00:30.000Z', maxAttempts: 3 });
-    expect(await service().deliver(message)).toEqual({ action: 'retry', delaySeconds: 30 });
+    await deliveries.claim({ userId: 7, eventId: 'evt_unit', now: now.toISOString(), leaseUntil: '2026-11-21T12:00:30.000Z', maxAttempts: 3, carrier: 'msg-0' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 30 });
     expect(sent).toHaveLength(0);
+  });
+
+  it('drops a duplicate that comes before the retry is due, and leaves the retry to the message that carries it', async () => {
+    outcomes = [{ kind: 'response', status: 500, reason: '' }];
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
+    // The event published again (a provider webhook replayed): no attempt, the message is dropped.
+    now = new Date('2026-11-21T12:00:10.000Z');
+    expect(await service().deliver(message, 'msg-2')).toEqual({ action: 'ack' });
+    expect(sent).toHaveLength(1);
+    // The carrier comes back when its delay ends (here early, by another clock): it is the retry.
+    now = new Date('2026-11-21T12:00:59.000Z');
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
+    expect(deliveries.log.map((attempt) => [attempt.attempt, attempt.outcome])).toEqual([
+      [1, 'http_error'],
+      [2, 'delivered'],
+    ]);
+  });
+
+  it('lets any message of the event take a retry that is due (the carrier lost or late)', async () => {
+    outcomes = [{ kind: 'response', status: 500, reason: '' }];
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
+    now = new Date('2026-11-21T12:01:00.000Z');
+    expect(await service().deliver(message, 'msg-2')).toEqual({ action: 'ack' });
+    expect(sent).toHaveLength(2);
+    // The old carrier then finds it delivered.
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
+    expect(sent).toHaveLength(2);
   });
 
   it('skips users without a webhook', async () => {
     settings = settings ? { ...settings, url: null } : undefined;
-    expect(await service().deliver(message)).toEqual({ action: 'ack' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent).toHaveLength(0);
-    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'SKIPPED', attempts: 1 });
+    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'SKIPPED', attempts: 1, carrier: 'msg-1' });
   });
 
   it('skips a user with no settings at all when the event has no URL of its own', async () => {
     settings = undefined;
-    expect(await service().deliver(message)).toEqual({ action: 'ack' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent).toHaveLength(0);
     expect(settings).toBeUndefined();
   });
 
   it('creates the signing secret of a user without settings for an event with its own URL, and signs with it', async () => {
     settings = undefined;
-    expect(await service().deliver({ ...message, url: 'https://jobs.example/done' })).toEqual({ action: 'ack' });
+    expect(await service().deliver({ ...message, url: 'https://jobs.example/done' }, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent.map((request) => [request.url, request.headers['webhook-signature']])).toEqual([['https://jobs.example/done', 'v1,whsec_created']]);
     expect(settings).toEqual({
       userId: 7,
@@ -162,16 +191,16 @@ describe('delivery service', () => {
     let reads = 0;
     // The first read finds nothing; the save then loses to settings made in between.
     const racing = service({ settings: { get: async () => (reads++ === 0 ? undefined : theirs), save: async () => false }, newSecret: () => 'whsec_lost' });
-    expect(await racing.deliver({ ...message, url: 'https://jobs.example/done' })).toEqual({ action: 'ack' });
+    expect(await racing.deliver({ ...message, url: 'https://jobs.example/done' }, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent.map((request) => request.headers['webhook-signature'])).toEqual(['v1,whsec_theirs']);
   });
 
   it('signs generic deliveries only, with both secrets during a rotation', async () => {
     settings = settings ? { ...settings, previousSecret: 'whsec_old', previousSecretValidUntil: '2026-11-22T00:00:00.000Z' } : undefined;
-    await service().deliver(message);
+    await service().deliver(message, 'msg-1');
     expect(sent[0]?.headers['webhook-signature']).toBe('v1,whsec_current v1,whsec_old');
     settings = settings ? { ...settings, url: 'https://hooks.slack.com/services/T0/B0/abc' } : undefined;
-    await service().deliver({ ...message, event_id: 'evt_unit2' });
+    await service().deliver({ ...message, event_id: 'evt_unit2' }, 'msg-2');
     expect(sent[1]?.headers).toEqual({ 'content-type': 'application/json', 'user-agent': 'OutreachWebhooks/1.0' });
   });
 });
