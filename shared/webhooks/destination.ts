@@ -3,6 +3,9 @@ import ipaddr from 'ipaddr.js';
 import type { DestinationPolicy } from '../domain/webhooks/ports';
 import { MAX_WEBHOOK_URL_LENGTH, webhookTypeOf } from '../domain/webhooks/webhook';
 
+/** The IPv6 global unicast range (RFC 4291); everything outside it is reserved, local or special. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 /**
  * Where a webhook may point (SSRF guard, part 1 of 2: the URL). Only public unicast addresses are
  * allowed: loopback, private (RFC 1918), link-local (incl. the 169.254.169.254 metadata service),
@@ -21,7 +24,11 @@ export function classifyAddress(address: string): AddressClass {
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
   if (range === 'loopback') return 'loopback';
-  return range === 'unicast' ? 'public' : 'forbidden';
+  if (range !== 'unicast') return 'forbidden';
+  // ipaddr.js calls any IPv6 it has no name for unicast, the IPv4-compatible ::a.b.c.d (::/96,
+  // deprecated, which embeds 169.254.169.254 as ::a9fe:a9fe) among them: only global unicast
+  // (2000::/3) is public.
+  return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST) ? 'public' : 'forbidden';
 }
 
 export interface DestinationOptions {

@@ -30,6 +30,9 @@ const FORBIDDEN_LITERALS = [
   'https://[::ffff:127.0.0.1]/hook', // IPv4-mapped
   'https://[::ffff:7f00:1]/hook',
   'https://[::ffff:169.254.169.254]/hook',
+  'https://[::a9fe:a9fe]/latest/meta-data/', // IPv4-compatible (::/96) 169.254.169.254
+  'https://[::a00:1]/hook', // IPv4-compatible 10.0.0.1
+  'https://[::7f00:1]/hook', // IPv4-compatible 127.0.0.1
   'https://169.254.169.254/latest/meta-data/', // cloud metadata
   'https://169.254.170.2/v2/credentials', // container credentials
   'https://[fd00:ec2::254]/latest/meta-data/', // IPv6 metadata (ULA)

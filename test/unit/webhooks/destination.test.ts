@@ -25,6 +25,16 @@ describe('address classes', () => {
     ['::ffff:10.0.0.1', 'forbidden'],
     ['64:ff9b::a00:1', 'forbidden'],
     ['2002:7f00:1::', 'forbidden'],
+    // IPv4-compatible (::/96) forms of the metadata address, a private one and loopback, and other
+    // IPv6 outside global unicast (2000::/3).
+    ['::a9fe:a9fe', 'forbidden'],
+    ['::169.254.169.254', 'forbidden'],
+    ['::a00:1', 'forbidden'],
+    ['::7f00:1', 'forbidden'],
+    ['::808:808', 'forbidden'],
+    ['100::1', 'forbidden'],
+    ['4000::1', 'forbidden'],
+    ['2a00:1450:4001:80b::200e', 'public'],
     ['239.1.1.1', 'forbidden'],
     ['not-an-ip', 'forbidden'],
   ])('%s is %s', (address, expected) => {
