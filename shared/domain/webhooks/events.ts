@@ -98,33 +98,54 @@ function replySummary(data: IncomingMessageData): { title: string; text: string 
   return { title: `${name}${role ? ` (${role})` : ''} replied${where}`, text: data.message.message };
 }
 
-const quote = (text: string, limit: number): string => {
-  const clipped = text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-  return clipped
+/** At most `limit` characters: longer text is cut, with an ellipsis. */
+const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text);
+
+/**
+ * Slack's control characters escaped (its formatting docs): a prospect's `<!channel>` or
+ * `<https://evil|Invoice>` shows as typed instead of pinging the channel or disguising a link.
+ */
+const slackEscape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A Slack field of at most `limit` characters once escaped and quoted, cut without splitting an entity. */
+function slackClip(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit - 1).replace(/&[a-z]{0,3}$/, '')}…`;
+}
+
+/** Slack's limit on a section block's text (longer is refused with a 400, every retry). */
+const SLACK_SECTION_LIMIT = 3000;
+/** What a chat message shows of a reply: Discord's embed description limit; a Teams card stays well under its ~28 KB. */
+const CHAT_TEXT_LIMIT = 4000;
+
+const quoted = (text: string): string =>
+  text
     .split('\n')
     .map((line) => `> ${line}`)
     .join('\n');
-};
 
 /**
  * The body for a chat receiver: Slack (text + blocks), Discord (content + embed), Teams (an
  * Adaptive Card message, which both Workflows and connectors accept, with text as fallback).
  */
 export function chatBody(type: Exclude<WebhookType, 'generic'>, content: { title: string; text: string; footer: string }) {
-  const fallback = `${content.title}\n${content.text}`;
+  const text = clip(content.text, CHAT_TEXT_LIMIT);
+  const fallback = `${content.title}\n${text}`;
   switch (type) {
-    case 'slack':
+    case 'slack': {
+      const title = slackEscape(clip(content.title, 300));
       return {
-        text: fallback,
+        text: slackClip(slackEscape(fallback), SLACK_SECTION_LIMIT),
         blocks: [
-          { type: 'section', text: { type: 'mrkdwn', text: `*${content.title}*\n${quote(content.text, 2500)}` } },
-          { type: 'context', elements: [{ type: 'mrkdwn', text: content.footer }] },
+          { type: 'section', text: { type: 'mrkdwn', text: slackClip(`*${title}*\n${quoted(slackEscape(text))}`, SLACK_SECTION_LIMIT) } },
+          { type: 'context', elements: [{ type: 'mrkdwn', text: slackEscape(content.footer) }] },
         ],
       };
+    }
     case 'discord':
       return {
-        content: content.title.slice(0, 2000),
-        embeds: [{ description: content.text.slice(0, 4000), footer: { text: content.footer } }],
+        content: clip(content.title, 2000),
+        embeds: [{ description: text, footer: { text: content.footer } }],
         allowed_mentions: { parse: [] },
       };
     case 'teams':
@@ -141,7 +162,7 @@ export function chatBody(type: Exclude<WebhookType, 'generic'>, content: { title
               version: '1.4',
               body: [
                 { type: 'TextBlock', text: content.title, weight: 'Bolder', wrap: true },
-                { type: 'TextBlock', text: content.text, wrap: true },
+                { type: 'TextBlock', text, wrap: true },
                 { type: 'TextBlock', text: content.footer, isSubtle: true, size: 'Small', wrap: true },
               ],
             },
