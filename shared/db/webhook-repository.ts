@@ -33,6 +33,7 @@ export const WebhookSettingsItem = itemSchema(
     secretCreatedAt: v.string(),
     sealedPreviousSecret: nullableString,
     previousSecretValidUntil: nullableString,
+    sealedOlderSecrets: v.optional(v.array(v.object({ sealed: v.string(), validUntil: v.string() }))),
     createdAt: v.string(),
     updatedAt: v.string(),
     secretUnseen: v.optional(v.boolean()),
@@ -60,6 +61,9 @@ export class DynamoWebhookSettingsRepository implements WebhookSettingsRepositor
       secretCreatedAt: item.secretCreatedAt,
       previousSecret: item.sealedPreviousSecret === null ? null : this.box.open(item.sealedPreviousSecret),
       previousSecretValidUntil: item.previousSecretValidUntil,
+      ...(item.sealedOlderSecrets?.length
+        ? { olderSecrets: item.sealedOlderSecrets.map((older) => ({ secret: this.box.open(older.sealed), validUntil: older.validUntil })) }
+        : {}),
       createdAt: item.createdAt,
       updatedAt: item.updatedAt,
       ...(item.secretUnseen ? { secretUnseen: true } : {}),
@@ -80,6 +84,9 @@ export class DynamoWebhookSettingsRepository implements WebhookSettingsRepositor
             secretCreatedAt: settings.secretCreatedAt,
             sealedPreviousSecret: settings.previousSecret === null ? undefined : this.box.seal(settings.previousSecret),
             previousSecretValidUntil: settings.previousSecretValidUntil ?? undefined,
+            sealedOlderSecrets: settings.olderSecrets?.length
+              ? settings.olderSecrets.map((older) => ({ sealed: this.box.seal(older.secret), validUntil: older.validUntil }))
+              : undefined,
             createdAt: settings.createdAt,
             updatedAt: settings.updatedAt,
             ...(settings.secretUnseen ? { secretUnseen: true } : {}),

@@ -5,11 +5,13 @@ import { bodyFor, sampleIncomingMessage } from './events';
 import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
 import {
+  MAX_OLDER_SECRETS,
   SECRET_ROTATION_OVERLAP_MS,
   type WebhookSettings,
   type WebhookType,
   freshSettings,
   generateSigningSecret,
+  rotatedSecretsAt,
   signingSecrets,
 } from './webhook';
 
@@ -106,12 +108,16 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         validUntil = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString();
         const stamp = nextStamp(current, now);
         const { secretUnseen: _replaced, ...rest } = current;
+        // The secrets rotated out still within their day keep signing (a rotation repeated, or two
+        // at once, never takes back a secret just handed out), up to MAX_OLDER_SECRETS of them.
+        const older = rotatedSecretsAt(current, now).slice(0, MAX_OLDER_SECRETS);
         return {
           ...rest,
           secret,
           secretCreatedAt: stamp,
           previousSecret: current.secret,
           previousSecretValidUntil: validUntil,
+          olderSecrets: older,
           updatedAt: stamp,
         };
       });

@@ -16,11 +16,25 @@ export interface WebhookSettings {
   createdAt: string;
   updatedAt: string;
   /**
+   * Secrets rotated out before `previousSecret`, newest first, each still signing until its
+   * `validUntil`: two rotations within a day leave every secret handed out signing for its day.
+   */
+  olderSecrets?: RotatedSecret[] | undefined;
+  /**
    * The secret was made by the delivery worker (an enrichment job's own `webhook_url`, the user
    * without settings) and never shown: the next PUT of the webhook shows it, once.
    */
   secretUnseen?: boolean;
 }
+
+/** A secret rotated out, signing alongside the current one until `validUntil`. */
+export interface RotatedSecret {
+  secret: string;
+  validUntil: string;
+}
+
+/** Secrets rotated out before the previous one that keep signing: a message carries at most 5 signatures. */
+export const MAX_OLDER_SECRETS = 3;
 
 /** The settings of a user who had none: a new signing secret, made at `stamp`. */
 export function freshSettings(userId: number, url: string | null, secret: string, stamp: string): WebhookSettings {
@@ -34,13 +48,18 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** The secrets that sign a message sent at `now`: the current one, plus the previous during the overlap. */
+/** The secrets rotated out that still sign at `now`, newest first: the previous one, then the older ones. */
+export function rotatedSecretsAt(settings: WebhookSettings, now: Date): RotatedSecret[] {
+  const previous =
+    settings.previousSecret !== null && settings.previousSecretValidUntil !== null
+      ? [{ secret: settings.previousSecret, validUntil: settings.previousSecretValidUntil }]
+      : [];
+  return [...previous, ...(settings.olderSecrets ?? [])].filter((rotated) => Date.parse(rotated.validUntil) > now.getTime());
+}
+
+/** The secrets that sign a message sent at `now`: the current one, plus those rotated out within their overlap. */
 export function signingSecrets(settings: WebhookSettings, now: Date): string[] {
-  const previousValid =
-    settings.previousSecret !== null &&
-    settings.previousSecretValidUntil !== null &&
-    Date.parse(settings.previousSecretValidUntil) > now.getTime();
-  return previousValid && settings.previousSecret ? [settings.secret, settings.previousSecret] : [settings.secret];
+  return [settings.secret, ...rotatedSecretsAt(settings, now).map((rotated) => rotated.secret)];
 }
 
 /** The kind of receiver, which decides the body we send: chat services get a formatted message. */

@@ -293,7 +293,32 @@ describe('user webhook settings, test send and delivery log', () => {
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request?.body ?? '', headersOf(request as never))).toThrow(
       /^No matching signature found$/,
     );
-    secret = next;
+
+    // Two more rotations at once: every secret handed out within the day still signs, the first
+    // one included (before 2026-11-27 only the last two did).
+    const twice = await Promise.all([1, 2].map(() => stack.call('POST', '/user/webhook/secret/rotate/', { apiKey: aliceKey })));
+    expect(twice.map((answer) => answer.status)).toEqual([200, 200]);
+    const handedOut = twice.map((answer) => String(answer.body.signing_secret));
+    receiver.reset();
+    await sendTest();
+    const [afterTwo] = receiver.requests;
+    const signatures = String(afterTwo?.headers['webhook-signature']).split(' ');
+    expect(signatures).toHaveLength(4);
+    const signedAgainAt = new Date(Number(afterTwo?.headers['webhook-timestamp']) * 1000);
+    const signatureOf = (key: string) => new Webhook(key).sign(String(afterTwo?.headers['webhook-id']), signedAgainAt, afterTwo?.body ?? '');
+    expect([...signatures].sort()).toEqual([...handedOut, next, secret].map(signatureOf).sort());
+    // Newest first: the current secret's signature leads.
+    const current = handedOut.find((key) => signatureOf(key) === signatures[0]) as string;
+    expect(current).toBeDefined();
+
+    // A day after the last rotations, only the current secret signs.
+    clock.advance(24 * 3_600_000);
+    receiver.reset();
+    await sendTest();
+    const [dayLater] = receiver.requests;
+    const signedLaterAt = new Date(Number(dayLater?.headers['webhook-timestamp']) * 1000);
+    expect(dayLater?.headers['webhook-signature']).toBe(new Webhook(current).sign(String(dayLater?.headers['webhook-id']), signedLaterAt, dayLater?.body ?? ''));
+    secret = current;
 
     const stranger = await signUp(stack);
     const none = await stack.call('POST', '/user/webhook/secret/rotate/', { token: stranger.token });

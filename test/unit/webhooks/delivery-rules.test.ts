@@ -68,6 +68,13 @@ describe('webhook receivers', () => {
     };
     expect(signingSecrets(settings, new Date('2026-11-21T12:00:00.000Z'))).toEqual(['new', 'old']);
     expect(signingSecrets(settings, new Date('2026-11-22T00:00:00.000Z'))).toEqual(['new']);
+    // Older rotations still within their day sign too, newest first; one past its day does not.
+    const older = [
+      { secret: 'older', validUntil: '2026-11-21T20:00:00.000Z' },
+      { secret: 'oldest', validUntil: '2026-11-21T10:00:00.000Z' },
+    ];
+    expect(signingSecrets({ ...settings, olderSecrets: older }, new Date('2026-11-21T12:00:00.000Z'))).toEqual(['new', 'old', 'older']);
+    expect(signingSecrets({ ...settings, olderSecrets: older }, new Date('2026-11-21T09:00:00.000Z'))).toEqual(['new', 'old', 'older', 'oldest']);
   });
 
   it('derives the event id from its source, so one source event is one event', () => {
