@@ -109,9 +109,21 @@ const SESSION_POOL_SIZE = 8;
  * Used by `npm start`, the integration tests and the benchmarks.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const stops: (() => Promise<void> | void)[] = [];
+  try {
+    return await assembleLocalStack(options, stops);
+  } catch (error) {
+    // A part that could not start (the port taken, say): those started before it stop too, so no
+    // DynamoDB Local is left running without its owner.
+    for (const stop of stops) await Promise.resolve().then(stop).catch(() => {});
+    throw error;
+  }
+}
+
+/** Starts the parts in order, each pushing (or unshifting) how it stops onto `stops`. */
+async function assembleLocalStack(options: LocalStackOptions, stops: (() => Promise<void> | void)[]): Promise<LocalStack> {
   const log = options.log ?? (() => {});
   const clock = options.clock ?? systemClock;
-  const stops: (() => Promise<void> | void)[] = [];
 
   let dynamodbEndpoint = options.dynamodbEndpoint;
   if (!dynamodbEndpoint) {
@@ -323,7 +335,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
 
   const server = createLocalGateway({ handlers: functions.http, authorizer: functions.authorizer, limiter, clock, moveClock, log });
-  await new Promise<void>((resolveListen) => server.listen(port, options.host ?? '127.0.0.1', resolveListen));
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(port, options.host ?? '127.0.0.1', () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
   stops.unshift(
     () =>
       new Promise<void>((resolveClose) => {

@@ -91,6 +91,10 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  if ((error as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
+    console.error(`Port ${process.env.PORT ?? 3000} is already in use: stop what listens there, or start on another one (PORT=3001 npm start).`);
+  } else {
+    console.error(error instanceof Error ? error.message : String(error));
+  }
   process.exit(1);
 });

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -142,5 +143,30 @@ describe('npm start', () => {
     const lines = stderr.trim().split('\n').filter((line) => line.trim() !== '');
     expect(lines).toEqual(['Java 17+ is required for DynamoDB Local but `java` was not found on PATH (install e.g. openjdk-17-jre-headless).']);
     rmSync(bin, { recursive: true, force: true });
+  }, 60_000);
+
+  it('says in one line that the port is taken, exits non-zero, and leaves no DynamoDB Local running', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const busyData = join(dataDir, 'busy');
+    try {
+      const child = spawn(process.execPath, [TSX, 'infra/local/start.ts'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, PORT: String(port), DATA_DIR: busyData },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      expect(await exitOf(child)).toBe(1);
+      expect(stderr.trim().split('\n').at(-1)).toBe(`Port ${port} is already in use: stop what listens there, or start on another one (PORT=3001 npm start).`);
+      // The DynamoDB Local it started on the way was stopped: no process still names its data folder.
+      const running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(busyData));
+      expect(running).toEqual([]);
+    } finally {
+      taken.close();
+    }
   }, 60_000);
 });
