@@ -2,8 +2,8 @@
 import type { Campaign } from '../campaigns/campaign';
 import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { type Branch, resolveNode } from '../campaigns/flow';
-import type { SenderAccount, } from '../sender-accounts/sender-account';
-import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, ParkReason } from './action';
+import type { SenderAccount } from '../sender-accounts/sender-account';
+import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
@@ -11,13 +11,14 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce } fro
 import { type RenderedStep, renderStep } from './render';
 import { keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
+import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
 import type { ActionResult, SenderDeps } from './sender-deps';
 import type { KnownProspect } from './ports';
 
 export type { ActionResult, SenderDeps } from './sender-deps';
 import { type SendResult, connectedBySkip, performStep, whyNotSendable } from './steps';
-import { dueAfter, heldUntil } from './node-timing';
+import { heldUntil } from './node-timing';
 import { nextUtcDay, openSpanFrom } from './window';
 
 /**
@@ -39,116 +40,7 @@ export const CLAIM_TIMEOUT_MS = 10 * 60_000;
 
 export function createSender(deps: SenderDeps) {
   const iso = (date: Date) => date.toISOString();
-  const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
-    ...action,
-    // A first action's first write keeps when the prospect was scheduled (its due time then), which
-    // the delay of the node it starts at counts from (heldUntil).
-    ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt, reachedAt: action.dueAt } : {}),
-    ...change,
-    version: action.version + 1,
-    updatedAt: iso(now),
-  });
-
-  /**
-   * The action store as the sender writes it: an action that held a reserved slot of its day
-   * (a position within the cap, waiting for its time) and is written without it gives the position
-   * back, so the day can still send its cap: it left (moved out, removed, archived), was parked,
-   * skipped, or waits for something else now (docs/engine.md, "Daily caps and accounts"). Only the
-   * claim, which sends in that slot, keeps it (written with `deps.actions.replace` itself).
-   */
-  const actions = {
-    async replace(before: OutreachAction, after: OutreachAction): Promise<boolean> {
-      const written = await deps.actions.replace(before, after);
-      if (written) await releaseReservation(before, after.reservation);
-      return written;
-    },
-    async remove(before: OutreachAction): Promise<boolean> {
-      const removed = await deps.actions.remove(before);
-      if (removed) await releaseReservation(before, null);
-      return removed;
-    },
-  };
-  async function releaseReservation(before: OutreachAction, kept: OutreachAction['reservation']): Promise<void> {
-    const held = before.reservation;
-    if (!held || (kept && kept.day === held.day && kept.kind === held.kind && kept.k === held.k)) return;
-    await deps.counters.returnCampaignSlot(before.campaignId, held.day, held.kind);
-  }
-
-  /**
-   * The campaigns (as read by one batch: each batch reads its own objects, so concurrent batches
-   * never see each other's) in which a sequence ended: checked for completion once, at the end of
-   * the batch, instead of after every finished prospect.
-   */
-  const sequencesEnded = new WeakSet<Campaign>();
-
-  /** A campaign whose prospects have all finished becomes COMPLETED. */
-  async function completeCampaigns(reads: BatchReads): Promise<void> {
-    for (const campaign of await reads.campaignsRead()) {
-      if (!sequencesEnded.has(campaign)) continue;
-      sequencesEnded.delete(campaign);
-      if (campaign.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaign.id))) {
-        await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', iso(deps.clock.now()));
-      }
-    }
-  }
-
-  async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
-    const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null, waitingForDelay: false });
-    return (await actions.replace(action, parked)) ? 'parked' : 'raced';
-  }
-
-  async function wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean> {
-    return actions.replace(action, bump(action, now, { reservation: null, waitingForDelay: false, ...change }));
-  }
-
-  /** Ends the prospect's sequence: its status, then the action; whether the campaign is done is asked once per batch (completeCampaigns). */
-  async function finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null, known?: KnownProspect): Promise<ActionResult> {
-    await deps.progress.finish(action, status, lastError, known);
-    await actions.remove(action);
-    sequencesEnded.add(campaign);
-    return 'finished';
-  }
-
-  /** After an action was carried out (sent or skipped): on to the step's child, or the end of the flow. */
-  async function advance(
-    action: OutreachAction,
-    campaign: Campaign,
-    nodes: Map<number, CampaignNode>,
-    nodeId: number,
-    now: Date,
-    change: Partial<OutreachAction>,
-    known?: KnownProspect,
-  ): Promise<void> {
-    const next = campaign.flow.nodes[String(nodeId)]?.child ?? null;
-    if (next === null) {
-      await finish(action, campaign, 'FINISHED', null, known);
-      return;
-    }
-    if (!action.started && (await deps.progress.start(action, known)) === 'gone') {
-      await actions.remove(action);
-      return;
-    }
-    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true });
-  }
-
-  /** Puts the action on node `next`, reached now and due when that node is carried out (dueAfter). */
-  async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>) {
-    const dueAt = dueAfter(nodes.get(next), now, campaign);
-    return actions.replace(
-      action,
-      bump(action, now, {
-        ...change,
-        nodeId: next,
-        dueAt: iso(dueAt),
-        reachedAt: iso(now),
-        waitingForDelay: true,
-        claim: null,
-        reservation: null,
-        attempts: 0,
-        lastError: null,
-      }),
-    );
-  }
+  const { bump, actions, park, wait, finish, advance, moveTo, completeCampaigns, sequenceEnded } = createActionWrites(deps);
 
   /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
   async function decide(action: OutreachAction, loaded: { campaign: Campaign; nodes: Map<number, CampaignNode> }, condition: CampaignCondition, reads: BatchReads, now: Date) {
@@ -305,7 +197,7 @@ export function createSender(deps: SenderDeps) {
       // status written, its keys not yet removed): whether its campaign is done is asked again.
       if (ref.first) {
         const loaded = await reads.campaign(ref.workspaceId, ref.campaignId);
-        if (loaded) sequencesEnded.add(loaded.campaign);
+        if (loaded) sequenceEnded(loaded.campaign);
       }
       return 'stale';
     }

@@ -1,0 +1,132 @@
+import type { Campaign } from '../campaigns/campaign';
+import type { CampaignNode } from '../campaigns/nodes';
+import type { OutreachAction, ParkReason } from './action';
+import { dueAfter } from './node-timing';
+import type { KnownProspect } from './ports';
+import type { BatchReads } from './sender-reads';
+import type { ActionResult, SenderDeps } from './sender-deps';
+
+const iso = (date: Date) => date.toISOString();
+
+/**
+ * How the sender (sender.ts) writes an action: a new version of it, given back reservations,
+ * parks and waits, the end of a sequence, the move to the next node, and the completion of the
+ * campaigns whose sequences ended in a batch.
+ */
+export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters' | 'progress' | 'completion' | 'campaigns' | 'clock'>) {
+  const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
+    ...action,
+    // A first action's first write keeps when the prospect was scheduled (its due time then), which
+    // the delay of the node it starts at counts from (heldUntil).
+    ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt, reachedAt: action.dueAt } : {}),
+    ...change,
+    version: action.version + 1,
+    updatedAt: iso(now),
+  });
+
+  /**
+   * The action store as the sender writes it: an action that held a reserved slot of its day
+   * (a position within the cap, waiting for its time) and is written without it gives the position
+   * back, so the day can still send its cap: it left (moved out, removed, archived), was parked,
+   * skipped, or waits for something else now (docs/engine.md, "Daily caps and accounts"). Only the
+   * claim, which sends in that slot, keeps it (written with `deps.actions.replace` itself).
+   */
+  const actions = {
+    async replace(before: OutreachAction, after: OutreachAction): Promise<boolean> {
+      const written = await deps.actions.replace(before, after);
+      if (written) await releaseReservation(before, after.reservation);
+      return written;
+    },
+    async remove(before: OutreachAction): Promise<boolean> {
+      const removed = await deps.actions.remove(before);
+      if (removed) await releaseReservation(before, null);
+      return removed;
+    },
+  };
+  async function releaseReservation(before: OutreachAction, kept: OutreachAction['reservation']): Promise<void> {
+    const held = before.reservation;
+    if (!held || (kept && kept.day === held.day && kept.kind === held.kind && kept.k === held.k)) return;
+    await deps.counters.returnCampaignSlot(before.campaignId, held.day, held.kind);
+  }
+
+  /**
+   * The campaigns (as read by one batch: each batch reads its own objects, so concurrent batches
+   * never see each other's) in which a sequence ended: checked for completion once, at the end of
+   * the batch, instead of after every finished prospect.
+   */
+  const sequencesEnded = new WeakSet<Campaign>();
+
+  /** A campaign whose prospects have all finished becomes COMPLETED. */
+  async function completeCampaigns(reads: BatchReads): Promise<void> {
+    for (const campaign of await reads.campaignsRead()) {
+      if (!sequencesEnded.has(campaign)) continue;
+      sequencesEnded.delete(campaign);
+      if (campaign.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaign.id))) {
+        await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', iso(deps.clock.now()));
+      }
+    }
+  }
+
+  async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
+    const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null, waitingForDelay: false });
+    return (await actions.replace(action, parked)) ? 'parked' : 'raced';
+  }
+
+  async function wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean> {
+    return actions.replace(action, bump(action, now, { reservation: null, waitingForDelay: false, ...change }));
+  }
+
+  /** Ends the prospect's sequence: its status, then the action; whether the campaign is done is asked once per batch (completeCampaigns). */
+  async function finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null, known?: KnownProspect): Promise<ActionResult> {
+    await deps.progress.finish(action, status, lastError, known);
+    await actions.remove(action);
+    sequencesEnded.add(campaign);
+    return 'finished';
+  }
+
+  /** After an action was carried out (sent or skipped): on to the step's child, or the end of the flow. */
+  async function advance(
+    action: OutreachAction,
+    campaign: Campaign,
+    nodes: Map<number, CampaignNode>,
+    nodeId: number,
+    now: Date,
+    change: Partial<OutreachAction>,
+    known?: KnownProspect,
+  ): Promise<void> {
+    const next = campaign.flow.nodes[String(nodeId)]?.child ?? null;
+    if (next === null) {
+      await finish(action, campaign, 'FINISHED', null, known);
+      return;
+    }
+    if (!action.started && (await deps.progress.start(action, known)) === 'gone') {
+      await actions.remove(action);
+      return;
+    }
+    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true });
+  }
+
+  /** Puts the action on node `next`, reached now and due when that node is carried out (dueAfter). */
+  async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>) {
+    const dueAt = dueAfter(nodes.get(next), now, campaign);
+    return actions.replace(
+      action,
+      bump(action, now, {
+        ...change,
+        nodeId: next,
+        dueAt: iso(dueAt),
+        reachedAt: iso(now),
+        waitingForDelay: true,
+        claim: null,
+        reservation: null,
+        attempts: 0,
+        lastError: null,
+      }),
+    );
+  }
+
+  /** A campaign to ask about at the end of the batch, as after a finished sequence. */
+  const sequenceEnded = (campaign: Campaign) => void sequencesEnded.add(campaign);
+
+  return { bump, actions, park, wait, finish, advance, moveTo, completeCampaigns, sequenceEnded };
+}
