@@ -64,8 +64,13 @@ const dayNumber = (day: string): number | undefined => {
   return Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== day ? undefined : at / 86_400_000;
 };
 
-/** The range of `start_date` and `end_date`, or undefined when neither is given (all-time). */
-export function parseRange(start: string | undefined, end: string | undefined): DayRange | undefined {
+/**
+ * The range of `start_date` and `end_date`, or undefined when neither is given (all-time). An
+ * empty value counts as not given, as it does for the list parameters (`campaigns=`).
+ */
+export function parseRange(rawStart: string | undefined, rawEnd: string | undefined): DayRange | undefined {
+  const start = rawStart?.trim() === '' ? undefined : rawStart;
+  const end = rawEnd?.trim() === '' ? undefined : rawEnd;
   if (start === undefined && end === undefined) return undefined;
   if (start === undefined || end === undefined) throw validationError(RANGE_ERRORS.together);
   const from = dayNumber(start);

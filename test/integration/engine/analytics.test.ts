@@ -284,6 +284,8 @@ describe('analytics', () => {
       ['?start_date=2026-11-23&end_date=tomorrow', 'end_date must be a date as YYYY-MM-DD'],
       ['?start_date=2026-11-23&end_date=2026-11-22', 'end_date must not be before start_date'],
       ['?start_date=2025-01-01&end_date=2026-01-02', 'A date range covers at most 366 days'],
+      // An empty parameter counts as not given.
+      ['?start_date=2026-11-23&end_date=', 'start_date and end_date must be given together'],
     ];
     for (const path of [`/public/campaigns/${campaign.id}/analytics/`, '/public/analytics/']) {
       for (const [query, error] of cases) {
@@ -291,6 +293,13 @@ describe('analytics', () => {
         expect(response.status, `${path}${query}`).toBe(400);
         expect(response.body, `${path}${query}`).toEqual({ error });
       }
+    }
+    // Both empty: all-time, as without them; given twice, the last value counts.
+    for (const path of [`/public/campaigns/${campaign.id}/analytics/`, '/public/analytics/']) {
+      expect((await get(`${path}?start_date=&end_date=`)).body, path).toEqual((await get(path)).body);
+      expect((await get(`${path}?start_date=2024-01-01&start_date=2024-03-01&end_date=2024-03-02`)).body, path).toEqual(
+        (await get(`${path}?start_date=2024-03-01&end_date=2024-03-02`)).body,
+      );
     }
     const leapYear = await get(`/public/campaigns/${campaign.id}/analytics/?start_date=2024-01-01&end_date=2024-12-31`);
     expect(leapYear.status).toBe(200);

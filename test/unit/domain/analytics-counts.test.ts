@@ -38,6 +38,7 @@ describe('analytics counting rules (docs/analytics.md)', () => {
 
   it('ranges: both or neither, real dates, in order, at most 366 days counting both ends', () => {
     expect(parseRange(undefined, undefined)).toBeUndefined();
+    expect(parseRange('', ' ')).toBeUndefined();
     expect(parseRange('2024-01-01', '2024-12-31')).toEqual({ from: '2024-01-01', to: '2024-12-31' });
     expect(parseRange('2026-11-05', '2026-11-05')).toEqual({ from: '2026-11-05', to: '2026-11-05' });
     const refused = (start: string | undefined, end: string | undefined) => {
