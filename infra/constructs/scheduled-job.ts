@@ -20,15 +20,18 @@ export interface ScheduledJobProps {
 }
 
 /**
- * An EventBridge Scheduler schedule invoking a function. Failed invocations are retried by the
- * scheduler; those it gives up on land in a dead-letter queue instead of vanishing. The job itself
- * must tolerate a skipped or doubled run (the scheduler is at-least-once).
+ * An EventBridge Scheduler schedule invoking a function. The scheduler invokes it asynchronously:
+ * an invocation it cannot make (throttled, the function missing) is retried by the scheduler, and
+ * one it gives up on lands in a dead-letter queue instead of vanishing. A run that fails inside the
+ * function is retried by Lambda twice and then dropped: the next tick runs the job again over the
+ * same state, and the function's error alarm tells. The job must tolerate a skipped or doubled run
+ * (the scheduler is at-least-once).
  */
 export class ScheduledJob extends Construct {
   public readonly function: ServiceFunction;
   public readonly schedule: Schedule;
   public readonly deadLetterQueue: Queue;
-  /** In alarm while an invocation the scheduler gave up on waits in the dead-letter queue. */
+  /** In alarm while an invocation the scheduler could not make waits in the dead-letter queue. */
   public readonly deadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: ScheduledJobProps) {
@@ -48,6 +51,6 @@ export class ScheduledJob extends Construct {
         deadLetterQueue: this.deadLetterQueue,
       }),
     });
-    this.deadLetterAlarm = deadLetterAlarm(this, this.deadLetterQueue, `Runs of ${id} failed every retry (the schedule's dead-letter queue)`);
+    this.deadLetterAlarm = deadLetterAlarm(this, this.deadLetterQueue, `Invocations of ${id} the scheduler could not make (the schedule's dead-letter queue)`);
   }
 }

@@ -131,7 +131,7 @@ export class OutreachStack extends Stack {
 
     // Queues and their consumers, from the runtime catalog (the local runtime reads the same list).
     const queueConsumers: Record<string, QueueConsumer> = {};
-    const queueUrls: { urlSetting: SettingName; consumer: QueueConsumer }[] = [];
+    const queueUrls: { urlSetting: SettingName; consumer: QueueConsumer; sendsToItself: boolean }[] = [];
     for (const definition of props.queues ?? QUEUES) {
       const consumer = new QueueConsumer(this, `${pascal(definition.name)}Queue`, {
         function: {
@@ -152,7 +152,7 @@ export class OutreachStack extends Stack {
       if (grant) consumer.function.grantTable(this.table, grant);
       configure(consumer.function, definition.settings);
       queueConsumers[definition.name] = consumer;
-      queueUrls.push({ urlSetting: definition.urlSetting, consumer });
+      queueUrls.push({ urlSetting: definition.urlSetting, consumer, sendsToItself: definition.sendsToItself === true });
     }
     this.queueConsumers = queueConsumers;
 
@@ -180,10 +180,13 @@ export class OutreachStack extends Stack {
     if (unknown.length > 0) throw new Error(`reservedConcurrency names functions the stack does not have: ${unknown.join(', ')}`);
 
     // Producers: a function that declares a queue's URL setting may send to that queue, and only send.
-    for (const { urlSetting, consumer } of queueUrls) {
+    for (const { urlSetting, consumer, sendsToItself } of queueUrls) {
       settingValues[urlSetting] = consumer.queue.queueUrl;
-      // The queue's own consumer reads the URL to delay redeliveries (its event source grants that), not to send.
-      for (const { fn, settings } of configured) if (settings.includes(urlSetting) && fn !== consumer.function) consumer.queue.grantSendMessages(fn);
+      // The queue's own consumer reads the URL to delay redeliveries (its event source grants that),
+      // and sends only when its definition says so (campaign-scheduling: each page sends the next).
+      for (const { fn, settings } of configured) {
+        if (settings.includes(urlSetting) && (fn !== consumer.function || sendsToItself)) consumer.queue.grantSendMessages(fn);
+      }
     }
 
     this.api = new PublicApi(this, 'PublicApi', {

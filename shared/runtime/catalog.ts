@@ -30,6 +30,12 @@ export interface QueueDefinition {
    * `alarmQueueAgeMinutes` context key overrides it per queue). Each entry says why its number.
    */
   readonly oldestMessageAlarmMinutes: number;
+  /**
+   * The consumer sends messages to its own queue (the next page of a sweep), so its role may
+   * `sqs:SendMessage` there. Without it, a consumer that reads its own URL only delays
+   * redeliveries (ChangeMessageVisibility, which its event source grants).
+   */
+  readonly sendsToItself?: true;
 }
 
 export interface ScheduleDefinition {
@@ -87,6 +93,8 @@ export const CAMPAIGN_SCHEDULING = {
   // A page takes seconds and each campaign's pages run one after the other: 15 minutes of waiting
   // means a campaign that was started is not being scheduled.
   oldestMessageAlarmMinutes: 15,
+  // Each page sends the next one (a sweep, a retime, a repace of more than a page).
+  sendsToItself: true,
 } as const satisfies QueueDefinition;
 
 /**

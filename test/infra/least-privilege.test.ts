@@ -156,8 +156,9 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
           .sort();
       };
       expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'schedule:enrichment-sweeper']);
-      // campaignProspects: a move that makes a COMPLETED campaign ACTIVE again schedules its waiting prospects.
-      expect(senders('campaign-scheduling')).toEqual(['accounts', 'campaignProspects', 'campaigns', 'leadLists']);
+      // campaignProspects: a move that makes a COMPLETED campaign ACTIVE again schedules its waiting
+      // prospects; the queue's own consumer sends each sweep's next page.
+      expect(senders('campaign-scheduling')).toEqual(['accounts', 'campaignProspects', 'campaigns', 'leadLists', 'queue:campaign-scheduling']);
       expect(senders('outreach')).toEqual(['schedule:outreach-scheduler']);
       expect(senders('enrichment')).toEqual(['enrichment', 'schedule:enrichment-sweeper']);
       // No SendMessage on anything but the catalog's queues.

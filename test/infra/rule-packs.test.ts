@@ -10,8 +10,8 @@ import { defineRoute } from '../../shared/http/routes/define';
 import { type CfnResource, resourcesOfType, testApp } from './template-helpers';
 
 /** The stack with cdk-nag's AwsSolutions and Serverless packs, as `cdk synth` runs them (infra/app.ts). */
-function checkedStack(id: string, extend?: (stack: OutreachStack) => void) {
-  const app = testApp({ bundle: false });
+function checkedStack(id: string, extend?: (stack: OutreachStack) => void, context: Record<string, unknown> = {}) {
+  const app = testApp({ bundle: false, context });
   const stack = new OutreachStack(app, id, { config: loadConfig(app.node) });
   extend?.(stack);
   addRulePacks(app);
@@ -21,6 +21,11 @@ function checkedStack(id: string, extend?: (stack: OutreachStack) => void) {
 describe('cdk-nag rule packs (AwsSolutions, Serverless) on the synthesized stack', () => {
   it('synthesizes with no finding left unacknowledged', () => {
     const { app } = checkedStack('RulePacks');
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('synthesizes with every stage setting a deploy documents set (an alarm email, reserved concurrency, another stack name)', () => {
+    const { app } = checkedStack('RulePacksStaging', undefined, { alarmEmail: 'ops@example.com', reservedConcurrency: '{"authorizer":50}' });
     expect(() => app.synth()).not.toThrow();
   });
 

@@ -5,13 +5,22 @@ import type { SendOutcome } from './send-outcome';
  *
  * Attempt 1 is immediate; after a failed attempt n the next one waits RETRY_DELAYS_SECONDS[n-1]
  * with ±20% jitter: 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 12 h, so 8 attempts over about 30 hours
- * (29.6 h nominal, 23.7–35.5 h with jitter). 12 h is the longest an SQS message can stay
- * invisible, which is how the worker waits. Then the message goes to the dead-letter queue.
+ * (29.4 h nominal, 23.7–32.8 h with jitter). The worker waits by the message's visibility, at most
+ * 11 h 50 min (MAX_DELAY_SECONDS: the 12 h steps are capped there). Then the message goes to the
+ * dead-letter queue.
  */
 export const RETRY_DELAYS_SECONDS: readonly number[] = [60, 300, 1_800, 7_200, 18_000, 36_000, 43_200];
 
-/** SQS's ceiling on a message's visibility timeout. */
-export const MAX_DELAY_SECONDS = 43_200;
+/**
+ * The longest wait the worker asks for: SQS's 12-hour ceiling on a message's visibility counts from
+ * when it was received, so a longer ChangeMessageVisibility is refused, and the message would come
+ * back after the queue's own 3-minute timeout instead. Ten minutes less than the ceiling leaves
+ * room for the time it has been in flight (the consumer's timeout is 30 s).
+ */
+export const MAX_DELAY_SECONDS = 43_200 - 600;
+
+/** SQS's ceiling on a message's visibility, from when it was received. */
+export const SQS_VISIBILITY_CEILING_SECONDS = 43_200;
 
 export const JITTER = 0.2;
 
@@ -33,7 +42,8 @@ export function parseSchedule(raw: string): number[] | undefined {
   const parts = raw.split(',').map((part) => part.trim());
   if (parts.length > 20 || parts.some((part) => !/^\d+$/.test(part))) return undefined;
   const values = parts.map(Number);
-  return values.every((value) => value <= MAX_DELAY_SECONDS) ? values : undefined;
+  // Up to SQS's ceiling, as the default's 12 h step; each wait is then capped at MAX_DELAY_SECONDS.
+  return values.every((value) => value <= SQS_VISIBILITY_CEILING_SECONDS) ? values : undefined;
 }
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';

@@ -10,15 +10,18 @@ describe('retry schedule', () => {
     expect(maxAttemptsFor(RETRY_DELAYS_SECONDS)).toBe(8);
     const nominalHours = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + delay, 0) / 3600;
     expect(nominalHours).toBe(29.6);
+    // The 12 h step waits 11 h 50 min at most (MAX_DELAY_SECONDS): 29.4 h nominal as waited.
   });
 
-  it('jitters each delay by ±20% and never beyond SQS’s 12-hour visibility ceiling', () => {
+  it('jitters each delay by ±20% and never beyond SQS’s 12-hour visibility ceiling less 10 minutes in flight', () => {
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 1, () => 0.5)).toBe(60);
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 1, () => 0)).toBe(48);
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 1, () => 0.999_999)).toBe(72);
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 4, () => 0.5)).toBe(7_200);
-    expect(MAX_DELAY_SECONDS).toBe(43_200);
-    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0.999_999)).toBe(43_200);
+    expect(MAX_DELAY_SECONDS).toBe(42_600);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0.999_999)).toBe(42_600);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0.5)).toBe(42_600);
+    expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 6, () => 0.999_999)).toBe(42_600);
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0)).toBe(34_560);
   });
 
