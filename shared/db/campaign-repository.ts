@@ -240,6 +240,25 @@ export class DynamoCampaignRepository implements CampaignRepository {
     throw conflict('Campaign name is being taken by concurrent requests, please retry');
   }
 
+  async detachAccount(campaign: Campaign, accountId: number, updatedAt: string): Promise<Campaign | undefined> {
+    const accountIds = campaign.accountIds.filter((id) => id !== accountId);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: campaignKey(campaign.id),
+          UpdateExpression: 'SET accountIds = :ids, updatedAt = :now',
+          ConditionExpression: 'updatedAt = :seen',
+          ExpressionAttributeValues: { ':ids': accountIds, ':now': updatedAt, ':seen': campaign.updatedAt },
+        }),
+      );
+      return { ...campaign, accountIds, updatedAt };
+    } catch (error) {
+      if (isConditionFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
   async setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: { prospectCount: number }): Promise<boolean> {
     try {
       await this.db.send(

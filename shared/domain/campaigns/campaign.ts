@@ -88,7 +88,8 @@ export interface CampaignSettings {
 
 /**
  * Whether a settings change may let actions waiting on the campaign's pacing go sooner: a cap
- * raised, the window or timezone changed, or a sender account attached. The sweep (scheduling.ts
+ * raised, the window or timezone changed, or a sender account attached or detached (a prospect
+ * that waited for a detached account's limit goes through another). The sweep (scheduling.ts
  * `repace`) then has the sender place them again. A cap lowered needs none: a send past it waits
  * when its slot comes.
  */
@@ -99,7 +100,8 @@ export function pacingLoosened(before: Campaign, after: Campaign): boolean {
     after.networkMaxConnections > before.networkMaxConnections ||
     after.timezone !== before.timezone ||
     !isDeepStrictEqual(after.sendingWindow, before.sendingWindow) ||
-    after.accountIds.some((id) => !before.accountIds.includes(id))
+    after.accountIds.some((id) => !before.accountIds.includes(id)) ||
+    before.accountIds.some((id) => !after.accountIds.includes(id))
   );
 }
 

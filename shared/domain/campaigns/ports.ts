@@ -39,6 +39,11 @@ export interface CampaignRepository {
    * a created one's (numbered when taken) and the old one released. Answers the campaign as stored.
    */
   updateSettings(campaign: Campaign, change: CampaignSettingsChange, updatedAt: string): Promise<Campaign>;
+  /**
+   * Takes a deleted account out of the campaign's `account_ids`, conditional on the campaign being
+   * as read (`updatedAt`); the campaign as stored after, or undefined when it changed meanwhile.
+   */
+  detachAccount(campaign: Campaign, accountId: number, updatedAt: string): Promise<Campaign | undefined>;
   /** Moves the status from `from` to `to`; false when it was no longer `from`. */
   setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: { prospectCount: number }): Promise<boolean>;
   /**

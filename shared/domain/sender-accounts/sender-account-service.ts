@@ -1,5 +1,5 @@
 import type { Campaign } from '../campaigns/campaign';
-import type { CampaignScheduling } from '../campaigns/ports';
+import type { CampaignRepository, CampaignScheduling } from '../campaigns/ports';
 import { conflict, notFound, upstreamError, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type NetworkProvider, type ProviderAccount, describeProviderFailure, isActiveStatus, isProviderFailure } from '../providers/provider';
@@ -21,7 +21,7 @@ export interface SenderAccountServiceDeps {
    * more (a limit raised, its pause ended) has their waiting actions placed again. None: they wait
    * until their own due time (the next UTC day for a limit, an hour for a pause).
    */
-  pacing?: { campaigns: { listForWorkspace(workspaceId: number): Promise<Campaign[]> }; scheduling: Pick<CampaignScheduling, 'repace'> } | undefined;
+  pacing?: { campaigns: Pick<CampaignRepository, 'listForWorkspace' | 'get' | 'detachAccount'>; scheduling: Pick<CampaignScheduling, 'repace'> } | undefined;
 }
 
 const ACCOUNT_NOT_FOUND = 'Account not found';
@@ -85,6 +85,8 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
     return raised || (Boolean(before.sendingPause) && !after.sendingPause);
   }
 
+  const running = (campaign: Campaign) => (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0;
+
   /**
    * The running campaigns that send through the account (ACTIVE or PAUSED, with prospects): their
    * actions waiting on pacing are made due, and the sender places them again (campaigns/scheduling.ts `repace`).
@@ -92,10 +94,36 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
   async function repaceCampaignsOf(account: SenderAccount): Promise<void> {
     if (!deps.pacing) return;
     const { campaigns, scheduling } = deps.pacing;
-    const running = (await campaigns.listForWorkspace(account.workspaceId)).filter(
-      (campaign) => (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0 && campaign.accountIds.includes(account.id),
+    const sending = (await campaigns.listForWorkspace(account.workspaceId)).filter((campaign) => running(campaign) && campaign.accountIds.includes(account.id));
+    await Promise.all(sending.map((campaign) => scheduling.repace(campaign)));
+  }
+
+  /**
+   * A deleted account leaves the `account_ids` of the campaigns it was attached to (not archived
+   * ones: read-only), as if detached; a running one places its waits again, so the prospects that
+   * waited for that account's limit go through its other accounts. A campaign changed meanwhile is
+   * read again (three tries; one still listing it is answered as before: the engine passes a
+   * deleted account over, and a PATCH sending it back drops it).
+   */
+  async function detachFromCampaigns(account: SenderAccount): Promise<void> {
+    if (!deps.pacing) return;
+    const { campaigns, scheduling } = deps.pacing;
+    const attached = (await campaigns.listForWorkspace(account.workspaceId)).filter(
+      (campaign) => campaign.status !== 'ARCHIVED' && campaign.accountIds.includes(account.id),
     );
-    await Promise.all(running.map((campaign) => scheduling.repace(campaign)));
+    await Promise.all(
+      attached.map(async (found) => {
+        let campaign: Campaign | undefined = found;
+        for (let attempt = 0; attempt < 3 && campaign?.accountIds.includes(account.id) && campaign.status !== 'ARCHIVED'; attempt += 1) {
+          const detached = await campaigns.detachAccount(campaign, account.id, deps.clock.now().toISOString());
+          if (detached) {
+            if (running(detached)) await scheduling.repace(detached);
+            return;
+          }
+          campaign = await campaigns.get(account.workspaceId, campaign.id);
+        }
+      }),
+    );
   }
 
   return {
@@ -119,6 +147,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
       const account = await deps.accounts.get(workspaceId, accountId);
       if (!account) throw notFound(ACCOUNT_NOT_FOUND);
       await deps.accounts.remove(account);
+      await detachFromCampaigns(account);
     },
 
     /**

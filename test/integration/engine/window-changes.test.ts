@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_SENDING_DAY } from '../../../shared/domain/engine/pacing';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, play, prospectStatuses, prospectsIn, sentSummary } from './helpers';
+import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, play, prospectStatuses, prospectsIn, sandboxSent, sentSummary } from './helpers';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const window = (enabled: boolean) => Object.fromEntries(DAYS.map((day) => [day, { enabled, start: '00:00', end: '23:59' }]));
@@ -197,6 +197,44 @@ describe('pacing settings changed while prospects wait on them', () => {
     clock.set('2026-12-28T16:00:00.000Z');
     await play(world.stack);
     expect(await sentOf('Limited')).toEqual(['2026-12-28T08:00:00.000Z', '2026-12-28T16:00:00.000Z', '2026-12-28T16:00:00.000Z']);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+
+  it('takes a deleted mailbox out of its campaigns, and the prospect that waited for its limit goes through another at once', async () => {
+    clock.set('2027-01-04T08:00:00.000Z'); // Monday
+    const first = await extraAccount(world, 'MAIL', 'sbx-mailbox-deleted');
+    const second = await extraAccount(world, 'MAIL', 'sbx-mailbox-kept');
+    const limited = await world.stack.call('PATCH', `/public/accounts/${first}/`, { apiKey: world.ws.key, body: { daily_limits: { emails: 1 } } });
+    expect(limited.status, limited.text).toBe(200);
+    const campaign = await campaignWith(
+      world,
+      'Mailbox deleted',
+      [
+        { step_type: 'EMAIL', subject_line: 'Opening' },
+        { step_type: 'EMAIL', subject_line: 'Follow-up', delay_in_hours: 0 },
+      ],
+      { timezone: 'UTC', sending_window: window(true), email_max_messages: 10, account_ids: [first] },
+    );
+    const [prospect] = await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    // The follow-up waits for the mailbox that sent the opening, at its limit until tomorrow; a
+    // second mailbox attached does not take it (the thread stays with its mailbox).
+    await patch(campaign.id, { account_ids: [first, second] });
+    await play(world.stack);
+    expect(await sentOf('Opening')).toEqual(['2027-01-04T08:00:00.000Z']);
+    expect(await sentOf('Follow-up')).toEqual([]);
+    expect((await prospectStatuses(world, campaign.id))[prospect as number]?.last_error).toBe(
+      `sender account ${first}, which contacted the prospect, is at its daily_limits.emails (1 a day) for 2027-01-04 (UTC): it goes on the next day`,
+    );
+
+    clock.set('2027-01-04T09:00:00.000Z');
+    const deleted = await world.stack.call('DELETE', `/public/accounts/${first}/`, { apiKey: world.ws.key });
+    expect(deleted.status, deleted.text).toBe(200);
+    await play(world.stack);
+    const follow = (await sandboxSent(world.stack)).filter((item) => item.kind === 'email' && item.subject === 'Follow-up');
+    expect(follow.map((item) => [item.accountId, item.at])).toEqual([['sbx-mailbox-kept', '2027-01-04T09:00:00.000Z']]);
+    const detail = await world.stack.call<{ campaign: { account_ids: number[] } }>('GET', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key });
+    expect(detail.body.campaign.account_ids).toEqual([second]);
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 });

@@ -54,10 +54,13 @@ const CAMPAIGNS = [
 ];
 
 /** The service over a stored account whose update applies the change as the repository would. */
-function serviceWith(stored: SenderAccount) {
+function serviceWith(stored: SenderAccount, campaigns: Campaign[] = CAMPAIGNS, conflicts = 0) {
   const repaced: number[] = [];
+  const detached: number[] = [];
+  let conflictsLeft = conflicts;
   const accounts = {
     get: async () => stored,
+    remove: async () => {},
     updateSettings: async (current: SenderAccount, change: SenderAccountChange) => {
       const limits = { ...(current.dailyLimits ?? DEFAULT_ACCOUNT_DAILY_LIMITS), ...Object.fromEntries(Object.entries(change.dailyLimits ?? {}).filter(([, v]) => v !== undefined)) };
       return { ...current, dailyLimits: limits, ...(change.endPause ? { sendingPause: undefined } : {}) };
@@ -70,9 +73,24 @@ function serviceWith(stored: SenderAccount) {
     clock: new ManualClock(AT),
     connectState: {} as never,
     connectLinkTtlMs: 60_000,
-    pacing: { campaigns: { listForWorkspace: async () => CAMPAIGNS }, scheduling: { repace: async (c) => void repaced.push(c.id) } },
+    pacing: {
+      campaigns: {
+        listForWorkspace: async () => campaigns,
+        get: async (_workspace, id) => campaigns.find((campaign) => campaign.id === id),
+        // Changed meanwhile `conflicts` times, then written.
+        detachAccount: async (campaign, accountId, at) => {
+          if (conflictsLeft > 0) {
+            conflictsLeft -= 1;
+            return undefined;
+          }
+          detached.push(campaign.id);
+          return { ...campaign, accountIds: campaign.accountIds.filter((id) => id !== accountId), updatedAt: at };
+        },
+      },
+      scheduling: { repace: async (c) => void repaced.push(c.id) },
+    },
   });
-  return { service, repaced };
+  return { service, repaced, detached };
 }
 
 describe('an account change that lets it send more', () => {
@@ -94,5 +112,21 @@ describe('an account change that lets it send more', () => {
     await service.update(1, MAILBOX, { dailyLimits: { emails: 50, invitations: 10 } });
     await service.update(1, MAILBOX, { name: 'Renamed' });
     expect(repaced).toEqual([]);
+  });
+});
+
+describe('an account deleted', () => {
+  it('leaves every campaign it was attached to but archived ones, and the running ones with prospects place their waits again', async () => {
+    const campaigns = [...CAMPAIGNS, campaign(7, { status: 'ARCHIVED' })];
+    const { service, repaced, detached } = serviceWith(account, campaigns);
+    await service.remove(1, MAILBOX);
+    expect(detached.sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(repaced.sort()).toEqual([1, 2]);
+  });
+
+  it('reads a campaign changed meanwhile again before taking the account out', async () => {
+    const { service, repaced, detached } = serviceWith(account, [campaign(1, {})], 2);
+    await service.remove(1, MAILBOX);
+    expect([detached, repaced]).toEqual([[1], [1]]);
   });
 });

@@ -51,7 +51,7 @@ describe('pacingLoosened', () => {
   } as unknown as Campaign;
   const changedTo = (change: Partial<Campaign>) => ({ ...before, ...change }) as Campaign;
 
-  it('is true for a cap raised, the window or timezone changed, or an account attached', () => {
+  it('is true for a cap raised, the window or timezone changed, or an account attached or detached', () => {
     expect(
       [
         changedTo({ emailMaxMessages: 41 }),
@@ -60,15 +60,16 @@ describe('pacingLoosened', () => {
         changedTo({ timezone: 'UTC' }),
         changedTo({ sendingWindow: { monday: { enabled: true, start: '08:00', end: '17:00' } } }),
         changedTo({ accountIds: [2, 3] }),
+        changedTo({ accountIds: [1] }),
       ].map((changed) => pacingLoosened(before, changed)),
-    ).toEqual([true, true, true, true, true, true]);
+    ).toEqual([true, true, true, true, true, true, true]);
   });
 
-  it('is false for caps lowered, accounts detached, or nothing that paces changed', () => {
+  it('is false for caps lowered, the same accounts in another order, or nothing that paces changed', () => {
     expect(
       [
         changedTo({ emailMaxMessages: 39, networkMaxMessages: 0 }),
-        changedTo({ accountIds: [1] }),
+        changedTo({ accountIds: [2, 1] }),
         changedTo({ name: 'Renamed', sendingWindow: { monday: { start: '09:00', end: '17:00', enabled: true } } }),
       ].map((changed) => pacingLoosened(before, changed)),
     ).toEqual([false, false, false]);
