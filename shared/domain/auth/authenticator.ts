@@ -61,6 +61,15 @@ const FAILURES: Record<AcceptedCredentials, { error: string; message: string }> 
 };
 
 /**
+ * A session token that no longer opens a session (logged out, expired, forged), where sessions are
+ * accepted: said as such, not as a missing API key or a missing session, so the caller logs in again.
+ */
+const SESSION_REFUSED = {
+  error: 'Authentication required',
+  message: 'The session has expired or was logged out; log in again',
+};
+
+/**
  * A valid session whose user has been removed from the workspace it acts in. The user logs in
  * again (a new session starts in a workspace they still belong to). API keys need no such check:
  * the removal revokes the member's keys for the workspace.
@@ -128,8 +137,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
         return (await byApiKey(presented.apiKey)) ?? { ok: false, ...FAILURES[accepted] };
       }
       if (accepted !== 'apiKey' && presented.sessionToken) {
-        const outcome = await bySession(presented.sessionToken);
-        if (outcome) return outcome;
+        return (await bySession(presented.sessionToken)) ?? { ok: false, ...SESSION_REFUSED };
       }
       return { ok: false, ...FAILURES[accepted] };
     },

@@ -84,7 +84,10 @@ describe('accounts and sessions over HTTP', () => {
     expect(logout.headers.get('set-cookie')).toBe('session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0');
     const after = await stack.call('GET', '/auth/me/', { token: user.token });
     expect(after.status).toBe(401);
-    expect(after.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header' });
+    expect(after.body).toEqual({ error: 'Authentication required', message: 'The session has expired or was logged out; log in again' });
+    // Nothing presented: the spec's missing-key answer.
+    const none = await stack.call('GET', '/auth/me/', {});
+    expect([none.status, none.body]).toEqual([401, { error: 'Missing API key', message: 'Provide X-API-Key header' }]);
   });
 
   it('rejects forged and tampered session tokens', async () => {
@@ -94,7 +97,7 @@ describe('accounts and sessions over HTTP', () => {
     for (const token of [forged, 'not-a-jwt']) {
       const response = await stack.call('GET', '/auth/me/', { token });
       expect(response.status, token).toBe(401);
-      expect(response.body).toEqual({ error: 'Missing API key', message: 'Provide X-API-Key header' });
+      expect(response.body).toEqual({ error: 'Authentication required', message: 'The session has expired or was logged out; log in again' });
     }
   });
 

@@ -104,12 +104,17 @@ describe('authenticator', () => {
     expect(await authenticator.authenticate('apiKey', { sessionToken: 'valid:s1' })).toEqual(KEY_FAILURE);
   });
 
-  it('refuses ended, expired and foreign sessions', async () => {
-    expect(await authenticator.authenticate('session', { sessionToken: 'valid:gone' })).toEqual(SESSION_FAILURE);
+  it('refuses ended, expired and foreign sessions, saying the session is over, also where a key is accepted too', async () => {
+    const refused = { ok: false, error: 'Authentication required', message: 'The session has expired or was logged out; log in again' };
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:gone' })).toEqual(refused);
     sessions.sessions.set('other', { id: 'other', userId: 6, workspaceId: 60, createdAt: '', expiresAt: '2026-11-28T12:00:00.000Z' });
-    expect(await authenticator.authenticate('session', { sessionToken: 'valid:other' })).toEqual(SESSION_FAILURE);
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:other' })).toEqual(refused);
     now = new Date('2026-11-28T12:00:00.000Z');
-    expect(await authenticator.authenticate('session', { sessionToken: 'valid:s1' })).toEqual(SESSION_FAILURE);
+    expect(await authenticator.authenticate('session', { sessionToken: 'valid:s1' })).toEqual(refused);
+    expect(await authenticator.authenticate('apiKeyOrSession', { sessionToken: 'valid:s1' })).toEqual(refused);
+    // Nothing presented: the route's own answer.
+    expect(await authenticator.authenticate('session', {})).toEqual(SESSION_FAILURE);
+    expect(await authenticator.authenticate('apiKeyOrSession', {})).toEqual(KEY_FAILURE);
   });
 
   it('refuses a session whose user is no longer linked to its workspace, saying so', async () => {
