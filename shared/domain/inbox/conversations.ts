@@ -56,9 +56,14 @@ export interface ConversationStore {
   latestOn(workspaceId: number, prospectId: number, channel: MessageChannel, sentByLead?: boolean): Promise<ConversationMessage | undefined>;
 }
 
-/** Plain text of an email body (a conversation shows text, never HTML). */
+/**
+ * Plain text of an email body (a conversation shows text, never HTML): what a reader sees, so the
+ * contents of scripts, styles, the head and comments go with their tags.
+ */
 export function textOfHtml(html: string): string {
   return html
+    .replace(/<!--[\s\S]*?(-->|$)/g, '')
+    .replace(/<(script|style|head|title|template)\b[^>]*>[\s\S]*?(<\/\1\s*>|$)/gi, '')
     .replace(/<(br|\/p|\/div|\/li)\s*\/?>/gi, '\n')
     .replace(/<[^>]*>/g, '')
     .replace(/&nbsp;/g, ' ')

@@ -45,7 +45,8 @@ export function suppressionEmail(input: string): string | undefined {
 export function suppressionDomain(input: string): string | undefined {
   const domain = input.trim().toLowerCase().replace(/\.$/, '');
   const ascii = /^[ -~]*$/.test(domain) ? domain : domainToASCII(domain);
-  return DOMAIN.test(ascii) ? ascii : undefined;
+  // A top-level label of digits only is no domain name: an IPv4 address (127.0.0.1) is refused.
+  return DOMAIN.test(ascii) && !/\.[0-9]+$/.test(ascii) ? ascii : undefined;
 }
 
 /** The list entries that would suppress an address: the address and its domain. */

@@ -10,7 +10,8 @@ describe('suppression values', () => {
       expect(suppressionEmail(bad), bad).toBeUndefined();
     }
     expect(suppressionDomain(' Example.COM. ')).toBe('example.com');
-    for (const bad of ['example', 'exa mple.com', '-x.com', 'x-.com', 'a..b.com', `${'a'.repeat(64)}.com`]) {
+    expect(suppressionDomain('123.example.com')).toBe('123.example.com');
+    for (const bad of ['example', 'exa mple.com', '-x.com', 'x-.com', 'a..b.com', `${'a'.repeat(64)}.com`, '127.0.0.1', '10.0.0.1.', 'host.123']) {
       expect(suppressionDomain(bad), bad).toBeUndefined();
     }
   });

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { textOfHtml } from '../../../shared/domain/inbox/conversations';
+
+describe('the plain text of an HTML body', () => {
+  it('keeps what a reader sees: text, line breaks and entities', () => {
+    expect(textOfHtml('<p>Hi <b>there</b> &amp; welcome</p><p>Line two<br>Line three</p>')).toBe('Hi there & welcome\nLine two\nLine three');
+  });
+
+  it('drops scripts, styles, the head and comments with what they hold', () => {
+    expect(textOfHtml('<p>Hi <b>there</b> &amp; welcome</p><script>x</script>')).toBe('Hi there & welcome');
+    expect(textOfHtml('<html><head><title>T</title><style>p { color: red }</style></head><body><!-- hidden --><p>Shown</p></body></html>')).toBe('Shown');
+    expect(textOfHtml('<SCRIPT type="text/javascript">alert(1)</SCRIPT>After')).toBe('After');
+    // An unclosed script hides the rest, as a browser would.
+    expect(textOfHtml('Before<script>never closed')).toBe('Before');
+  });
+});
