@@ -56,6 +56,9 @@ const OutreachActionItem = itemSchema(
     waitingForDelay: v.optional(v.boolean(), false),
     alreadyConnected: v.optional(v.boolean(), false),
     started: v.boolean(),
+    // Actions written before 2026-11-27: taken as having left their entry (their node as stored) with no steps recorded.
+    atEntry: v.optional(v.boolean(), false),
+    done: v.optional(v.array(intAttribute), []),
     accounts: v.object({ EMAIL: v.optional(intAttribute), NETWORK: v.optional(intAttribute) }),
     networkProviderId: v.nullable(v.string()),
     updatedAt: v.string(),
@@ -101,6 +104,8 @@ export function firstAction(prospect: CampaignProspect, dueAt: string): Outreach
     waitingForDelay: false,
     alreadyConnected: false,
     started: false,
+    atEntry: true,
+    done: [],
     accounts: {},
     networkProviderId: null,
     updatedAt: dueAt,

@@ -19,6 +19,8 @@ export const actionWith = (at: string, fields: Partial<OutreachAction> = {}): Ou
   waitingForDelay: false,
   alreadyConnected: false,
   started: false,
+  atEntry: false,
+  done: [],
   accounts: {},
   networkProviderId: null,
   updatedAt: at,

@@ -170,7 +170,9 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       if (campaign?.status !== 'ACTIVE') return 'done';
       const now = deps.clock.now().toISOString();
       const page = await deps.waiting.page(campaign.id, deps.pageSize);
-      await Promise.all(page.map((prospect) => deps.waiting.schedule(prospect, prospect.nodeId ?? campaign.flow.root, now)));
+      // At the flow's root as it is now: the node that was the root when they were added may have
+      // moved down, or been deleted (its redirect would end their sequence before it began).
+      await Promise.all(page.map((prospect) => deps.waiting.schedule(prospect, campaign.flow.root, now)));
       if (page.length === deps.pageSize) return 'more';
       // Then the actions that were due while it was paused: due now (a replaced one was moved on meanwhile).
       const parked = await deps.parked.parkedForCampaign(campaign.id, deps.pageSize - page.length);

@@ -86,6 +86,17 @@ export interface OutreachAction {
   alreadyConnected: boolean;
   /** Whether a first action has been carried out (the prospect is IN_PROGRESS). */
   started: boolean;
+  /**
+   * Whether the prospect is still where it entered the campaign, nothing carried out or decided
+   * yet: it starts at the flow's root as the flow is when the action is taken (a step or condition
+   * put first while it waited comes first), not at the node that was the root when it was added.
+   */
+  atEntry: boolean;
+  /**
+   * The steps this stay has carried out (sent or skipped). A step the flow's edits put after the
+   * prospect's place again (moved later while it waited) is passed over, never sent twice.
+   */
+  done: number[];
   /** The sender account per channel once the prospect was contacted on it (the thread stays in one account). */
   accounts: { EMAIL?: number; NETWORK?: number };
   /** The prospect's id at the network provider, once looked up. */

@@ -103,7 +103,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
       await actions.remove(action);
       return;
     }
-    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true });
+    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true, done: [...action.done, nodeId] });
   }
 
   /** Puts the action on node `next`, reached now and due when that node is carried out (dueAfter). */
@@ -114,6 +114,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
       bump(action, now, {
         ...change,
         nodeId: next,
+        atEntry: false,
         dueAt: iso(dueAt),
         reachedAt: iso(now),
         waitingForDelay: true,

@@ -215,10 +215,20 @@ export function createSender(deps: SenderDeps) {
     }
     const { campaign, nodes } = loaded;
     if (campaign.status !== 'ACTIVE') return park(action, 'CAMPAIGN_NOT_ACTIVE', now);
-    const nodeId = action.nodeId === null ? null : resolveNode(campaign.flow, action.nodeId);
+    // A prospect still at its entry starts at the flow's root as it is now (a node put first while
+    // it waited comes first); one further on goes by its node (a deleted one resolves to its place).
+    const nodeId = action.atEntry ? campaign.flow.root : action.nodeId === null ? null : resolveNode(campaign.flow, action.nodeId);
     const node = nodeId === null ? undefined : nodes.get(nodeId);
     if ((!node || node.kind === 'CONDITION') && !consistent) return again();
     if (!node) return finish(action, campaign, 'FINISHED', null);
+    // A step this stay already carried out, put after the prospect's place again by an edit of the
+    // flow (moved later while it waited): passed over, never sent twice.
+    if (node.kind === 'STEP' && action.done.includes(node.id)) {
+      if (!consistent) return again();
+      const next = campaign.flow.nodes[String(node.id)]?.child ?? null;
+      if (next === null) return finish(action, campaign, 'FINISHED', null);
+      return (await moveTo(action, campaign, nodes, next, now, {})) ? 'skipped' : 'raced';
+    }
     // The node's delay as it is now: the first node's is first applied here (a first action is due
     // as it is scheduled), and a delay edited while the prospect waited holds it longer.
     const held = heldUntil(action, node, campaign);

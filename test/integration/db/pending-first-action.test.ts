@@ -77,6 +77,8 @@ describe('a first action carried by its campaign prospect item', () => {
       waitingForDelay: false,
       alreadyConnected: false,
       started: false,
+      atEntry: true,
+      done: [],
       accounts: {},
       networkProviderId: null,
       updatedAt: DUE,

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
+import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, play, playAt, prospectsIn, sentSummary } from './helpers';
+
+const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const allDay = Object.fromEntries(DAYS.map((day) => [day, { enabled: true, start: '00:00', end: '23:59' }]));
+const settings = { timezone: 'UTC', sending_window: allDay, email_max_messages: 100 };
+
+/**
+ * The flow edited while prospects wait in it: those not started yet begin at the flow's root as it
+ * is when they are taken; a step carried out is never sent again, wherever an edit moves it.
+ */
+describe('flow edits and the prospects waiting in the flow', () => {
+  // Monday 2027-02-01 08:00 UTC.
+  const clock = new ManualClock('2027-02-01T08:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
+    const response = await world.stack.call<T>(method, path, { apiKey: world.ws.key, ...(body === undefined ? {} : { body }) });
+    expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
+    return response.body;
+  };
+  const step = async (campaignId: number, subject: string, extra: Record<string, unknown> = {}) =>
+    (await call<{ step: { id: number } }>('POST', `/public/campaigns/${campaignId}/steps/`, { step_type: 'EMAIL', subject_line: subject, message_template: 'Hi', delay_in_hours: 0, ...extra })).step.id;
+  const subjectsSent = async (prefix: string) =>
+    (await sentSummary(world.stack)).filter(([kind, subject]) => kind === 'email' && String(subject).startsWith(prefix)).map(([, subject]) => subject).sort();
+
+  it('starts prospects added to a draft at the root it has at activation, after its first step was replaced', async () => {
+    const campaign = await campaignWith(world, 'Replaced first step', [{ step_type: 'EMAIL', subject_line: 'Replaced: old' }], settings);
+    await prospectsIn(world, campaign.id, [{}, {}]);
+    await call('DELETE', `/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`);
+    await step(campaign.id, 'Replaced: new');
+    await activate(world, campaign.id);
+    expect(await subjectsSent('Replaced:')).toEqual(['Replaced: new', 'Replaced: new']);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+
+  it('starts them at a step put before the one that was first when they were added', async () => {
+    const campaign = await campaignWith(world, 'New first step', [{ step_type: 'EMAIL', subject_line: 'Put first: old' }], settings);
+    await prospectsIn(world, campaign.id, [{}]);
+    const first = await step(campaign.id, 'Put first: new');
+    await call('PATCH', `/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`, { parent_step_id: first });
+    await activate(world, campaign.id);
+    expect(await subjectsSent('Put first:')).toEqual(['Put first: new', 'Put first: old']);
+  });
+
+  it('takes a prospect already waiting for the window through a condition put first while the campaign was paused', async () => {
+    clock.set('2027-02-01T18:00:00.000Z'); // after a 09:00-17:00 window
+    const weekdays = Object.fromEntries(DAYS.map((day) => [day, { enabled: true, start: '09:00', end: '17:00' }]));
+    const campaign = await campaignWith(world, 'Condition first', [{ step_type: 'EMAIL', subject_line: 'Condition: no email' }], { ...settings, sending_window: weekdays });
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    await call('POST', `/public/campaigns/${campaign.id}/pause/`);
+    const condition = (
+      await call<{ condition: { id: number } }>('POST', `/public/campaigns/${campaign.id}/conditions/`, {
+        condition_type: 'HAS_EMAIL',
+        delay_in_hours: 0,
+        no_child_step_id: campaign.stepIds[0],
+      })
+    ).condition.id;
+    await step(campaign.id, 'Condition: has email', { parent_condition_id: condition, branch: 'YES' });
+    await call('POST', `/public/campaigns/${campaign.id}/resume/`);
+    await play(world.stack);
+    await playAt(world.stack, clock, '2027-02-02T09:00:00.000Z');
+    expect(await subjectsSent('Condition:')).toEqual(['Condition: has email']);
+  });
+
+  it('never sends a step twice when an edit moves it after the steps a prospect has passed', async () => {
+    clock.set('2027-02-08T08:00:00.000Z');
+    const campaign = await campaignWith(
+      world,
+      'Moved step',
+      [
+        { step_type: 'EMAIL', subject_line: 'Moved: A' },
+        { step_type: 'EMAIL', subject_line: 'Moved: B', delay_in_hours: 1 },
+        { step_type: 'EMAIL', subject_line: 'Moved: C', delay_in_hours: 5 },
+      ],
+      settings,
+    );
+    await prospectsIn(world, campaign.id, [{}, {}]);
+    await activate(world, campaign.id);
+    await advance(world.stack, clock, 2);
+    expect(await subjectsSent('Moved:')).toEqual(['Moved: A', 'Moved: A', 'Moved: B', 'Moved: B']);
+    await call('POST', `/public/campaigns/${campaign.id}/pause/`);
+    const [a, , c] = campaign.stepIds;
+    await call('PATCH', `/public/campaigns/${campaign.id}/steps/${a}/`, { parent_step_id: c, delay_in_hours: 1 });
+    await call('POST', `/public/campaigns/${campaign.id}/resume/`);
+    await advance(world.stack, clock, 8);
+    // C, then A again by the flow (an hour later): passed over, and the sequence ends there.
+    await advance(world.stack, clock, 2);
+    expect(await subjectsSent('Moved:')).toEqual(['Moved: A', 'Moved: A', 'Moved: B', 'Moved: B', 'Moved: C', 'Moved: C']);
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
+  });
+});
