@@ -144,6 +144,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
     const companyOf = await resolveCompanies(workspaceId, inputs);
     const knownCompanies = new Map<number, Company>();
     for (const company of companyOf) if (typeof company === 'object') knownCompanies.set(company.id, company);
+    const caughtUp = new Set<number>();
 
     const outcomes = await inRounds<Prospect, UpsertOutcome<Prospect>>(
       inputs.length,
@@ -156,11 +157,21 @@ export function createLeadWriter(deps: LeadWriterDeps) {
         });
         const identitiesOf = new Map(live.map((i) => [i, prospectIdentities((inputs[i] as ProspectInput).fields)]));
         // The first round uses the lookup made while companies were resolved (a superset of what it needs).
-        const { owners, leads: existing } = await (prefetched ?? lookup(live));
+        let { owners, leads: existing } = await (prefetched ?? lookup(live));
         prefetched = undefined;
         const missing = [...existing.values()].flatMap((p) => (p.companyId && !knownCompanies.has(p.companyId) ? [p.companyId] : []));
         for (const [id, company] of await loadCompanies(workspaceId, missing)) knownCompanies.set(id, company);
-        await ensureSynced(knownCompanies.values());
+        // A company whose last change (a COMPANY list joined or left, say) did not reach its
+        // prospects' list members is caught up once per request, and the leads read again: the
+        // catch-up rewrites those prospects, so a plan on the versions read before it would fail
+        // every round (before 2026-11-27 it did, and each round caught up again: every row of
+        // such a company was skipped as changed during the request).
+        const lagging = [...knownCompanies.values()].filter((company) => !caughtUp.has(company.id) && company.membersSyncedVersion < company.version);
+        if (lagging.length > 0) {
+          await ensureSynced(lagging);
+          for (const company of lagging) caughtUp.add(company.id);
+          ({ owners, leads: existing } = await lookup(live));
+        }
 
         const writes: PlannedWrite<Prospect>[] = [];
         const batchClaims = new Map<string, number>();

@@ -307,4 +307,27 @@ describe('re-importing the same rows', () => {
     expect((await item(prospectKey(id as number)))?.listIds).toEqual(new Set([one.id, two.id]));
     expect((await prospectsOf(one.id))[0]).toEqual(expectedProspect({ id, first_name: 'First60', last_name: 'Last60', job_title: 'CTO', network_profile_url: 'https://www.linkedin.com/in/person-60' }));
   });
+
+  it('updates the prospects of a company just added to or removed from a COMPANY list (its views move, not its data)', async () => {
+    const people = await createList(stack, alice, 'BugCo people');
+    const again = await createList(stack, alice, 'BugCo people again');
+    const companies = await createList(stack, alice, 'BugCo companies', 'COMPANY');
+    const row = { first_name: 'Kim', last_name: 'Lee', email: 'kim@bugco.example', company_name: 'BugCo', company_website_url: 'bugco.example' };
+    const [id] = (await importLeads(stack, alice, people.id, { leads: [row] })).leads.map((lead) => lead.id);
+    const companyId = (await prospectsOf(people.id))[0]?.company?.id as number;
+    for (const [path, list] of [
+      ['add-leads', again],
+      ['delete-leads', people],
+    ] as const) {
+      const moved = await stack.call(path === 'add-leads' ? 'POST' : 'DELETE', `/public/lead-lists/${companies.id}/${path}/`, {
+        apiKey: alice.key,
+        body: { company_ids: [companyId] },
+      });
+      expect(moved.status, moved.text).toBe(200);
+      const title = `CTO ${path}`;
+      const updated = await importLeads(stack, alice, list.id, { leads: [{ ...row, job_title: title }] });
+      expect([updated.updated, updated.skipped, updated.skipped_rows], path).toEqual([1, 0, []]);
+      expect((await prospectsOf(list.id)).find((p) => p.id === id)?.job_title).toBe(title);
+    }
+  });
 });
