@@ -53,6 +53,8 @@ async function main() {
     unsubscribeSecret: persistentSecret('unsubscribe-secret'),
     // Parsed through the settings' one declaration, as a Lambda entry parses its settings.
     ...readSettings(['rateLimitPerMinute', 'rateLimitBurst'], process.env),
+    // The documented limits (docs/lead-lists.md) a developer may set for `npm start` too: SEARCH_QUOTA_PER_MONTH, MAX_LEADS_PER_LIST.
+    settings: readSettings(['searchQuotaPerMonth', 'maxLeadsPerList'], process.env),
     // The machine's time, movable forward through POST /_local/clock.
     clock: new OffsetClock(),
     log: (line) => console.error(line),

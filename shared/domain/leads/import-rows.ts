@@ -99,7 +99,8 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
 export function readCsvLeads(csv: string, mapping: Record<string, string | null> | undefined, searchType: SearchType): ImportRow[] {
   let records: string[][];
   try {
-    records = parseCsv(csv, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true }) as string[][];
+    // relax_quotes: a quote inside an unquoted field (`5" screen`, `=HYPERLINK("x")`) is text, not a parse error that loses the whole file.
+    records = parseCsv(csv, { bom: true, skip_empty_lines: true, relax_column_count: true, relax_quotes: true, trim: true }) as string[][];
   } catch (error) {
     throw validationError(`csv could not be parsed: ${(error as Error).message}`);
   }

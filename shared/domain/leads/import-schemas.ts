@@ -76,6 +76,18 @@ const pageUrl = (field: string) =>
     ),
   );
 
+/**
+ * An image URL shown as given (a profile picture, a logo): http or https only, so no `javascript:`
+ * or `data:` value reaches a page that renders it.
+ */
+const imageUrl = (field: string) =>
+  v.optional(
+    v.pipe(
+      text(field),
+      v.check((raw) => raw === undefined || (/^https?:\/\//i.test(raw) && URL.canParse(raw)), `${field} is not a valid URL`),
+    ),
+  );
+
 /** A website as given; its domain (taken when the company is read) must exist. */
 const website = (field: string) =>
   v.optional(v.pipe(text(field), v.check((raw) => raw === undefined || websiteDomain(raw) !== undefined, `${field} is not a valid URL`)));
@@ -101,7 +113,7 @@ function companyNameEntries(prefix: string) {
 function companyEntries(prefix: string) {
   return {
     ...companyNameEntries(prefix),
-    [`${prefix}logo_url`]: optionalText(`${prefix}logo_url`),
+    [`${prefix}logo_url`]: imageUrl(`${prefix}logo_url`),
     [`${prefix}industry`]: optionalText(`${prefix}industry`),
     [`${prefix}location`]: optionalText(`${prefix}location`),
     [`${prefix}amount_of_employees`]: optionalText(`${prefix}amount_of_employees`),
@@ -146,7 +158,7 @@ const PERSON_DETAIL_ENTRIES = {
   location: optionalText('location'),
   headline: optionalText('headline'),
   industry: optionalText('industry'),
-  profile_picture_url: optionalText('profile_picture_url'),
+  profile_picture_url: imageUrl('profile_picture_url'),
 };
 
 

@@ -109,9 +109,13 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
     const now = deps.clock.now();
     const month = monthOf(now);
     if (!(await deps.usage.reserve(workspaceId, month, deps.monthlyQuota))) {
+      const resets = nextMonthStart(now);
+      // Retry-After: the seconds until the quota resets (the 1st of next month, 00:00 UTC).
       throw new DomainError(
         'quota_exceeded',
-        `Monthly search quota exceeded: ${deps.monthlyQuota} directory searches per workspace per month; it resets on ${nextMonthStart(now)}`,
+        `Monthly search quota exceeded: ${deps.monthlyQuota} directory searches per workspace per month; it resets on ${resets}`,
+        {},
+        Math.max(1, Math.ceil((Date.parse(`${resets}T00:00:00.000Z`) - now.getTime()) / 1000)),
       );
     }
     const request = { filters, page: input.page, pageSize: input.pageSize };

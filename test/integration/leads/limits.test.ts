@@ -22,13 +22,19 @@ describe('limits: monthly search quota and list size', () => {
     for (let i = 0; i < 3; i += 1) {
       expect((await stack.call('POST', '/public/prospects/search/', { apiKey: alice.key, body })).status).toBe(200);
     }
+    const before = Date.now();
     const refused = await stack.call('POST', '/public/prospects/search/', { apiKey: alice.key, body });
+    const after = Date.now();
     expect(refused.status).toBe(429);
     const now = new Date();
     const reset = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
     expect(refused.body).toEqual({
       error: `Monthly search quota exceeded: 3 directory searches per workspace per month; it resets on ${reset}`,
     });
+    // Retry-After: the seconds until the quota resets, as measured around the request.
+    const resetAt = Date.parse(`${reset}T00:00:00.000Z`);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter >= Math.ceil((resetAt - after) / 1000) && retryAfter <= Math.ceil((resetAt - before) / 1000), `Retry-After ${retryAfter}`).toBe(true);
     // Workspace searches do not use the directory and stay available; other workspaces have their own quota.
     const own = await stack.call('POST', '/public/prospects/search/', { apiKey: alice.key, body: { ...body, source: 'WORKSPACE' } });
     expect(own.status).toBe(200);

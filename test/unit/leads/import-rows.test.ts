@@ -71,6 +71,9 @@ describe('import row reasons', () => {
     [person({ first_name: 'x'.repeat(1001) }), 'first_name must be at most 1000 characters'],
     [person({ company_website_url: 'not a url' }), 'company_website_url is not a valid URL'],
     [person({ company: { network_url: 'mailto:x' } }), 'company_network_url is not a valid URL'],
+    [person({ profile_picture_url: 'javascript:alert(1)' }), 'profile_picture_url is not a valid URL'],
+    [person({ profile_picture_url: 'data:image/png;base64,AAAA' }), 'profile_picture_url is not a valid URL'],
+    [person({ company_name: 'Acme', company_logo_url: 'javascript:alert(1)' }), 'company_logo_url is not a valid URL'],
   ])('skips the PEOPLE row %j: %s', (lead, reason) => {
     expect(readJsonLeads([lead], 'PEOPLE')).toEqual([{ row: 1, error: reason }]);
   });
@@ -147,6 +150,14 @@ describe('readCsvLeads', () => {
   it('maps columns, turns unknown PEOPLE columns into custom fields and skips empty cells', () => {
     const rows = readCsvLeads('Vorname,Nachname,E-Mail,Team\nAnna,Schmidt,anna@example.de,\n', { Vorname: 'first_name', Nachname: 'last_name', 'E-Mail': 'email' }, 'PEOPLE');
     expect(rows).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de' } } }]);
+  });
+
+  it('takes a quote inside an unquoted field as text, so one such cell does not lose the file', () => {
+    const rows = readCsvLeads('first_name,last_name,email,job_title\nTV,Guy,tv@x.com,5" screen seller\nOk,Row,ok@x.com,=HYPERLINK("x")\n', undefined, 'PEOPLE');
+    expect(rows).toEqual([
+      { row: 1, input: { fields: { firstName: 'TV', lastName: 'Guy', email: 'tv@x.com', jobTitle: '5" screen seller' } } },
+      { row: 2, input: { fields: { firstName: 'Ok', lastName: 'Row', email: 'ok@x.com', jobTitle: '=HYPERLINK("x")' } } },
+    ]);
   });
 
   it('ignores unknown columns for COMPANY lists and accepts company_ headers', () => {
