@@ -35,7 +35,7 @@ export interface DigestReader {
 }
 
 export interface ProspectMoveDeps extends LeadWriterDeps {
-  campaigns: Pick<CampaignRepository, 'get' | 'setStatus'>;
+  campaigns: Pick<CampaignRepository, 'get' | 'setStatus' | 'listForWorkspace'>;
   campaignProspects: CampaignProspects;
   lists: Pick<LeadListRepository, 'get'>;
   digests: DigestReader;

@@ -72,6 +72,11 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     return current;
   }
 
+  /** The workspace's archived campaigns, whose prospects add-to-campaign may take without allow_duplicates. */
+  async function archivedCampaigns(workspaceId: number): Promise<Set<number>> {
+    return new Set((await deps.campaigns.listForWorkspace(workspaceId)).filter((campaign) => campaign.status === 'ARCHIVED').map((campaign) => campaign.id));
+  }
+
   async function writableCampaign(workspaceId: number, campaignId: number): Promise<Campaign> {
     const campaign = await campaignOf(workspaceId, campaignId);
     assertWritable(campaign);
@@ -160,8 +165,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       if (list.searchType !== 'PEOPLE') throw validationError(PEOPLE_ONLY);
       if (!found) throw notFound(CAMPAIGN_NOT_FOUND);
       assertWritable(found);
-      const chunks = await deps.digests.chunks(list.id);
-      const rules = { campaignId: found.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany };
+      const [chunks, archived] = await Promise.all([deps.digests.chunks(list.id), input.allowDuplicates ? undefined : archivedCampaigns(workspaceId)]);
+      const rules = { campaignId: found.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany, ...(archived ? { archived } : {}) };
       const explicit = input.prospectIds !== undefined;
       const skipped: { id: number; reason: MoveSkipReason }[] = [];
       let candidates: Candidate[];

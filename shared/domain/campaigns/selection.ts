@@ -17,6 +17,11 @@ export interface SelectionRules {
   allowDuplicates: boolean;
   /** At most this many of the campaign's prospects from this list per company (members without a company each count alone). */
   perCompany: number;
+  /**
+   * The workspace's archived campaigns: a prospect still in one of them is free to move (the
+   * archive ended its sequence; the campaign is read-only, so nothing else can take it out).
+   */
+  archived?: ReadonlySet<number>;
 }
 
 export interface AmountSelection extends SelectionRules {
@@ -45,7 +50,7 @@ const entriesOf = (chunks: Iterable<DigestChunk>): DigestEntry[] => [...chunks].
 /** Why a member cannot move into the campaign at all (company counts aside); undefined when it can. */
 export function campaignRule(rules: SelectionRules, campaignId: number | undefined): MoveSkipReason | undefined {
   if (campaignId === rules.campaignId) return 'already_in_campaign';
-  if (campaignId !== undefined && !rules.allowDuplicates) return 'in_other_campaign';
+  if (campaignId !== undefined && !rules.allowDuplicates && !rules.archived?.has(campaignId)) return 'in_other_campaign';
   return undefined;
 }
 

@@ -259,6 +259,24 @@ describe('add-to-campaign', () => {
     await expectConsistent([first, second]);
   });
 
+  it('takes prospects still in an archived campaign without allow_duplicates: the archive ended their sequences', async () => {
+    const { list, ids } = await seedList('From archived', [{}, {}]);
+    const [p1, p2] = ids as [number, number];
+    const archived = await createCampaign(stack, alice, 'Archived source', { status: 'ACTIVE' });
+    const running = await createCampaign(stack, alice, 'Running source', { status: 'ACTIVE' });
+    const target = await createCampaign(stack, alice, 'After the archive');
+    expect((await addToCampaign(stack, alice, list.id, { campaign: archived.id, prospect_ids: [p1], activate: true })).body.count).toBe(1);
+    expect((await addToCampaign(stack, alice, list.id, { campaign: running.id, prospect_ids: [p2], activate: true })).body.count).toBe(1);
+    const archiving = await stack.call('POST', `/public/campaigns/${archived.id}/archive/`, { apiKey: alice.key });
+    expect(archiving.status, archiving.text).toBe(200);
+
+    const moved = await addToCampaign(stack, alice, list.id, { campaign: target.id });
+    expect(moved.body.prospects.map((p) => [p.id, p.status, p.campaign_id])).toEqual([[p1, 'IN_REVIEW', target.id]]);
+    const named = await addToCampaign(stack, alice, list.id, { campaign: target.id, prospect_ids: [p2] });
+    expect(named.body).toMatchObject({ count: 0, skipped: [{ id: p2, reason: 'in_other_campaign' }] });
+    expect(await prospectCount(stack, target.id)).toBe(1);
+  });
+
   it('takes at most prospects_per_company of a company (counting the campaign’s members from the list); prospects without a company each count alone', async () => {
     const acme = { company_name: 'Acme', company_website_url: 'acme-ppc.example' };
     const beta = { company_name: 'Beta', company_website_url: 'beta-ppc.example' };

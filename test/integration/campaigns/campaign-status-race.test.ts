@@ -39,6 +39,7 @@ describe('moving prospects while the campaign changes status', () => {
           return { ...campaign, status: stale };
         },
         setStatus: (...args) => repository.setStatus(...args),
+        listForWorkspace: (workspaceId) => repository.listForWorkspace(workspaceId),
       },
       campaignProspects: new DynamoCampaignProspects(stack.db, stack.tableName),
       lists: new DynamoLeadListRepository(stack.db, stack.tableName, leads.members, leads.journal),
