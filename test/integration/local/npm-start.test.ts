@@ -31,7 +31,8 @@ function start(dataDir: string, env: Record<string, string> = {}): Promise<Start
   });
   return new Promise((resolve, reject) => {
     const timer = setInterval(() => {
-      const match = output.match(/listening on (http:\/\/[^/\s]+)\/api\/v1\//);
+      // Ready once its last start-up line is out (the lines may arrive in separate chunks).
+      const match = output.includes('Press Ctrl-C to stop.') ? output.match(/listening on (http:\/\/[^/\s]+)\/api\/v1\//) : null;
       if (match?.[1]) {
         clearInterval(timer);
         resolve({ child, baseUrl: match[1], output: () => output });
