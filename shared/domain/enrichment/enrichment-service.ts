@@ -186,49 +186,49 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         await deps.jobs.releaseStartLease(workspaceId, jobId);
       };
       try {
-      const ids = (await candidates(list, type, query, arrived)).slice(0, limit);
-      if (ids.length === 0) {
-        return { mode, type, selected: 0, creditsDeducted: 0, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl, ...(sync ? { results: [] } : {}) };
-      }
-      const cost = ids.length * COST_PER_LEAD[type];
-      const stamp = now();
-      const job = newJob({ id: jobId, workspaceId: caller.workspaceId, userId: caller.userId, listId, type, mode, selection: ids, webhookUrl, at: stamp });
-      const debit: LedgerEntry = {
-        id: await deps.ids.next(),
-        workspaceId: caller.workspaceId,
-        kind: 'DEBIT',
-        amount: -cost,
-        reason: `${type} of ${ids.length} prospect${ids.length === 1 ? '' : 's'} in list ${listId}`,
-        jobId: job.id,
-        createdAt: stamp,
-      };
-      if (!(await deps.jobs.createJob(job, debit))) {
-        const available = await deps.credits.balance(caller.workspaceId);
-        throw validationError('Insufficient credits', `${cost} credits needed (${ids.length} × ${COST_PER_LEAD[type]}), ${available} available`);
-      }
-      const chunks = chunksOf(job);
-      await deps.jobs.writeChunks(job, chunks);
-      await deps.jobs.markChunksWritten(job.id);
-      await releaseLease();
-      const refs = chunks.map((c) => ({ jobId: c.jobId, listId: c.listId, chunk: c.chunk }));
-      if (!sync) {
-        await deps.queue.send(refs);
-        return { mode, type, job, selected: ids.length, creditsDeducted: cost, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl };
-      }
-      const worked = await deps.processor.processChunks(refs);
-      const results = refs.flatMap((ref) => worked.get(`${ref.jobId}:${ref.chunk}`) ?? []);
-      const after = await deps.jobs.getJob(job.id);
-      const refunded = after?.refunded ?? 0;
-      return {
-        mode,
-        type,
-        job: after ?? job,
-        selected: ids.length,
-        creditsDeducted: cost - refunded,
-        remaining: await deps.credits.balance(caller.workspaceId),
-        webhookUrl,
-        results,
-      };
+        const ids = (await candidates(list, type, query, arrived)).slice(0, limit);
+        if (ids.length === 0) {
+          return { mode, type, selected: 0, creditsDeducted: 0, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl, ...(sync ? { results: [] } : {}) };
+        }
+        const cost = ids.length * COST_PER_LEAD[type];
+        const stamp = now();
+        const job = newJob({ id: jobId, workspaceId: caller.workspaceId, userId: caller.userId, listId, type, mode, selection: ids, webhookUrl, at: stamp });
+        const debit: LedgerEntry = {
+          id: await deps.ids.next(),
+          workspaceId: caller.workspaceId,
+          kind: 'DEBIT',
+          amount: -cost,
+          reason: `${type} of ${ids.length} prospect${ids.length === 1 ? '' : 's'} in list ${listId}`,
+          jobId: job.id,
+          createdAt: stamp,
+        };
+        if (!(await deps.jobs.createJob(job, debit))) {
+          const available = await deps.credits.balance(caller.workspaceId);
+          throw validationError('Insufficient credits', `${cost} credits needed (${ids.length} × ${COST_PER_LEAD[type]}), ${available} available`);
+        }
+        const chunks = chunksOf(job);
+        await deps.jobs.writeChunks(job, chunks);
+        await deps.jobs.markChunksWritten(job.id);
+        await releaseLease();
+        const refs = chunks.map((c) => ({ jobId: c.jobId, listId: c.listId, chunk: c.chunk }));
+        if (!sync) {
+          await deps.queue.send(refs);
+          return { mode, type, job, selected: ids.length, creditsDeducted: cost, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl };
+        }
+        const worked = await deps.processor.processChunks(refs);
+        const results = refs.flatMap((ref) => worked.get(`${ref.jobId}:${ref.chunk}`) ?? []);
+        const after = await deps.jobs.getJob(job.id);
+        const refunded = after?.refunded ?? 0;
+        return {
+          mode,
+          type,
+          job: after ?? job,
+          selected: ids.length,
+          creditsDeducted: cost - refunded,
+          remaining: await deps.credits.balance(caller.workspaceId),
+          webhookUrl,
+          results,
+        };
       } finally {
         await releaseLease();
       }

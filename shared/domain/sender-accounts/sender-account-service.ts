@@ -18,8 +18,9 @@ export interface SenderAccountServiceDeps {
   connectLinkTtlMs: number;
   /**
    * The campaigns that send through an account, and their pacing sweep: an account that may send
-   * more (a limit raised, its pause ended) has their waiting actions placed again. None: they wait
-   * until their own due time (the next UTC day for a limit, an hour for a pause).
+   * more (a limit raised, its pause ended) has their waiting actions placed again, and a deleted one
+   * leaves their `account_ids` (then the same). None: they wait until their own due time (the next
+   * UTC day for a limit, an hour for a pause) and keep listing a deleted account.
    */
   pacing?: { campaigns: Pick<CampaignRepository, 'listForWorkspace' | 'get' | 'detachAccount'>; scheduling: Pick<CampaignScheduling, 'repace'> } | undefined;
 }
