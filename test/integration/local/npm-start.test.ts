@@ -15,6 +15,9 @@ interface Started {
   output: () => string;
 }
 
+/** Every `npm start` this file ran: one a failed assertion left running is stopped after the file (with its DynamoDB Local). */
+const children: ChildProcess[] = [];
+
 /** Runs `npm start`'s script as a user would, on a free port with its own data folder. */
 function start(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
   const child = spawn(process.execPath, [TSX, 'infra/local/start.ts'], {
@@ -22,6 +25,7 @@ function start(dataDir: string, env: Record<string, string> = {}): Promise<Start
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -53,7 +57,13 @@ const exitOf = (child: ChildProcess) =>
 
 describe('npm start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'outreach-start-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    for (const child of children.filter((running) => running.exitCode === null && running.signalCode === null)) {
+      child.kill('SIGINT');
+      await exitOf(child);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('serves the API with working dev credentials, stops on Ctrl-C, and reuses its data on the next start', async () => {
     const first = await start(dataDir);
