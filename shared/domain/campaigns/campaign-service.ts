@@ -12,6 +12,7 @@ import {
   assertWritable,
   canonicalTimezone,
   nextStatus,
+  hasRunningProspects,
   pacingLoosened,
 } from './campaign';
 import { channelsOf, emptyFlow, hasNetworkConditions } from './flow';
@@ -131,8 +132,7 @@ export function createCampaignService(deps: CampaignServiceDeps) {
       if (Object.keys(change).length === 0) return campaign;
       const updated = await campaigns.updateSettings(campaign, change, now());
       // Those waiting for a later day or the window's opening may go sooner now: placed again.
-      const running = updated.status === 'ACTIVE' || updated.status === 'PAUSED';
-      if (running && updated.prospectCount > 0 && pacingLoosened(campaign, updated)) await deps.scheduling.repace(updated);
+      if (hasRunningProspects(updated) && pacingLoosened(campaign, updated)) await deps.scheduling.repace(updated);
       return updated;
     },
 

@@ -86,6 +86,9 @@ export interface CampaignSettings {
   stopOnCompanyReply?: boolean;
 }
 
+/** Whether the campaign has prospects whose actions may be waiting on its pacing: ACTIVE or PAUSED, with prospects (what a `repace` sweep is for). */
+export const hasRunningProspects = (campaign: Campaign): boolean => (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0;
+
 /**
  * Whether a settings change may let actions waiting on the campaign's pacing go sooner: a cap
  * raised, the window or timezone changed, or a sender account attached or detached (a prospect

@@ -3,16 +3,13 @@ import { type OutreachAction, SEND_KINDS } from '../engine/action';
 import { acceptanceDeadline } from '../engine/conditions';
 import { dueAfter, reachedAtOf } from '../engine/node-timing';
 import type { ActionStore, SendCounters } from '../engine/ports';
-import { openSpanFrom } from '../engine/window';
+import { nextUtcDay, openSpanFrom, utcDay } from '../engine/window';
 import type { Campaign } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
 import { resolveNode } from './flow';
 import type { CampaignNode } from './nodes';
 import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
-
-/** The calendar date after `day` (YYYY-MM-DD). */
-const nextDate = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 /** The prospects of a campaign that wait for it to run (WAITING or QUEUED; see campaign-prospect.ts). */
 export interface WaitingProspects {
@@ -147,7 +144,7 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
         // starts over, or they would be put on later days than the demand calls for. The next date
         // too: after a timezone change it may be the day the demand was counted on.
         const span = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
-        const days = span ? [span.day, nextDate(span.day)] : [];
+        const days = span ? [span.day, utcDay(nextUtcDay(new Date(`${span.day}T00:00:00Z`)))] : [];
         await Promise.all(days.flatMap((day) => SEND_KINDS.map((kind) => deps.counters.clearCampaignDemand(campaign.id, day, kind))));
       }
       const page = await deps.parked.inCampaign(campaign.id, message.after ?? 0, deps.pageSize);

@@ -1,4 +1,5 @@
 import type { Campaign } from '../campaigns/campaign';
+import { linkOf } from '../campaigns/flow';
 import type { CampaignNode } from '../campaigns/nodes';
 import type { OutreachAction, ParkReason } from './action';
 import { dueAfter } from './node-timing';
@@ -94,7 +95,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     change: Partial<OutreachAction>,
     known?: KnownProspect,
   ): Promise<void> {
-    const next = campaign.flow.nodes[String(nodeId)]?.child ?? null;
+    const next = linkOf(campaign.flow, nodeId)?.child ?? null;
     if (next === null) {
       await finish(action, campaign, 'FINISHED', null, known);
       return;
@@ -104,6 +105,16 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
       return;
     }
     await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true, done: [...action.done, nodeId] });
+  }
+
+  /**
+   * Passes over a step this stay already carried out (an edit of the flow put it after the
+   * prospect's place again): on to its child, nothing sent or recorded, or the end of the flow.
+   */
+  async function passOver(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date): Promise<ActionResult> {
+    const next = linkOf(campaign.flow, nodeId)?.child ?? null;
+    if (next === null) return finish(action, campaign, 'FINISHED', null);
+    return (await moveTo(action, campaign, nodes, next, now, {})) ? 'skipped' : 'raced';
   }
 
   /** Puts the action on node `next`, reached now and due when that node is carried out (dueAfter). */
@@ -129,5 +140,5 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
   /** A campaign to ask about at the end of the batch, as after a finished sequence. */
   const sequenceEnded = (campaign: Campaign) => void sequencesEnded.add(campaign);
 
-  return { bump, actions, park, wait, finish, advance, moveTo, completeCampaigns, sequenceEnded };
+  return { bump, actions, park, wait, finish, advance, passOver, moveTo, completeCampaigns, sequenceEnded };
 }

@@ -40,7 +40,7 @@ export const CLAIM_TIMEOUT_MS = 10 * 60_000;
 
 export function createSender(deps: SenderDeps) {
   const iso = (date: Date) => date.toISOString();
-  const { bump, actions, park, wait, finish, advance, moveTo, completeCampaigns, sequenceEnded } = createActionWrites(deps);
+  const { bump, actions, park, wait, finish, advance, passOver, moveTo, completeCampaigns, sequenceEnded } = createActionWrites(deps);
 
   /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
   async function decide(action: OutreachAction, loaded: { campaign: Campaign; nodes: Map<number, CampaignNode> }, condition: CampaignCondition, reads: BatchReads, now: Date) {
@@ -223,12 +223,7 @@ export function createSender(deps: SenderDeps) {
     if (!node) return finish(action, campaign, 'FINISHED', null);
     // A step this stay already carried out, put after the prospect's place again by an edit of the
     // flow (moved later while it waited): passed over, never sent twice.
-    if (node.kind === 'STEP' && action.done.includes(node.id)) {
-      if (!consistent) return again();
-      const next = campaign.flow.nodes[String(node.id)]?.child ?? null;
-      if (next === null) return finish(action, campaign, 'FINISHED', null);
-      return (await moveTo(action, campaign, nodes, next, now, {})) ? 'skipped' : 'raced';
-    }
+    if (node.kind === 'STEP' && action.done.includes(node.id)) return consistent ? passOver(action, campaign, nodes, node.id, now) : again();
     // The node's delay as it is now: the first node's is first applied here (a first action is due
     // as it is scheduled), and a delay edited while the prospect waited holds it longer.
     const held = heldUntil(action, node, campaign);

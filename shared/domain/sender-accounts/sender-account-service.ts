@@ -1,4 +1,4 @@
-import type { Campaign } from '../campaigns/campaign';
+import { type Campaign, hasRunningProspects } from '../campaigns/campaign';
 import type { CampaignRepository, CampaignScheduling } from '../campaigns/ports';
 import { conflict, notFound, upstreamError, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
@@ -86,8 +86,6 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
     return raised || (Boolean(before.sendingPause) && !after.sendingPause);
   }
 
-  const running = (campaign: Campaign) => (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') && campaign.prospectCount > 0;
-
   /**
    * The running campaigns that send through the account (ACTIVE or PAUSED, with prospects): their
    * actions waiting on pacing are made due, and the sender places them again (campaigns/scheduling.ts `repace`).
@@ -95,7 +93,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
   async function repaceCampaignsOf(account: SenderAccount): Promise<void> {
     if (!deps.pacing) return;
     const { campaigns, scheduling } = deps.pacing;
-    const sending = (await campaigns.listForWorkspace(account.workspaceId)).filter((campaign) => running(campaign) && campaign.accountIds.includes(account.id));
+    const sending = (await campaigns.listForWorkspace(account.workspaceId)).filter((campaign) => hasRunningProspects(campaign) && campaign.accountIds.includes(account.id));
     await Promise.all(sending.map((campaign) => scheduling.repace(campaign)));
   }
 
@@ -118,7 +116,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
         for (let attempt = 0; attempt < 3 && campaign?.accountIds.includes(account.id) && campaign.status !== 'ARCHIVED'; attempt += 1) {
           const detached = await campaigns.detachAccount(campaign, account.id, deps.clock.now().toISOString());
           if (detached) {
-            if (running(detached)) await scheduling.repace(detached);
+            if (hasRunningProspects(detached)) await scheduling.repace(detached);
             return;
           }
           campaign = await campaigns.get(account.workspaceId, campaign.id);
