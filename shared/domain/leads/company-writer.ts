@@ -47,6 +47,7 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
         );
         const settled = new Map<number, UpsertOutcome<Company>>();
         const writes: PlannedWrite<Company>[] = [];
+        const again: number[] = [];
         const batchClaims = new Map<string, number>();
         const batchLeads = new Map<number, number>();
         const stamp = now();
@@ -69,8 +70,9 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
           }
           let target = strongOwners[0] === undefined ? undefined : existing.get(strongOwners[0]);
           if (strongOwners[0] !== undefined && !target) {
-            // A guard whose company is not readable yet: let the next round look again.
-            settled.set(index, upsertSkip('concurrent_change'));
+            // A guard whose company cannot be read yet: another request is writing it; the next round
+            // looks again (after MAX_ROUNDS, the row is skipped as changed during the request).
+            again.push(index);
             continue;
           }
           if (!target && nameIdentity) {
@@ -147,7 +149,7 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
             change: { before: target, after, member: companyMember(after), claim, release, refreshMembers: fieldsChanged },
           });
         }
-        return { settled, writes };
+        return { settled, writes, again };
       },
       (write) => ({ status: write.status, lead: write.lead }),
       upsertSkip,

@@ -48,7 +48,17 @@ export const SKIP_MESSAGES = {
 } as const;
 
 /** Attempts of a batch whose leads changed concurrently (re-read, re-planned, re-written). */
-const MAX_ROUNDS = 3;
+const MAX_ROUNDS = 8;
+/**
+ * Before round n+2, a wait of between half of `min(50 * 2^n, 1000)` ms and all of it (3.55 s at
+ * most in all, 2.7 s on average when every round is needed). What a round meets is another
+ * request's batch in flight (its identity guards written and its leads a moment later, or the
+ * same leads joining other lists), so re-reading at once mostly meets it again; the jitter keeps
+ * concurrent requests from re-reading in step.
+ */
+const ROUND_BACKOFF_MS = 50;
+const ROUND_BACKOFF_CEILING_MS = 1_000;
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface PlannedWrite<T extends Lead> {
   index: number;
@@ -60,6 +70,11 @@ export interface PlannedWrite<T extends Lead> {
 export interface RoundPlan<T extends Lead, S> {
   settled: Map<number, S>;
   writes: PlannedWrite<T>[];
+  /**
+   * Inputs to plan again next round without a write: their identity is held by a guard whose lead
+   * cannot be read yet (another request claimed it and is writing the lead).
+   */
+  again?: number[];
 }
 
 export const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
@@ -86,12 +101,13 @@ export function createRounds(deps: LeadWriterDeps) {
     const outcomes = new Array<S>(count);
     let pending = [...Array(count).keys()];
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
-      const { settled, writes } = await plan(pending);
+      if (round > 0) await pause(Math.min(ROUND_BACKOFF_CEILING_MS, ROUND_BACKOFF_MS * 2 ** (round - 1)) * (0.5 + 0.5 * Math.random()));
+      const { settled, writes, again = [] } = await plan(pending);
       for (const [index, outcome] of settled) outcomes[index] = outcome;
       const planned = writes.map((write) => write.change);
       const changes = deps.campaignSlots ? await deps.campaignSlots.withHeldSlots(planned) : planned;
       const results = await deps.leads.save(changes, { maxLeadsPerList: deps.maxLeadsPerList });
-      pending = [];
+      pending = [...again];
       writes.forEach((write, k) => {
         const result = results[k];
         if (result === 'applied') outcomes[write.index] = applied(write);

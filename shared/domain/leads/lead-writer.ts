@@ -174,6 +174,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
         }
 
         const writes: PlannedWrite<Prospect>[] = [];
+        const again: number[] = [];
         const batchClaims = new Map<string, number>();
         const stamp = now();
         await reserveIds(live.map((index) => identitiesOf.get(index) ?? []), owners);
@@ -195,7 +196,9 @@ export function createLeadWriter(deps: LeadWriterDeps) {
           const free = (identity: string) => !owners.has(identity);
           const target = ownerIds[0] === undefined ? undefined : existing.get(ownerIds[0]);
           if (ownerIds[0] !== undefined && !target) {
-            settled.set(index, upsertSkip('concurrent_change'));
+            // A guard whose prospect cannot be read yet: another request is writing it; the next round
+            // looks again (after MAX_ROUNDS, the row is skipped as changed during the request).
+            again.push(index);
             continue;
           }
 
@@ -265,7 +268,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
             },
           });
         }
-        return { settled, writes };
+        return { settled, writes, again };
       },
       (write) => ({ status: write.status, lead: write.lead }),
       upsertSkip,

@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { leadListKey, workspaceLeadCountsKey } from '../../../shared/db/keys';
 import { memberItem } from '../../../shared/db/lead-items';
+import { guardItem } from '../../../shared/db/lead-fingerprints';
 import { createStatusWriter } from '../../../shared/domain/engine/prospect-progress';
 import { JOURNAL_LEASE_MS } from '../../../shared/db/lead-journal';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
-import type { Prospect } from '../../../shared/domain/leads/lead';
+import { type Prospect, prospectIdentities } from '../../../shared/domain/leads/lead';
+import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import { prospectMember } from '../../../shared/domain/leads/list-query';
 import type { LeadChange } from '../../../shared/domain/leads/ports';
 import { ManualClock } from '../../../shared/time/clock';
@@ -121,5 +123,74 @@ describe('concurrent writes on one list', () => {
     // Repaired again with an older version: the newer view stays.
     await repo.repairViews(before as Prospect, prospectMember(before as Prospect, undefined));
     expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['FINISHED']);
+  }, 60_000);
+  /** Ten requests at once importing the same 50 people (10 companies among them) into the given lists. */
+  const importTogether = async (ws: Workspace, listIds: number[]) => {
+    const rows = Array.from({ length: 50 }, (_, n) => person(5000 + n, { email: `together-${n}@example.com`, company_name: `Together ${n % 10}` }));
+    return Promise.all(listIds.map((listId) => importLeads(stack, ws, listId, { leads: rows })));
+  };
+
+  it('10 imports of the same new rows into one list at once: none skipped; one request creates each prospect, the others find it', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    const list = await createList(stack, ws, 'Imported together');
+    const answers = await importTogether(ws, Array.from({ length: 10 }, () => list.id));
+    expect(answers.map((answer) => answer.skipped_rows)).toEqual(Array.from({ length: 10 }, () => []));
+    expect(answers.reduce((sum, answer) => sum + answer.created, 0)).toBe(50);
+    expect(answers.reduce((sum, answer) => sum + answer.created + answer.updated, 0)).toBe(500);
+    // Every request answers the same 50 ids, row by row.
+    const ids = answers[0]?.leads.map((lead) => lead.id);
+    expect(new Set(ids).size).toBe(50);
+    for (const answer of answers) expect(answer.leads.map((lead) => lead.id)).toEqual(ids);
+    expect((await leadsOf(stack, ws, list.id, 'page_size=100')).total_count).toBe(50);
+  }, 120_000);
+
+  it('10 imports of the same rows into 10 lists at once: none skipped, each list holds all 50', async () => {
+    const user = await signUp(stack);
+    const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    const lists = await Promise.all(Array.from({ length: 10 }, (_, k) => createList(stack, ws, `Together ${k}`)));
+    const answers = await importTogether(ws, lists.map((list) => list.id));
+    expect(answers.map((answer) => answer.skipped_rows)).toEqual(Array.from({ length: 10 }, () => []));
+    expect(answers.reduce((sum, answer) => sum + answer.created, 0)).toBe(50);
+    expect(answers.map((answer) => answer.total_prospects)).toEqual(Array.from({ length: 10 }, () => 50));
+    for (const list of lists) expect((await leadsOf(stack, ws, list.id, 'page_size=100')).total_count).toBe(50);
+  }, 120_000);
+  it("a row whose identity another request has claimed but whose prospect it has not written yet: the next round finds the prospect (it is not skipped)", async () => {
+    const user = await signUp(stack);
+    const repository = new DynamoLeadRepository(stack.db, stack.tableName, clock);
+    const stamp = clock.now().toISOString();
+    const email = 'claimed-first@example.com';
+    const other: Prospect = {
+      id: await new DynamoIdAllocator(stack.db, stack.tableName).next(),
+      workspaceId: user.workspaceId,
+      firstName: 'Claimed',
+      lastName: 'First',
+      email,
+      status: 'NEW',
+      listIds: [],
+      version: 1,
+      createdAt: stamp,
+      updatedAt: stamp,
+    };
+    const identity = prospectIdentities(other)[0] as string;
+    // The other request's state between its two steps: the identity guard written, the prospect not.
+    await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: guardItem(user.workspaceId, 'PROSPECT', identity, other.id, undefined) }));
+    // This request reads the guard, then the prospect (missing); the other request writes the prospect right after that read.
+    let reads = 0;
+    const leads = Object.create(repository) as DynamoLeadRepository;
+    leads.getProspects = async (ids, options) => {
+      const found = await repository.getProspects(ids, options);
+      reads += 1;
+      if (reads === 1) {
+        const created: LeadChange = { after: other, member: prospectMember(other, undefined), claim: [identity], release: [], refreshMembers: false };
+        expect(await repository.save([created], { maxLeadsPerList: 100_000 })).toEqual(['applied']);
+      }
+      return found;
+    };
+    const writer = createLeadWriter({ leads, ids: new DynamoIdAllocator(stack.db, stack.tableName), clock, maxLeadsPerList: 100_000 });
+    const outcomes = await writer.upsertProspects(user.workspaceId, [{ fields: { firstName: 'Claimed', lastName: 'First', email, jobTitle: 'CTO' } }], { overwrite: true });
+    expect(reads).toBe(2);
+    expect(outcomes).toEqual([{ status: 'updated', lead: { ...other, jobTitle: 'CTO', version: 2 } }]);
+    expect((await repository.getProspects([other.id], { consistent: true }))[0]).toEqual({ ...other, jobTitle: 'CTO', version: 2 });
   }, 60_000);
 });
