@@ -22,7 +22,12 @@ export function campaignProspectHandlers(moves: ProspectMoves) {
 
     importToCampaign: async (request) => {
       const body = request.body();
-      const result = await moves.importLeads(request.caller().workspaceId, request.path().id, { ...(body.leads ? { leads: body.leads } : {}), activate: body.activate });
+      const result = await moves.importLeads(
+        request.caller().workspaceId,
+        request.path().id,
+        { ...(body.leads ? { leads: body.leads } : {}), activate: body.activate },
+        () => request.context.getRemainingTimeInMillis(),
+      );
       return json(200, {
         success: true,
         count: result.count,

@@ -69,7 +69,7 @@ export function leadListHandlers(lists: LeadListService) {
       const caller = request.caller();
       const listId = request.path().id;
       const body = request.body();
-      const result = await lists.importLeads(caller.workspaceId, listId, body);
+      const result = await lists.importLeads(caller.workspaceId, listId, body, () => request.context.getRemainingTimeInMillis());
       return json(200, {
         success: true,
         search_type: result.list.searchType,

@@ -3,7 +3,7 @@ import type { ProspectInput } from '../leads/import-rows';
 import { readJsonLeads } from '../leads/import-rows';
 import { type Company, PROSPECT_STATUS, type Prospect } from '../leads/lead';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
-import { SKIP_MESSAGES, createRounds } from '../leads/lead-rounds';
+import { SKIP_MESSAGES, type TimeLeft, createRounds } from '../leads/lead-rounds';
 import { type Campaign, assertWritable } from './campaign';
 import type { CampaignProspect, } from './campaign-prospect';
 import { CAMPAIGN_NOT_FOUND, requireCampaign } from './lookup';
@@ -280,7 +280,12 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
      * prospect is updated and moved, never duplicated), then moved into the campaign. Imported
      * prospects join no list.
      */
-    async importLeads(workspaceId: number, campaignId: number, input: { leads?: unknown[]; activate: boolean }): Promise<CampaignImportResult> {
+    async importLeads(
+      workspaceId: number,
+      campaignId: number,
+      input: { leads?: unknown[]; activate: boolean },
+      timeLeft?: TimeLeft,
+    ): Promise<CampaignImportResult> {
       const found = await writableCampaign(workspaceId, campaignId);
       if (input.leads === undefined) throw validationError('leads is required');
       const rows = readJsonLeads(input.leads, 'PEOPLE');
@@ -297,7 +302,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
           else valid.push({ row: row.row, input });
         }
       }
-      const upserted = await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input), { overwrite: true });
+      const upserted = await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input), { overwrite: true, timeLeft });
       const toMove: { row: number; created: boolean; lead: Prospect }[] = [];
       let created = 0;
       let updated = 0;

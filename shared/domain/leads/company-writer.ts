@@ -153,6 +153,7 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
       },
       (write) => ({ status: write.status, lead: write.lead }),
       upsertSkip,
+      options.timeLeft,
     );
     const lagging = outcomes.flatMap((outcome) =>
       'lead' in outcome && outcome.lead.membersSyncedVersion < outcome.lead.version

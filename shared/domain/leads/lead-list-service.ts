@@ -2,7 +2,7 @@ import { notFound, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type ImportRow, type LeadInput, type ProspectInput, type CompanyInput, readCsvLeads, readJsonLeads } from './import-rows';
 import { type Company, LOADING_STATUS, type LeadList, LIMITS, type Prospect, type SearchType, toCompanyView, toProspectView } from './lead';
-import type { LeadWriter, SkipCode, UpsertOutcome } from './lead-writer';
+import type { LeadWriter, SkipCode, TimeLeft, UpsertOutcome } from './lead-writer';
 import { parseLeadsQuery } from './list-query';
 import { foldText } from './normalize';
 import type { LeadListRepository, LeadRepository, PageMember } from './ports';
@@ -177,15 +177,17 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     /**
      * Imports rows into the list: each valid row creates its lead or updates the workspace's lead
      * with the same identity, and joins the list. Invalid rows are reported and never stop the rest.
+     * `timeLeft`: the request's remaining time, so that rows contended by concurrent requests are
+     * skipped (send them again) before the request would time out.
      */
-    async importLeads(workspaceId: number, listId: number, input: ImportInput): Promise<ImportResult> {
+    async importLeads(workspaceId: number, listId: number, input: ImportInput, timeLeft?: TimeLeft): Promise<ImportResult> {
       const list = await get(workspaceId, listId);
       const rows = rowsOf(list, input);
       const valid = rows.flatMap((row) => ('input' in row ? [row as { row: number; input: LeadInput }] : []));
       const outcomes: UpsertOutcome<Prospect | Company>[] =
         list.searchType === 'PEOPLE'
-          ? await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input as ProspectInput), { list, overwrite: true })
-          : await deps.writer.upsertCompanies(workspaceId, valid.map((r) => r.input as CompanyInput), { list, overwrite: true });
+          ? await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input as ProspectInput), { list, overwrite: true, timeLeft })
+          : await deps.writer.upsertCompanies(workspaceId, valid.map((r) => r.input as CompanyInput), { list, overwrite: true, timeLeft });
 
       const identity = list.searchType === 'PEOPLE' ? 'network_profile_url or email' : 'domain, network_url or name';
       const skippedRows = rows.flatMap((row) => ('error' in row ? [{ row: row.row, reason: row.error }] : []));

@@ -34,7 +34,12 @@ export interface UpsertOptions {
   list?: LeadList;
   /** Values of a matched lead are replaced by the input's non-empty values; otherwise it is left as is. */
   overwrite: boolean;
+  /** The request's time left: rounds stop in time for it to answer (see inRounds). */
+  timeLeft?: TimeLeft;
 }
+
+/** Milliseconds the request has left to answer (the Lambda context's remaining time). */
+export type TimeLeft = () => number;
 
 /** Skip codes of add-leads and delete-leads (documented in docs/lead-lists.md). */
 export type SkipCode = 'not_found' | 'already_in_list' | 'not_in_list' | 'too_many_lists' | 'list_full' | 'concurrent_change';
@@ -58,6 +63,13 @@ const MAX_ROUNDS = 8;
  */
 const ROUND_BACKOFF_MS = 50;
 const ROUND_BACKOFF_CEILING_MS = 1_000;
+/**
+ * No round starts with less time left than this. A round under heavy contention takes seconds (in
+ * the local runtime, twenty requests importing the same 50 people into twenty lists at once: up to
+ * 15 s), and the request must still answer before its function times out (a 500, its batch left
+ * for the next writer to finish).
+ */
+const ROUND_RESERVE_MS = 16_000;
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface PlannedWrite<T extends Lead> {
@@ -90,17 +102,20 @@ export function createRounds(deps: LeadWriterDeps) {
 
   /**
    * Plans a batch, writes it, and re-plans the leads whose write met a concurrent change, at most
-   * MAX_ROUNDS times; what is still contended then is skipped with a reason.
+   * MAX_ROUNDS times, and no later round once the request has less than ROUND_RESERVE_MS left;
+   * what is still contended then is skipped with a reason.
    */
   async function inRounds<T extends Lead, S>(
     count: number,
     plan: (pending: number[]) => Promise<RoundPlan<T, S>>,
     applied: (write: PlannedWrite<T>) => S,
     skipped: (reason: SkipCode) => S,
+    timeLeft?: TimeLeft,
   ): Promise<S[]> {
     const outcomes = new Array<S>(count);
     let pending = [...Array(count).keys()];
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
+      if (round > 0 && timeLeft && timeLeft() < ROUND_RESERVE_MS) break;
       if (round > 0) await pause(Math.min(ROUND_BACKOFF_CEILING_MS, ROUND_BACKOFF_MS * 2 ** (round - 1)) * (0.5 + 0.5 * Math.random()));
       const { settled, writes, again = [] } = await plan(pending);
       for (const [index, outcome] of settled) outcomes[index] = outcome;

@@ -7,6 +7,7 @@ import {
   type LeadWriterDeps,
   type PlannedWrite,
   SKIP_MESSAGES,
+  type TimeLeft,
   type UpsertOptions,
   type UpsertOutcome,
   createRounds,
@@ -19,6 +20,7 @@ import { createListMembership } from './list-membership';
 
 export {
   type LeadWriterDeps,
+  type TimeLeft,
   type UpsertOutcome,
   type UpsertOptions,
   type SkipCode,
@@ -45,7 +47,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
   }
 
   /** Companies of the inputs: matched or created (never changed), one per distinct company. */
-  async function resolveCompanies(workspaceId: number, inputs: ProspectInput[]): Promise<(Company | string | undefined)[]> {
+  async function resolveCompanies(workspaceId: number, inputs: ProspectInput[], timeLeft?: TimeLeft): Promise<(Company | string | undefined)[]> {
     const distinct: CompanyInput[] = [];
     const slot = new Map<string, number>();
     const slotOf = inputs.map((input) => {
@@ -57,7 +59,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
       }
       return slot.get(key);
     });
-    const outcomes = distinct.length ? await upsertCompanies(workspaceId, distinct, { overwrite: false }) : [];
+    const outcomes = distinct.length ? await upsertCompanies(workspaceId, distinct, { overwrite: false, timeLeft }) : [];
     const settle = (i: number, depth = 0): Company | string => {
       const outcome = outcomes[i];
       if (!outcome) return SKIP_MESSAGES.concurrentChange;
@@ -141,7 +143,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
       );
     let prefetched: ReturnType<typeof lookup> | undefined = lookup([...inputs.keys()], unclaimed);
     prefetched.catch(() => {});
-    const companyOf = await resolveCompanies(workspaceId, inputs);
+    const companyOf = await resolveCompanies(workspaceId, inputs, options.timeLeft);
     const knownCompanies = new Map<number, Company>();
     for (const company of companyOf) if (typeof company === 'object') knownCompanies.set(company.id, company);
     const caughtUp = new Set<number>();
@@ -272,6 +274,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
       },
       (write) => ({ status: write.status, lead: write.lead }),
       upsertSkip,
+      options.timeLeft,
     );
     if (stamps.length) await deps.leads.stampFingerprints(workspaceId, stamps);
     return outcomes;

@@ -124,9 +124,9 @@ describe('concurrent writes on one list', () => {
     await repo.repairViews(before as Prospect, prospectMember(before as Prospect, undefined));
     expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => p.status)).toEqual(['FINISHED']);
   }, 60_000);
-  /** Ten requests at once importing the same 50 people (10 companies among them) into the given lists. */
-  const importTogether = async (ws: Workspace, listIds: number[]) => {
-    const rows = Array.from({ length: 50 }, (_, n) => person(5000 + n, { email: `together-${n}@example.com`, company_name: `Together ${n % 10}` }));
+  /** Requests at once importing the same people (a company for each 5 of them), one into each list given. */
+  const importTogether = async (ws: Workspace, listIds: number[], people = 50) => {
+    const rows = Array.from({ length: people }, (_, n) => person(5000 + n, { email: `together-${n}@example.com`, company_name: `Together ${Math.floor(n / 5)}` }));
     return Promise.all(listIds.map((listId) => importLeads(stack, ws, listId, { leads: rows })));
   };
 
@@ -145,21 +145,25 @@ describe('concurrent writes on one list', () => {
     expect((await leadsOf(stack, ws, list.id, 'page_size=100')).total_count).toBe(50);
   }, 120_000);
 
-  it('10 imports of the same rows into 10 lists at once: none skipped, each list holds all 50', async () => {
+  it('10 imports of the same rows into 10 lists at once: none skipped, each list holds all 20', async () => {
     const user = await signUp(stack);
     const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
     const lists = await Promise.all(Array.from({ length: 10 }, (_, k) => createList(stack, ws, `Together ${k}`)));
-    const answers = await importTogether(ws, lists.map((list) => list.id));
+    const answers = await importTogether(ws, lists.map((list) => list.id), 20);
     expect(answers.map((answer) => answer.skipped_rows)).toEqual(Array.from({ length: 10 }, () => []));
-    expect(answers.reduce((sum, answer) => sum + answer.created, 0)).toBe(50);
-    expect(answers.map((answer) => answer.total_prospects)).toEqual(Array.from({ length: 10 }, () => 50));
-    for (const list of lists) expect((await leadsOf(stack, ws, list.id, 'page_size=100')).total_count).toBe(50);
+    expect(answers.reduce((sum, answer) => sum + answer.created, 0)).toBe(20);
+    expect(answers.map((answer) => answer.total_prospects)).toEqual(Array.from({ length: 10 }, () => 20));
+    for (const list of lists) expect((await leadsOf(stack, ws, list.id, 'page_size=100')).total_count).toBe(20);
   }, 120_000);
-  it("a row whose identity another request has claimed but whose prospect it has not written yet: the next round finds the prospect (it is not skipped)", async () => {
+  /**
+   * A row whose identity another request has claimed (its guard written) but whose prospect it
+   * writes only after this request has read the guard and found the prospect missing.
+   */
+  const claimedBeforeWritten = async (timeLeft?: () => number) => {
     const user = await signUp(stack);
     const repository = new DynamoLeadRepository(stack.db, stack.tableName, clock);
     const stamp = clock.now().toISOString();
-    const email = 'claimed-first@example.com';
+    const email = `claimed-first-${user.workspaceId}@example.com`;
     const other: Prospect = {
       id: await new DynamoIdAllocator(stack.db, stack.tableName).next(),
       workspaceId: user.workspaceId,
@@ -188,9 +192,28 @@ describe('concurrent writes on one list', () => {
       return found;
     };
     const writer = createLeadWriter({ leads, ids: new DynamoIdAllocator(stack.db, stack.tableName), clock, maxLeadsPerList: 100_000 });
-    const outcomes = await writer.upsertProspects(user.workspaceId, [{ fields: { firstName: 'Claimed', lastName: 'First', email, jobTitle: 'CTO' } }], { overwrite: true });
+    const outcomes = await writer.upsertProspects(
+      user.workspaceId,
+      [{ fields: { firstName: 'Claimed', lastName: 'First', email, jobTitle: 'CTO' } }],
+      { overwrite: true, ...(timeLeft ? { timeLeft } : {}) },
+    );
+    const stored = (await repository.getProspects([other.id], { consistent: true }))[0];
+    return { other, reads, outcomes, stored };
+  };
+
+  it('a row whose identity another request has claimed but whose prospect it has not written yet: the next round finds the prospect (it is not skipped)', async () => {
+    const { other, reads, outcomes, stored } = await claimedBeforeWritten();
     expect(reads).toBe(2);
     expect(outcomes).toEqual([{ status: 'updated', lead: { ...other, jobTitle: 'CTO', version: 2 } }]);
-    expect((await repository.getProspects([other.id], { consistent: true }))[0]).toEqual({ ...other, jobTitle: 'CTO', version: 2 });
+    expect(stored).toEqual({ ...other, jobTitle: 'CTO', version: 2 });
+  }, 60_000);
+
+  it('no round starts with less than 16 s left to the request: the row is skipped as changed during the request, and nothing of it written', async () => {
+    const { other, reads, outcomes, stored } = await claimedBeforeWritten(() => 15_999);
+    expect(reads).toBe(1);
+    expect(outcomes).toEqual([{ status: 'skipped', reason: 'the lead changed during the request; send it again' }]);
+    expect(stored).toEqual(other);
+    // With 16 s left, the next round runs.
+    expect((await claimedBeforeWritten(() => 16_000)).reads).toBe(2);
   }, 60_000);
 });
