@@ -30,6 +30,11 @@ export interface RouteRequest<Route extends RouteDefinition> {
   path(): Infer<Route['request']['path']>;
   /** The body as text (form routes read it so; base64 bodies decoded); '' without one. */
   text(): string;
+  /**
+   * Milliseconds left before the function times out (the context's remaining time), for work
+   * that retries under contention to stop in time to answer (shared/domain/leads/lead-rounds.ts).
+   */
+  timeLeft(): number;
 }
 
 export type RouteHandler<Route extends RouteDefinition> = (request: RouteRequest<Route>) => Promise<APIGatewayProxyResult>;
@@ -58,6 +63,7 @@ function requestFor(route: RouteDefinition, event: APIGatewayProxyEvent, context
     query: () => parseWith(route.request.query, queryOf(route, event)) as never,
     path: () => parsePath(route.request.path, event.pathParameters) as never,
     text: () => textOf(event),
+    timeLeft: () => context.getRemainingTimeInMillis(),
   };
 }
 

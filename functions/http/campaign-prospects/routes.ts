@@ -9,7 +9,7 @@ export function campaignProspectHandlers(moves: ProspectMoves) {
   return {
     addToCampaign: async (request) => {
       const input = readAddToCampaign(request.body());
-      const result = await moves.addFromList(request.caller().workspaceId, request.path().id, input);
+      const result = await moves.addFromList(request.caller().workspaceId, request.path().id, input, request.timeLeft);
       return json(200, {
         success: true,
         count: result.moved.length,
@@ -26,7 +26,7 @@ export function campaignProspectHandlers(moves: ProspectMoves) {
         request.caller().workspaceId,
         request.path().id,
         { ...(body.leads ? { leads: body.leads } : {}), activate: body.activate },
-        () => request.context.getRemainingTimeInMillis(),
+        request.timeLeft,
       );
       return json(200, {
         success: true,
@@ -50,7 +50,7 @@ export function campaignProspectHandlers(moves: ProspectMoves) {
 
     removeCampaignProspects: async (request) => {
       const ids = readRemoveProspects(request.body());
-      const result = await moves.removeProspects(request.caller().workspaceId, request.path().id, ids);
+      const result = await moves.removeProspects(request.caller().workspaceId, request.path().id, ids, request.timeLeft);
       return json(200, { success: true, count: result.count });
     },
   } satisfies HandlersFor<typeof campaignProspectRoutes>;

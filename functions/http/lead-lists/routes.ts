@@ -54,14 +54,14 @@ export function leadListHandlers(lists: LeadListService) {
     addLeads: async (request) => {
       const caller = request.caller();
       const listId = request.path().id;
-      const result = await lists.addLeads(caller.workspaceId, listId, leadIds(request.body()));
+      const result = await lists.addLeads(caller.workspaceId, listId, leadIds(request.body()), request.timeLeft);
       return json(200, membership(result, 'added'));
     },
 
     deleteLeads: async (request) => {
       const caller = request.caller();
       const listId = request.path().id;
-      const result = await lists.deleteLeads(caller.workspaceId, listId, leadIds(request.body()));
+      const result = await lists.deleteLeads(caller.workspaceId, listId, leadIds(request.body()), request.timeLeft);
       return json(200, membership(result, result.list.searchType === 'PEOPLE' ? 'archived' : 'removed'));
     },
 
@@ -69,7 +69,7 @@ export function leadListHandlers(lists: LeadListService) {
       const caller = request.caller();
       const listId = request.path().id;
       const body = request.body();
-      const result = await lists.importLeads(caller.workspaceId, listId, body, () => request.context.getRemainingTimeInMillis());
+      const result = await lists.importLeads(caller.workspaceId, listId, body, request.timeLeft);
       return json(200, {
         success: true,
         search_type: result.list.searchType,

@@ -1,5 +1,5 @@
 import type { Company, Prospect } from '../leads/lead';
-import type { LeadWriterDeps, PlannedWrite, createRounds } from '../leads/lead-rounds';
+import type { LeadWriterDeps, PlannedWrite, TimeLeft, createRounds } from '../leads/lead-rounds';
 import { prospectMember } from '../leads/list-query';
 import type { CampaignMove, LeadChange } from '../leads/ports';
 import type { Campaign, CampaignStatus } from './campaign';
@@ -33,6 +33,7 @@ export function createMoveWriter(
     decide: (lead: Prospect, campaign: Campaign, stamp: string) => Decision,
     /** Companies already read (of the workspace), for the first round. */
     known: Map<number, Company> = new Map(),
+    timeLeft?: TimeLeft,
   ): Promise<MoveOutcome[]> {
     let campaign = first;
     let current: Map<number, Prospect> | undefined = new Map(leads.map((lead) => [lead.id, lead]));
@@ -82,6 +83,7 @@ export function createMoveWriter(
       },
       (write) => planned.get(write.index) as MoveOutcome,
       () => ({ skipped: 'concurrent_change' }),
+      timeLeft,
     );
   };
 }

@@ -93,6 +93,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     activate: boolean,
     check: (lead: Prospect) => MoveSkipReason | undefined,
     known?: Map<number, Company>,
+    timeLeft?: TimeLeft,
   ): Promise<MoveOutcome[]> {
     const outcomes = await rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
       const reason = check(lead);
@@ -120,7 +121,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         },
         schedule,
       };
-    }, known);
+    }, known, timeLeft);
     await completeLeft(workspaceId, outcomes);
     return outcomes;
   }
@@ -158,7 +159,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
      * matching ones in the requested order), reads only those, checks each again on the prospect
      * itself, and moves them.
      */
-    async addFromList(workspaceId: number, listId: number, input: AddToCampaignInput): Promise<AddToCampaignResult> {
+    async addFromList(workspaceId: number, listId: number, input: AddToCampaignInput, timeLeft?: TimeLeft): Promise<AddToCampaignResult> {
       // Read together; the answers are judged in the documented order (list, then campaign).
       const [list, found] = await Promise.all([deps.lists.get(workspaceId, listId), deps.campaigns.get(workspaceId, input.campaignId)]);
       if (!list) throw notFound(LIST_NOT_FOUND);
@@ -244,7 +245,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         if (round > 1) campaign = await writableCampaign(workspaceId, campaign.id);
         // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
         campaign = await reopenIfCompleted(campaign, input.activate);
-        const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, companies);
+        const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, companies, timeLeft);
         outcomes.push(...written);
         written.forEach((outcome, i) => {
           const lead = chosen[i] as Prospect;
@@ -332,6 +333,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
             toMove.map((m) => m.lead),
             input.activate,
             (lead) => (lead.campaignId === campaign.id ? 'already_in_campaign' : undefined),
+            undefined,
+            timeLeft,
           )
         : [];
       await recloseIfNobodyAdded(found, campaign, outcomes);
@@ -358,7 +361,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
      * prospect item (its pending action) deleted and the campaign's count moved with it. It stays
      * in its lead lists. Ids not in the campaign (or of another workspace) are left alone.
      */
-    async removeProspects(workspaceId: number, campaignId: number, ids: number[]): Promise<{ count: number }> {
+    async removeProspects(workspaceId: number, campaignId: number, ids: number[], timeLeft?: TimeLeft): Promise<{ count: number }> {
       const campaign = await writableCampaign(workspaceId, campaignId);
       const leads = (await deps.leads.getProspects(unique(ids))).filter((lead) => lead.workspaceId === workspaceId && lead.campaignId === campaign.id);
       if (leads.length === 0) return { count: 0 };
@@ -369,7 +372,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
           after: { ...rest, status: PROSPECT_STATUS.new, version: lead.version + 1, updatedAt: stamp },
           move: { leave: current.id, expect: { campaignId: current.id, status: current.status } },
         };
-      });
+      }, undefined, timeLeft);
       await completeLeft(workspaceId, outcomes);
       return { count: outcomes.filter((outcome) => 'moved' in outcome).length };
     },

@@ -168,11 +168,11 @@ export function createLeadListService(deps: LeadListServiceDeps) {
       return { list, query, page: result };
     },
 
-    addLeads: (workspaceId: number, listId: number, input: LeadIdsInput) =>
-      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.addToList(list, ids)),
+    addLeads: (workspaceId: number, listId: number, input: LeadIdsInput, timeLeft?: TimeLeft) =>
+      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.addToList(list, ids, timeLeft)),
 
-    deleteLeads: (workspaceId: number, listId: number, input: LeadIdsInput) =>
-      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.removeFromList(list, ids)),
+    deleteLeads: (workspaceId: number, listId: number, input: LeadIdsInput, timeLeft?: TimeLeft) =>
+      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.removeFromList(list, ids, timeLeft)),
 
     /**
      * Imports rows into the list: each valid row creates its lead or updates the workspace's lead

@@ -1,6 +1,6 @@
 import type { Company, Lead, LeadList, Prospect } from './lead';
 import { PROSPECT_STATUS, isProspect } from './lead';
-import type { LeadWriterDeps, PlannedWrite, Rounds, SkipCode } from './lead-rounds';
+import type { LeadWriterDeps, PlannedWrite, Rounds, SkipCode, TimeLeft } from './lead-rounds';
 import { companyMember, prospectMember } from './list-query';
 import type { LeadChange } from './ports';
 
@@ -34,7 +34,7 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
    * Loads the leads, applies `rule` to each one found in the list's workspace, and writes the
    * changed ones in rounds (retrying leads that changed concurrently), keeping list counters true.
    */
-  async function changeMembership(list: LeadList, ids: number[], rule: MembershipRule): Promise<IdOutcome[]> {
+  async function changeMembership(list: LeadList, ids: number[], rule: MembershipRule, timeLeft?: TimeLeft): Promise<IdOutcome[]> {
     return inRounds<Lead, IdOutcome>(
       ids.length,
       async (pending) => {
@@ -70,11 +70,12 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
         return { id: write.lead.id, ...(left === undefined ? {} : { left }) };
       },
       (code) => ({ id: -1, skipped: code }),
+      timeLeft,
     ).then((outcomes) => outcomes.map((outcome, i) => ({ ...outcome, id: ids[i] as number })));
   }
 
   /** Adds existing leads of the list's workspace to it; an archived prospect becomes NEW again. */
-  function addToList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
+  function addToList(list: LeadList, ids: number[], timeLeft?: TimeLeft): Promise<IdOutcome[]> {
     return changeMembership(list, ids, (lead, stamp) => {
       const listIds = joinedLists(lead, list);
       if (listIds === lead.listIds) return { skipped: 'already_in_list' };
@@ -88,7 +89,7 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
           ...(restore ? { status: PROSPECT_STATUS.new, updatedAt: stamp } : {}),
         } as Lead,
       };
-    });
+    }, timeLeft);
   }
 
   /**
@@ -97,7 +98,7 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
    * prospect item deleted and the campaign's count moved in the same transaction, whatever the
    * campaign's status). A company only leaves this list.
    */
-  function removeFromList(list: LeadList, ids: number[]): Promise<IdOutcome[]> {
+  function removeFromList(list: LeadList, ids: number[], timeLeft?: TimeLeft): Promise<IdOutcome[]> {
     return changeMembership(list, ids, (lead, stamp) => {
       if (!lead.listIds.includes(list.id)) return { skipped: 'not_in_list' };
       if (!isProspect(lead)) return { after: { ...lead, listIds: lead.listIds.filter((l) => l !== list.id), version: lead.version + 1 } };
@@ -106,7 +107,7 @@ export function createListMembership(deps: LeadWriterDeps, rounds: Rounds, ensur
         after: { ...rest, listIds: [], status: PROSPECT_STATUS.archived, version: lead.version + 1, updatedAt: stamp },
         ...(campaignId === undefined ? {} : { campaign: { leave: campaignId } }),
       };
-    });
+    }, timeLeft);
   }
 
   return { addToList, removeFromList };
