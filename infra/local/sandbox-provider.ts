@@ -1,4 +1,3 @@
-import { systemClock } from '../../shared/time/clock';
 /**
  * The sandbox network/email provider: a fake HTTP server speaking the provider's (Unipile API v1)
  * wire protocol for the calls this service makes, so the real adapter and the provider's own SDK
@@ -13,14 +12,18 @@ import { systemClock } from '../../shared/time/clock';
  * provider error type, 429, or a hang), accept an invitation, make a prospect reply, complete a
  * hosted-connect page. The last four post the provider's webhooks to the registered URLs exactly
  * as the real provider would; so does every email sent (`mail_sent`, after the send's answer).
- * docs/integrations.md lists every endpoint with curl examples.
+ * docs/integrations.md lists every endpoint with curl examples. The routes are in
+ * sandbox-network-routes.ts, sandbox-mail-routes.ts and sandbox-control.ts; this file holds the
+ * state they share and the server.
  */
-import { createHash, } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { systemClock } from '../../shared/time/clock';
 import { SandboxProviderControl } from './sandbox-client';
 import { controlRoutes } from './sandbox-control';
 import { mailAndWebhookRoutes } from './sandbox-mail-routes';
+import { networkRoutes } from './sandbox-network-routes';
 import { SandboxDns } from './sandbox-inbound';
 import {
   type Chat,
@@ -47,7 +50,6 @@ import {
   parseBody,
   readBody,
   send,
-  str,
   titleCase,
   titleOf,
 } from './sandbox-shared';
@@ -246,100 +248,9 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   }
 
   const providerRoutes: Route[] = [
-    ['GET', /^\/api\/v1\/accounts$/, () => [200, { object: 'AccountList', items: [...accounts.values()].map(accountView), cursor: null }]],
-    [
-      'GET',
-      /^\/api\/v1\/accounts\/([^/]+)$/,
-      ({ params }) => {
-        const account = accounts.get(params[0] ?? '');
-        if (!account) throw notFound('Account not found');
-        return [200, accountView(account)];
-      },
-    ],
-    [
-      'GET',
-      /^\/api\/v1\/users\/([^/]+)$/,
-      ({ params, query }) => {
-        const account = activeAccount(query.account_id);
-        if (account.type !== 'LINKEDIN') throw new HttpError(422, 'errors/invalid_account', 'Invalid account', 'Not a network account');
-        const profile = profileFor(params[0] ?? '');
-        if (!profile) throw notFound('User not found');
-        return [200, profileView(profile, account.id)];
-      },
-    ],
-    [
-      'POST',
-      /^\/api\/v1\/users\/invite$/,
-      ({ body }) => {
-        const account = activeAccount(body.account_id);
-        const profile = profileFor(String(body.provider_id ?? ''), false);
-        if (!profile) throw new HttpError(422, 'errors/invalid_recipient', 'Invalid recipient');
-        const message = str(body.message) ?? null;
-        if (message && message.length > 300) throw new HttpError(400, 'errors/too_many_characters', 'Too many characters');
-        if (distanceOf(profile, account.id) === 'FIRST_DEGREE') {
-          throw new HttpError(422, 'errors/action_already_performed', 'Action already performed', 'Already connected');
-        }
-        if (pendingInvitations.has(pairKey(account.id, profile.providerId))) {
-          throw new HttpError(422, 'errors/already_invited_recently', 'Already invited recently');
-        }
-        const invitation: Invitation = {
-          id: newId('inv_'),
-          accountId: account.id,
-          providerId: profile.providerId,
-          publicIdentifier: profile.publicIdentifier,
-          message,
-          status: 'PENDING',
-        };
-        invitations.set(invitation.id, invitation);
-        pendingInvitations.set(pairKey(account.id, profile.providerId), invitation);
-        sent.push({ kind: 'invitation', accountId: account.id, to: profile.providerId, text: message ?? '', at: now(), invitationId: invitation.id });
-        return [200, { object: 'UserInvitationSent', invitation_id: invitation.id }];
-      },
-    ],
-    [
-      'POST',
-      /^\/api\/v1\/chats$/,
-      ({ body }) => {
-        const account = activeAccount(body.account_id);
-        const attendees = [body.attendees_ids].flat().filter((value): value is string => typeof value === 'string');
-        const text = String(body.text ?? '');
-        const providerIds = attendees.map((attendee) => {
-          const profile = profileFor(attendee, false);
-          if (!profile || distanceOf(profile, account.id) !== 'FIRST_DEGREE') {
-            throw new HttpError(422, 'errors/no_connection_with_recipient', 'Recipient cannot be reached');
-          }
-          return profile.providerId;
-        });
-        // A 1:1 conversation continues in the pair's existing chat, as on the network.
-        const [only] = providerIds;
-        const chat = providerIds.length === 1 && only !== undefined ? chatWith(account.id, only) : openChat(account.id, providerIds);
-        const messageId = newId('msg_');
-        sent.push({ kind: 'chat', accountId: account.id, to: attendees.join(','), text, at: now(), chatId: chat.id, messageId });
-        return [201, { object: 'ChatStarted', chat_id: chat.id, message_id: messageId }];
-      },
-    ],
-    [
-      'POST',
-      /^\/api\/v1\/chats\/([^/]+)\/messages$/,
-      ({ params, body }) => {
-        const chatId = params[0] ?? '';
-        const chat = chats.get(chatId);
-        const given = str(body.account_id);
-        // account_id guards against posting into another account's chat.
-        if (chat && given && given !== chat.accountId) {
-          throw new HttpError(403, 'errors/account_mismatch', 'Account mismatch', 'The chat belongs to another account');
-        }
-        if (chat) activeAccount(chat.accountId);
-        // A chat the sandbox never saw (it accepts any id): the account given, else the first one.
-        const accountId = chat?.accountId ?? given ?? accounts.keys().next().value ?? '';
-        const messageId = newId('msg_');
-        sent.push({ kind: 'message', accountId, to: chatId, text: String(body.text ?? ''), at: now(), chatId, messageId });
-        return [201, { object: 'MessageSent', message_id: messageId }];
-      },
-    ],
+    ...networkRoutes({ accounts, invitations, pendingInvitations, chats, sent, now, accountView, activeAccount, profileFor, profileView, distanceOf, pairKey, chatWith, openChat }),
     ...mailAndWebhookRoutes({ activeAccount, mails, sent, now, emit, log, hostedLinks, webhooks, baseUrl: () => baseUrl }),
   ];
-
 
   const control = controlRoutes({
     accounts, invitations, pendingInvitations, chats, webhooks, hostedLinks, sent, dns, requests, faults,

@@ -2,7 +2,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../infra/config';
-import { ACCESS_LOG_FIELDS } from '../../infra/constructs/public-api';
+import { ACCESS_LOG_FIELDS } from '../../infra/constructs/gateway-settings';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { DASHBOARD_WIDGETS } from '../../infra/constructs/service-dashboard';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';

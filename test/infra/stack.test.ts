@@ -12,7 +12,7 @@ import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '../../shared/runtime/catalog';
 import { DEFAULT_ALARM_THRESHOLDS, loadConfig } from '../../infra/config';
-import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/public-api';
+import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/gateway-settings';
 import { FUNCTION_BUNDLE } from '../../infra/bundling';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { REPO_ROOT } from '../../infra/paths';
