@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flattenJsonLead, normalizeCompany, normalizeProspect, readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
-import { CompanyImportRow, PeopleImportRow, importRowSchema } from '../../../shared/domain/leads/import-schemas';
+import { CompanyImportRow, PeopleImportRow, type ProspectInput, importRowSchema } from '../../../shared/domain/leads/import-schemas';
 
 describe('readJsonLeads', () => {
   it('normalises a PEOPLE row and takes the nested company', () => {
@@ -150,6 +150,12 @@ describe('readCsvLeads', () => {
   it('maps columns, turns unknown PEOPLE columns into custom fields and skips empty cells', () => {
     const rows = readCsvLeads('Vorname,Nachname,E-Mail,Team\nAnna,Schmidt,anna@example.de,\n', { Vorname: 'first_name', Nachname: 'last_name', 'E-Mail': 'email' }, 'PEOPLE');
     expect(rows).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de' } } }]);
+  });
+
+  it('two columns going to one field: a row takes the last of them that is not empty in it', () => {
+    const csv = 'first_name,last_name,Email,email,Work Email\nA,One,a@x.com,,\nB,Two,,b@x.com,\nC,Three,c@x.com,c2@x.com,\nD,Four,d@x.com,,d-work@x.com\n';
+    const rows = readCsvLeads(csv, { 'Work Email': 'email' }, 'PEOPLE');
+    expect(rows.map((row) => ('input' in row ? (row.input as ProspectInput).fields.email : row))).toEqual(['a@x.com', 'b@x.com', 'c2@x.com', 'd-work@x.com']);
   });
 
   it('takes a quote inside an unquoted field as text, so one such cell does not lose the file', () => {
