@@ -15,7 +15,6 @@ import { ensureDevCredentials } from './dev-credentials';
 import { ensureDevSenderAccounts } from './dev-sender-accounts';
 import { REPO_ROOT, startLocalStack } from './local-stack';
 
-
 /** Where local data lives: `.data/` in the repo unless DATA_DIR says otherwise. */
 const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
 
@@ -32,6 +31,25 @@ function persistentSecret(name: string): string {
   return secret;
 }
 
+/**
+ * `npm start`'s clock, resuming where the last run left it: its offset ahead of the machine's
+ * time is kept in `local-clock.json` at each move, so a restart never shows an earlier time than
+ * the last run did (the data and the scheduler's marks are dated by it).
+ */
+function persistentClock(): OffsetClock {
+  const file = join(dataDir, 'local-clock.json');
+  let offsetMs = 0;
+  if (existsSync(file)) {
+    try {
+      const kept = Number((JSON.parse(readFileSync(file, 'utf8')) as { offset_ms?: unknown }).offset_ms);
+      if (Number.isFinite(kept) && kept > 0) offsetMs = kept;
+    } catch {
+      // An unreadable file (edited by hand, say): the machine's time, as on a first start.
+    }
+  }
+  return new OffsetClock(undefined, { offsetMs, onMove: (offset) => writeFileSync(file, `${JSON.stringify({ offset_ms: offset })}\n`) });
+}
+
 async function main() {
   try {
     assertJavaAvailable();
@@ -44,6 +62,7 @@ async function main() {
   }
   mkdirSync(dataDir, { recursive: true });
   const port = Number(process.env.PORT ?? 3000);
+  const clock = persistentClock();
   const stack = await startLocalStack({
     port,
     dynamodbPath: join(dataDir, 'dynamodb'),
@@ -55,8 +74,8 @@ async function main() {
     ...readSettings(['rateLimitPerMinute', 'rateLimitBurst'], process.env),
     // The documented limits (docs/lead-lists.md) a developer may set for `npm start` too: SEARCH_QUOTA_PER_MONTH, MAX_LEADS_PER_LIST.
     settings: readSettings(['searchQuotaPerMonth', 'maxLeadsPerList'], process.env),
-    // The machine's time, movable forward through POST /_local/clock.
-    clock: new OffsetClock(),
+    // The machine's time, movable forward through POST /_local/clock, kept across restarts.
+    clock,
     log: (line) => console.error(line),
     functionLog: (line) => console.error(line),
   });
@@ -78,6 +97,7 @@ async function main() {
   console.log(`Sandbox provider at ${stack.provider.url} (control API under /_sandbox/); sender accounts: ${senderAccounts.map((a) => `${a.type} #${a.id} (${a.status})`).join(', ')}`);
   console.log(`Sandbox enrichment providers at ${stack.enrichment.url} (control API under /_sandbox/enrichment/; docs/enrichment.md)`);
   console.log(`Local clock: GET ${stack.baseUrl}/_local/clock; move it forward with POST {"advance_hours": 24} or {"now": "<ISO time>"}`);
+  if (clock.offsetMs > 0) console.log(`Local clock resumed at ${clock.now().toISOString()}, ${(clock.offsetMs / 3_600_000).toFixed(1)} hours ahead of this machine's time (kept in ${join(dataDir, 'local-clock.json')})`);
   console.log('Press Ctrl-C to stop.');
 
   let stopping = false;

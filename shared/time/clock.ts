@@ -26,9 +26,26 @@ export const isMovableClock = (clock: Clock): clock is MovableClock =>
  * service wrote ever lies in its future.
  */
 export class OffsetClock implements MovableClock {
-  private offset = 0;
+  private offset: number;
 
-  constructor(private readonly base: Clock = systemClock) {}
+  /**
+   * `offsetMs`: where an earlier run left the offset, so a restart resumes no earlier than the
+   * time that run showed (the data it wrote is dated by it). `onMove` gets each new offset, to
+   * keep it.
+   */
+  constructor(
+    private readonly base: Clock = systemClock,
+    private readonly options: { offsetMs?: number; onMove?: (offsetMs: number) => void } = {},
+  ) {
+    const offset = options.offsetMs ?? 0;
+    if (!Number.isFinite(offset) || offset < 0) throw new RangeError('The clock only moves forward');
+    this.offset = offset;
+  }
+
+  /** How far ahead of the base clock it is. */
+  get offsetMs(): number {
+    return this.offset;
+  }
 
   now(): Date {
     return new Date(this.base.now().getTime() + this.offset);
@@ -38,6 +55,7 @@ export class OffsetClock implements MovableClock {
   advance(milliseconds: number): void {
     if (!Number.isFinite(milliseconds) || milliseconds < 0) throw new RangeError('The clock only moves forward');
     this.offset += milliseconds;
+    this.options.onMove?.(this.offset);
   }
 
   /** Moves forward to `to`; an earlier time than now is refused. */
@@ -45,6 +63,7 @@ export class OffsetClock implements MovableClock {
     const ahead = to.getTime() - this.now().getTime();
     if (Number.isNaN(ahead) || ahead < 0) throw new RangeError('The clock only moves forward');
     this.offset += ahead;
+    this.options.onMove?.(this.offset);
   }
 }
 

@@ -43,7 +43,10 @@ export function createScheduler(deps: SchedulerDeps) {
     const lease = await deps.leases.take(shard, at, new Date(now.getTime() + LEASE_MS).toISOString(), holder);
     if (!lease) return undefined;
     const full = !lease.fullSweepAt || now.getTime() - new Date(lease.fullSweepAt).getTime() >= FULL_SWEEP_MINUTES * 60_000;
-    const after = full || !lease.through ? undefined : new Date(new Date(lease.through).getTime() - OVERLAP_MS).toISOString();
+    const mark = lease.through === undefined ? undefined : new Date(lease.through).getTime() - OVERLAP_MS;
+    // A mark ahead of this run (the clock was set back: a local runtime restarted before it kept
+    // its offset) would be an empty range, which DynamoDB refuses: the run reads the whole shard.
+    const after = full || mark === undefined || mark >= now.getTime() ? undefined : new Date(mark).toISOString();
     let dispatched = 0;
     let done = false;
     try {

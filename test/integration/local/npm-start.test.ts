@@ -97,11 +97,12 @@ describe('npm start', () => {
     expect(me.status).toBe(200);
 
     // npm start's clock is the machine's, movable forward at /_local/clock.
-    const clockAt = async (init?: RequestInit) => {
-      const response = await fetch(`${first.baseUrl}/_local/clock`, init);
-      expect(response.status).toBe(200);
+    const clockOf = async (baseUrl: string, init?: RequestInit) => {
+      const response = await fetch(`${baseUrl}/_local/clock`, init);
+      expect(response.status, await response.clone().text()).toBe(200);
       return new Date(((await response.json()) as { now: string }).now).getTime();
     };
+    const clockAt = (init?: RequestInit) => clockOf(first.baseUrl, init);
     const before = Date.now();
     const read = await clockAt();
     expect(Math.abs(read - before)).toBeLessThan(60_000);
@@ -114,6 +115,14 @@ describe('npm start', () => {
 
     const second = await start(dataDir);
     try {
+      // The clock resumes where it was moved to (never earlier: the data and the scheduler's marks
+      // are dated by it), and moves on from there.
+      const resumed = await clockOf(second.baseUrl);
+      expect(resumed - moved).toBeGreaterThanOrEqual(0);
+      expect(resumed - moved).toBeLessThan(60_000);
+      expect(second.output()).toContain(`Local clock resumed at `);
+      const movedAgain = await clockOf(second.baseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_hours: 1 }) });
+      expect(movedAgain - resumed).toBeGreaterThanOrEqual(3_600_000);
       const again = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8'));
       expect(again.api_key).toBe(credentials.api_key);
       expect(again.email).toBe(credentials.email);

@@ -183,4 +183,14 @@ describe('the scheduler', () => {
     ]);
     expect(leases.releases.map((release) => release.state.through)).toEqual(['2027-03-22T10:00:00.000Z']);
   });
+  it('a mark ahead of the clock (the clock set back) reads the whole shard: what is due now goes out', async () => {
+    const { index, leases, queue, clock, scheduler } = setUp(1);
+    leases.state.set(0, { through: '2027-03-25T10:00:00.000Z', fullSweepAt: '2027-03-22T09:59:00.000Z' });
+    index.entries[0] = [ref(1, '2027-03-22T09:30:00.000Z'), ref(2, '2027-03-22T10:00:00.001Z')];
+    expect(await scheduler.run()).toEqual({ dispatched: 1, shardsSkipped: 0 });
+    expect(index.reads.map((read) => read.after)).toEqual([undefined]);
+    expect(queue.sends).toEqual([[[1]]]);
+    // The mark follows the clock again.
+    expect(leases.state.get(0)?.through).toBe(clock.now().toISOString());
+  });
 });

@@ -34,6 +34,19 @@ describe('clocks', () => {
     expect(clock.now().toISOString()).toBe('2025-03-01T09:00:00.000Z');
   });
 
+  it('OffsetClock resumes from a kept offset and reports each move, not a refused one', () => {
+    const base = new ManualClock('2025-03-01T08:00:00.000Z');
+    const kept: number[] = [];
+    const clock = new OffsetClock(base, { offsetMs: 48 * 3_600_000, onMove: (offset) => kept.push(offset) });
+    expect(clock.now().toISOString()).toBe('2025-03-03T08:00:00.000Z');
+    expect(clock.offsetMs).toBe(48 * 3_600_000);
+    clock.advance(3_600_000);
+    clock.set(new Date('2025-03-04T00:00:00.000Z'));
+    expect(() => clock.set(new Date('2025-03-01T00:00:00.000Z'))).toThrow('The clock only moves forward');
+    expect(kept).toEqual([49 * 3_600_000, 64 * 3_600_000]);
+    expect(() => new OffsetClock(base, { offsetMs: -1 })).toThrow('The clock only moves forward');
+  });
+
   it('OffsetClock starts at the system time', () => {
     const before = systemClock.now().getTime();
     const now = new OffsetClock().now().getTime();
