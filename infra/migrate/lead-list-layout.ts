@@ -119,10 +119,15 @@ function sameItem(stored: Record<string, unknown>, wanted: Record<string, unknow
   return Object.keys(stored).length === keys.length && keys.every((key) => stored[key] === wanted[key]);
 }
 
-/** An entry as comparable text: id, version, and the sort and filter values in key order. */
+/**
+ * An entry as comparable text: id, company, and the sort and filter values in key order. Not the
+ * version: a status write moves a prospect's version and leaves its entry as it was, by design
+ * (data-model.md, "Status changes: no batch"), so an entry one version behind with the same values
+ * is current (before 2026-11-27 such a list's digest was rebuilt on every run).
+ */
 function entryText(entry: DigestEntry): string {
   const ordered = (record: Record<string, string>) => Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([entry.id, entry.version, entry.companyId ?? null, ordered(entry.sort), ordered(entry.filter)]);
+  return JSON.stringify([entry.id, entry.companyId ?? null, ordered(entry.sort), ordered(entry.filter)]);
 }
 
 /** The fresh digest of these entries: chunks of DIGEST_CHUNK_CAPACITY members in id order, no tombstones. */

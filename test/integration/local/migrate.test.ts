@@ -380,6 +380,15 @@ describe('npm run migrate: a table written before the member digest', () => {
     expect(await migrate()).toMatchObject({ lists: 2, listsChanged: 0, membersWritten: 0, membersDeleted: 0, membersUnchanged: 6, digestsRebuilt: 0, leadCountsWritten: 0 });
   });
 
+  it("a status write (a pipeline stage) moves the prospect's version but not its digest entry, by design: a run afterwards still changes nothing", async () => {
+    const barbara = (await leadsOf(stack, ws, PEOPLE_LIST, 'first_name=barbara')).prospects?.[0];
+    const staged = await stack.call('PATCH', `/public/prospects/${barbara?.id}/`, { apiKey: ws.key, body: { status: 'INTERESTED' } });
+    expect(staged.status, staged.text).toBe(200);
+    const before = await scanAll();
+    expect(await migrate()).toMatchObject({ lists: 2, listsChanged: 0, membersWritten: 0, membersDeleted: 0, membersUnchanged: 6, digestsRebuilt: 0, leadCountsWritten: 0 });
+    expect(await scanAll()).toEqual(before);
+  });
+
   it('refuses to run while a batch of lead writes is within its lease, and finishes one past it', async () => {
     const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     await stack.db.send(
