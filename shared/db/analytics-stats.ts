@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { AnalyticsReads, CampaignTotals, DayCounts, WorkspaceRow } from '../domain/analytics/analytics-service';
@@ -60,7 +61,6 @@ export interface Increment {
 }
 
 const MAX_CONFLICT_RETRIES = 8;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class DynamoAnalyticsStats implements AnalyticsReads {
   private readonly timezones = new Map<number, string>();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { ApiKey, ApiKeyCredential } from '../domain/api-keys/api-key';
@@ -49,7 +50,6 @@ export const ApiKeyCounterItem = itemSchema('ApiKeyCounter', v.object({ activeKe
 /** Attempts of a transaction cancelled only because another one held the counter at the same moment. */
 const MAX_ATTEMPTS = 12;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Full jitter, so concurrent requests of one user do not collide on the counter again in step. */
 const backOff = (attempt: number) => sleep(Math.random() * Math.min(500, 10 * 2 ** attempt));
 const conditionFailed = (reason: { Code?: string } | undefined) => reason?.Code === 'ConditionalCheckFailed';

@@ -1,10 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** BatchGetItem's limit of keys per call. */
 const KEYS_PER_CALL = 100;
 const MAX_ATTEMPTS = 8;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Reads items by key in calls of 100, retrying what DynamoDB leaves unprocessed (with backoff).

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** BatchWriteItem's limit of requests per call. */
@@ -5,8 +6,6 @@ const REQUESTS_PER_CALL = 25;
 const MAX_ATTEMPTS = 10;
 /** Calls in flight at once: enough to keep DynamoDB busy, few enough not to be throttled. */
 const CONCURRENCY = 16;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LedgerEntry } from '../domain/credits/credits';
 import { type Field, MARK_ATTRIBUTE, fieldOf } from '../domain/enrichment/enrichment';
@@ -10,7 +11,6 @@ import { balanceMove, ledgerPut } from './credit-repository';
 import { chunkItem, completedItem, jobItem, pack, runningItem, toChunk, toJob } from './enrichment-items';
 import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentCompletedKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What a chunk item tells of the prospects it holds: its job (in its key), its ids, its type. */
 const HELD_PROJECTION = { expression: 'sk, prospectIds, #type', names: { '#type': 'type' } };
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants } from 'node:zlib';
 import {
@@ -22,8 +23,6 @@ import type { ViewRederive } from './view-rederive';
 
 /** Attempts of a transaction registering a batch (contention on the lists or lead counts is retried). */
 const MAX_OPEN_ATTEMPTS = 12;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Compressed bytes of a journal's leads: an item holds 400 KB. */
 const MAX_JOURNAL_BYTES = 350_000;

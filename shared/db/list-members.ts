@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeadList } from '../domain/leads/lead';
 import {
@@ -32,8 +33,6 @@ const BYTES_PER_TRANSACTION = 3_000_000;
 /** A chunk is split beyond this (an item holds at most 400 KB); typical chunks are a few KB. */
 export const MAX_CHUNK_BYTES = 300_000;
 const MAX_CLOSE_ATTEMPTS = 10;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface StoredChunk {
   chunk: DigestChunk;

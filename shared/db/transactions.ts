@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons } from './client';
 import { itemSize } from './item-size';
@@ -10,8 +11,6 @@ export const MAX_TRANSACTION_ITEMS = 100;
 const MAX_TRANSACTION_BYTES = 3_500_000;
 /** Retries of a transaction cancelled only by contention with another transaction. */
 const MAX_CONFLICT_RETRIES = 6;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The item an action writes, as one string. */
 export const actionKey = (action: TransactItem): string => {

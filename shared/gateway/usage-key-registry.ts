@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import type { UsageKeyRegistry, UsageKeyRetirer } from '../domain/api-keys/ports';
 import { KEY_CALL_RETRY, type KeyCallRetry } from './key-call-retry';
@@ -28,8 +29,6 @@ export interface AwsKeyCallOptions {
   /** Jitter in [0, 1). */
   random?: () => number;
 }
-
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const statusOf = (error: unknown): number | undefined => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 const nameOf = (error: unknown): string => String((error as { name?: unknown }).name ?? '');

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Clock, IdGenerator } from '../ports';
 import { type Company, type Lead, type LeadList, LIMITS } from './lead';
 import type { CampaignSlots } from '../engine/held-slots';
@@ -70,7 +71,6 @@ const ROUND_BACKOFF_CEILING_MS = 1_000;
  * for the next writer to finish).
  */
 const ROUND_RESERVE_MS = 16_000;
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface PlannedWrite<T extends Lead> {
   index: number;
