@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCo
 import * as v from 'valibot';
 import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus, WEEKDAYS, numberedName } from '../domain/campaigns/campaign';
 import { CONDITION_TYPES, type CampaignNode, STEP_TYPES } from '../domain/campaigns/nodes';
-import type { CampaignRepository, CampaignSettingsChange, FlowChange } from '../domain/campaigns/ports';
+import type { CampaignRepository, CampaignSettingsChange, FlowChange, StatusExpectation } from '../domain/campaigns/ports';
 import { conflict } from '../domain/errors';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
@@ -259,17 +259,27 @@ export class DynamoCampaignRepository implements CampaignRepository {
     }
   }
 
-  async setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: { prospectCount: number }): Promise<boolean> {
+  async setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect: StatusExpectation = {}): Promise<boolean> {
+    // With an expected count: no prospect entered or left since it was read (every move changes it
+    // in its transaction). With an expected flow version: the flow is still the one checked.
+    const conditions = ['#status = :from'];
+    if (expect.prospectCount !== undefined) conditions.push('prospectCount = :count');
+    if (expect.flowVersion !== undefined) conditions.push('flowVersion = :flowVersion');
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: campaignKey(campaign.id),
           UpdateExpression: 'SET #status = :to, updatedAt = :now',
-          // With an expected count: no prospect entered or left since it was read (every move changes it in its transaction).
-          ConditionExpression: expect ? '#status = :from AND prospectCount = :count' : '#status = :from',
+          ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': updatedAt, ...(expect ? { ':count': expect.prospectCount } : {}) },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':from': from,
+            ':now': updatedAt,
+            ...(expect.prospectCount === undefined ? {} : { ':count': expect.prospectCount }),
+            ...(expect.flowVersion === undefined ? {} : { ':flowVersion': expect.flowVersion }),
+          },
         }),
       );
       return true;

@@ -145,14 +145,19 @@ export function createCampaignService(deps: CampaignServiceDeps) {
       for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt += 1) {
         const campaign = await require(workspaceId, campaignId);
         const target = nextStatus(campaign.status, action);
-        if (target === 'ACTIVE' && campaign.status !== 'ACTIVE') {
+        const starting = target === 'ACTIVE' && campaign.status !== 'ACTIVE';
+        if (starting) {
           const problems = await readinessProblems(campaign);
           if (problems.length > 0) throw validationError(problems.join('; '));
         }
         let updated = campaign;
         if (target !== campaign.status) {
           const at = now();
-          if (!(await campaigns.setStatus(campaign, campaign.status, target, at))) continue;
+          // Starting: conditional on the flow checked above, so a step deleted or added meanwhile
+          // (flow edits need DRAFT or PAUSED) makes it read and check again instead of running a
+          // flow it never checked (before 2026-11-27 a campaign could end ACTIVE with no steps).
+          const expect = starting ? { flowVersion: campaign.flowVersion } : {};
+          if (!(await campaigns.setStatus(campaign, campaign.status, target, at, expect))) continue;
           updated = { ...campaign, status: target, updatedAt: at };
         }
         if (target === 'ACTIVE') await deps.scheduling.scheduleWaiting(updated);

@@ -11,6 +11,14 @@ export type CampaignSettingsChange = Partial<
 >;
 
 /** A change of a flow: its new structure, and the nodes written and deleted with it, in one transaction. */
+/** What a status change also requires of the campaign item as it is written. */
+export interface StatusExpectation {
+  /** No prospect entered or left since it was read. */
+  prospectCount?: number;
+  /** The flow is the one that was checked (an activation checks that it can run). */
+  flowVersion?: number;
+}
+
 export interface FlowChange {
   flow: FlowStructure;
   put: CampaignNode[];
@@ -45,7 +53,7 @@ export interface CampaignRepository {
    */
   detachAccount(campaign: Campaign, accountId: number, updatedAt: string): Promise<Campaign | undefined>;
   /** Moves the status from `from` to `to`; false when it was no longer `from`. */
-  setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: { prospectCount: number }): Promise<boolean>;
+  setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: StatusExpectation): Promise<boolean>;
   /**
    * Writes a change of the flow's structure with its nodes, conditional on the flow version read
    * and on the campaign still being in a status that allows structure changes; false otherwise.
