@@ -10,7 +10,6 @@ export type CampaignSettingsChange = Partial<
   >
 >;
 
-/** A change of a flow: its new structure, and the nodes written and deleted with it, in one transaction. */
 /** What a status change also requires of the campaign item as it is written. */
 export interface StatusExpectation {
   /** No prospect entered or left since it was read. */
@@ -19,6 +18,7 @@ export interface StatusExpectation {
   flowVersion?: number;
 }
 
+/** A change of a flow: its new structure, and the nodes written and deleted with it, in one transaction. */
 export interface FlowChange {
   flow: FlowStructure;
   put: CampaignNode[];
