@@ -372,6 +372,8 @@ export const ENRICHMENT_CHUNK_PREFIX = 'ENRICHING#';
  * chunks are written: a prospect is in several lists, so two starts in one workspace (any lists)
  * never choose it both.
  */
+/** A lease that makes requests on one thing take turns (shared/db/request-leases.ts), by the thing's name. */
+export const requestLeaseKey = (name: string) => ({ pk: `LEASE#${name}`, sk: 'LEASE' });
 export const enrichmentStartKey = (workspaceId: number) => ({ pk: `WORKSPACE#${padId(workspaceId)}#ENRICH_START`, sk: 'LEASE' });
 /**
  * A running enrichment job, in its workspace's partition from its debit to its completion: the

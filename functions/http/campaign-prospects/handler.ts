@@ -2,6 +2,7 @@ import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository
 import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { DynamoRequestLeases } from '../../../shared/db/request-leases';
 import { createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
 import { createLeadWriter } from '../../../shared/domain/leads/lead-writer';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -29,6 +30,7 @@ export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProsp
     digests: { chunks: async (listId) => [...(await leads.members.readDigest(listId)).values()].map((stored) => stored.chunk) },
     writer: createLeadWriter(writerDeps),
     scheduling: sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl),
+    leases: new DynamoRequestLeases(db, tableName),
   });
   return httpHandler(campaignProspectRoutes, campaignProspectHandlers(moves), {
     logger: loggerFor('campaign-prospects', deps),

@@ -7,6 +7,7 @@ import type { DigestChunk } from '../leads/member-digest';
 import type { LeadListRepository } from '../leads/ports';
 import { type CampaignStatus, PROSPECT_STATUSES, type ProspectStatus } from './campaign';
 import type { ScheduleState } from './campaign-prospect';
+import type { RequestLeases } from '../request-leases';
 import type { CampaignRepository, CampaignScheduling } from './ports';
 import type { CampaignProspects } from './prospect-ports';
 import type { MoveSkipReason } from './selection';
@@ -42,6 +43,8 @@ export interface ProspectMoveDeps extends LeadWriterDeps {
   writer: LeadWriter;
   /** Schedules the prospects waiting in a campaign that a move made ACTIVE again (from COMPLETED). */
   scheduling: CampaignScheduling;
+  /** Adds from one list into one campaign take turns on a lease (its per-company limit is counted exactly). */
+  leases: RequestLeases;
 }
 
 export interface AddToCampaignInput {

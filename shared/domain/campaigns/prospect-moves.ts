@@ -1,7 +1,8 @@
 import { notFound, validationError } from '../errors';
+import { type LeaseRules, whileHolding } from '../request-leases';
 import type { ProspectInput } from '../leads/import-rows';
 import { readJsonLeads } from '../leads/import-rows';
-import { type Company, PROSPECT_STATUS, type Prospect } from '../leads/lead';
+import { type Company, type LeadList, PROSPECT_STATUS, type Prospect } from '../leads/lead';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
 import { SKIP_MESSAGES, type TimeLeft, createRounds } from '../leads/lead-rounds';
 import { type Campaign, assertWritable } from './campaign';
@@ -36,6 +37,12 @@ const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
 /** Rounds of choosing and writing one add-to-campaign request makes while chosen prospects turn out not movable. */
 const MAX_CHOOSING_ROUNDS = 3;
+/** An add's lease on its (campaign, list) pair: a request runs at most 28 s; ~10 s of waiting for the one before. */
+const ADD_LEASE: LeaseRules = {
+  termMs: 30_000,
+  attempts: 45,
+  busy: 'Another add-to-campaign from this list into this campaign is still running; send this one again when it has answered',
+};
 
 export * from './prospect-move-shapes';
 
@@ -153,6 +160,118 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     return undefined;
   }
 
+  /** add-to-campaign once its lease is held: the digest read, the choosing and the moves. */
+  async function addHolding(workspaceId: number, list: LeadList, found: Campaign, input: AddToCampaignInput, timeLeft?: TimeLeft): Promise<AddToCampaignResult> {
+    const [chunks, archived] = await Promise.all([deps.digests.chunks(list.id), input.allowDuplicates ? undefined : archivedCampaigns(workspaceId)]);
+    const rules = { campaignId: found.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany, ...(archived ? { archived } : {}) };
+    const explicit = input.prospectIds !== undefined;
+    const skipped: { id: number; reason: MoveSkipReason }[] = [];
+    let candidates: Candidate[];
+    let counts: Map<number, number>;
+    if (input.prospectIds) {
+      const named = idCandidates(chunks, unique(input.prospectIds), rules);
+      ({ candidates, counts } = named);
+      skipped.push(...named.skipped);
+    } else {
+      ({ candidates, counts } = amountCandidates(chunks, { ...rules, filters: input.filters, sortField: input.sortField, direction: input.direction }));
+    }
+    const wanted = explicit ? candidates.length : input.amount === 0 ? MAX_MOVES_PER_REQUEST : Math.min(input.amount, MAX_MOVES_PER_REQUEST);
+    const check = (lead: Prospect): MoveSkipReason | undefined =>
+      !lead.listIds.includes(list.id) || lead.status === PROSPECT_STATUS.archived ? 'not_in_list' : campaignRule(rules, lead.campaignId);
+
+    // Walk the candidates in order: read as many as are still wanted, holding back those whose
+    // company the digest shows at its limit (counting the ones being read), check each read
+    // prospect on itself, and read on while some were refused. A held-back candidate is looked
+    // at again after each read: a refused prospect may have left its company room.
+    const counter = new CompanyCounter(input.perCompany, counts);
+    // The companies the views show, read while the prospects are (the digest names them).
+    const companies = new Map<number, Company>();
+    let queue = candidates;
+    async function choose(wantedNow: number): Promise<Prospect[]> {
+      const chosen: Prospect[] = [];
+      while (chosen.length < wantedNow) {
+        const trial = counter.copy();
+        const batch: Candidate[] = [];
+        const held: Candidate[] = [];
+        let scanned = 0;
+        for (; scanned < queue.length && batch.length < wantedNow - chosen.length; scanned += 1) {
+          const candidate = queue[scanned] as Candidate;
+          if (trial.allows(candidate.companyId)) {
+            trial.take(candidate.companyId);
+            batch.push(candidate);
+          } else {
+            held.push(candidate);
+          }
+        }
+        queue = [...held, ...queue.slice(scanned)];
+        if (batch.length === 0) break;
+        const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
+        const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
+        for (const [id, company] of loaded) companies.set(id, company);
+        const fresh = new Map(read.map((lead) => [lead.id, lead]));
+        for (const candidate of batch) {
+          const lead = fresh.get(candidate.id);
+          const reason = !lead || lead.workspaceId !== workspaceId ? 'not_in_list' : check(lead);
+          const refused = reason ?? (counter.allows(lead?.companyId) ? undefined : 'company_limit');
+          if (!lead || refused) {
+            if (explicit) skipped.push({ id: candidate.id, reason: refused ?? 'not_in_list' });
+            // In this campaign since the digest was read (a racing request): its company counts.
+            if (lead && reason === 'already_in_campaign') counter.take(lead.companyId);
+            continue;
+          }
+          counter.take(lead.companyId);
+          chosen.push(lead);
+        }
+      }
+      return chosen;
+    }
+
+    // Chosen prospects are moved; one whose write finds it no longer movable (a concurrent request
+    // moved it first) is left out and, with `amount`, the next matches are chosen in its place,
+    // for a few rounds (a request racing another through the same list does not take its turn
+    // for ever). Named prospects are chosen once.
+    const moved: MovedProspect[] = [];
+    const outcomes: MoveOutcome[] = [];
+    let campaign = found;
+    let shortAfterRounds = false;
+    for (let round = 1; ; round += 1) {
+      const chosen = await choose(wanted - moved.length);
+      if (chosen.length === 0) break;
+      // A later round starts from the campaign as it is now (a racing request may have changed it).
+      if (round > 1) campaign = await writableCampaign(workspaceId, campaign.id);
+      // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
+      campaign = await reopenIfCompleted(campaign, input.activate);
+      const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, companies, timeLeft);
+      outcomes.push(...written);
+      written.forEach((outcome, i) => {
+        const lead = chosen[i] as Prospect;
+        if ('moved' in outcome) {
+          moved.push(outcome.moved);
+          return;
+        }
+        // Named ones are all reported; of the chosen matches, those the write could not settle.
+        if (explicit || outcome.skipped === 'concurrent_change') skipped.push({ id: lead.id, reason: outcome.skipped });
+        // Its company's place is free again, unless it is in this campaign after all.
+        if (outcome.skipped !== 'already_in_campaign') counter.release(lead.companyId);
+      });
+      if (explicit || moved.length >= wanted) break;
+      if (round === MAX_CHOOSING_ROUNDS) {
+        shortAfterRounds = true;
+        break;
+      }
+    }
+    // Named prospects still held back are at their company's limit.
+    if (explicit) for (const candidate of queue) skipped.push({ id: candidate.id, reason: 'company_limit' });
+    const stoppedAtLimit = (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) && moved.length >= MAX_MOVES_PER_REQUEST;
+    // Rounds that ended short say so only for "every match" (amount 0 or above a request's 1,000),
+    // where the same call is what to send again; a smaller amount answers its count.
+    const everyMatch = input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST;
+    const hasMore = !explicit && (stoppedAtLimit || (shortAfterRounds && everyMatch)) && queue.some((candidate) => counter.allows(candidate.companyId));
+    await recloseIfNobodyAdded(found, campaign, outcomes);
+    const warning = warningOf(outcomes, input.activate);
+    return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };
+  }
+
   return {
     /**
      * add-to-campaign: picks prospects of the list from its digest (named ones, or `amount` of the
@@ -166,114 +285,12 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       if (list.searchType !== 'PEOPLE') throw validationError(PEOPLE_ONLY);
       if (!found) throw notFound(CAMPAIGN_NOT_FOUND);
       assertWritable(found);
-      const [chunks, archived] = await Promise.all([deps.digests.chunks(list.id), input.allowDuplicates ? undefined : archivedCampaigns(workspaceId)]);
-      const rules = { campaignId: found.id, allowDuplicates: input.allowDuplicates, perCompany: input.perCompany, ...(archived ? { archived } : {}) };
-      const explicit = input.prospectIds !== undefined;
-      const skipped: { id: number; reason: MoveSkipReason }[] = [];
-      let candidates: Candidate[];
-      let counts: Map<number, number>;
-      if (input.prospectIds) {
-        const named = idCandidates(chunks, unique(input.prospectIds), rules);
-        ({ candidates, counts } = named);
-        skipped.push(...named.skipped);
-      } else {
-        ({ candidates, counts } = amountCandidates(chunks, { ...rules, filters: input.filters, sortField: input.sortField, direction: input.direction }));
-      }
-      const wanted = explicit ? candidates.length : input.amount === 0 ? MAX_MOVES_PER_REQUEST : Math.min(input.amount, MAX_MOVES_PER_REQUEST);
-      const check = (lead: Prospect): MoveSkipReason | undefined =>
-        !lead.listIds.includes(list.id) || lead.status === PROSPECT_STATUS.archived ? 'not_in_list' : campaignRule(rules, lead.campaignId);
-
-      // Walk the candidates in order: read as many as are still wanted, holding back those whose
-      // company the digest shows at its limit (counting the ones being read), check each read
-      // prospect on itself, and read on while some were refused. A held-back candidate is looked
-      // at again after each read: a refused prospect may have left its company room.
-      const counter = new CompanyCounter(input.perCompany, counts);
-      // The companies the views show, read while the prospects are (the digest names them).
-      const companies = new Map<number, Company>();
-      let queue = candidates;
-      async function choose(wantedNow: number): Promise<Prospect[]> {
-        const chosen: Prospect[] = [];
-        while (chosen.length < wantedNow) {
-          const trial = counter.copy();
-          const batch: Candidate[] = [];
-          const held: Candidate[] = [];
-          let scanned = 0;
-          for (; scanned < queue.length && batch.length < wantedNow - chosen.length; scanned += 1) {
-            const candidate = queue[scanned] as Candidate;
-            if (trial.allows(candidate.companyId)) {
-              trial.take(candidate.companyId);
-              batch.push(candidate);
-            } else {
-              held.push(candidate);
-            }
-          }
-          queue = [...held, ...queue.slice(scanned)];
-          if (batch.length === 0) break;
-          const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
-          const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
-          for (const [id, company] of loaded) companies.set(id, company);
-          const fresh = new Map(read.map((lead) => [lead.id, lead]));
-          for (const candidate of batch) {
-            const lead = fresh.get(candidate.id);
-            const reason = !lead || lead.workspaceId !== workspaceId ? 'not_in_list' : check(lead);
-            const refused = reason ?? (counter.allows(lead?.companyId) ? undefined : 'company_limit');
-            if (!lead || refused) {
-              if (explicit) skipped.push({ id: candidate.id, reason: refused ?? 'not_in_list' });
-              // In this campaign since the digest was read (a racing request): its company counts.
-              if (lead && reason === 'already_in_campaign') counter.take(lead.companyId);
-              continue;
-            }
-            counter.take(lead.companyId);
-            chosen.push(lead);
-          }
-        }
-        return chosen;
-      }
-
-      // Chosen prospects are moved; one whose write finds it no longer movable (a concurrent request
-      // moved it first) is left out and, with `amount`, the next matches are chosen in its place,
-      // for a few rounds (a request racing another through the same list does not take its turn
-      // for ever). Named prospects are chosen once.
-      const moved: MovedProspect[] = [];
-      const outcomes: MoveOutcome[] = [];
-      let campaign = found;
-      let shortAfterRounds = false;
-      for (let round = 1; ; round += 1) {
-        const chosen = await choose(wanted - moved.length);
-        if (chosen.length === 0) break;
-        // A later round starts from the campaign as it is now (a racing request may have changed it).
-        if (round > 1) campaign = await writableCampaign(workspaceId, campaign.id);
-        // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
-        campaign = await reopenIfCompleted(campaign, input.activate);
-        const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, companies, timeLeft);
-        outcomes.push(...written);
-        written.forEach((outcome, i) => {
-          const lead = chosen[i] as Prospect;
-          if ('moved' in outcome) {
-            moved.push(outcome.moved);
-            return;
-          }
-          // Named ones are all reported; of the chosen matches, those the write could not settle.
-          if (explicit || outcome.skipped === 'concurrent_change') skipped.push({ id: lead.id, reason: outcome.skipped });
-          // Its company's place is free again, unless it is in this campaign after all.
-          if (outcome.skipped !== 'already_in_campaign') counter.release(lead.companyId);
-        });
-        if (explicit || moved.length >= wanted) break;
-        if (round === MAX_CHOOSING_ROUNDS) {
-          shortAfterRounds = true;
-          break;
-        }
-      }
-      // Named prospects still held back are at their company's limit.
-      if (explicit) for (const candidate of queue) skipped.push({ id: candidate.id, reason: 'company_limit' });
-      const stoppedAtLimit = (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) && moved.length >= MAX_MOVES_PER_REQUEST;
-      // Rounds that ended short say so only for "every match" (amount 0 or above a request's 1,000),
-      // where the same call is what to send again; a smaller amount answers its count.
-      const everyMatch = input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST;
-      const hasMore = !explicit && (stoppedAtLimit || (shortAfterRounds && everyMatch)) && queue.some((candidate) => counter.allows(candidate.companyId));
-      await recloseIfNobodyAdded(found, campaign, outcomes);
-      const warning = warningOf(outcomes, input.activate);
-      return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };
+      // Adds from one list into one campaign take turns: each counts `prospects_per_company` on
+      // the campaign as the one before left it (two at once could each take a company's last place).
+      // The campaign is read again once the lease is held: the add before may have changed it.
+      return whileHolding(deps.leases, deps.clock, `ADD_FROM_LIST#${found.id}#${list.id}`, ADD_LEASE, async () =>
+        addHolding(workspaceId, list, await writableCampaign(workspaceId, found.id), input, timeLeft),
+      );
     },
 
     /**

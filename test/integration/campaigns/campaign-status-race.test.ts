@@ -4,6 +4,7 @@ import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { DynamoRequestLeases } from '../../../shared/db/request-leases';
 import type { Campaign, CampaignStatus } from '../../../shared/domain/campaigns/campaign';
 import { type AddToCampaignInput, createProspectMoves } from '../../../shared/domain/campaigns/prospect-moves';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
@@ -49,6 +50,7 @@ describe('moving prospects while the campaign changes status', () => {
         makeSqsClient({ endpoint: stack.settings.sqsEndpoint, region: stack.settings.awsRegion }),
         stack.settings.campaignSchedulingQueueUrl as string,
       ),
+      leases: new DynamoRequestLeases(stack.db, stack.tableName),
     });
   }
 

@@ -179,6 +179,7 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   sentEmailByMessageId: () =>
     expect(keys.sentEmailByMessageId('<a1@sandbox.local>')).toEqual({ gsi1pk: 'MESSAGE_ID#<a1@sandbox.local>', gsi1sk: 'SENT_EMAIL' }),
   enrichmentStartKey: () => expect(keys.enrichmentStartKey(7)).toEqual({ pk: 'WORKSPACE#0000000000000007#ENRICH_START', sk: 'LEASE' }),
+  requestLeaseKey: () => expect(keys.requestLeaseKey('ADD_FROM_LIST#0000000000000009#0000000000000004')).toEqual({ pk: 'LEASE#ADD_FROM_LIST#0000000000000009#0000000000000004', sk: 'LEASE' }),
   enrichmentRunningKey: () =>
     expect(keys.enrichmentRunningKey(7, 12)).toEqual({ pk: 'WORKSPACE#0000000000000007#ENRICHING', sk: 'JOB#0000000000000012' }),
   enrichmentCompletedKey: () =>
