@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LedgerEntry } from '../domain/credits/credits';
 import { type Field, MARK_ATTRIBUTE, fieldOf } from '../domain/enrichment/enrichment';
 import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from '../domain/enrichment/ports';
@@ -8,6 +7,7 @@ import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
 import { cancellationReasons, isConditionFailed, queryAll, transactRetryingConflicts } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
+import { DynamoRequestLeases } from './request-leases';
 import { chunkItem, completedItem, jobItem, pack, runningItem, toChunk, toJob } from './enrichment-items';
 import { ENRICHMENT_CHUNK_PREFIX, enrichmentChunkKey, enrichmentCompletedKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey, enrichmentStartKey, padId, prospectKey } from './keys';
 
@@ -18,10 +18,19 @@ const HELD_PROJECTION = { expression: 'sk, prospectIds, #type', names: { '#type'
 const UPDATES_IN_FLIGHT = 16;
 
 export class DynamoEnrichmentRepository implements EnrichmentRepository {
+  /** One start at a time chooses prospects in a workspace (its lease is named by the workspace id). */
+  private readonly startLeases: DynamoRequestLeases;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.startLeases = new DynamoRequestLeases(db, tableName, {
+      key: (workspaceId) => enrichmentStartKey(Number(workspaceId)),
+      entityType: 'EnrichmentStartLease',
+      waitCeilingMs: 500,
+    });
+  }
 
   async createJob(job: EnrichmentJob, debit: LedgerEntry): Promise<boolean> {
     try {
@@ -61,41 +70,11 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   }
 
   async takeStartLease(workspaceId: number, holder: number, term: () => { now: string; until: string }, attempts: number): Promise<boolean> {
-    for (let attempt = 1; ; attempt += 1) {
-      const { now, until } = term();
-      try {
-        await this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...enrichmentStartKey(workspaceId), entityType: 'EnrichmentStartLease', holder, until },
-            ConditionExpression: 'attribute_not_exists(pk) OR #until <= :now',
-            ExpressionAttributeNames: { '#until': 'until' },
-            ExpressionAttributeValues: { ':now': now },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (!isConditionFailed(error)) throw error;
-        if (attempt >= attempts) return false;
-        await sleep(Math.min(50 * attempt, 500) + Math.floor(Math.random() * 50));
-      }
-    }
+    return this.startLeases.take(String(workspaceId), holder, term, attempts);
   }
 
   async releaseStartLease(workspaceId: number, holder: number): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: enrichmentStartKey(workspaceId),
-          ConditionExpression: 'holder = :holder',
-          ExpressionAttributeValues: { ':holder': holder },
-        }),
-      );
-    } catch (error) {
-      // Expired and taken by another start meanwhile: it is theirs now.
-      if (!isConditionFailed(error)) throw error;
-    }
+    await this.startLeases.release(String(workspaceId), holder);
   }
 
   async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field; list?: number; since?: string } = {}): Promise<Set<number>> {
