@@ -115,8 +115,10 @@ export function createRounds(deps: LeadWriterDeps) {
     const outcomes = new Array<S>(count);
     let pending = [...Array(count).keys()];
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
-      if (round > 0 && timeLeft && timeLeft() < ROUND_RESERVE_MS) break;
-      if (round > 0) await pause(Math.min(ROUND_BACKOFF_CEILING_MS, ROUND_BACKOFF_MS * 2 ** (round - 1)) * (0.5 + 0.5 * Math.random()));
+      if (round > 0) {
+        if (timeLeft && timeLeft() < ROUND_RESERVE_MS) break;
+        await pause(Math.min(ROUND_BACKOFF_CEILING_MS, ROUND_BACKOFF_MS * 2 ** (round - 1)) * (0.5 + 0.5 * Math.random()));
+      }
       const { settled, writes, again = [] } = await plan(pending);
       for (const [index, outcome] of settled) outcomes[index] = outcome;
       const planned = writes.map((write) => write.change);
