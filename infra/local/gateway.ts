@@ -3,7 +3,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ACCESS_DENIED, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
 import { header } from '../../shared/http/request';
-import { type FunctionGroup, ROUTES, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
+import { type FunctionGroup, ROUTES, type RegisteredRoute, functionTimeoutSeconds, isRateLimited } from '../../shared/http/route-table';
 import { type Clock, isMovableClock } from '../../shared/time/clock';
 import type { AuthorizerHandler, ProxyHandler } from './functions';
 import { lambdaContext } from './lambda-context';
@@ -28,6 +28,8 @@ export interface LocalGatewayOptions {
   /** The largest request body accepted: Lambda's 6 MB synchronous payload limit. */
   maxBodyBytes?: number;
   log?: (line: string) => void;
+  /** Elapsed time in ms (a function's deadline, an overrun); `performance.now` unless a test moves it. */
+  monotonicNow?: () => number;
 }
 
 const STAGE = 'local';
@@ -265,12 +267,22 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEvent;
 
+    // Each call gets its function's deployed timeout as its remaining time, so code that plans by
+    // it (lead rounds) plans as it would in AWS. Running past it is only reported, not cut short:
+    // DynamoDB Local is slower than DynamoDB, so a local overrun is a warning, not a verdict.
+    const timeoutMs = functionTimeoutSeconds(route.group) * 1000;
+    const monotonicNow = options.monotonicNow ?? (() => performance.now());
+    const startedAt = monotonicNow();
     let response: APIGatewayProxyResult;
     try {
-      response = await options.handlers[route.group](event, lambdaContext(route.group));
+      response = await options.handlers[route.group](event, lambdaContext(route.group, timeoutMs, monotonicNow));
     } catch (error) {
       options.log?.(`handler ${route.group} failed: ${String(error)}`);
       return answer(res, GATEWAY_ANSWERS.badGateway);
+    }
+    const tookMs = Math.round(monotonicNow() - startedAt);
+    if (tookMs > timeoutMs) {
+      options.log?.(`${method} ${route.path} took ${tookMs} ms, past the ${route.group} function's ${timeoutMs / 1000} s timeout: deployed, it would have been stopped (502)`);
     }
     const outHeaders: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(response.headers ?? {})) outHeaders[name] = String(value);

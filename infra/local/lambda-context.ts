@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 
 /** A Lambda context for local invocations, with the deadline a real invocation would have. */
-export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
+export function lambdaContext(functionName: string, timeoutMs = 29_000, monotonicNow: () => number = () => performance.now()): Context {
   // Monotonic time: a deadline measures elapsed time, which the service's (movable) clock does not.
-  const deadline = performance.now() + timeoutMs;
+  const deadline = monotonicNow() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -14,7 +14,7 @@ export function lambdaContext(functionName: string, timeoutMs = 29_000): Context
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - performance.now()),
+    getRemainingTimeInMillis: () => Math.max(0, deadline - monotonicNow()),
     done: () => {},
     fail: () => {},
     succeed: () => {},

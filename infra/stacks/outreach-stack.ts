@@ -4,7 +4,7 @@ import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import { isSecretSetting } from '../../shared/config/secrets';
 import { type SettingName, SETTINGS, toEnvironment } from '../../shared/config/settings';
-import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RegisteredRoute } from '../../shared/http/route-table';
+import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RegisteredRoute, functionTimeoutSeconds } from '../../shared/http/route-table';
 import { OUTREACH, OUTREACH_SCHEDULER, QUEUES, type QueueDefinition, SCHEDULES, type ScheduleDefinition } from '../../shared/runtime/catalog';
 import type { OutreachConfig } from '../config';
 import { PublicApi } from '../constructs/public-api';
@@ -100,14 +100,14 @@ export class OutreachStack extends Stack {
     // One function per endpoint group, straight from the route table.
     const functions = {} as Record<FunctionGroup, ServiceFunction>;
     for (const group of Object.keys(FUNCTION_GROUPS) as FunctionGroup[]) {
-      const definition: { entry: string; settings: readonly SettingName[]; timeoutSeconds?: number } = FUNCTION_GROUPS[group];
+      const definition: { entry: string; settings: readonly SettingName[] } = FUNCTION_GROUPS[group];
       const fn = new ServiceFunction(this, `${pascal(group)}Function`, {
         ...common,
         entry: definition.entry,
         // Fixed so the API can address it without a reference (see PublicApi.integrationFor).
         functionName: `${this.stackName}-${kebab(group)}`,
         description: `HTTP endpoint group: ${group}`,
-        ...(definition.timeoutSeconds ? { timeout: Duration.seconds(definition.timeoutSeconds) } : {}),
+        timeout: Duration.seconds(functionTimeoutSeconds(group)),
         ...reserved(`http:${group}`),
       });
       monitored.push({ key: `http:${group}`, fn });

@@ -41,9 +41,12 @@ export interface FunctionGroupDefinition {
   readonly entry: string;
   readonly routes: Readonly<Record<string, RouteDefinition>>;
   readonly settings: readonly SettingName[];
-  /** Function timeout when the 10 s default is too short. */
+  /** Function timeout when the 10 s default ({@link DEFAULT_FUNCTION_TIMEOUT_SECONDS}) is too short. */
   readonly timeoutSeconds?: number;
 }
+
+/** An endpoint group's function timeout unless its group says otherwise. */
+export const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 10;
 
 const group = <const Definition extends FunctionGroupDefinition>(definition: Definition) => definition;
 
@@ -162,6 +165,12 @@ export const FUNCTION_GROUPS = {
 } as const;
 
 export type FunctionGroup = keyof typeof FUNCTION_GROUPS;
+
+/** The timeout of a group's function: what the stack deploys and what the local gateway gives each call. */
+export function functionTimeoutSeconds(group: FunctionGroup): number {
+  const definition: FunctionGroupDefinition = FUNCTION_GROUPS[group];
+  return definition.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+}
 
 /** The config object a group's builder takes: the settings its group declares. */
 export type GroupConfig<G extends FunctionGroup> = SettingsOf<(typeof FUNCTION_GROUPS)[G]['settings']>;
