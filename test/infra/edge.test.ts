@@ -54,6 +54,7 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
         'POST /api/v1/auth/signup',
         'POST /api/v1/auth/login',
         'GET /api/v1/unsubscribe/{token}',
+        'HEAD /api/v1/unsubscribe/{token}',
         'POST /api/v1/unsubscribe/{token}',
       ]);
       expect(ROUTES.filter(isProviderWebhook).map((route) => `${route.method} ${route.path}`)).toEqual([
@@ -233,6 +234,7 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
         anonymous('/~1api~1v1~1auth~1signup', 'POST'),
         anonymous('/~1api~1v1~1auth~1login', 'POST'),
         anonymous('/~1api~1v1~1unsubscribe~1{token}', 'GET'),
+        anonymous('/~1api~1v1~1unsubscribe~1{token}', 'HEAD'),
         anonymous('/~1api~1v1~1unsubscribe~1{token}', 'POST'),
       ]);
     });
@@ -284,6 +286,7 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
       const [, stage] = resourcesOfType(tunedTemplate, 'AWS::ApiGateway::Stage')[0] as [string, CfnResource];
       expect(stage.Properties.MethodSettings.map((setting: Json) => [setting.ThrottlingRateLimit, setting.ThrottlingBurstLimit])).toEqual([
         [200, 400],
+        [5, 10],
         [5, 10],
         [5, 10],
         [5, 10],

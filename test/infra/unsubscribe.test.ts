@@ -35,10 +35,11 @@ describe('OutreachStack: unsubscribes and suppression (no bundling)', () => {
   it('serves the unsubscribe link publicly: no authorizer, no API key, its own function', () => {
     expect(ROUTES.filter((route) => route.group === 'unsubscribe').map((route) => `${route.method} ${route.path} ${route.auth}`)).toEqual([
       'GET /api/v1/unsubscribe/{token} none',
+      'HEAD /api/v1/unsubscribe/{token} none',
       'POST /api/v1/unsubscribe/{token} none',
     ]);
     const methods = methodsOf('unsubscribe');
-    expect(methods.map((method) => `${method.HttpMethod} ${resources[method.ResourceId.Ref]?.Properties.PathPart}`).sort()).toEqual(['GET {token}', 'POST {token}']);
+    expect(methods.map((method) => `${method.HttpMethod} ${resources[method.ResourceId.Ref]?.Properties.PathPart}`).sort()).toEqual(['GET {token}', 'HEAD {token}', 'POST {token}']);
     for (const method of methods) {
       expect(method).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
       expect(method.AuthorizerId).toBeUndefined();

@@ -52,6 +52,11 @@ export async function startTestStack(options: LocalStackOptions = {}): Promise<T
     checkResponses: true,
     functionLog: (line) => logs.push(line),
     functionLogFormat: 'json',
+    // The stack's own lines are left out, but a call past its function's deployed timeout is shown:
+    // on DynamoDB Local it is a hint, not a failure (docs/infrastructure.md).
+    log: (line) => {
+      if (line.includes('timeout: deployed')) process.stderr.write(`[local gateway] ${line}\n`);
+    },
     ...(options.rateLimitPerMinute !== undefined ? { rateLimitBurst: options.rateLimitPerMinute } : {}),
     ...options,
   });

@@ -20,13 +20,17 @@ export function unsubscribeHandlers(deps: { unsubscribes: Unsubscribes; limiter:
     return taken.allowed ? undefined : html(429, tooManyPage(taken.retryAfterSeconds), { 'retry-after': String(taken.retryAfterSeconds) });
   }
 
+  /** The confirmation page, or why not: GET's answer, and HEAD's (its body is never sent for HEAD). */
+  async function page(request: RouteRequest<(typeof unsubscribeRoutes)['unsubscribePage']>) {
+    const limited = await overLimit(request);
+    if (limited) return limited;
+    if (!deps.unsubscribes.check(request.path().token)) return html(404, invalidLinkPage());
+    return html(200, confirmPage());
+  }
+
   return {
-    unsubscribePage: async (request) => {
-      const limited = await overLimit(request);
-      if (limited) return limited;
-      if (!deps.unsubscribes.check(request.path().token)) return html(404, invalidLinkPage());
-      return html(200, confirmPage());
-    },
+    unsubscribePage: page,
+    unsubscribePageHead: page,
 
     unsubscribe: async (request) => {
       const limited = await overLimit(request);

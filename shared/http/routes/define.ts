@@ -9,7 +9,7 @@ import * as v from 'valibot';
  */
 export type AuthMode = 'none' | 'apiKey' | 'session' | 'apiKeyOrSession';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export const API_PREFIX = '/api/v1';
 

@@ -23,6 +23,17 @@ export const unsubscribeRoutes = {
     produces: 'html',
     errors: [404, 429],
   }),
+  // Link checkers (mail scanners, a browser's prefetch) may ask with HEAD: the same answer as GET, no body.
+  unsubscribePageHead: defineRoute('unsubscribe', {
+    method: 'HEAD',
+    path: '/unsubscribe/{token}',
+    auth: 'none',
+    summary: 'The status and headers of the confirmation page, without its body (link checkers). Changes nothing.',
+    request: { path: tokenPath },
+    responses: { 200: HtmlPage },
+    produces: 'html',
+    errors: [404, 429],
+  }),
   unsubscribe: defineRoute('unsubscribe', {
     method: 'POST',
     path: '/unsubscribe/{token}',

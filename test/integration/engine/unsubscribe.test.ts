@@ -85,6 +85,14 @@ describe('unsubscribes and suppression', () => {
     const text = await page.text();
     expect(text).toContain('<form method="post">');
     expect(text).toContain('<input type="hidden" name="List-Unsubscribe" value="One-Click">');
+    // A link checker's HEAD: the page's status and headers, no body, nothing changed.
+    const head = await fetch(linkOf(alice.ws, campaignId, ada), { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), head.headers.get('content-length'), await head.text()]).toEqual([
+      200,
+      'text/html; charset=utf-8',
+      String(Buffer.byteLength(text)),
+      '',
+    ]);
     expect(await suppressionsOf(alice.ws)).toEqual([]);
     expect((await prospectStatuses(alice, campaignId))[ada]).toEqual({ status: 'IN_PROGRESS', last_error: null });
   });
@@ -191,6 +199,7 @@ describe('unsubscribes and suppression', () => {
       const page = await fetch(url);
       expect([page.status, page.headers.get('content-type')], url).toEqual([404, 'text/html; charset=utf-8']);
       expect(await page.text()).toContain('<h1>This unsubscribe link is not valid</h1>');
+      expect((await fetch(url, { method: 'HEAD' })).status, url).toBe(404);
       expect((await oneClick(url)).status, url).toBe(404);
     }
     const wrongBody = await oneClick(good, 'List-Unsubscribe=Yes');
