@@ -312,7 +312,7 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
       const settings = stage().Properties.MethodSettings as Json[];
       // The stage-wide setting first; the anonymous routes' throttles repeat it (a method's setting replaces the stage's).
       expect(settings[0]).toMatchObject({ ResourcePath: '/*', HttpMethod: '*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true });
-      expect(settings).toHaveLength(5);
+      expect(settings).toHaveLength(6);
       for (const setting of settings) expect(setting).toMatchObject({ LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true });
     });
 

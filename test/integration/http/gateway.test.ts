@@ -99,12 +99,14 @@ describe('local gateway behaviour', () => {
 
   it('answers a path whose percent-encoding does not decode with 400 Malformed request path, on every route with a parameter', async () => {
     const withParameters = ROUTES.filter((route) => route.path.includes('{'));
-    expect(withParameters).toHaveLength(44);
+    expect(withParameters).toHaveLength(45);
     for (const route of withParameters) {
       const path = route.path.replace('/api/v1', '').replace(/\{[^}]+\}/g, '%ZZ');
-      const response = await stack.call(route.method, path, { apiKey: key, token: user.token, ...(route.method === 'GET' ? {} : { body: {} }) });
+      const bodyless = route.method === 'GET' || route.method === 'HEAD';
+      const response = await stack.call(route.method, path, { apiKey: key, token: user.token, ...(bodyless ? {} : { body: {} }) });
       expect(response.status, `${route.method} ${path}`).toBe(400);
-      expect(response.body, `${route.method} ${path}`).toEqual({ error: 'Malformed request path' });
+      // A HEAD answer has no body.
+      expect(response.body, `${route.method} ${path}`).toEqual(route.method === 'HEAD' ? {} : { error: 'Malformed request path' });
     }
     const trailing = await stack.call('POST', '/api-keys/%E0%A4%A/rotate/', { apiKey: key });
     expect(trailing.status).toBe(400);
