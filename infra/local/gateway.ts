@@ -292,11 +292,21 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     res.end(body);
   };
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       options.log?.(`gateway error: ${String(error)}`);
       if (!res.headersSent) answer(res, GATEWAY_ANSWERS.internal);
       else res.end();
     });
   });
+  // A request Node cannot parse (headers over its 16 KB, a broken request line) is answered before
+  // any route: in JSON too, as every other error, where Node's own answer has no body.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, reason, body] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', { error: 'Request headers too large' }] : [400, 'Bad Request', { error: 'Bad request' }];
+    const text = JSON.stringify(body);
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  });
+  return server;
 }

@@ -73,6 +73,16 @@ describe('local gateway behaviour', () => {
     expect(response.body).toEqual({ error: 'Request body too large' });
   });
 
+  it('answers a request with headers over 16 KB (a 100 KB query string, a huge header) with 431 JSON', async () => {
+    for (const [label, path, headers] of [
+      ['query', `/public/lead-lists/?q=${'a'.repeat(100 * 1024)}`, {}],
+      ['header', '/public/lead-lists/', { 'x-padding': 'b'.repeat(20 * 1024) }],
+    ] as const) {
+      const response = await stack.call('GET', path, { apiKey: key, headers });
+      expect([response.status, response.body], label).toEqual([431, { error: 'Request headers too large' }]);
+    }
+  });
+
   it('treats headers and query parameters named like Object.prototype members as any other name', async () => {
     const created = await stack.call<{ lead_list: { id: number } }>('POST', '/public/lead-lists/', { apiKey: key, body: { name: 'probe' } });
     const listId = created.body.lead_list.id;
