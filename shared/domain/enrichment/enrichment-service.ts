@@ -47,9 +47,8 @@ export interface StartInput {
 
 function enrichmentType(value: unknown): EnrichmentType {
   if (value === undefined || value === null || value === '') return 'FIND_EMAIL';
-  if (typeof value === 'string' && (ENRICHMENT_TYPES as readonly string[]).includes(value.trim().toUpperCase())) {
-    return value.trim().toUpperCase() as EnrichmentType;
-  }
+  // Exactly as the contract spells them, as search_type is (docs/enrichment.md).
+  if (typeof value === 'string' && (ENRICHMENT_TYPES as readonly string[]).includes(value)) return value as EnrichmentType;
   throw validationError(ENRICHMENT_TYPE_MESSAGE);
 }
 

@@ -144,8 +144,11 @@ describe('enrichment with credits', () => {
     });
     expect((await count(alice, list.id, 'enrichment_type=FIND_PHONE&company_name=acme')).body).toMatchObject({ unenriched_count: 3, cost_per_lead: 30, total_cost: 90, has_enough_credits: true });
     expect((await count(alice, list.id, 'enrichment_type=FIND_PHONE')).body).toMatchObject({ unenriched_count: 7, total_cost: 210, has_enough_credits: false });
-    const bad = await count(alice, list.id, 'enrichment_type=FIND_FAX');
-    expect([bad.status, bad.body]).toEqual([400, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }]);
+    // The three values exactly as the contract spells them (as search_type is).
+    for (const type of ['FIND_FAX', 'find_email', ' FIND_EMAIL']) {
+      const bad = await count(alice, list.id, `enrichment_type=${encodeURIComponent(type)}`);
+      expect([bad.status, bad.body], type).toEqual([400, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }]);
+    }
     const companies = await createList(stack, alice, 'companies', 'COMPANY');
     const notPeople = await count(alice, companies.id);
     expect([notPeople.status, notPeople.body]).toEqual([400, { error: 'Email/phone enrichment is only available for people lists' }]);
@@ -162,6 +165,7 @@ describe('enrichment with credits', () => {
     const before = await credits(alice);
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [{ enrichment_type: 'FIND_FAX' }, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }],
+      [{ enrichment_type: 'find_phone' }, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }],
       [{ mode: 'later' }, { error: "mode must be 'async' or 'sync'" }],
       [{ mode: 'sync', prospect_limit: 26 }, { error: 'prospect_limit must be at most 25 in sync mode' }],
       [{ prospect_limit: 10_001 }, { error: 'prospect_limit must be at most 10000' }],
