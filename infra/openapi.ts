@@ -33,9 +33,30 @@ const STATUS_TEXT: Record<number, string> = {
  * (`output`), and leaves out only those steps.
  */
 const jsonSchema = (schema: v.GenericSchema, typeMode: 'input' | 'output'): JsonSchema => {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode, errorMode: 'ignore' });
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode,
+    errorMode: 'ignore',
+    overrideSchema: ({ valibotSchema }) => {
+      const guarded = guardedSchema(valibotSchema);
+      return guarded ? jsonSchema(guarded, typeMode) : undefined;
+    },
+  });
   return rest;
 };
+
+/**
+ * The schema a guard stands in front of: an optional `pipe(unknown(), check(is an object,
+ * message), object)` is how a field answers its own text for an array where an object belongs
+ * (valibot's object schemas accept arrays). Documented as that object, not as the `unknown` it
+ * starts with. (The converter offers no override for a pipe itself, only for the optional around it.)
+ */
+function guardedSchema(schema: v.GenericSchema): v.GenericSchema | undefined {
+  const wrapped = (schema as { wrapped?: v.GenericSchema }).wrapped;
+  const pipe = (wrapped as { pipe?: readonly { kind: string }[] } | undefined)?.pipe;
+  if (schema.type !== 'optional' || wrapped?.type !== 'unknown' || !pipe) return undefined;
+  return pipe.slice(1).find((item): item is v.GenericSchema => item.kind === 'schema');
+}
 
 /** Query or path parameters from an object schema's entries. */
 function parameters(schema: v.GenericSchema | undefined, location: 'path' | 'query') {
@@ -44,6 +65,8 @@ function parameters(schema: v.GenericSchema | undefined, location: 'path' | 'que
   return Object.entries(converted.properties ?? {}).map(([name, property]) => {
     // A path parameter is always present: the empty default that lets a missing one answer 404 is internal.
     const { default: _default, ...schemaOfPath } = property as Record<string, unknown>;
+    // A default given as the text it arrives as ('50'), documented as the integer it stands for.
+    if (property.type === 'integer' && typeof property.default === 'string') property.default = Number(property.default);
     return {
       name,
       in: location,
@@ -52,6 +75,9 @@ function parameters(schema: v.GenericSchema | undefined, location: 'path' | 'que
     };
   });
 }
+
+/** Every 429 says when to try again. */
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until the request may succeed.', schema: { type: 'integer', minimum: 1 } } };
 
 const SECURITY: Record<RegisteredRoute['auth'], { [scheme: string]: string[] }[] | undefined> = {
   none: [],
@@ -73,9 +99,10 @@ function operation(name: string, route: RegisteredRoute) {
   for (const status of documentedErrors(route)) {
     // A page route answers its own errors with a page too (a failure the error mapping answers is JSON).
     const content = page ? { 'text/html': { schema: { type: 'string' } }, ...errorBody } : errorBody;
-    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content };
+    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', ...(status === 429 ? { headers: RETRY_AFTER } : {}), content };
   }
-  const bodyType = route.consumes === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+  // A form route reads both encodings a browser or a mail client may post.
+  const bodyTypes = route.consumes === 'form' ? ['application/x-www-form-urlencoded', 'multipart/form-data'] : ['application/json'];
   return {
     operationId: name,
     summary: route.summary,
@@ -83,7 +110,7 @@ function operation(name: string, route: RegisteredRoute) {
     security: SECURITY[route.auth],
     parameters: [...parameters(route.request.path, 'path'), ...parameters(route.request.query, 'query')],
     ...(route.request.body
-      ? { requestBody: { required: true, content: { [bodyType]: { schema: jsonSchema(route.request.body, 'input') } } } }
+      ? { requestBody: { required: true, content: Object.fromEntries(bodyTypes.map((type) => [type, { schema: jsonSchema(route.request.body as v.GenericSchema, 'input') }])) } }
       : {}),
     responses,
   };

@@ -94,3 +94,17 @@ export function closed<const Entries extends v.ObjectEntries>(entries: Entries, 
   // "Invalid ..." form, which describeIssue turns into "<field> is required" and the like.
   return v.strictObject(entries, (issue) => (issue.expected === 'never' ? unknownField(String(issue.input), fields) : `Invalid ${issue.kind}`));
 }
+
+/**
+ * A body field taken as sent, so that its reader can answer the contract's own 400 text (the
+ * schema itself accepts anything). `documented` is the JSON Schema of what the reader accepts:
+ * the OpenAPI document shows it, so the document stays as strict as the reader.
+ */
+export const readLater = (documented: Record<string, unknown>, description: string) =>
+  v.optional(v.pipe(v.unknown(), v.metadata(documented), v.description(description)));
+
+/**
+ * The JSON Schema keywords of an object that its reader checks itself (`required` when every field
+ * is optional in the schema so that a missing one gets the contract's text), for the OpenAPI document.
+ */
+export const documentedAs = <S extends v.GenericSchema>(schema: S, documented: Record<string, unknown>) => v.pipe(schema, v.metadata(documented));

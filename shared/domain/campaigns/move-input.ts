@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { validationError } from '../errors';
+import { PEOPLE_LEAD_DOCUMENTED } from '../leads/import-schemas';
 import { LIMITS } from '../leads/lead';
-import { LIST_FILTERS, SORT_FIELDS, parseLeadsQuery } from '../leads/list-query';
-import { closed, idList, isPlainObject } from '../validation';
+import { LIST_FILTERS, PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS, parseLeadsQuery } from '../leads/list-query';
+import { closed, documentedAs, idList, isPlainObject, readLater } from '../validation';
 import type { AddToCampaignInput } from './prospect-moves';
 
 /**
@@ -46,18 +47,27 @@ function booleanOf(value: unknown, field: string): boolean {
  */
 const unknownFieldOf = (body: string) => (field: string, fields: string[]) => `${field} is not a field of ${body} (fields: ${fields.join(', ')})`;
 
+/** The documented forms (JSON Schema) of fields several bodies share. */
+const ID_ARRAY = { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: LIMITS.maxIdsPerRequest };
+
 /** add-to-campaign's body as sent: every field optional here, checked by readAddToCampaign. */
-export const AddToCampaignBody = closed({
-  campaign: v.optional(v.pipe(v.unknown(), v.description('The target campaign id (required).'))),
-  prospect_ids: v.optional(v.pipe(v.unknown(), v.description('Prospects of the list to move; when absent or empty, `amount` picks them.'))),
-  amount: v.optional(v.pipe(v.unknown(), v.description('How many matching prospects to move; 0 (default): all, at most 1000 a request.'))),
-  allow_duplicates: v.optional(v.pipe(v.unknown(), v.description('false (default): skip prospects already in another campaign.'))),
-  prospects_per_company: v.optional(v.pipe(v.unknown(), v.description('At most this many of the campaign’s prospects from this list per company (default 1).'))),
-  filters: v.optional(v.pipe(v.unknown(), v.description('The list-leads filters: filter name -> value or values.'))),
-  sort_field: v.optional(v.pipe(v.unknown(), v.description('Which prospects `amount` takes first: a list-leads sort field (default id).'))),
-  sort_direction: v.optional(v.pipe(v.unknown(), v.description('asc (default) or desc.'))),
-  activate: v.optional(v.pipe(v.unknown(), v.description('true: schedule the prospects (ACTIVE campaign) or queue them (PAUSED).'))),
-}, unknownFieldOf('add-to-campaign'));
+export const AddToCampaignBody = documentedAs(
+  closed(
+    {
+      campaign: readLater({ type: 'integer', minimum: 1 }, 'The target campaign id (required).'),
+      prospect_ids: readLater({ ...ID_ARRAY, default: [] }, 'Prospects of the list to move; when absent or empty, `amount` picks them.'),
+      amount: readLater({ type: 'integer', minimum: 0, default: 0 }, 'How many matching prospects to move; 0 (default): all, at most 1000 a request.'),
+      allow_duplicates: readLater({ type: 'boolean', default: false }, 'false (default): skip prospects already in another campaign.'),
+      prospects_per_company: readLater({ type: 'integer', minimum: 1, default: 1 }, 'At most this many of the campaign’s prospects from this list per company (default 1).'),
+      filters: readLater({ ...PEOPLE_FILTERS_DOCUMENTED, default: {} }, 'The list-leads filters: filter name -> value or values.'),
+      sort_field: readLater({ type: 'string', enum: [...SORT_FIELDS.PEOPLE], default: 'id' }, 'Which prospects `amount` takes first: a list-leads sort field (default id).'),
+      sort_direction: readLater({ type: 'string', enum: ['asc', 'desc'], default: 'asc' }, 'asc (default) or desc.'),
+      activate: readLater({ type: 'boolean', default: false }, 'true: schedule the prospects (ACTIVE campaign) or queue them (PAUSED).'),
+    },
+    unknownFieldOf('add-to-campaign'),
+  ),
+  { required: ['campaign'] },
+);
 
 const RESERVED = new Set(['page', 'page_size', 'sort_field', 'sort_direction']);
 
@@ -106,9 +116,9 @@ export function readAddToCampaign(body: v.InferOutput<typeof AddToCampaignBody>)
 }
 
 /** remove-prospects' body as sent. */
-export const RemoveProspectsBody = closed(
-  { prospect_ids: v.optional(v.pipe(v.unknown(), v.description('Prospects to take out of the campaign (at most 1000).'))) },
-  unknownFieldOf('remove-prospects'),
+export const RemoveProspectsBody = documentedAs(
+  closed({ prospect_ids: readLater({ ...ID_ARRAY, minItems: 1 }, 'Prospects to take out of the campaign (at most 1000).') }, unknownFieldOf('remove-prospects')),
+  { required: ['prospect_ids'] },
 );
 
 export function readRemoveProspects(body: v.InferOutput<typeof RemoveProspectsBody>): number[] {
@@ -119,12 +129,17 @@ export function readRemoveProspects(body: v.InferOutput<typeof RemoveProspectsBo
 }
 
 /** The campaign import's body: `leads` (checked row by row like a list import's) and `activate`. */
-export const CampaignImportBody = closed(
-  {
-    leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
-    activate: v.optional(v.boolean('activate must be true or false'), false),
-  },
-  unknownFieldOf('a campaign import'),
+export const CampaignImportBody = documentedAs(
+  closed(
+    {
+      leads: v.optional(
+        v.pipe(v.array(v.unknown(), 'leads must be an array of lead objects'), v.metadata({ items: PEOPLE_LEAD_DOCUMENTED, maxItems: LIMITS.maxImportRows })),
+      ),
+      activate: v.optional(v.boolean('activate must be true or false'), false),
+    },
+    unknownFieldOf('a campaign import'),
+  ),
+  { required: ['leads'] },
 );
 
 /** The campaign prospects page's query. */

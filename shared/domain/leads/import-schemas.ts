@@ -285,3 +285,32 @@ export function mappingFieldProblem(searchType: SearchType, column: string, fiel
   }
   return `mapping: unknown field '${field}' for column '${column}'. Fields: ${fields.join(', ')}`;
 }
+
+/** A text field as the OpenAPI document shows it (numbers and booleans are taken as their text). */
+const DOCUMENTED_TEXT = { type: ['string', 'number', 'boolean', 'null'] };
+const DOCUMENTED_COMPANY = {
+  type: 'object',
+  properties: Object.fromEntries(COMPANY_FIELD_NAMES.map((field) => [field, DOCUMENTED_TEXT])),
+};
+
+/**
+ * A JSON lead of a PEOPLE import (list or campaign) as the OpenAPI document shows it; the rules
+ * the rows are read by are docs/lead-lists.md's ("Import").
+ */
+export const PEOPLE_LEAD_DOCUMENTED = {
+  type: 'object',
+  description:
+    'A person: first_name, last_name, and network_profile_url or email (a row without them is skipped with its reason). Their company as `company` (an object) or as company_* fields. Unknown fields are ignored.',
+  required: ['first_name', 'last_name'],
+  properties: {
+    ...Object.fromEntries(PEOPLE_IMPORT_FIELDS.filter((field) => field !== 'custom_fields').map((field) => [field, DOCUMENTED_TEXT])),
+    custom_fields: { type: ['object', 'null'], description: 'Your own fields, used by `{{custom.<key>}}` placeholders.' },
+    company: DOCUMENTED_COMPANY,
+  },
+};
+
+/** A JSON lead of a COMPANY import as the OpenAPI document shows it. */
+export const COMPANY_LEAD_DOCUMENTED = {
+  ...DOCUMENTED_COMPANY,
+  description: 'A company: a name, or a website whose domain then names it. Unknown fields are ignored.',
+};

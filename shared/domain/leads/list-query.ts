@@ -31,6 +31,13 @@ export const LIST_FILTERS = {
   COMPANY: ['name', 'website_url', 'network_url', 'industry', 'location', 'amount_of_employees', 'revenue'],
 } as const satisfies Record<SearchType, readonly string[]>;
 
+/** Filters of a PEOPLE list in a request body, as the OpenAPI document shows them. */
+export const PEOPLE_FILTERS_DOCUMENTED = {
+  type: 'object',
+  propertyNames: { enum: [...LIST_FILTERS.PEOPLE] },
+  additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+};
+
 /** Other names accepted for a filter key (the company's size is `amount_of_employees` in the API). */
 const FILTER_ALIASES: Record<SearchType, ReadonlyMap<string, string>> = {
   PEOPLE: new Map([

@@ -1,39 +1,42 @@
 import * as v from 'valibot';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign';
 import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
-import { defineRoute, idParam } from './define';
+import { Count, Id, defineRoute, idParam, queryText } from './define';
 
 /** Query values arrive as text; the domain checks them and answers 400 naming the parameter. */
 const text = v.optional(v.string());
-const DateRangeQuery = v.object({ start_date: text, end_date: text });
+const date = (description: string) => queryText({ type: 'string', format: 'date' }, `${description} (YYYY-MM-DD).`);
+const DateRangeQuery = v.object({ start_date: date('The first day of the range'), end_date: date('The last day of the range') });
+const repeated = (items: Record<string, unknown>, description: string) =>
+  queryText({ type: 'array', items }, `${description}: the parameter repeated (\`?campaigns=1&campaigns=2\`) or comma-separated.`);
 
 const DailyMetric = v.strictObject({
   date: v.string(),
-  emails_sent: v.number(),
-  network_messages_sent: v.number(),
-  invites_sent: v.number(),
-  invites_accepted: v.number(),
-  replies: v.number(),
-  interested: v.number(),
+  emails_sent: Count,
+  network_messages_sent: Count,
+  invites_sent: Count,
+  invites_accepted: Count,
+  replies: Count,
+  interested: Count,
 });
 
 const campaignFields = {
-  amount_of_prospects: v.number(),
-  amount_of_emails_sent: v.number(),
-  amount_of_invites_sent: v.number(),
-  amount_of_invites_accepted: v.number(),
-  amount_of_network_messages_sent: v.number(),
-  amount_of_prospects_contacted: v.number(),
-  amount_of_replies: v.number(),
-  amount_of_interested: v.number(),
+  amount_of_prospects: Count,
+  amount_of_emails_sent: Count,
+  amount_of_invites_sent: Count,
+  amount_of_invites_accepted: Count,
+  amount_of_network_messages_sent: Count,
+  amount_of_prospects_contacted: Count,
+  amount_of_replies: Count,
+  amount_of_interested: Count,
   average_reply_time: v.string(),
 };
 
 const Variant = v.strictObject({
   subject_line: v.string(),
   message_template: v.string(),
-  sent_count: v.number(),
-  reply_count: v.number(),
+  sent_count: Count,
+  reply_count: Count,
   reply_rate: v.number(),
 });
 
@@ -45,20 +48,25 @@ export const analyticsRoutes = {
     summary:
       'Workspace-wide totals in UTC days; `start_date`/`end_date` limit them to a range and add `daily_metrics`. `sender_accounts`, `campaigns` and `campaign_statuses` filter (repeated or comma-separated).',
     request: {
-      query: v.object({ ...DateRangeQuery.entries, sender_accounts: text, campaigns: text, campaign_statuses: text }),
+      query: v.object({
+        ...DateRangeQuery.entries,
+        sender_accounts: repeated({ type: 'integer', minimum: 1 }, 'Only these sender accounts'),
+        campaigns: repeated({ type: 'integer', minimum: 1 }, 'Only these campaigns'),
+        campaign_statuses: repeated({ type: 'string', enum: [...CAMPAIGN_STATUSES] }, 'Only campaigns in these statuses'),
+      }),
     },
     listQuery: ['sender_accounts', 'campaigns', 'campaign_statuses'],
     responses: {
       200: v.strictObject({
         success: v.literal(true),
         analytics: v.strictObject({
-          total_prospects: v.number(),
-          total_emails_sent: v.number(),
-          total_network_messages_sent: v.number(),
-          total_invites_sent: v.number(),
-          total_invites_accepted: v.number(),
-          total_replies: v.number(),
-          total_interested: v.number(),
+          total_prospects: Count,
+          total_emails_sent: Count,
+          total_network_messages_sent: Count,
+          total_invites_sent: Count,
+          total_invites_accepted: Count,
+          total_replies: Count,
+          total_interested: Count,
           reply_rate: v.number(),
           invite_acceptance_rate: v.number(),
           daily_metrics: v.optional(v.array(DailyMetric)),
@@ -78,10 +86,10 @@ export const analyticsRoutes = {
         success: v.literal(true),
         analytics: v.strictObject({ ...campaignFields, daily_metrics: v.array(DailyMetric) }),
         ab_testing: v.strictObject({
-          tests: v.array(v.strictObject({ step_id: v.number(), step_name: v.string(), variant_a: Variant, variant_b: Variant })),
+          tests: v.array(v.strictObject({ step_id: Id, step_name: v.string(), variant_a: Variant, variant_b: Variant })),
         }),
-        pipeline: v.strictObject({ leads_contacted: v.number(), replied: v.number(), interested: v.number(), meeting_scheduled: v.number() }),
-        metrics_per_step: v.record(v.string(), v.strictObject({ emails_sent: v.number(), replies: v.number(), reply_rate: v.number() })),
+        pipeline: v.strictObject({ leads_contacted: Count, replied: Count, interested: Count, meeting_scheduled: Count }),
+        metrics_per_step: v.record(v.string(), v.strictObject({ emails_sent: Count, replies: Count, reply_rate: v.number() })),
       }),
     },
     errors: [404],
@@ -96,10 +104,10 @@ export const analyticsRoutes = {
       200: v.strictObject({
         campaigns: v.array(
           v.strictObject({
-            id: v.number(),
+            id: Id,
             name: v.string(),
             status: v.picklist(CAMPAIGN_STATUSES),
-            workspace_id: v.number(),
+            workspace_id: Id,
             analytics: v.strictObject(campaignFields),
           }),
         ),

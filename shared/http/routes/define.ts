@@ -145,6 +145,16 @@ export const Timestamp = v.pipe(v.string(), v.isoTimestamp());
 export const Id = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 /** A count of things (totals, rows): an integer from 0. */
 export const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** A row of an import as sent: 1 for the first. */
+export const RowNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
+/** An HTTP status code a remote answered with. */
+export const HttpStatus = v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(999));
+/**
+ * A query parameter read by its route from its text, documented in the OpenAPI document as what
+ * that text stands for (`documented`, a JSON Schema: an integer, an enum, an array of repeated values).
+ */
+export const queryText = (documented: Record<string, unknown>, description: string) =>
+  v.optional(v.pipe(v.string(), v.metadata(documented), v.description(description)));
 /** Page numbers and sizes as answered: integers from 1. */
 export const PageNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
 

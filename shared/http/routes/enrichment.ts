@@ -1,7 +1,10 @@
 import * as v from 'valibot';
 import { LEDGER_PAGE } from '../../domain/credits/credits';
-import { ENRICHMENT_TYPES } from '../../domain/enrichment/enrichment';
-import { Count, Id, Timestamp, defineRoute, idParam } from './define';
+import { ENRICHMENT_LIMITS, ENRICHMENT_TYPES } from '../../domain/enrichment/enrichment';
+import { PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS } from '../../domain/leads/list-query';
+import { readLater } from '../../domain/validation';
+import { Count, Id, Timestamp, defineRoute, idParam, queryText } from './define';
+import { LeadsSelectionQuery } from './lead-lists';
 
 /** Spec: enrichment count and enrichment (lead lists), plus credits and enrichment jobs (docs/enrichment.md). */
 
@@ -35,12 +38,15 @@ export const JobView = v.strictObject({
   completed_at: v.nullable(Timestamp),
 });
 
-const ResultView = v.looseObject({
+const ResultView = v.strictObject({
   id: Id,
   first_name: v.string(),
   last_name: v.string(),
   success: v.boolean(),
   status: v.picklist(['found', 'not_found', 'duplicate', 'failed', 'skipped']),
+  // One of the two, by the enrichment type: the value found, null otherwise.
+  email: v.optional(v.pipe(v.nullable(v.string()), v.description('FIND_EMAIL and FIND_EMAIL_WATERFALL: the address found (null when none).'))),
+  phone_number: v.optional(v.pipe(v.nullable(v.string()), v.description('FIND_PHONE: the number found (null when none).'))),
   verification_status: v.nullable(v.picklist(['verified', 'risky'])),
   provider: v.nullable(v.string()),
   duplicate_of: v.optional(Id),
@@ -48,13 +54,16 @@ const ResultView = v.looseObject({
 
 /** Body fields as the real product names them; checked by the service (exact messages). */
 export const EnrichmentBody = v.object({
-  enrichment_type: v.optional(v.unknown()),
-  prospect_limit: v.optional(v.unknown()),
-  mode: v.optional(v.unknown()),
-  webhook_url: v.optional(v.unknown()),
-  filters: v.optional(v.unknown()),
-  sort_field: v.optional(v.unknown()),
-  sort_direction: v.optional(v.unknown()),
+  enrichment_type: readLater({ type: 'string', enum: [...ENRICHMENT_TYPES], default: 'FIND_EMAIL' }, 'What to find.'),
+  prospect_limit: readLater(
+    { type: 'integer', minimum: 1, maximum: ENRICHMENT_LIMITS.maxAsyncLimit },
+    `At most this many prospects: ${ENRICHMENT_LIMITS.defaultAsyncLimit} by default in async mode, ${ENRICHMENT_LIMITS.maxSyncLimit} at most (and by default) in sync mode.`,
+  ),
+  mode: readLater({ type: 'string', enum: ['async', 'sync'], default: 'async' }, 'async: a job, results by webhook and job status; sync: results in the answer.'),
+  webhook_url: readLater({ type: 'string', format: 'uri' }, 'Where the job’s completion is posted (async mode).'),
+  filters: readLater(PEOPLE_FILTERS_DOCUMENTED, 'The list-leads filters: filter name -> value or values.'),
+  sort_field: readLater({ type: 'string', enum: [...SORT_FIELDS.PEOPLE], default: 'id' }, 'Which prospects go first.'),
+  sort_direction: readLater({ type: 'string', enum: ['asc', 'desc'], default: 'asc' }, 'asc (default) or desc.'),
 });
 
 const listPath = v.object({ id: idParam('Lead list not found') });
@@ -71,6 +80,7 @@ export const enrichmentRoutes = {
           v.pipe(
             v.string(),
             v.regex(/^\d{1,3}$/, `page_size must be an integer between 1 and ${LEDGER_PAGE.max}`),
+            v.metadata({ type: 'integer', minimum: 1, maximum: LEDGER_PAGE.max, default: LEDGER_PAGE.default, pattern: undefined }),
             v.transform(Number),
             v.minValue(1, `page_size must be an integer between 1 and ${LEDGER_PAGE.max}`),
             v.maxValue(LEDGER_PAGE.max, `page_size must be an integer between 1 and ${LEDGER_PAGE.max}`),
@@ -88,7 +98,13 @@ export const enrichmentRoutes = {
     path: '/public/lead-lists/{id}/enrichment/count',
     auth: 'apiKey',
     summary: 'How many prospects an enrichment would process and what it would cost; filters and sort as list-leads.',
-    request: { path: listPath, query: v.looseObject({ enrichment_type: v.optional(v.string()) }) },
+    request: {
+      path: listPath,
+      query: v.looseObject({
+        enrichment_type: queryText({ type: 'string', enum: [...ENRICHMENT_TYPES], default: 'FIND_EMAIL' }, 'What an enrichment would find.'),
+        ...LeadsSelectionQuery,
+      }),
+    },
     responses: {
       200: v.strictObject({
         success: v.literal(true),

@@ -1,7 +1,9 @@
 import * as v from 'valibot';
-import { CsvMapping } from '../../domain/leads/import-schemas';
+import { COMPANY_LEAD_DOCUMENTED, CsvMapping, PEOPLE_LEAD_DOCUMENTED } from '../../domain/leads/import-schemas';
+import { documentedAs, readLater } from '../../domain/validation';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
-import { Count, Id, PageNumber, defineRoute, idParam } from './define';
+import { LIST_FILTERS, SORT_FIELDS } from '../../domain/leads/list-query';
+import { Count, Id, PageNumber, RowNumber, defineRoute, idParam, queryText } from './define';
 import { CompanyView, LeadListView, ProspectView } from './lead-views';
 
 export const CreateLeadListBody = v.object({
@@ -15,17 +17,27 @@ export const CreateLeadListBody = v.object({
 });
 
 /** Ids as a JSON array, numeric strings or one comma-separated string; checked by `idList`. */
+const DOCUMENTED_IDS = { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: LIMITS.maxIdsPerRequest };
 export const LeadIdsBody = v.object({
-  prospect_ids: v.optional(v.unknown()),
-  company_ids: v.optional(v.unknown()),
+  prospect_ids: readLater(DOCUMENTED_IDS, 'The prospects, for a PEOPLE list (required there).'),
+  company_ids: readLater(DOCUMENTED_IDS, 'The companies, for a COMPANY list (required there).'),
 });
 
-export const ImportBody = v.object({
-  leads: v.optional(v.array(v.unknown(), 'leads must be an array of lead objects')),
-  csv: v.optional(v.string('csv must be a string holding the CSV text')),
-  // Keys kept exactly as sent (a column may be named `constructor`): see CsvMapping.
-  mapping: v.optional(CsvMapping),
-});
+export const ImportBody = documentedAs(
+  v.object({
+    leads: v.optional(
+      v.pipe(
+        v.array(v.unknown(), 'leads must be an array of lead objects'),
+        v.metadata({ items: { anyOf: [PEOPLE_LEAD_DOCUMENTED, COMPANY_LEAD_DOCUMENTED] }, maxItems: LIMITS.maxImportRows }),
+        v.description('The leads as JSON: people for a PEOPLE list, companies for a COMPANY list. Give this or `csv`.'),
+      ),
+    ),
+    csv: v.optional(v.string('csv must be a string holding the CSV text')),
+    // Keys kept exactly as sent (a column may be named `constructor`): see CsvMapping.
+    mapping: v.optional(CsvMapping),
+  }),
+  { anyOf: [{ required: ['leads'] }, { required: ['csv'] }] },
+);
 
 export const ListLeadListsQuery = v.object({
   q: v.optional(v.string()),
@@ -36,16 +48,33 @@ export const ListLeadListsQuery = v.object({
  * List-leads query as documented: paging and sorting; every other parameter is a filter on a
  * field of the list's type (docs/lead-lists.md), checked against the list once it is read.
  */
+/** Every filter of list-leads, documented as a parameter (the list's type says which apply: a 400 names the others). */
+const filterParams = Object.fromEntries(
+  [...new Set([...LIST_FILTERS.PEOPLE, ...LIST_FILTERS.COMPANY])].map((filter) => {
+    const of = [LIST_FILTERS.PEOPLE.includes(filter as never) ? 'PEOPLE' : '', LIST_FILTERS.COMPANY.includes(filter as never) ? 'COMPANY' : ''].filter(Boolean);
+    return [filter, queryText({ type: 'string' }, `Leads whose ${filter} contains this text, case-insensitive (${of.join(' and ')} lists; repeated: any of the values).`)];
+  }),
+);
+
+/** The query of list-leads and of the enrichment count: filters and sorting (docs/lead-lists.md). */
+export const LeadsSelectionQuery = {
+  sort_field: queryText(
+    { type: 'string', enum: [...new Set([...SORT_FIELDS.PEOPLE, ...SORT_FIELDS.COMPANY])], default: 'id' },
+    'The order: a field of the list’s type (PEOPLE: first_name, last_name, job_title, location, created_at; COMPANY: name, industry, location, amount_of_employees, revenue), or id.',
+  ),
+  sort_direction: queryText({ type: 'string', enum: ['asc', 'desc'], default: 'asc' }, 'asc (default) or desc.'),
+  ...filterParams,
+};
+
 export const ListLeadsQuery = v.looseObject({
-  page: v.optional(v.string()),
-  page_size: v.optional(v.string()),
-  sort_field: v.optional(v.string()),
-  sort_direction: v.optional(v.picklist(['asc', 'desc'])),
+  page: queryText({ type: 'integer', minimum: 1, default: 1 }, 'The page, from 1.'),
+  page_size: queryText({ type: 'integer', minimum: 1, maximum: LIMITS.maxPageSize, default: LIMITS.defaultPageSize }, 'Leads a page.'),
+  ...LeadsSelectionQuery,
 });
 
 const listPath = v.object({ id: idParam('Lead list not found') });
 const SkippedId = v.strictObject({
-  id: v.number(),
+  id: Id,
   reason: v.picklist(['not_found', 'already_in_list', 'not_in_list', 'too_many_lists', 'list_full', 'concurrent_change']),
 });
 const membershipAnswer = (done: 'added' | 'archived' | 'removed') =>
@@ -124,8 +153,8 @@ export const leadListRoutes = {
         created: Count,
         updated: Count,
         skipped: Count,
-        skipped_rows: v.array(v.strictObject({ row: v.number(), reason: v.string() })),
-        leads: v.array(v.strictObject({ row: v.number(), id: Id, status: v.picklist(['created', 'updated']) })),
+        skipped_rows: v.array(v.strictObject({ row: RowNumber, reason: v.string() })),
+        leads: v.array(v.strictObject({ row: RowNumber, id: Id, status: v.picklist(['created', 'updated']) })),
         total_prospects: Count,
       }),
     },

@@ -38,6 +38,7 @@ export const AddSuppressionsBody = v.pipe(
     (field, fields) => `Unknown field ${field}: expected ${fields.join(' and/or ')}`,
   ),
   v.check((body) => (body.emails?.length ?? 0) + (body.domains?.length ?? 0) > 0, 'Give at least one value in emails or domains'),
+  v.metadata({ anyOf: [{ required: ['emails'], properties: { emails: { minItems: 1 } } }, { required: ['domains'], properties: { domains: { minItems: 1 } } }] }),
   v.check(
     (body) => (body.emails?.length ?? 0) + (body.domains?.length ?? 0) <= MAX_SUPPRESSIONS_PER_REQUEST,
     `At most ${MAX_SUPPRESSIONS_PER_REQUEST} values a request (emails and domains together)`,

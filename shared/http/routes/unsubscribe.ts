@@ -1,11 +1,12 @@
 import * as v from 'valibot';
+import { documentedAs } from '../../domain/validation';
 import { HtmlPage, defineRoute } from './define';
 
 /** The token of an unsubscribe link; whether it is one of ours is the handler's check (a 404 page). */
 const tokenPath = v.object({ token: v.optional(v.string(), '') });
 
 /** The RFC 8058 one-click body; the confirmation page's own form posts the same field. */
-export const OneClickForm = v.object({ 'List-Unsubscribe': v.optional(v.literal('One-Click')) });
+export const OneClickForm = documentedAs(v.object({ 'List-Unsubscribe': v.optional(v.literal('One-Click')) }), { required: ['List-Unsubscribe'] });
 
 /**
  * The unsubscribe link of an email (docs/engine.md, "Unsubscribes and suppression"). Public: no

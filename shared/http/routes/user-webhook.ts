@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Timestamp, defineRoute } from './define';
+import { HttpStatus, Timestamp, defineRoute } from './define';
 
 /** `null` or an empty string clears the webhook (the real product's UI sends an empty string). */
 export const PutWebhookBody = v.object({
@@ -10,7 +10,15 @@ const LIMIT_MESSAGE = 'limit must be an integer from 1 to 100';
 
 export const DeliveriesQuery = v.object({
   limit: v.optional(
-    v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, LIMIT_MESSAGE), v.transform(Number), v.minValue(1, LIMIT_MESSAGE), v.maxValue(100, LIMIT_MESSAGE)),
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9]{1,3}$/, LIMIT_MESSAGE),
+      // Documented as the integer it is (the pattern only reads the text).
+      v.metadata({ type: 'integer', minimum: 1, maximum: 100, pattern: undefined }),
+      v.transform(Number),
+      v.minValue(1, LIMIT_MESSAGE),
+      v.maxValue(100, LIMIT_MESSAGE),
+    ),
     '50',
   ),
   cursor: v.optional(v.pipe(v.string(), v.maxLength(300, 'cursor is not valid'))),
@@ -33,7 +41,7 @@ const DeliveryAttemptView = v.strictObject({
   event_type: v.string(),
   attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
   outcome: v.picklist(['delivered', 'http_error', 'timeout', 'blocked', 'network_error']),
-  status_code: v.nullable(v.number()),
+  status_code: v.nullable(HttpStatus),
   error: v.nullable(v.string()),
   duration_ms: v.number(),
   attempted_at: Timestamp,
@@ -76,7 +84,7 @@ export const userWebhookRoutes = {
         success: v.literal(true),
         message: v.literal('Test notification sent successfully'),
         webhook_type: WebhookType,
-        status_code: v.number(),
+        status_code: HttpStatus,
       }),
     },
   }),
