@@ -66,12 +66,12 @@ function parameters(schema: v.GenericSchema | undefined, location: 'path' | 'que
     // A path parameter is always present: the empty default that lets a missing one answer 404 is internal.
     const { default: _default, ...schemaOfPath } = property as Record<string, unknown>;
     // A default given as the text it arrives as ('50'), documented as the integer it stands for.
-    if (property.type === 'integer' && typeof property.default === 'string') property.default = Number(property.default);
+    const schemaOfQuery = property.type === 'integer' && typeof property.default === 'string' ? { ...property, default: Number(property.default) } : property;
     return {
       name,
       in: location,
       required: location === 'path' || (converted.required ?? []).includes(name),
-      schema: location === 'path' ? schemaOfPath : property,
+      schema: location === 'path' ? schemaOfPath : schemaOfQuery,
     };
   });
 }

@@ -8,7 +8,7 @@ const text = v.optional(v.string());
 const date = (description: string) => queryText({ type: 'string', format: 'date' }, `${description} (YYYY-MM-DD).`);
 const DateRangeQuery = v.object({ start_date: date('The first day of the range'), end_date: date('The last day of the range') });
 const repeated = (items: Record<string, unknown>, description: string) =>
-  queryText({ type: 'array', items }, `${description}: the parameter repeated (\`?campaigns=1&campaigns=2\`) or comma-separated.`);
+  queryText({ type: 'array', items }, `${description}: the parameter repeated, or its values comma-separated.`);
 
 const DailyMetric = v.strictObject({
   date: v.string(),
