@@ -7,7 +7,7 @@ import { type AcceptedCredentials, type Authenticator, createAuthenticator } fro
 import { toAuthorizerContext } from '../../shared/http/caller';
 import { cookie, header } from '../../shared/http/request';
 import { type AUTHORIZER, ROUTES, routeKey } from '../../shared/http/route-table';
-import { SESSION_COOKIE } from '../../shared/http/session-cookie';
+import { COOKIE_FORM_CHANGE, SESSION_COOKIE, isCookieOnlyFormChange } from '../../shared/http/session-cookie';
 import { type FunctionDeps, loggerFor } from '../../shared/runtime/function-deps';
 import { tableAccess } from '../../shared/runtime/table';
 import { SessionTokens } from '../../shared/security/session-tokens';
@@ -40,17 +40,20 @@ const bearer = (value: string | undefined): string | undefined => {
 export function makeAuthorizer(authenticator: Authenticator) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const accepted = ACCEPTED_BY_ROUTE.get(routeKey(event.httpMethod, event.resource)) ?? 'apiKey';
-    const outcome = await authenticator.authenticate(accepted, {
-      apiKey: header(event.headers, 'x-api-key'),
-      sessionToken: bearer(header(event.headers, 'authorization')) ?? cookie(event.headers, SESSION_COOKIE),
+    const apiKey = header(event.headers, 'x-api-key');
+    const bearerToken = bearer(header(event.headers, 'authorization'));
+    const cookieToken = cookie(event.headers, SESSION_COOKIE);
+    const deny = (context: { error: string; message: string }): APIGatewayAuthorizerResult => ({
+      principalId: 'anonymous',
+      policyDocument: policy('Deny', event.methodArn),
+      context,
     });
-    if (!outcome.ok) {
-      return {
-        principalId: 'anonymous',
-        policyDocument: policy('Deny', event.methodArn),
-        context: { error: outcome.error, message: outcome.message },
-      };
+    // Cross-site request forgery: a form elsewhere can post with the cookie, never with JSON.
+    if (accepted !== 'apiKey' && isCookieOnlyFormChange({ method: event.httpMethod, headers: event.headers, apiKey, bearerToken, cookieToken })) {
+      return deny(COOKIE_FORM_CHANGE);
     }
+    const outcome = await authenticator.authenticate(accepted, { apiKey, sessionToken: bearerToken ?? cookieToken });
+    if (!outcome.ok) return deny({ error: outcome.error, message: outcome.message ?? '' });
     return {
       principalId: outcome.caller.via === 'apiKey' ? `key:${outcome.caller.apiKeyId}` : `user:${outcome.caller.userId}`,
       policyDocument: policy('Allow', event.methodArn),

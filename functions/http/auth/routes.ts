@@ -3,7 +3,7 @@ import type { AccountService, SignedInSession } from '../../../shared/domain/acc
 import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json, withCookies } from '../../../shared/http/responses';
 import type { authRoutes } from '../../../shared/http/routes/auth';
-import { clearedSessionCookie, sessionCookie } from '../../../shared/http/session-cookie';
+import { clearedSessionCookie, declaresJson, sessionCookie } from '../../../shared/http/session-cookie';
 import type { Clock } from '../../../shared/time/clock';
 
 export interface AuthRouteDeps {
@@ -13,29 +13,34 @@ export interface AuthRouteDeps {
   clock: Clock;
 }
 
-const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps) =>
-  withCookies(
-    json(status, {
-      success: true,
-      token: signed.token,
-      user: toUserView(signed.user),
-      workspace_id: signed.session.workspaceId,
-      expires_at: signed.session.expiresAt,
-    }),
-    [sessionCookie(signed.token, new Date(signed.session.expiresAt), deps.clock.now(), deps.secureCookies)],
-  );
+/**
+ * The signed-in answer. The session cookie is set only for a request that says JSON: a form of
+ * another site could otherwise log a browser into the attacker's account (login CSRF); the
+ * token in the body is there either way.
+ */
+const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps, request: { event: { headers: Record<string, string | undefined> | null } }) => {
+  const answer = json(status, {
+    success: true,
+    token: signed.token,
+    user: toUserView(signed.user),
+    workspace_id: signed.session.workspaceId,
+    expires_at: signed.session.expiresAt,
+  });
+  if (!declaresJson(request.event.headers)) return answer;
+  return withCookies(answer, [sessionCookie(signed.token, new Date(signed.session.expiresAt), deps.clock.now(), deps.secureCookies)]);
+};
 
 export function authHandlers(deps: AuthRouteDeps) {
   return {
     signUp: async (request) => {
       const body = request.body();
       const signed = await deps.accounts.signUp({ email: body.email, password: body.password, workspaceName: body.workspace_name });
-      return signedIn(201, signed, deps);
+      return signedIn(201, signed, deps, request);
     },
 
     // The address API Gateway saw (the socket's locally); never a client-set header such as X-Forwarded-For.
     logIn: async (request) =>
-      signedIn(200, await deps.accounts.logIn(request.body(), request.event.requestContext?.identity?.sourceIp || 'unknown'), deps),
+      signedIn(200, await deps.accounts.logIn(request.body(), request.event.requestContext?.identity?.sourceIp || 'unknown'), deps, request),
 
     logOut: async (request) => {
       await deps.accounts.logOut(request.session().sessionId);

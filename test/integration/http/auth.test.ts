@@ -90,6 +90,43 @@ describe('accounts and sessions over HTTP', () => {
     expect([none.status, none.body]).toEqual([401, { error: 'Missing API key', message: 'Provide X-API-Key header' }]);
   });
 
+  it('lets the cookie change something only in a request that says JSON, and sets it only on a JSON login (CSRF)', async () => {
+    const user = await signUp(stack);
+    const cookie = `session=${user.token}`;
+    const keysOf = async () => (await stack.call<{ api_keys: unknown[] }>('GET', '/api-keys/', { headers: { Cookie: cookie } })).body.api_keys;
+    // What a form on another site can send: text/plain holding JSON, an empty URL-encoded body, nothing.
+    for (const [label, headers, rawBody] of [
+      ['text/plain', { 'Content-Type': 'text/plain' }, '{"name":"csrf","x":"="}'],
+      ['form', { 'Content-Type': 'application/x-www-form-urlencoded' }, ''],
+      ['no type', {}, '{"name":"csrf"}'],
+    ] as const) {
+      const forged = await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, ...headers }, rawBody });
+      expect([forged.status, forged.body], label).toEqual([
+        401,
+        {
+          error: 'Session cookie without a JSON request',
+          message: 'A change made with the session cookie must say Content-Type: application/json; or send the session as Authorization: Bearer <token>',
+        },
+      ]);
+    }
+    expect(await keysOf()).toEqual([]);
+    // The app's own requests say JSON (a cross-site page cannot without a CORS preflight, never granted).
+    const made = await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, 'Content-Type': 'application/json; charset=utf-8' }, rawBody: '{"name":"app"}' });
+    expect(made.status).toBe(201);
+    // The Bearer token is never sent by a browser on its own: any body type will do.
+    const viaBearer = await stack.call('POST', '/api-keys/', { token: user.token, headers: { 'Content-Type': 'text/plain' }, rawBody: '{"name":"script"}' });
+    expect(viaBearer.status).toBe(201);
+    expect(await keysOf()).toHaveLength(2);
+
+    // Login CSRF: a form login gets its token in the body, and no cookie.
+    const credentials = JSON.stringify({ email: user.email, password: user.password });
+    const formLogin = await stack.call('POST', '/auth/login/', { headers: { 'Content-Type': 'text/plain' }, rawBody: credentials });
+    expect([formLogin.status, formLogin.headers.get('set-cookie')]).toEqual([200, null]);
+    expect(formLogin.body.token).toMatch(JWT);
+    const jsonLogin = await stack.call('POST', '/auth/login/', { headers: { 'Content-Type': 'application/json' }, rawBody: credentials });
+    expect(jsonLogin.headers.get('set-cookie')).toBe(`session=${jsonLogin.body.token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=604800`);
+  });
+
   it('rejects forged and tampered session tokens', async () => {
     const user = await signUp(stack);
     const [header, payload] = user.token.split('.');
