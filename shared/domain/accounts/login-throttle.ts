@@ -13,8 +13,9 @@ import type { Clock } from '../ports';
  *   the emails (one address trying many accounts).
  *
  * Both are checked, and the attempt counted, before the password is verified, so a refused attempt
- * costs no password hash. Counting first also holds under concurrency: parallel attempts each take
- * a count of their own, so each one's delay is longer than the last. A success gives its counts back.
+ * costs no password hash. The count and the wait after it are written together, before the check,
+ * as if it fails: of attempts sent at once, each takes a count of its own until one sets a wait, and
+ * the rest are refused, so a burst gets the free attempts and one more. A success gives its counts back.
  */
 export const TOO_MANY_LOGIN_ATTEMPTS = 'Too many login attempts';
 
@@ -43,12 +44,16 @@ export function loginDelayMs(attempts: number, policy: LoginThrottlePolicy): num
 /** The (email, IP) counts: attempts since the pair's last success, and until when the pair waits. */
 export interface LoginAttemptStore {
   /**
-   * Counts one attempt unless the pair must still wait: the attempt's number since the last
-   * success, or the time the pair may try again.
+   * Counts one attempt unless the pair must still wait, and in the same write makes the pair wait
+   * `waitAfterMs(attempts)` after it: the attempt's number since the last success, or the time the
+   * pair may try again.
    */
-  claim(normalizedEmail: string, ip: string, now: Date): Promise<{ claimed: true; attempts: number } | { claimed: false; until: Date }>;
-  /** Makes the pair wait until `until`, unless a later attempt has been counted since `attempts`. */
-  holdUntil(normalizedEmail: string, ip: string, attempts: number, until: Date): Promise<void>;
+  claim(
+    normalizedEmail: string,
+    ip: string,
+    now: Date,
+    waitAfterMs: (attempts: number) => number,
+  ): Promise<{ claimed: true; attempts: number } | { claimed: false; until: Date }>;
   /** Forgets the pair's attempts (a success). */
   clear(normalizedEmail: string, ip: string): Promise<void>;
 }
@@ -78,15 +83,13 @@ export function createLoginThrottle(deps: LoginThrottleDeps) {
       const perIp = await deps.perIp.take(ip, now);
       if (!perIp.allowed) throw rateLimited(TOO_MANY_LOGIN_ATTEMPTS, perIp.retryAfterSeconds);
 
-      const pair = await deps.pairs.claim(normalizedEmail, ip, now);
+      // The wait is held before the check, as if it fails: a parallel attempt cannot slip in while it runs.
+      const pair = await deps.pairs.claim(normalizedEmail, ip, now, (attempts) => loginDelayMs(attempts, deps.policy));
       if (!pair.claimed) {
         // Refused before any password check: not a failed attempt of this address.
         await deps.perIp.giveBack(ip, now);
         throw rateLimited(TOO_MANY_LOGIN_ATTEMPTS, Math.max(1, Math.ceil((pair.until.getTime() - now.getTime()) / 1000)));
       }
-      const delayMs = loginDelayMs(pair.attempts, deps.policy);
-      // Held before the check, as if it fails: a parallel attempt cannot slip in while it runs.
-      if (delayMs > 0) await deps.pairs.holdUntil(normalizedEmail, ip, pair.attempts, new Date(now.getTime() + delayMs));
 
       try {
         const result = await attempt();
