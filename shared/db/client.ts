@@ -1,6 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { isDeepStrictEqual } from 'node:util';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { capacityMeter } from './capacity-meter';
+import { TABLE } from './table-schema';
 
 export interface DocClientOptions {
   /** DynamoDB Local's URL; unset in AWS. */
@@ -34,6 +36,26 @@ export function makeDocClient(options: DocClientOptions = {}): DynamoDBDocumentC
 /** `ConditionalCheckFailedException` by name: the name survives bundling where instanceof may not. */
 export const isConditionFailed = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** A value as DynamoDB keeps it: attributes set to undefined are not written (removeUndefinedValues). */
+function stored(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stored);
+  if (value === null || typeof value !== 'object' || value instanceof Set) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined).map(([key, item]) => [key, stored(item)]));
+}
+
+/**
+ * Whether the table now holds exactly `item`, read strongly consistent: asked after a conditional
+ * write of `item` failed, it tells the write that landed from one that lost a race. A write whose
+ * answer was lost (a timeout, a reset connection) is sent again by the SDK, and that second send
+ * fails the write's own condition (the version it expects is the one it wrote): without this check
+ * the caller took its own write for another's (chaos run: a claim given back twice, a cap exceeded).
+ */
+export async function storedAsWritten(db: DynamoDBDocumentClient, tableName: string, item: Record<string, unknown>): Promise<boolean> {
+  const key = { [TABLE.partitionKey]: item[TABLE.partitionKey], [TABLE.sortKey]: item[TABLE.sortKey] };
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  return Item !== undefined && isDeepStrictEqual(stored(Item), stored(item));
+}
 
 /** A transaction cancelled because one of its conditions failed. */
 export const isTransactionConditionFailed = (error: unknown): boolean =>

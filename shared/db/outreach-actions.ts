@@ -7,7 +7,7 @@ import { type ActionRef, type OutreachAction, SEND_KINDS } from '../domain/engin
 import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
 import { batchGetAll } from './batch-get';
-import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, transactRetryingConflicts } from './client';
+import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, storedAsWritten, transactRetryingConflicts } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey, outreachActionKey } from './keys';
 
@@ -173,19 +173,21 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
 
   async replace(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
     if (previous.version === 0) return this.writeFirst(previous, next);
+    const item = outreachActionItem({ ...next, version: previous.version + 1 });
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: outreachActionItem({ ...next, version: previous.version + 1 }),
+          Item: item,
           ConditionExpression: SAME_VERSION,
           ExpressionAttributeValues: { ':version': previous.version, ':stint': previous.stint },
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
+      if (!isConditionFailed(error)) throw error;
+      // Lost a race, or the SDK sent this very write again after it landed: the item tells.
+      return storedAsWritten(this.db, this.tableName, item);
     }
   }
 
@@ -198,13 +200,14 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
    * stored action's version condition.
    */
   private async writeFirst(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
+    const item = outreachActionItem({ ...next, version: 1 });
     try {
       await transactRetryingConflicts(this.db, {
         TransactItems: [
           {
             Put: {
               TableName: this.tableName,
-              Item: outreachActionItem({ ...next, version: 1 }),
+              Item: item,
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -226,6 +229,8 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
       // An action item beside keys that still hold (a state this transaction never leaves): the
       // action is the one that counts; the campaign prospect's entry goes, so it is not read again.
       const [action, keys] = cancellationReasons(error) ?? [];
+      // This transaction landed and was sent again (its answer lost): the action is the one it put.
+      if (action?.Code === 'ConditionalCheckFailed' && (await storedAsWritten(this.db, this.tableName, item))) return true;
       if (action?.Code === 'ConditionalCheckFailed' && keys?.Code === 'None' && previous.dueAt !== null) {
         await this.clearPending(previous.campaignId, previous.prospectId, { dueAt: previous.dueAt, stint: previous.stint });
       }

@@ -174,6 +174,26 @@ describe('a first action carried by its campaign prospect item', () => {
     expect((await stored(campaignProspectKey(900, skipped.prospectId)))?.dueAt).toBeUndefined();
   });
 
+  it('takes its own write sent again after it landed (the SDK retrying a lost answer) as written, and another write from the same read as lost', async () => {
+    const prospect = await scheduled();
+    const first = (await actions.pending(900, prospect.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
+    const claim = { token: 'claim-a', at: DUE, accountId: 3, kind: 'EMAIL' as const, accountDay: '2026-11-23', campaignDay: '2026-11-23' };
+    // The first write (the transaction), then the same transaction again: its answer was lost.
+    expect(await actions.replace(first, { ...first, claim })).toBe(true);
+    expect(await actions.replace(first, { ...first, claim })).toBe(true);
+    // Another delivery's claim from the same read lost the race.
+    expect(await actions.replace(first, { ...first, claim: { ...claim, token: 'claim-b' } })).toBe(false);
+    const claimed = (await actions.get(900, prospect.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.get>>>;
+    expect(claimed).toMatchObject({ version: 1, claim });
+
+    // A later write (a Put conditional on the version), sent twice: written once, taken as written both times.
+    const sent = { ...claimed, claim: null, nodeId: 12, dueAt: '2026-11-24T09:00:00.000Z', started: true };
+    expect(await actions.replace(claimed, sent)).toBe(true);
+    expect(await actions.replace(claimed, sent)).toBe(true);
+    expect(await actions.replace(claimed, { ...sent, nodeId: 13 })).toBe(false);
+    expect(await actions.get(900, prospect.prospectId)).toMatchObject({ version: 2, nodeId: 12, claim: null });
+  });
+
   it('is removed or cancelled by taking the keys off the campaign prospect', async () => {
     const ended = await scheduled();
     const first = (await actions.pending(900, ended.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
