@@ -1,6 +1,6 @@
 import { RECORD_USE_ATTRIBUTES } from '../shared/db/api-key-repository';
 import type { FunctionGroup } from '../shared/http/route-table';
-import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, OUTREACH, OUTREACH_SCHEDULER, WEBHOOK_DELIVERY } from '../shared/runtime/catalog';
+import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, INBOUND_RETRY, OUTREACH, OUTREACH_SCHEDULER, WEBHOOK_DELIVERY } from '../shared/runtime/catalog';
 
 /**
  * The item-level DynamoDB actions a function may use. A transaction has no IAM action of its own:
@@ -110,6 +110,8 @@ export const QUEUE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
   },
   [OUTREACH.name]: LEAD_WRITER,
   [ENRICHMENT.name]: LEAD_WRITER,
+  // Runs again what the provider-webhooks function runs.
+  [INBOUND_RETRY.name]: LEAD_WRITER,
 };
 
 /** Scheduled jobs by catalog name. */

@@ -23,9 +23,10 @@ import { buildSuppressionsHandler } from '../../functions/http/suppressions/hand
 import { buildUnsubscribeHandler } from '../../functions/http/unsubscribe/handler';
 import { buildUserWebhookHandler } from '../../functions/http/user-webhook/handler';
 import { buildWebhookDeliveryHandler } from '../../functions/queues/webhook-delivery/handler';
+import { buildInboundRetryHandler } from '../../functions/queues/inbound-retry/handler';
 import { type AllSettings, settingsFrom } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, type GroupConfig } from '../../shared/http/route-table';
-import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, INBOUND_RETRY, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import type { FunctionDeps } from '../../shared/runtime/function-deps';
 import { AUTHORIZER_TABLE_GRANT, GROUP_TABLE_GRANTS, QUEUE_TABLE_GRANTS, SCHEDULE_TABLE_GRANTS, type TableGrant } from '../table-access';
 import { checkTableGrant } from './table-grant-check';
@@ -65,6 +66,7 @@ const QUEUE_BUILDERS: Record<string, (settings: Partial<AllSettings>, deps: Func
   [CAMPAIGN_SCHEDULING.name]: (settings, deps) => buildCampaignSchedulingHandler(settingsFrom(CAMPAIGN_SCHEDULING.settings, settings), deps),
   [OUTREACH.name]: (settings, deps) => buildOutreachHandler(settingsFrom(OUTREACH.settings, settings), deps),
   [ENRICHMENT.name]: (settings, deps) => buildEnrichmentWorkerHandler(settingsFrom(ENRICHMENT.settings, settings), deps),
+  [INBOUND_RETRY.name]: (settings, deps) => buildInboundRetryHandler(settingsFrom(INBOUND_RETRY.settings, settings), deps),
 };
 
 /** Scheduled jobs by name (the catalog's). */

@@ -233,6 +233,12 @@ export const SETTINGS = {
     meaning: "The SQS emulator's URL. Only the local runtime and the tests set it.",
   }),
   webhooksQueueUrl: define({ env: 'WEBHOOKS_QUEUE_URL', schema: text(), required: true, meaning: 'URL of the webhooks queue.' }),
+  inboundRetryQueueUrl: define({
+    env: 'INBOUND_RETRY_QUEUE_URL',
+    schema: text(),
+    required: true,
+    meaning: 'URL of the inbound-retry queue (provider webhook events whose handling failed, run again from it).',
+  }),
   campaignSchedulingQueueUrl: define({
     env: 'CAMPAIGN_SCHEDULING_QUEUE_URL',
     schema: text(),

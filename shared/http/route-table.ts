@@ -97,7 +97,7 @@ export const FUNCTION_GROUPS = {
   providerWebhooks: group({
     entry: 'functions/http/provider-webhooks/lambda.ts',
     routes: providerWebhookRoutes,
-    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, ...QUEUE_SETTINGS, 'providerWebhookSecret', 'publicApiUrl', 'maxLeadsPerList'],
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, ...QUEUE_SETTINGS, 'providerWebhookSecret', 'publicApiUrl', 'maxLeadsPerList', 'inboundRetryQueueUrl'],
     timeoutSeconds: 12,
   }),
   // Imports of up to 1000 rows: within API Gateway's 29 s integration timeout. The queue: a

@@ -146,7 +146,30 @@ export const ENRICHMENT = {
   oldestMessageAlarmMinutes: 60,
 } as const satisfies QueueDefinition;
 
-export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING, OUTREACH, ENRICHMENT];
+/**
+ * Provider webhook events whose handling failed in the webhook's function (the table failing, say)
+ * (functions/queues/inbound-retry): the function answers the provider 200 once the event is here,
+ * and the consumer runs it again until it goes through, so a reply outlives an outage longer than
+ * the provider's own retries (about a minute). Handling an event twice changes nothing twice.
+ */
+export const INBOUND_RETRY = {
+  name: 'inbound-retry',
+  consumerEntry: 'functions/queues/inbound-retry/lambda.ts',
+  urlSetting: 'inboundRetryQueueUrl',
+  settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, ...QUEUE_SETTINGS, 'providerWebhookSecret', 'publicApiUrl', 'maxLeadsPerList'],
+  batchSize: 5,
+  // A receive every 5 minutes (the visibility timeout) for an hour: an outage of the table that
+  // outlasts that is one for the dead-letter queue and its alarm (the events are kept there).
+  maxReceiveCount: 12,
+  // 6x the consumer's 50 s timeout: the next try of a failed event comes 5 minutes later.
+  visibilityTimeoutSeconds: 300,
+  // The minimum SQS allows: events only land here when the webhook's function failed.
+  maxConcurrency: 2,
+  // An event waits 5 minutes between tries: an hour of waiting means it keeps failing.
+  oldestMessageAlarmMinutes: 60,
+} as const satisfies QueueDefinition;
+
+export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING, OUTREACH, ENRICHMENT, INBOUND_RETRY];
 
 /**
  * The outreach scheduler (functions/schedules/outreach-scheduler): every minute in AWS, every

@@ -160,8 +160,10 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
         .sort();
     const ids = (groups: FunctionGroup[]) => groups.map((group) => logicalId(stack, stack.functions[group]));
     const sender = logicalId(stack, (stack.queueConsumers.outreach ?? webhooks()).function);
-    expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual([...ids(['accounts', 'connections', 'providerWebhooks', 'chats']), sender].sort());
-    expect(holders('PROVIDER_WEBHOOK_SECRET')).toEqual(ids(['accounts', 'providerWebhooks']).sort());
+    // The inbound-retry consumer runs again what the provider-webhooks function runs, with its settings.
+    const inboundRetry = logicalId(stack, (stack.queueConsumers['inbound-retry'] ?? webhooks()).function);
+    expect(holders('PROVIDER_ACCESS_TOKEN')).toEqual([...ids(['accounts', 'connections', 'providerWebhooks', 'chats']), sender, inboundRetry].sort());
+    expect(holders('PROVIDER_WEBHOOK_SECRET')).toEqual([...ids(['accounts', 'providerWebhooks']), inboundRetry].sort());
     expect(holders('WEBHOOK_SECRET_KEY')).toEqual([...ids(['userWebhook']), logicalId(stack, webhooks().function)].sort());
     // Only ARNs reach the functions; the values stay in Secrets Manager, never in the template.
     const generated = (length: number) => ({ ExcludePunctuation: true, PasswordLength: length });

@@ -82,6 +82,8 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         'queue:campaign-scheduling': { table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
         'queue:outreach': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         'queue:enrichment': { table: LEAD_WRITER, indexes: EVERY_INDEX },
+        // Runs again what providerWebhooks runs.
+        'queue:inbound-retry': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         'schedule:outreach-scheduler': { table: ['UpdateItem'], indexes: EVERY_INDEX },
         'schedule:enrichment-sweeper': { table: ['BatchWriteItem', 'DeleteItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
       });
@@ -155,12 +157,14 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
           .map(([name]) => name)
           .sort();
       };
-      expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'schedule:enrichment-sweeper']);
+      expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'queue:inbound-retry', 'schedule:enrichment-sweeper']);
       // campaignProspects: a move that makes a COMPLETED campaign ACTIVE again schedules its waiting
       // prospects; the queue's own consumer sends each sweep's next page.
       expect(senders('campaign-scheduling')).toEqual(['accounts', 'campaignProspects', 'campaigns', 'leadLists', 'queue:campaign-scheduling']);
       expect(senders('outreach')).toEqual(['schedule:outreach-scheduler']);
       expect(senders('enrichment')).toEqual(['enrichment', 'schedule:enrichment-sweeper']);
+      // Only the webhook's function hands events over; its consumer's failures come back by visibility, not by a send.
+      expect(senders('inbound-retry')).toEqual(['providerWebhooks']);
       // No SendMessage on anything but the catalog's queues.
       const queueArns = new Set(Object.values(stack.queueConsumers).map((queue) => `\${${logicalId(stack, queue.queue)}.Arn}`));
       for (const [name, fn] of Object.entries(everyFunction())) {
@@ -185,8 +189,8 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
       expect(Object.fromEntries(SECRET_SETTINGS.map((name) => [name, readers(name)]))).toEqual({
         sessionSecret: ['auth', 'authorizer'],
         directoryApiKey: ['prospects'],
-        providerAccessToken: ['accounts', 'chats', 'connections', 'providerWebhooks', 'queue:outreach'],
-        providerWebhookSecret: ['accounts', 'providerWebhooks'],
+        providerAccessToken: ['accounts', 'chats', 'connections', 'providerWebhooks', 'queue:inbound-retry', 'queue:outreach'],
+        providerWebhookSecret: ['accounts', 'providerWebhooks', 'queue:inbound-retry'],
         unsubscribeSecret: ['queue:outreach', 'unsubscribe'],
         webhookSecretKey: ['queue:webhooks', 'userWebhook'],
         hunterApiKey: ['enrichment', 'queue:enrichment'],

@@ -422,12 +422,13 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
     });
   });
 
-  it('caps each queue consumer with its catalog maxConcurrency: webhooks 10, campaign-scheduling 5, outreach 5, enrichment 2', () => {
+  it('caps each queue consumer with its catalog maxConcurrency: webhooks 10, campaign-scheduling 5, outreach 5, enrichment 2, inbound-retry 2', () => {
     expect(Object.fromEntries(QUEUES.map((queue) => [queue.name, queue.maxConcurrency]))).toEqual({
       webhooks: 10,
       'campaign-scheduling': 5,
       outreach: 5,
       enrichment: 2,
+      'inbound-retry': 2,
     });
     const mappings = resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
     expect(mappings).toHaveLength(QUEUES.length);

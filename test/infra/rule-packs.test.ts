@@ -73,7 +73,7 @@ describe('cdk-nag rule packs (AwsSolutions, Serverless) on the synthesized stack
     const logStatements = resourcesOfType(template, 'AWS::IAM::Policy')
       .flatMap(([, policy]: [string, CfnResource]) => policy.Properties.PolicyDocument.Statement)
       .filter((statement: { Action: string | string[] }) => [statement.Action].flat().some((action) => action.startsWith('logs:')));
-    expect(logStatements).toHaveLength(24);
+    expect(logStatements).toHaveLength(25);
     for (const statement of logStatements) {
       expect(statement.Action).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
       expect(statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/Logs[0-9A-F]{8}$/), 'Arn'] });

@@ -390,7 +390,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       ]);
       const [[layerId, layer]] = layers as [[string, CfnResource]];
       const functions = resourcesOfType(template, 'AWS::Lambda::Function');
-      expect(functions.length).toBe(24);
+      expect(functions.length).toBe(25);
       for (const [id, fn] of functions) expect(fn.Properties.Layers, id).toEqual([{ Ref: layerId }]);
 
       const bundleOf = (fn: { node: { defaultChild?: unknown } }) => {

@@ -2,20 +2,42 @@ import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
 import { httpHandler } from '../../../shared/http/http-handler';
 import type { GroupConfig } from '../../../shared/http/route-table';
 import { providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
+import { sqsInboundRetries } from '../../../shared/messaging/inbound-retry-queue';
+import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { senderAccountServiceFrom } from '../../../shared/runtime/integrations';
 import { inboundRouterFrom } from '../../../shared/runtime/replies';
-import { tableAccess } from '../../../shared/runtime/table';
+import { type TableAccess, tableAccess } from '../../../shared/runtime/table';
+import type { Clock } from '../../../shared/time/clock';
+import type { Logger } from '../../../shared/logging/logger';
+import { createProviderEvents } from './provider-events';
 import { providerWebhookHandlers } from './routes';
 
+type ProviderEventSettings = GroupConfig<'providerWebhooks'>;
+
+/** What a provider event changes, over the table: the webhook's function and the inbound-retry consumer run the same. */
+export function providerEventsFrom(
+  config: Omit<ProviderEventSettings, 'inboundRetryQueueUrl'>,
+  table: TableAccess,
+  clock: Clock,
+  logger: Pick<Logger, 'info'>,
+) {
+  return createProviderEvents({
+    accounts: senderAccountServiceFrom(config, table, clock),
+    inbound: inboundRouterFrom(config, table, clock),
+    sentEmails: new DynamoOutcomeLog(table.db, table.tableName, clock),
+    logger,
+  });
+}
+
 /** The provider-webhooks function: account status, hosted-connect completion and replies. */
-export function buildProviderWebhooksHandler(config: GroupConfig<'providerWebhooks'>, deps: FunctionDeps) {
+export function buildProviderWebhooksHandler(config: ProviderEventSettings, deps: FunctionDeps) {
   const logger = loggerFor('provider-webhooks', deps);
   const table = tableAccess(config, deps);
   const handlers = providerWebhookHandlers({
     accounts: senderAccountServiceFrom(config, table, deps.clock),
-    inbound: inboundRouterFrom(config, table, deps.clock),
-    sentEmails: new DynamoOutcomeLog(table.db, table.tableName, deps.clock),
+    events: providerEventsFrom(config, table, deps.clock, logger),
+    retries: sqsInboundRetries(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.inboundRetryQueueUrl),
     secret: config.providerWebhookSecret,
     logger,
   });

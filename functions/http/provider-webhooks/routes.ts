@@ -1,23 +1,12 @@
-import * as v from 'valibot';
-import type { InboundRouter } from '../../../shared/domain/inbox/inbound-router';
-import { textOfHtml } from '../../../shared/domain/inbox/conversations';
-import type { InboundEmail } from '../../../shared/domain/inbox/inbound-email';
-import type { ProviderMessage } from '../../../shared/domain/inbox/inbound-message';
-import { forbidden, unauthenticated } from '../../../shared/domain/errors';
+import { forbidden, isDomainError, unauthenticated } from '../../../shared/domain/errors';
 import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
 import type { HandlersFor } from '../../../shared/http/http-handler';
-import { header, parseWith } from '../../../shared/http/request';
+import { header } from '../../../shared/http/request';
 import { json } from '../../../shared/http/responses';
-import { safeEqual } from '../../../shared/security/secret-box';
-import {
-  AccountStatusPayload,
-  MailReceivedPayload,
-  MailSentPayload,
-  MessageReceivedPayload,
-  NewRelationPayload,
-  type providerWebhookRoutes,
-} from '../../../shared/http/routes/provider-webhooks';
+import type { providerWebhookRoutes } from '../../../shared/http/routes/provider-webhooks';
 import type { Logger } from '../../../shared/logging/logger';
+import { safeEqual } from '../../../shared/security/secret-box';
+import type { ProviderEventAnswer } from './provider-events';
 
 /** The header our provider webhook registrations carry (the provider documents no signature for v1). */
 export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
@@ -25,77 +14,34 @@ export const PROVIDER_SECRET_HEADER = 'x-webhook-secret';
 /**
  * Inbound webhooks from the provider. Never API-key authenticated: the account-status/message
  * webhook carries our shared secret in X-Webhook-Secret; the hosted-connect notification carries
- * the HMAC-signed state we put in the link. Account status updates the account; a received
- * message or email is routed (shared/domain/inbox/inbound-router.ts: replies, auto-replies,
- * bounces), as is an accepted invitation; other events are acknowledged.
+ * the HMAC-signed state we put in the link. What an event changes is provider-events.ts's.
  * Nothing the provider posts in a known shape is refused: a 4xx/5xx only makes it retry.
  */
 export function providerWebhookHandlers(deps: {
-  accounts: SenderAccountService;
-  inbound: Pick<InboundRouter, 'routeNetworkMessage' | 'routeEmail' | 'acceptInvitation'>;
-  /** Emails the engine sent, under the provider's tracking id: `mail_sent` links the RFC Message-ID to one. */
-  sentEmails: { setEmailMessageId(trackingId: string, messageId: string): Promise<void> };
+  accounts: Pick<SenderAccountService, 'completeConnect'>;
+  /** Handles one event (createProviderEvents). */
+  events: (body: Record<string, unknown>) => Promise<ProviderEventAnswer>;
+  /** The inbound-retry queue: an event whose handling failed is run again from it. */
+  retries: { later(body: Record<string, unknown>): Promise<void> };
   secret: string;
-  logger: Pick<Logger, 'info'>;
+  logger: Pick<Logger, 'warn'>;
 }) {
   return {
     providerEvent: async (request) => {
       if (!safeEqual(header(request.event.headers, PROVIDER_SECRET_HEADER) ?? '', deps.secret)) throw unauthenticated('Invalid webhook secret');
       const body = request.body();
-      if (body.AccountStatus !== undefined) {
-        const { AccountStatus } = parseWith(AccountStatusPayload, body);
-        const account = await deps.accounts.applyProviderStatus(AccountStatus.account_id, AccountStatus.message);
-        return json(200, { success: true, handled: account !== undefined });
+      try {
+        return json(200, await deps.events(body));
+      } catch (error) {
+        // A bad payload is the provider's to fix (its 4xx); anything else (the table failing) is
+        // handed to the inbound-retry queue, which runs the event again until it goes through or
+        // lands in its dead-letter queue with an alarm, instead of leaving it to the provider's few
+        // retries. Only when that hand-over fails too does the provider get a 5xx and retry.
+        if (isDomainError(error)) throw error;
+        await deps.retries.later(body);
+        deps.logger.warn('Provider event failed; handed to the inbound-retry queue', { error: String(error) });
+        return json(200, { success: true, handled: false, queued: true });
       }
-      if (body.event === 'message_received') {
-        const parsed = v.safeParse(MessageReceivedPayload, body);
-        if (!parsed.success) {
-          deps.logger.info('Provider message webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
-          return json(200, { success: true, handled: false });
-        }
-        const outcome = await deps.inbound.routeNetworkMessage(toProviderMessage(parsed.output));
-        if (!outcome.handled) deps.logger.info('Provider message not routed', { reason: outcome.reason, message_id: parsed.output.message_id });
-        return json(200, { success: true, handled: outcome.handled });
-      }
-      if (body.event === 'mail_received') {
-        const parsed = v.safeParse(MailReceivedPayload, body);
-        const email = parsed.success ? toInboundEmail(parsed.output) : undefined;
-        if (!email) {
-          deps.logger.info('Provider mail_received webhook in an unexpected shape, ignored', { issues: parsed.issues?.map((issue) => issue.message) ?? ['no email id'] });
-          return json(200, { success: true, handled: false });
-        }
-        const outcome = await deps.inbound.routeEmail(email);
-        if (!outcome.handled) deps.logger.info('Provider email not routed', { reason: outcome.reason, email_id: email.emailId });
-        return json(200, { success: true, handled: outcome.handled });
-      }
-      if (body.event === 'new_relation') {
-        const parsed = v.safeParse(NewRelationPayload, body);
-        if (!parsed.success) {
-          deps.logger.info('Provider new_relation webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
-          return json(200, { success: true, handled: false });
-        }
-        const outcome = await deps.inbound.acceptInvitation({
-          accountId: parsed.output.account_id,
-          providerId: parsed.output.user_provider_id ?? undefined,
-          publicIdentifier: parsed.output.user_public_identifier ?? undefined,
-          profileUrl: parsed.output.user_profile_url ?? undefined,
-        });
-        if (!outcome.handled) deps.logger.info('Provider new relation not routed', { reason: outcome.reason });
-        return json(200, { success: true, handled: outcome.handled });
-      }
-      if (body.event === 'mail_sent') {
-        const parsed = v.safeParse(MailSentPayload, body);
-        if (!parsed.success) {
-          deps.logger.info('Provider mail_sent webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
-          return json(200, { success: true, handled: false });
-        }
-        // Recorded whether or not the engine sent it (one sent from the mailbox by hand has no record
-        // of ours: its link leads nowhere and expires); telling them apart would cost a read per email.
-        await deps.sentEmails.setEmailMessageId(parsed.output.tracking_id, parsed.output.message_id);
-        return json(200, { success: true, handled: true });
-      }
-      deps.logger.info('Provider webhook acknowledged, not routed yet', { event: typeof body.event === 'string' ? body.event : 'unknown' });
-      return json(200, { success: true, handled: false });
     },
 
     hostedAuthEvent: async (request) => {
@@ -108,39 +54,3 @@ export function providerWebhookHandlers(deps: {
   } satisfies HandlersFor<typeof providerWebhookRoutes>;
 }
 
-/** An email webhook's fields as the inbound router reads them; undefined without an id to deduplicate on. */
-function toInboundEmail(payload: v.InferOutput<typeof MailReceivedPayload>): InboundEmail | undefined {
-  const emailId = payload.email_id ?? payload.id ?? payload.provider_id;
-  if (!emailId) return undefined;
-  const at = payload.date ? new Date(payload.date) : undefined;
-  const inReplyTo = payload.in_reply_to?.message_id;
-  return {
-    accountId: payload.account_id,
-    emailId,
-    rfcMessageId: payload.message_id ?? null,
-    answers: [...(inReplyTo ? [inReplyTo] : []), ...[...(payload.references ?? [])].reverse()],
-    from: payload.from_attendee?.identifier ?? '',
-    subject: payload.subject ?? '',
-    text: payload.body_plain ?? textOfHtml(payload.body ?? ''),
-    sentAt: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
-    headers: payload.headers ?? [],
-  };
-}
-
-/** The webhook's fields as the inbound router reads them. */
-function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>): ProviderMessage {
-  const at = payload.timestamp ? new Date(payload.timestamp) : undefined;
-  return {
-    accountId: payload.account_id,
-    messageId: payload.message_id,
-    text: payload.message ?? '',
-    timestamp: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
-    isSender: payload.is_sender === true || payload.is_sender === 1,
-    chatId: payload.chat_id ?? undefined,
-    accountUserId: payload.account_info?.user_id ?? undefined,
-    sender: {
-      providerId: payload.sender?.attendee_provider_id ?? undefined,
-      profileUrl: payload.sender?.attendee_profile_url ?? undefined,
-    },
-  };
-}

@@ -86,7 +86,12 @@ export const NewRelationPayload = v.object({
   user_profile_url: optionalText,
 });
 
-const Handled = v.strictObject({ success: v.literal(true), handled: v.boolean() });
+const Handled = v.strictObject({
+  success: v.literal(true),
+  handled: v.boolean(),
+  /** The event's handling failed here and was handed to the inbound-retry queue, which runs it again. */
+  queued: v.optional(v.literal(true)),
+});
 
 /**
  * Called by the provider, never with an API key: each checks its own secret (the shared secret in

@@ -1,3 +1,4 @@
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { aTimestamp, anId } from '../../support/formats';
@@ -264,5 +265,40 @@ describe('incoming_message from a provider reply', () => {
         },
       }),
     );
+  });
+  it('hands a reply whose handling failed to the inbound-retry queue, which handles it again until it goes through: delivered once', async () => {
+    const webhooks = queue();
+    const retries = stack.queue('inbound-retry');
+    const { Attributes } = await stack.sqs.send(new GetQueueAttributesCommand({ QueueUrl: webhooks.queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] }));
+    const webhooksGone = () => stack.sqs.send(new DeleteQueueCommand({ QueueUrl: webhooks.queueUrl }));
+    const webhooksBack = () => stack.sqs.send(new CreateQueueCommand({ QueueName: webhooks.queueUrl.split('/').pop() as string, ...(Attributes ? { Attributes } : {}) }));
+    const inFlight = async () =>
+      Number((await stack.sqs.send(new GetQueueAttributesCommand({ QueueUrl: retries.queueUrl, AttributeNames: ['ApproximateNumberOfMessagesNotVisible'] }))).Attributes?.ApproximateNumberOfMessagesNotVisible);
+
+    // The webhooks queue is gone for a moment: routing the reply fails where it publishes the event.
+    await webhooksGone();
+    const body = messageReceived(alice);
+    const answered = await inbound(body);
+    expect([answered.status, answered.body]).toEqual([200, { success: true, handled: false, queued: true }]);
+    await webhooksBack();
+    expect(await stack.drain('inbound-retry')).toBe(1);
+    await drain();
+    expect(requestsOf(alice)).toHaveLength(1);
+    expect(payloadOf(alice).message).toEqual(
+      replyMessage({ message_id: body.message_id, message: body.message, sent_at: body.timestamp, lead: aliceLead(aliceProspectId) }),
+    );
+    // Nothing left to retry, and the provider posting it again delivers nothing more.
+    expect(await stack.drain('inbound-retry')).toBe(0);
+    expect((await inbound(body)).body).toEqual({ success: true, handled: true });
+    await drain();
+    expect(requestsOf(alice)).toHaveLength(1);
+
+    // Failing again on the retry, an event stays in the queue (a batch item failure) for the next
+    // try after the visibility timeout (5 minutes), and past 12 receives goes to the dead-letter queue.
+    await webhooksGone();
+    expect((await inbound(messageReceived(alice))).body).toEqual({ success: true, handled: false, queued: true });
+    expect(await stack.drain('inbound-retry')).toBe(1);
+    expect(await inFlight()).toBe(1);
+    await webhooksBack();
   });
 });

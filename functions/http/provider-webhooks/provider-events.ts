@@ -1,0 +1,126 @@
+import * as v from 'valibot';
+import type { InboundRouter } from '../../../shared/domain/inbox/inbound-router';
+import { textOfHtml } from '../../../shared/domain/inbox/conversations';
+import type { InboundEmail } from '../../../shared/domain/inbox/inbound-email';
+import type { ProviderMessage } from '../../../shared/domain/inbox/inbound-message';
+import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
+import { parseWith } from '../../../shared/http/request';
+import { AccountStatusPayload, MailReceivedPayload, MailSentPayload, MessageReceivedPayload, NewRelationPayload } from '../../../shared/http/routes/provider-webhooks';
+import type { Logger } from '../../../shared/logging/logger';
+
+export interface ProviderEventDeps {
+  accounts: Pick<SenderAccountService, 'applyProviderStatus'>;
+  inbound: Pick<InboundRouter, 'routeNetworkMessage' | 'routeEmail' | 'acceptInvitation'>;
+  /** Emails the engine sent, under the provider's tracking id: `mail_sent` links the RFC Message-ID to one. */
+  sentEmails: { setEmailMessageId(trackingId: string, messageId: string): Promise<void> };
+  logger: Pick<Logger, 'info'>;
+}
+
+export interface ProviderEventAnswer {
+  success: true;
+  handled: boolean;
+}
+
+/**
+ * What one provider event (its secret already checked) changes: account status updates the
+ * account; a received message or email is routed (shared/domain/inbox/inbound-router.ts: replies,
+ * auto-replies, bounces), as is an accepted invitation; `mail_sent` links a Message-ID; other events
+ * are acknowledged. Every step is idempotent (keyed by the provider's ids), so the provider's
+ * retries and the inbound-retry queue (docs/integrations.md) may run an event again.
+ * Run by the webhook's handler and, for an event whose handling failed there, by the inbound-retry consumer.
+ */
+export function createProviderEvents(deps: ProviderEventDeps) {
+  return async (body: Record<string, unknown>): Promise<ProviderEventAnswer> => {
+    if (body.AccountStatus !== undefined) {
+      const { AccountStatus } = parseWith(AccountStatusPayload, body);
+      const account = await deps.accounts.applyProviderStatus(AccountStatus.account_id, AccountStatus.message);
+      return { success: true, handled: account !== undefined };
+    }
+    if (body.event === 'message_received') {
+      const parsed = v.safeParse(MessageReceivedPayload, body);
+      if (!parsed.success) {
+        deps.logger.info('Provider message webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
+        return { success: true, handled: false };
+      }
+      const outcome = await deps.inbound.routeNetworkMessage(toProviderMessage(parsed.output));
+      if (!outcome.handled) deps.logger.info('Provider message not routed', { reason: outcome.reason, message_id: parsed.output.message_id });
+      return { success: true, handled: outcome.handled };
+    }
+    if (body.event === 'mail_received') {
+      const parsed = v.safeParse(MailReceivedPayload, body);
+      const email = parsed.success ? toInboundEmail(parsed.output) : undefined;
+      if (!email) {
+        deps.logger.info('Provider mail_received webhook in an unexpected shape, ignored', { issues: parsed.issues?.map((issue) => issue.message) ?? ['no email id'] });
+        return { success: true, handled: false };
+      }
+      const outcome = await deps.inbound.routeEmail(email);
+      if (!outcome.handled) deps.logger.info('Provider email not routed', { reason: outcome.reason, email_id: email.emailId });
+      return { success: true, handled: outcome.handled };
+    }
+    if (body.event === 'new_relation') {
+      const parsed = v.safeParse(NewRelationPayload, body);
+      if (!parsed.success) {
+        deps.logger.info('Provider new_relation webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
+        return { success: true, handled: false };
+      }
+      const outcome = await deps.inbound.acceptInvitation({
+        accountId: parsed.output.account_id,
+        providerId: parsed.output.user_provider_id ?? undefined,
+        publicIdentifier: parsed.output.user_public_identifier ?? undefined,
+        profileUrl: parsed.output.user_profile_url ?? undefined,
+      });
+      if (!outcome.handled) deps.logger.info('Provider new relation not routed', { reason: outcome.reason });
+      return { success: true, handled: outcome.handled };
+    }
+    if (body.event === 'mail_sent') {
+      const parsed = v.safeParse(MailSentPayload, body);
+      if (!parsed.success) {
+        deps.logger.info('Provider mail_sent webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
+        return { success: true, handled: false };
+      }
+      // Recorded whether or not the engine sent it (one sent from the mailbox by hand has no record
+      // of ours: its link leads nowhere and expires); telling them apart would cost a read per email.
+      await deps.sentEmails.setEmailMessageId(parsed.output.tracking_id, parsed.output.message_id);
+      return { success: true, handled: true };
+    }
+    deps.logger.info('Provider webhook acknowledged, not routed yet', { event: typeof body.event === 'string' ? body.event : 'unknown' });
+    return { success: true, handled: false };
+  };
+}
+
+/** An email webhook's fields as the inbound router reads them; undefined without an id to deduplicate on. */
+function toInboundEmail(payload: v.InferOutput<typeof MailReceivedPayload>): InboundEmail | undefined {
+  const emailId = payload.email_id ?? payload.id ?? payload.provider_id;
+  if (!emailId) return undefined;
+  const at = payload.date ? new Date(payload.date) : undefined;
+  const inReplyTo = payload.in_reply_to?.message_id;
+  return {
+    accountId: payload.account_id,
+    emailId,
+    rfcMessageId: payload.message_id ?? null,
+    answers: [...(inReplyTo ? [inReplyTo] : []), ...[...(payload.references ?? [])].reverse()],
+    from: payload.from_attendee?.identifier ?? '',
+    subject: payload.subject ?? '',
+    text: payload.body_plain ?? textOfHtml(payload.body ?? ''),
+    sentAt: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
+    headers: payload.headers ?? [],
+  };
+}
+
+/** The webhook's fields as the inbound router reads them. */
+function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>): ProviderMessage {
+  const at = payload.timestamp ? new Date(payload.timestamp) : undefined;
+  return {
+    accountId: payload.account_id,
+    messageId: payload.message_id,
+    text: payload.message ?? '',
+    timestamp: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
+    isSender: payload.is_sender === true || payload.is_sender === 1,
+    chatId: payload.chat_id ?? undefined,
+    accountUserId: payload.account_info?.user_id ?? undefined,
+    sender: {
+      providerId: payload.sender?.attendee_provider_id ?? undefined,
+      profileUrl: payload.sender?.attendee_profile_url ?? undefined,
+    },
+  };
+}
