@@ -44,6 +44,7 @@ export const MembershipItem = itemSchema(
     workspaceName: v.string(),
     role: v.picklist(everyValueOf<WorkspaceRole>({ OWNER: true, MEMBER: true })),
     createdAt: v.string(),
+    linkedAt: v.optional(v.string()),
   }),
 );
 

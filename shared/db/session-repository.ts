@@ -7,7 +7,7 @@ import { sessionKey } from './keys';
 
 export const SessionItem = itemSchema(
   'Session',
-  v.object({ id: v.string(), userId: intAttribute, workspaceId: intAttribute, createdAt: v.string(), expiresAt: v.string() }),
+  v.object({ id: v.string(), userId: intAttribute, workspaceId: intAttribute, createdAt: v.string(), expiresAt: v.string(), workspaceSince: v.optional(v.string()) }),
 );
 
 export class DynamoSessionRepository implements SessionRepository {
@@ -42,14 +42,14 @@ export class DynamoSessionRepository implements SessionRepository {
     await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: sessionKey(sessionId) }));
   }
 
-  async setWorkspace(sessionId: string, workspaceId: number): Promise<void> {
+  async setWorkspace(sessionId: string, workspaceId: number, at: string): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: sessionKey(sessionId),
-        UpdateExpression: 'SET workspaceId = :workspaceId',
+        UpdateExpression: 'SET workspaceId = :workspaceId, workspaceSince = :at',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':workspaceId': workspaceId },
+        ExpressionAttributeValues: { ':workspaceId': workspaceId, ':at': at },
       }),
     );
   }

@@ -104,7 +104,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     async selectWorkspace(sessionId: string, userId: number, workspaceId: number): Promise<Membership> {
       const membership = await deps.accounts.getMembership(userId, workspaceId);
       if (!membership) throw forbidden();
-      await deps.sessions.setWorkspace(sessionId, workspaceId);
+      await deps.sessions.setWorkspace(sessionId, workspaceId, deps.clock.now().toISOString());
       return membership;
     },
   };

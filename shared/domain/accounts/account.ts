@@ -22,7 +22,10 @@ export interface Membership {
   workspaceId: number;
   workspaceName: string;
   role: WorkspaceRole;
+  /** The workspace's creation (what GET /workspaces/ answers as the link's created_at). */
   createdAt: string;
+  /** When this user was linked (absent on links made before 2026-11-27 and on an owner's: `createdAt`). */
+  linkedAt?: string;
 }
 
 export interface Session {
@@ -32,6 +35,11 @@ export interface Session {
   workspaceId: number;
   createdAt: string;
   expiresAt: string;
+  /**
+   * When the session began acting in `workspaceId` (a select moves it; absent: `createdAt`). A
+   * membership made after it is not the one this session was let in by (docs/api.md).
+   */
+  workspaceSince?: string;
 }
 
 export const MIN_PASSWORD_LENGTH = 8;

@@ -60,6 +60,8 @@ export function createMemberService(deps: MemberServiceDeps) {
         // A link answers as the workspace (GET /workspaces/): its created_at is the workspace's,
         // which the owner's link holds (made with the workspace), not the moment of linking.
         createdAt: owner.createdAt,
+        // Sessions from before this link (a removal and a new link) do not carry over (authenticator).
+        linkedAt: deps.clock.now().toISOString(),
       });
       return { userId: user.id, email: user.email, role: 'MEMBER' };
     },

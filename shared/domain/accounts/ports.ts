@@ -24,7 +24,8 @@ export interface SessionRepository {
   create(session: Session): Promise<void>;
   get(sessionId: string): Promise<Session | undefined>;
   delete(sessionId: string): Promise<void>;
-  setWorkspace(sessionId: string, workspaceId: number): Promise<void>;
+  /** Moves the session to another workspace, from `at` on (Session.workspaceSince). */
+  setWorkspace(sessionId: string, workspaceId: number, at: string): Promise<void>;
 }
 
 export interface SessionTokenSigner {

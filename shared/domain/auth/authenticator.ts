@@ -122,7 +122,10 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     const session: Session | undefined = await deps.sessions.get(claims.sessionId);
     if (!session || session.userId !== claims.userId) return undefined;
     if (Date.parse(session.expiresAt) <= deps.clock.now().getTime()) return undefined;
-    if (!(await deps.memberships.getMembership(session.userId, session.workspaceId))) return { ok: false, ...WORKSPACE_LOST };
+    // The link the session was let in by: one made after the session came to this workspace is a
+    // later one (the user was removed and added again), which this session does not carry over.
+    const membership = await deps.memberships.getMembership(session.userId, session.workspaceId);
+    if (!membership || (membership.linkedAt ?? membership.createdAt) > (session.workspaceSince ?? session.createdAt)) return { ok: false, ...WORKSPACE_LOST };
     const pool = deps.sessionUsageKeys;
     return {
       ok: true,

@@ -244,9 +244,17 @@ describe('workspace members over HTTP', () => {
     const again = await removeMember({ token: alice.token }, alice.workspaceId, bob.userId);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: 'Member not found' });
+    clock.advance(60_000);
     expect((await addMember(alice, alice.workspaceId, bob.email)).status).toBe(201);
-    // The revoked keys stay revoked.
+    // The revoked keys stay revoked, and the session from before the removal stays refused: the
+    // new link is not the one it was let in by (a stolen session does not come back with him).
     expect((await stack.call('GET', '/auth/me/', { apiKey: bobKeyInAlices.key })).status).toBe(401);
+    const old = await stack.call('GET', '/auth/me/', { token: bob.token });
+    expect([old.status, old.body]).toEqual([401, WORKSPACE_LOST]);
+    // A session that selects the workspace after the new link acts in it.
+    clock.advance(1_000);
+    expect((await stack.call('POST', `/workspaces/${alice.workspaceId}/select/`, { token: fresh.token })).status).toBe(200);
+    expect((await stack.call('GET', '/auth/me/', { token: fresh.token })).body).toMatchObject({ workspace_id: alice.workspaceId, auth: 'session' });
   });
 
   it('keeps workspaces apart: a member acts in either workspace, and only in the ones linked to them', async () => {
