@@ -24,7 +24,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type AuthMode, type FunctionGroup, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';
-import { ACCESS_DENIED, DEFAULT_4XX_TEMPLATE, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
+import { ACCESS_DENIED, DEFAULT_4XX_TEMPLATE, GATEWAY_ANSWERS, GATEWAY_HEADERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
 import { isAnonymous } from './edge-routes';
 import { ACCESS_LOG_FIELDS, type Throttle, retryAfterSeconds, sessionUsageKeyValues } from './gateway-settings';
 import type { ServiceFunction } from './service-function';
@@ -72,7 +72,7 @@ export interface PublicApiProps {
 /** Gateway-response header values are mapping expressions: a literal must be single-quoted. */
 const literal = (value: string): string => `'${value}'`;
 
-const JSON_CONTENT_TYPE = { 'content-type': literal('application/json') };
+const GATEWAY_RESPONSE_HEADERS = Object.fromEntries(Object.entries(GATEWAY_HEADERS).map(([name, value]) => [name, literal(value)]));
 
 /**
  * Method settings of the anonymous routes: the stage's defaults with their stricter throttle.
@@ -324,7 +324,7 @@ export class PublicApi extends Construct {
       this.api.addGatewayResponse(id, {
         type,
         statusCode,
-        responseHeaders: { ...JSON_CONTENT_TYPE, ...headers },
+        responseHeaders: { ...GATEWAY_RESPONSE_HEADERS, ...headers },
         templates: { 'application/json': body },
       });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { ACCESS_DENIED, GATEWAY_ANSWERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
+import { ACCESS_DENIED, GATEWAY_ANSWERS, GATEWAY_HEADERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
 import { header } from '../../shared/http/request';
 import { type FunctionGroup, ROUTES, type RegisteredRoute, functionTimeoutSeconds, isRateLimited } from '../../shared/http/route-table';
 import { type Clock, isMovableClock } from '../../shared/time/clock';
@@ -69,7 +69,7 @@ const record = <T>(): Record<string, T> => Object.create(null);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, { ...GATEWAY_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 

@@ -40,6 +40,9 @@ export const GATEWAY_ANSWERS = {
  * The authorizer's Deny: a 401 carrying the error and message the authorizer put in its context.
  * In AWS the body is this template; locally the same fields from the authorizer's result.
  */
+/** The headers of every answer the gateway gives itself (deployed: its gateway responses; locally: the local gateway's). */
+export const GATEWAY_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+
 export const ACCESS_DENIED = {
   status: 401,
   template: '{"error":"$context.authorizer.error","message":"$context.authorizer.message"}',

@@ -288,7 +288,10 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       if (typeof body === 'string') expect(mapping).toBe(body);
       else expect(JSON.parse(mapping)).toEqual(body);
       const expectedHeaders = Object.fromEntries(
-        Object.entries({ 'content-type': "'application/json'", ...headers }).map(([name, value]) => [`gatewayresponse.header.${name}`, value]),
+        Object.entries({ 'content-type': "'application/json'", 'cache-control': "'no-store'", 'x-content-type-options': "'nosniff'", ...headers }).map(([name, value]) => [
+          `gatewayresponse.header.${name}`,
+          value,
+        ]),
       );
       expect(properties.ResponseParameters).toEqual(expectedHeaders);
     });

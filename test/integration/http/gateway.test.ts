@@ -38,6 +38,13 @@ describe('local gateway behaviour', () => {
     }
   });
 
+  it('marks every JSON answer no-store and nosniff, the gateway’s own as well as the handlers’', async () => {
+    const headersOf = (response: { headers: Headers }) => ['content-type', 'cache-control', 'x-content-type-options'].map((name) => response.headers.get(name));
+    expect(headersOf(await stack.call('GET', '/nothing-here/'))).toEqual(['application/json', 'no-store', 'nosniff']);
+    expect(headersOf(await stack.call('GET', '/api-keys/'))).toEqual(['application/json', 'no-store', 'nosniff']);
+    expect(headersOf(await stack.call('GET', '/api-keys/', { apiKey: key }))).toEqual(['application/json; charset=utf-8', 'no-store', 'nosniff']);
+  });
+
   it('turns bad bodies into 400s with a clear error, never a 500', async () => {
     const cases: [string, string, string][] = [
       ['not json', '{"name": ', 'Request body must be valid JSON'],

@@ -6,7 +6,7 @@ import { createLogger } from '../../../shared/logging/logger';
 const lines: string[] = [];
 const logger = createLogger({ service: 'test', sink: (line) => lines.push(line) });
 
-const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
 describe('error mapping', () => {
   it('maps domain errors to their status with the message as `error`', () => {
