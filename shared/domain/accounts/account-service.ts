@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../../security/password';
 import { conflict, forbidden, unauthenticated } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
-import { type Membership, type Session, type User, defaultWorkspaceName, normalizeEmail } from './account';
+import { MAX_PASSWORD_LENGTH, type Membership, type Session, type User, defaultWorkspaceName, normalizeEmail, passwordLength } from './account';
 import type { LoginThrottle } from './login-throttle';
 import type { AccountRepository, SessionRepository, SessionTokenSigner } from './ports';
 
@@ -66,7 +66,9 @@ export function createAccountService(deps: AccountServiceDeps) {
       const email = normalizeEmail(input.email);
       return deps.loginThrottle.guard(email, sourceIp, async () => {
         const user = await deps.accounts.findUserByEmail(email);
-        const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
+        // A password longer than any account can have is wrong without hashing it (no hash of a huge input).
+        const possible = passwordLength(input.password) <= MAX_PASSWORD_LENGTH;
+        const passwordOk = possible && (await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash())));
         if (!user || !passwordOk) throw unauthenticated('Invalid email or password');
         // The first workspace the user owns: being linked to someone else's workspace (with a lower
         // id) does not move where they land.

@@ -44,6 +44,9 @@ export interface Session {
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 256;
+
+/** A password's length as a person counts it: graphemes (an emoji is one character). */
+export const passwordLength = (password: string): number => [...new Intl.Segmenter().segment(password)].length;
 export const MAX_WORKSPACE_NAME_LENGTH = 100;
 
 /** Emails are compared lower-cased and trimmed. */

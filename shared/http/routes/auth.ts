@@ -24,15 +24,17 @@ export const SignupBody = v.object({
   email: Email,
   password: v.pipe(
     v.string(),
-    v.minLength(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`),
-    v.maxLength(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`),
+    // Characters as a person counts them (an emoji is one), not UTF-16 code units.
+    v.minGraphemes(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`),
+    v.maxGraphemes(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`),
   ),
   workspace_name: v.optional(name('workspace_name')),
 });
 
 export const LoginBody = v.object({
   email: Email,
-  password: v.pipe(v.string(), v.nonEmpty('password is required'), v.maxLength(MAX_PASSWORD_LENGTH, 'Invalid email or password')),
+  // A password no account can have is a wrong one: the service answers it as such (401), unhashed.
+  password: v.pipe(v.string(), v.nonEmpty('password is required')),
 });
 
 export const CreateWorkspaceBody = v.object({ name: name('name') });

@@ -64,6 +64,12 @@ describe('accounts and sessions over HTTP', () => {
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual({ error: 'Invalid email or password' });
+    // A password longer than any account can have is just a wrong one.
+    const tooLong = await stack.call('POST', '/auth/login/', { body: { email: user.email, password: 'x'.repeat(257) } });
+    expect([tooLong.status, tooLong.body]).toEqual([401, { error: 'Invalid email or password' }]);
+    // 256 emoji are 256 characters: such a password signs up and logs in.
+    const emoji = await signUp(stack, { password: '🔑'.repeat(256) });
+    expect((await stack.call('POST', '/auth/login/', { body: { email: emoji.email, password: emoji.password } })).status).toBe(200);
     expect(unknown.body).toEqual(wrong.body);
   });
 
@@ -188,6 +194,9 @@ describe('accounts and sessions over HTTP', () => {
       ['/auth/signup/', { email: 'not an email', password: 'long enough' }, 'email must be a valid email address'],
       ['/auth/signup/', { email: 'a@b.co', password: 'short' }, 'password must be at least 8 characters'],
       ['/auth/signup/', { email: 'a@b.co', password: 12345678 }, 'password must be a string'],
+      // Characters as a person counts them: 7 emoji are 7, not 14 (UTF-16 units); 257 are too many.
+      ['/auth/signup/', { email: 'a@b.co', password: '🔑'.repeat(7) }, 'password must be at least 8 characters'],
+      ['/auth/signup/', { email: 'a@b.co', password: '🔑'.repeat(257) }, 'password must be at most 256 characters'],
       ['/auth/signup/', { email: ['a@b.co'], password: 'long enough' }, 'email must be a string'],
       ['/auth/signup/', { email: 'a@b.co', password: 'long enough', workspace_name: '' }, 'workspace_name must not be empty'],
       ['/auth/login/', { email: 'a@b.co' }, 'password is required'],
