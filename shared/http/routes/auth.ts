@@ -27,6 +27,7 @@ export const SignupBody = v.object({
     // Characters as a person counts them (an emoji is one), not UTF-16 code units.
     v.minGraphemes(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`),
     v.maxGraphemes(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`),
+    v.description(`${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters, counted as graphemes (an emoji is one).`),
   ),
   workspace_name: v.optional(name('workspace_name')),
 });
