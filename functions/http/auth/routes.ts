@@ -18,7 +18,7 @@ export interface AuthRouteDeps {
  * another site could otherwise log a browser into the attacker's account (login CSRF); the
  * token in the body is there either way.
  */
-const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps, request: { event: { headers: Record<string, string | undefined> | null } }) => {
+const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps, requestSaysJson: boolean) => {
   const answer = json(status, {
     success: true,
     token: signed.token,
@@ -26,7 +26,7 @@ const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps, 
     workspace_id: signed.session.workspaceId,
     expires_at: signed.session.expiresAt,
   });
-  if (!declaresJson(request.event.headers)) return answer;
+  if (!requestSaysJson) return answer;
   return withCookies(answer, [sessionCookie(signed.token, new Date(signed.session.expiresAt), deps.clock.now(), deps.secureCookies)]);
 };
 
@@ -35,12 +35,12 @@ export function authHandlers(deps: AuthRouteDeps) {
     signUp: async (request) => {
       const body = request.body();
       const signed = await deps.accounts.signUp({ email: body.email, password: body.password, workspaceName: body.workspace_name });
-      return signedIn(201, signed, deps, request);
+      return signedIn(201, signed, deps, declaresJson(request.event.headers));
     },
 
     // The address API Gateway saw (the socket's locally); never a client-set header such as X-Forwarded-For.
     logIn: async (request) =>
-      signedIn(200, await deps.accounts.logIn(request.body(), request.event.requestContext?.identity?.sourceIp || 'unknown'), deps, request),
+      signedIn(200, await deps.accounts.logIn(request.body(), request.event.requestContext?.identity?.sourceIp || 'unknown'), deps, declaresJson(request.event.headers)),
 
     logOut: async (request) => {
       await deps.accounts.logOut(request.session().sessionId);

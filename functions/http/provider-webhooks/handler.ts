@@ -21,9 +21,10 @@ export function providerEventsFrom(
   table: TableAccess,
   clock: Clock,
   logger: Pick<Logger, 'info'>,
+  accounts: Pick<ReturnType<typeof senderAccountServiceFrom>, 'applyProviderStatus'> = senderAccountServiceFrom(config, table, clock),
 ) {
   return createProviderEvents({
-    accounts: senderAccountServiceFrom(config, table, clock),
+    accounts,
     inbound: inboundRouterFrom(config, table, clock),
     sentEmails: new DynamoOutcomeLog(table.db, table.tableName, clock),
     logger,
@@ -34,9 +35,10 @@ export function providerEventsFrom(
 export function buildProviderWebhooksHandler(config: ProviderEventSettings, deps: FunctionDeps) {
   const logger = loggerFor('provider-webhooks', deps);
   const table = tableAccess(config, deps);
+  const accounts = senderAccountServiceFrom(config, table, deps.clock);
   const handlers = providerWebhookHandlers({
-    accounts: senderAccountServiceFrom(config, table, deps.clock),
-    events: providerEventsFrom(config, table, deps.clock, logger),
+    accounts,
+    events: providerEventsFrom(config, table, deps.clock, logger, accounts),
     retries: sqsInboundRetries(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.inboundRetryQueueUrl),
     secret: config.providerWebhookSecret,
     logger,

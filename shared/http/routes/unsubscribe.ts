@@ -13,27 +13,27 @@ export const OneClickForm = documentedAs(v.object({ 'List-Unsubscribe': v.option
  * credentials, the signed token says who; each request counts against a per-IP limit (429).
  * Pages, not JSON: a person opens the link in a browser.
  */
+/** The confirmation page: GET shows it; HEAD answers its status and headers without the body. */
+const confirmationPage = {
+  path: '/unsubscribe/{token}',
+  auth: 'none',
+  request: { path: tokenPath },
+  responses: { 200: HtmlPage },
+  produces: 'html',
+  errors: [404, 429],
+} as const;
+
 export const unsubscribeRoutes = {
   unsubscribePage: defineRoute('unsubscribe', {
+    ...confirmationPage,
     method: 'GET',
-    path: '/unsubscribe/{token}',
-    auth: 'none',
     summary: 'The confirmation page of an unsubscribe link: a button that unsubscribes. Changes nothing (mail software prefetches links).',
-    request: { path: tokenPath },
-    responses: { 200: HtmlPage },
-    produces: 'html',
-    errors: [404, 429],
   }),
-  // Link checkers (mail scanners, a browser's prefetch) may ask with HEAD: the same answer as GET, no body.
+  // Link checkers (mail scanners, a browser's prefetch) may ask with HEAD.
   unsubscribePageHead: defineRoute('unsubscribe', {
+    ...confirmationPage,
     method: 'HEAD',
-    path: '/unsubscribe/{token}',
-    auth: 'none',
     summary: 'The status and headers of the confirmation page, without its body (link checkers). Changes nothing.',
-    request: { path: tokenPath },
-    responses: { 200: HtmlPage },
-    produces: 'html',
-    errors: [404, 429],
   }),
   unsubscribe: defineRoute('unsubscribe', {
     method: 'POST',
