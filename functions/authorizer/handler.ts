@@ -7,7 +7,7 @@ import { type AcceptedCredentials, type Authenticator, createAuthenticator } fro
 import { toAuthorizerContext } from '../../shared/http/caller';
 import { cookie, header } from '../../shared/http/request';
 import { type AUTHORIZER, ROUTES, routeKey } from '../../shared/http/route-table';
-import { COOKIE_FORM_CHANGE, SESSION_COOKIE, isCookieOnlyFormChange } from '../../shared/http/session-cookie';
+import { CROSS_SITE_COOKIE_CHANGE, SESSION_COOKIE, isCrossSiteCookieChange } from '../../shared/http/session-cookie';
 import { type FunctionDeps, loggerFor } from '../../shared/runtime/function-deps';
 import { tableAccess } from '../../shared/runtime/table';
 import { SessionTokens } from '../../shared/security/session-tokens';
@@ -48,9 +48,9 @@ export function makeAuthorizer(authenticator: Authenticator) {
       policyDocument: policy('Deny', event.methodArn),
       context,
     });
-    // Cross-site request forgery: a form elsewhere can post with the cookie, never with JSON.
-    if (accepted !== 'apiKey' && isCookieOnlyFormChange({ method: event.httpMethod, headers: event.headers, apiKey, bearerToken, cookieToken })) {
-      return deny(COOKIE_FORM_CHANGE);
+    // Cross-site request forgery: a page elsewhere can make a browser post with the cookie.
+    if (accepted !== 'apiKey' && isCrossSiteCookieChange({ method: event.httpMethod, headers: event.headers, apiKey, bearerToken, cookieToken })) {
+      return deny(CROSS_SITE_COOKIE_CHANGE);
     }
     const outcome = await authenticator.authenticate(accepted, { apiKey, sessionToken: bearerToken ?? cookieToken });
     if (!outcome.ok) return deny({ error: outcome.error, message: outcome.message ?? '' });

@@ -13,21 +13,29 @@ export function clearedSessionCookie(secure: boolean): string {
 }
 
 /**
- * Whether a request declares a JSON body. A page of another site can make a browser send the
- * session cookie with a form (text/plain, URL-encoded, multipart) but not with this content type:
- * that takes a CORS preflight, which this API never grants (docs/api.md, "Sessions and cross-site
- * requests"). So the cookie logs in, and changes anything, only in a request that says JSON.
+ * Whether a browser sent this request for a page of another site (docs/api.md, "Sessions and
+ * cross-site requests"). Browsers say so in `Sec-Fetch-Site`; one too old for it still sends
+ * `Origin` with a cross-origin POST (`null` from a sandboxed frame or a redirect). A request with
+ * neither comes from no browser (curl, a server), which never carries a victim's cookie.
  */
-export function declaresJson(headers: Record<string, string | undefined> | null | undefined): boolean {
-  const type = header(headers, 'content-type');
-  return type?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+export function isCrossSiteBrowserRequest(headers: Record<string, string | undefined> | null | undefined): boolean {
+  const site = header(headers, 'sec-fetch-site')?.trim().toLowerCase();
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
+  const origin = header(headers, 'origin')?.trim();
+  if (origin === undefined) return false;
+  if (!URL.canParse(origin)) return true;
+  return new URL(origin).host !== header(headers, 'host');
 }
 
-/** The methods that change nothing: a cookie needs no JSON declaration for them. */
+/** The methods that change nothing. */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A change asked with nothing but the session cookie, in a request that does not say JSON: what a cross-site form can send. */
-export const isCookieOnlyFormChange = (request: {
+/**
+ * A change asked with nothing but the session cookie by a page of another site: what a form
+ * elsewhere can make a browser send (cross-site request forgery). A Bearer token or an API key is
+ * never sent by a browser on its own.
+ */
+export const isCrossSiteCookieChange = (request: {
   method: string;
   headers: Record<string, string | undefined> | null | undefined;
   bearerToken: string | undefined;
@@ -38,9 +46,9 @@ export const isCookieOnlyFormChange = (request: {
   request.cookieToken !== undefined &&
   request.bearerToken === undefined &&
   request.apiKey === undefined &&
-  !declaresJson(request.headers);
+  isCrossSiteBrowserRequest(request.headers);
 
-export const COOKIE_FORM_CHANGE = {
-  error: 'Session cookie without a JSON request',
-  message: 'A change made with the session cookie must say Content-Type: application/json; or send the session as Authorization: Bearer <token>',
+export const CROSS_SITE_COOKIE_CHANGE = {
+  error: 'Cross-site request refused',
+  message: "A change made with the session cookie must come from this API's own site; or send the session as Authorization: Bearer <token>",
 } as const;

@@ -3,7 +3,7 @@ import type { AccountService, SignedInSession } from '../../../shared/domain/acc
 import type { HandlersFor } from '../../../shared/http/http-handler';
 import { json, withCookies } from '../../../shared/http/responses';
 import type { authRoutes } from '../../../shared/http/routes/auth';
-import { clearedSessionCookie, declaresJson, sessionCookie } from '../../../shared/http/session-cookie';
+import { clearedSessionCookie, isCrossSiteBrowserRequest, sessionCookie } from '../../../shared/http/session-cookie';
 import type { Clock } from '../../../shared/time/clock';
 
 export interface AuthRouteDeps {
@@ -14,11 +14,11 @@ export interface AuthRouteDeps {
 }
 
 /**
- * The signed-in answer. The session cookie is set only for a request that says JSON: a form of
- * another site could otherwise log a browser into the attacker's account (login CSRF); the
- * token in the body is there either way.
+ * The signed-in answer. The session cookie is not set for a browser's request from another site:
+ * a form there could otherwise log a browser into the attacker's account (login CSRF); the token
+ * in the body is there either way.
  */
-const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps, requestSaysJson: boolean) => {
+const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps, crossSite: boolean) => {
   const answer = json(status, {
     success: true,
     token: signed.token,
@@ -26,7 +26,7 @@ const signedIn = (status: number, signed: SignedInSession, deps: AuthRouteDeps, 
     workspace_id: signed.session.workspaceId,
     expires_at: signed.session.expiresAt,
   });
-  if (!requestSaysJson) return answer;
+  if (crossSite) return answer;
   return withCookies(answer, [sessionCookie(signed.token, new Date(signed.session.expiresAt), deps.clock.now(), deps.secureCookies)]);
 };
 
@@ -35,12 +35,12 @@ export function authHandlers(deps: AuthRouteDeps) {
     signUp: async (request) => {
       const body = request.body();
       const signed = await deps.accounts.signUp({ email: body.email, password: body.password, workspaceName: body.workspace_name });
-      return signedIn(201, signed, deps, declaresJson(request.event.headers));
+      return signedIn(201, signed, deps, isCrossSiteBrowserRequest(request.event.headers));
     },
 
     // The address API Gateway saw (the socket's locally); never a client-set header such as X-Forwarded-For.
     logIn: async (request) =>
-      signedIn(200, await deps.accounts.logIn(request.body(), request.event.requestContext?.identity?.sourceIp || 'unknown'), deps, declaresJson(request.event.headers)),
+      signedIn(200, await deps.accounts.logIn(request.body(), request.event.requestContext?.identity?.sourceIp || 'unknown'), deps, isCrossSiteBrowserRequest(request.event.headers)),
 
     logOut: async (request) => {
       await deps.accounts.logOut(request.session().sessionId);

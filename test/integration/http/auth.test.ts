@@ -96,41 +96,45 @@ describe('accounts and sessions over HTTP', () => {
     expect([none.status, none.body]).toEqual([401, { error: 'Missing API key', message: 'Provide X-API-Key header' }]);
   });
 
-  it('lets the cookie change something only in a request that says JSON, and sets it only on a JSON login (CSRF)', async () => {
+  it('refuses a change made with the cookie by a page of another site, and sets no cookie on its login (CSRF)', async () => {
     const user = await signUp(stack);
     const cookie = `session=${user.token}`;
+    const refused = {
+      error: 'Cross-site request refused',
+      message: "A change made with the session cookie must come from this API's own site; or send the session as Authorization: Bearer <token>",
+    };
     const keysOf = async () => (await stack.call<{ api_keys: unknown[] }>('GET', '/api-keys/', { headers: { Cookie: cookie } })).body.api_keys;
-    // What a form on another site can send: text/plain holding JSON, an empty URL-encoded body, nothing.
-    for (const [label, headers, rawBody] of [
-      ['text/plain', { 'Content-Type': 'text/plain' }, '{"name":"csrf","x":"="}'],
-      ['form', { 'Content-Type': 'application/x-www-form-urlencoded' }, ''],
-      ['no type', {}, '{"name":"csrf"}'],
+    // What a form on another site makes a browser send: the cookie, a text/plain body holding JSON,
+    // and the browser's word on where it comes from (Sec-Fetch-Site, or Origin from an older one).
+    const form = { 'Content-Type': 'text/plain' };
+    for (const [label, headers] of [
+      ['cross-site', { 'Sec-Fetch-Site': 'cross-site' }],
+      ['a sibling subdomain', { 'Sec-Fetch-Site': 'same-site' }],
+      ['an older browser', { Origin: 'https://evil.example' }],
+      ['a sandboxed frame', { Origin: 'null' }],
     ] as const) {
-      const forged = await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, ...headers }, rawBody });
-      expect([forged.status, forged.body], label).toEqual([
-        401,
-        {
-          error: 'Session cookie without a JSON request',
-          message: 'A change made with the session cookie must say Content-Type: application/json; or send the session as Authorization: Bearer <token>',
-        },
-      ]);
+      const forged = await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, ...form, ...headers }, rawBody: '{"name":"csrf","x":"="}' });
+      expect([forged.status, forged.body], label).toEqual([401, refused]);
+      // A logout takes no body: refused all the same (a page elsewhere cannot log the user out).
+      expect((await stack.call('POST', '/auth/logout/', { headers: { Cookie: cookie, ...headers } })).status, label).toBe(401);
     }
     expect(await keysOf()).toEqual([]);
-    // The app's own requests say JSON (a cross-site page cannot without a CORS preflight, never granted).
-    const made = await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, 'Content-Type': 'application/json; charset=utf-8' }, rawBody: '{"name":"app"}' });
-    expect(made.status).toBe(201);
-    // The Bearer token is never sent by a browser on its own: any body type will do.
-    const viaBearer = await stack.call('POST', '/api-keys/', { token: user.token, headers: { 'Content-Type': 'text/plain' }, rawBody: '{"name":"script"}' });
-    expect(viaBearer.status).toBe(201);
-    expect(await keysOf()).toHaveLength(2);
+    // The app's own page, and a client that is no browser (curl with the cookie), go through.
+    const base = new URL(stack.baseUrl);
+    expect((await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' }, body: { name: 'app' } })).status).toBe(201);
+    expect((await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, Origin: base.origin }, body: { name: 'old browser, same site' } })).status).toBe(201);
+    expect((await stack.call('POST', '/api-keys/', { headers: { Cookie: cookie, ...form }, rawBody: '{"name":"curl"}' })).status).toBe(201);
+    // A Bearer token is never sent by a browser on its own: from anywhere.
+    expect((await stack.call('POST', '/api-keys/', { token: user.token, headers: { 'Sec-Fetch-Site': 'cross-site' }, body: { name: 'script' } })).status).toBe(201);
+    expect(await keysOf()).toHaveLength(4);
 
-    // Login CSRF: a form login gets its token in the body, and no cookie.
-    const credentials = JSON.stringify({ email: user.email, password: user.password });
-    const formLogin = await stack.call('POST', '/auth/login/', { headers: { 'Content-Type': 'text/plain' }, rawBody: credentials });
-    expect([formLogin.status, formLogin.headers.get('set-cookie')]).toEqual([200, null]);
-    expect(formLogin.body.token).toMatch(JWT);
-    const jsonLogin = await stack.call('POST', '/auth/login/', { headers: { 'Content-Type': 'application/json' }, rawBody: credentials });
-    expect(jsonLogin.headers.get('set-cookie')).toBe(`session=${jsonLogin.body.token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=604800`);
+    // Login CSRF: a login from another site's page gets its token in the body, and no cookie.
+    const credentials = { email: user.email, password: user.password };
+    const crossSiteLogin = await stack.call('POST', '/auth/login/', { headers: { 'Sec-Fetch-Site': 'cross-site' }, body: credentials });
+    expect([crossSiteLogin.status, crossSiteLogin.headers.get('set-cookie')]).toEqual([200, null]);
+    expect(crossSiteLogin.body.token).toMatch(JWT);
+    const ownLogin = await stack.call('POST', '/auth/login/', { headers: { 'Sec-Fetch-Site': 'same-origin' }, body: credentials });
+    expect(ownLogin.headers.get('set-cookie')).toBe(`session=${ownLogin.body.token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=604800`);
   });
 
   it('rejects forged and tampered session tokens', async () => {
