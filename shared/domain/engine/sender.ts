@@ -274,6 +274,12 @@ export function createSender(deps: SenderDeps) {
       if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
       return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason })) ? 'waiting' : 'raced';
     }
+    // Everything the send needs is read and rendered before the claim: between the claim and the
+    // provider call nothing may fail, since a claim left there is settled by the crash rule, which
+    // for an email cannot know it was never sent (UNCERTAIN, docs/engine.md).
+    const company = await reads.company(prospect);
+    const rendered = renderStep(node, prospect, company);
+    const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
     const claim = { token: deps.newToken(), at: iso(now), accountId: choice.account.id, kind, accountDay: choice.day, campaignDay: span.day };
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });
     if (!(await deps.actions.replace(action, claimed))) {
@@ -281,14 +287,11 @@ export function createSender(deps: SenderDeps) {
       await giveBack(claim, cap.fresh, campaign.id);
       return 'raced';
     }
+    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered, ...(unsubscribeUrl ? { unsubscribeUrl } : {}) });
+    const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.
     const stale = action.reservation;
     if (cap.fresh && stale) await deps.counters.returnCampaignSlot(action.campaignId, stale.day, stale.kind);
-    const company = await reads.company(prospect);
-    const rendered = renderStep(node, prospect, company);
-    const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
-    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered, ...(unsubscribeUrl ? { unsubscribeUrl } : {}) });
-    const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     if ('error' in result && kind === 'EMAIL' && isHardBounce(result.error)) {
       await deps.suppressions.add(action.workspaceId, { emails: [prospect.email as string], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaign.id });
     }

@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
-import { campaignProspectKey, padId } from '../../../shared/db/keys';
+import { campaignProspectKey, companyKey, padId } from '../../../shared/db/keys';
 import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
 import { firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { toMessage } from '../../../shared/messaging/outreach-queue';
@@ -235,6 +235,31 @@ describe('provider answers, redelivery and crashes', () => {
     // The provider shows no invitation: it was never sent, so it is sent now, once.
     expect((await sentOfKind('invitation')).filter((i) => i.text === 'Crashed invite').length).toBe(1);
     expect(await outcomeSummary(invite.id)).toEqual(['NETWORK_INVITE SENT']);
+  });
+
+  it('claims nothing when a read the send needs fails: the email goes out once the read works, never UNCERTAIN', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Fragile company', [{ step_type: 'EMAIL', subject_line: 'Fragile' }]);
+    const [prospectId] = await prospectsIn(world, campaign.id, [{ company_name: 'Fragile Co' }]);
+    const shown = await stack.call<{ prospect: { company: { id: number } } }>('GET', `/public/prospects/${prospectId}/`, { apiKey: world.ws.key });
+    const key = companyKey(shown.body.prospect.company.id);
+    const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
+    // The company's item cannot be read (a value of the wrong type): the email's rendering needs it.
+    await stack.db.send(new UpdateCommand({ TableName: stack.tableName, Key: key, UpdateExpression: 'SET version = :bad', ExpressionAttributeValues: { ':bad': 'unreadable' } }));
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    await tick(stack);
+    // The delivery failed before its claim: nothing claimed, nothing sent, nothing recorded.
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Fragile')).toEqual([]);
+    expect(await actionsOf(stack, campaign.id)).toEqual([]);
+    expect(await outcomeSummary(campaign.id)).toEqual([]);
+
+    // Readable again: a later dispatch sends it (within the window, a day at most), once, as SENT;
+    // a claim left behind would have been settled as UNCERTAIN and never sent.
+    await stack.db.send(new UpdateCommand({ TableName: stack.tableName, Key: key, UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': Item?.version } }));
+    await advance(stack, clock, 24);
+    expect((await sentOfKind('email')).filter((e) => e.subject === 'Fragile')).toHaveLength(1);
+    expect(await outcomeSummary(campaign.id)).toEqual(['EMAIL SENT']);
   });
 
   it('settles a crash after a recorded "already connected" skip so that a later ACCEPTED_INVITE is YES at once', async () => {
