@@ -13,6 +13,7 @@ import { keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
+import { OUTCOME_RETRY_BACKOFF_MS, tryAgainOnFailure } from './answered-writes';
 import type { ActionResult, SenderDeps } from './sender-deps';
 import type { KnownProspect } from './ports';
 
@@ -101,6 +102,9 @@ export function createSender(deps: SenderDeps) {
     ]);
   }
 
+  /** The outcome record of an answered send, tried again before the delivery fails (answered-writes.ts). */
+  const recordAnswered = (outcome: ActionOutcome) => tryAgainOnFailure(() => deps.outcomes.record(outcome), OUTCOME_RETRY_BACKOFF_MS);
+
   /** Applies what the provider answered to a claimed action. */
   async function settle(
     claimed: OutreachAction,
@@ -116,7 +120,7 @@ export function createSender(deps: SenderDeps) {
     const claim = claimed.claim as NonNullable<OutreachAction['claim']>;
     const learned = result.networkProviderId ? { networkProviderId: result.networkProviderId } : {};
     if ('sent' in result) {
-      await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? null, variant: result.variant, ...result.sent.refs }));
+      await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? null, variant: result.variant, ...result.sent.refs }));
       if (rendered && !result.sent.note) {
         await keepSent(deps.sentMessages, { action: claimed, step, account, rendered, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
       }
@@ -137,7 +141,7 @@ export function createSender(deps: SenderDeps) {
     }
     if ('skipped' in result) {
       await giveBack(claim, true, campaign.id);
-      await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
+      await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
       const connected = connectedBySkip(claim.kind, result.skipped);
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
       return 'skipped';
@@ -151,7 +155,7 @@ export function createSender(deps: SenderDeps) {
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
-        await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: `gave up after ${attempts} attempts: ${failure.reason}` }));
+        await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: `gave up after ${attempts} attempts: ${failure.reason}` }));
         return finish(claimed, campaign, 'FINISHED', `gave up after ${attempts} attempts: ${failure.reason}`, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
@@ -170,11 +174,11 @@ export function createSender(deps: SenderDeps) {
       return 'retrying';
     }
     if (failure.kind === 'prospect') {
-      await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: failure.reason }));
+      await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: failure.reason }));
       return finish(claimed, campaign, failure.bounce ? 'BOUNCED' : 'FINISHED', failure.reason, known);
     }
     // A step this prospect does not need (already connected) or cannot get (not connected): skipped, on with the flow.
-    await deps.outcomes.record(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
+    await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
     const connected = connectedBySkip(claim.kind, failure.reason);
     await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
     return 'skipped';
