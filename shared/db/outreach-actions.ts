@@ -185,9 +185,11 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
       );
       return true;
     } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      // Lost a race, or the SDK sent this very write again after it landed: the item tells.
-      return storedAsWritten(this.db, this.tableName, item);
+      // Lost a race, or the SDK sent this very write again after it landed; or an error whose
+      // write may still have landed (the SDK out of retries): the item tells.
+      if (isConditionFailed(error)) return storedAsWritten(this.db, this.tableName, item);
+      if (await storedAsWritten(this.db, this.tableName, item)) return true;
+      throw error;
     }
   }
 
@@ -225,7 +227,11 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
       });
       return true;
     } catch (error) {
-      if (!isTransactionConditionFailed(error)) throw error;
+      if (!isTransactionConditionFailed(error)) {
+        // An error whose transaction may still have landed (the SDK out of retries): the action tells.
+        if (await storedAsWritten(this.db, this.tableName, item)) return true;
+        throw error;
+      }
       // An action item beside keys that still hold (a state this transaction never leaves): the
       // action is the one that counts; the campaign prospect's entry goes, so it is not read again.
       const [action, keys] = cancellationReasons(error) ?? [];

@@ -194,6 +194,39 @@ describe('a first action carried by its campaign prospect item', () => {
     expect(await actions.get(900, prospect.prospectId)).toMatchObject({ version: 2, nodeId: 12, claim: null });
   });
 
+  it('takes a write that landed though its caller saw an error (the SDK out of retries) as written, and one that did not land as failed', async () => {
+    // A client whose next answer is lost after DynamoDB wrote: the caller gets an error instead.
+    const lossy = makeDocClient({ endpoint: inject('dynamodbEndpoint') });
+    let loseNextAnswer = false;
+    lossy.middlewareStack.add(
+      (next) => async (args) => {
+        const output = await next(args);
+        if (loseNextAnswer) {
+          loseNextAnswer = false;
+          throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+        }
+        return output;
+      },
+      { step: 'initialize', name: 'loseAnswer' },
+    );
+    const lossyActions = new DynamoOutreachActions(lossy, tableName);
+    try {
+      const prospect = await scheduled();
+      const first = (await actions.pending(900, prospect.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
+      const claim = { token: 'claim-lost', at: DUE, accountId: 3, kind: 'EMAIL' as const, accountDay: '2026-11-23', campaignDay: '2026-11-23' };
+      loseNextAnswer = true;
+      expect(await lossyActions.replace(first, { ...first, claim })).toBe(true);
+      const claimed = (await actions.get(900, prospect.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.get>>>;
+      loseNextAnswer = true;
+      expect(await lossyActions.replace(claimed, { ...claimed, claim: null, nodeId: 12 })).toBe(true);
+      expect(await actions.get(900, prospect.prospectId)).toMatchObject({ version: 2, nodeId: 12, claim: null });
+      // A write that did not land (its condition failed first) still fails, with its own answer.
+      expect(await lossyActions.replace(claimed, { ...claimed, nodeId: 13 })).toBe(false);
+    } finally {
+      lossy.destroy();
+    }
+  });
+
   it('is removed or cancelled by taking the keys off the campaign prospect', async () => {
     const ended = await scheduled();
     const first = (await actions.pending(900, ended.prospectId)) as NonNullable<Awaited<ReturnType<typeof actions.pending>>>;
