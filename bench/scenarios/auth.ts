@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { lambdaContext } from '../../infra/local/lambda-context';
+import { functionTimeoutSeconds } from '../../shared/http/route-table';
 import { type BenchScenario, fmt, percentile, table } from '../lib';
 
 const LOAD_REQUESTS = 3000;
@@ -73,7 +74,7 @@ export const scenario: BenchScenario = {
         body: null,
         requestContext: { authorizer: { principalId: auth.principalId, ...auth.context } },
       } as unknown as APIGatewayProxyEvent;
-      const response = await authHandler(event, lambdaContext('auth'));
+      const response = await authHandler(event, lambdaContext('auth', functionTimeoutSeconds('auth') * 1000));
       const total = performance.now() - t0;
       if (response.statusCode !== 200) throw new Error(`unexpected ${response.statusCode}`);
       totals.push(total);

@@ -306,7 +306,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const [status, reason, body] =
       error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', { error: 'Request headers too large' }] : [400, 'Bad Request', { error: 'Bad request' }];
     const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    const headers = Object.entries({ ...GATEWAY_HEADERS, 'content-length': Buffer.byteLength(text), connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\n${headers.join('')}\r\n${text}`);
   });
   return server;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 
 /** A Lambda context for local invocations, with the deadline a real invocation would have. */
-export function lambdaContext(functionName: string, timeoutMs = 29_000, monotonicNow: () => number = () => performance.now()): Context {
+export function lambdaContext(functionName: string, timeoutMs: number, monotonicNow: () => number = () => performance.now()): Context {
   // Monotonic time: a deadline measures elapsed time, which the service's (movable) clock does not.
   const deadline = monotonicNow() + timeoutMs;
   return {

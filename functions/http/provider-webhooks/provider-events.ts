@@ -21,6 +21,8 @@ export interface ProviderEventAnswer {
   handled: boolean;
 }
 
+const IGNORED: ProviderEventAnswer = { success: true, handled: false };
+
 /**
  * What one provider event (its secret already checked) changes: account status updates the
  * account; a received message or email is routed (shared/domain/inbox/inbound-router.ts: replies,
@@ -30,6 +32,14 @@ export interface ProviderEventAnswer {
  * Run by the webhook's handler and, for an event whose handling failed there, by the inbound-retry consumer.
  */
 export function createProviderEvents(deps: ProviderEventDeps) {
+  /** The event in its payload's shape; undefined (logged) for one in a shape we do not read, which is acknowledged, not refused. */
+  function readPayload<S extends v.GenericSchema>(schema: S, body: Record<string, unknown>, what: string): v.InferOutput<S> | undefined {
+    const parsed = v.safeParse(schema, body);
+    if (parsed.success) return parsed.output;
+    deps.logger.info(`${what} in an unexpected shape, ignored`, { issues: parsed.issues.map((issue) => issue.message) });
+    return undefined;
+  }
+
   return async (body: Record<string, unknown>): Promise<ProviderEventAnswer> => {
     if (body.AccountStatus !== undefined) {
       const { AccountStatus } = parseWith(AccountStatusPayload, body);
@@ -37,13 +47,10 @@ export function createProviderEvents(deps: ProviderEventDeps) {
       return { success: true, handled: account !== undefined };
     }
     if (body.event === 'message_received') {
-      const parsed = v.safeParse(MessageReceivedPayload, body);
-      if (!parsed.success) {
-        deps.logger.info('Provider message webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
-        return { success: true, handled: false };
-      }
-      const outcome = await deps.inbound.routeNetworkMessage(toProviderMessage(parsed.output));
-      if (!outcome.handled) deps.logger.info('Provider message not routed', { reason: outcome.reason, message_id: parsed.output.message_id });
+      const payload = readPayload(MessageReceivedPayload, body, 'Provider message webhook');
+      if (!payload) return IGNORED;
+      const outcome = await deps.inbound.routeNetworkMessage(toProviderMessage(payload));
+      if (!outcome.handled) deps.logger.info('Provider message not routed', { reason: outcome.reason, message_id: payload.message_id });
       return { success: true, handled: outcome.handled };
     }
     if (body.event === 'mail_received') {
@@ -51,40 +58,34 @@ export function createProviderEvents(deps: ProviderEventDeps) {
       const email = parsed.success ? toInboundEmail(parsed.output) : undefined;
       if (!email) {
         deps.logger.info('Provider mail_received webhook in an unexpected shape, ignored', { issues: parsed.issues?.map((issue) => issue.message) ?? ['no email id'] });
-        return { success: true, handled: false };
+        return IGNORED;
       }
       const outcome = await deps.inbound.routeEmail(email);
       if (!outcome.handled) deps.logger.info('Provider email not routed', { reason: outcome.reason, email_id: email.emailId });
       return { success: true, handled: outcome.handled };
     }
     if (body.event === 'new_relation') {
-      const parsed = v.safeParse(NewRelationPayload, body);
-      if (!parsed.success) {
-        deps.logger.info('Provider new_relation webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
-        return { success: true, handled: false };
-      }
+      const payload = readPayload(NewRelationPayload, body, 'Provider new_relation webhook');
+      if (!payload) return IGNORED;
       const outcome = await deps.inbound.acceptInvitation({
-        accountId: parsed.output.account_id,
-        providerId: parsed.output.user_provider_id ?? undefined,
-        publicIdentifier: parsed.output.user_public_identifier ?? undefined,
-        profileUrl: parsed.output.user_profile_url ?? undefined,
+        accountId: payload.account_id,
+        providerId: payload.user_provider_id ?? undefined,
+        publicIdentifier: payload.user_public_identifier ?? undefined,
+        profileUrl: payload.user_profile_url ?? undefined,
       });
       if (!outcome.handled) deps.logger.info('Provider new relation not routed', { reason: outcome.reason });
       return { success: true, handled: outcome.handled };
     }
     if (body.event === 'mail_sent') {
-      const parsed = v.safeParse(MailSentPayload, body);
-      if (!parsed.success) {
-        deps.logger.info('Provider mail_sent webhook in an unexpected shape, ignored', { issues: parsed.issues.map((issue) => issue.message) });
-        return { success: true, handled: false };
-      }
+      const payload = readPayload(MailSentPayload, body, 'Provider mail_sent webhook');
+      if (!payload) return IGNORED;
       // Recorded whether or not the engine sent it (one sent from the mailbox by hand has no record
       // of ours: its link leads nowhere and expires); telling them apart would cost a read per email.
-      await deps.sentEmails.setEmailMessageId(parsed.output.tracking_id, parsed.output.message_id);
+      await deps.sentEmails.setEmailMessageId(payload.tracking_id, payload.message_id);
       return { success: true, handled: true };
     }
     deps.logger.info('Provider webhook acknowledged, not routed yet', { event: typeof body.event === 'string' ? body.event : 'unknown' });
-    return { success: true, handled: false };
+    return IGNORED;
   };
 }
 

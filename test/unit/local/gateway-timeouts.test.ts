@@ -1,11 +1,8 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLocalGateway } from '../../../infra/local/gateway';
-import { TokenBuckets } from '../../../infra/local/token-bucket';
 import { FUNCTION_GROUPS, type RegisteredRoute, functionTimeoutSeconds } from '../../../shared/http/route-table';
 import { ManualClock } from '../../../shared/time/clock';
+import { testGateways } from '../../support/local-gateway';
 
 /** Two public routes, one in a group with the default timeout and one in a group that sets 28 s. */
 const ROUTES: RegisteredRoute[] = [
@@ -14,16 +11,8 @@ const ROUTES: RegisteredRoute[] = [
 ];
 
 describe('the local gateway gives each function its deployed timeout', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    const running = server;
-    server = undefined;
-    if (!running) return;
-    await new Promise((resolve) => {
-      running.close(resolve);
-      running.closeAllConnections();
-    });
-  });
+  const gateways = testGateways();
+  afterEach(() => gateways.stopAll());
 
   /** A gateway whose elapsed time is `elapsed.ms`, moved by the handlers themselves. */
   async function gateway(handlerTakesMs: number) {
@@ -36,18 +25,14 @@ describe('the local gateway gives each function its deployed timeout', () => {
       seen.push({ group, remainingAtStart, remainingAtEnd: context.getRemainingTimeInMillis() });
       return { statusCode: 200, body: '{}' };
     };
-    server = createLocalGateway({
+    const base = await gateways.start({
       handlers: { health: handler('health'), leadLists: handler('leadLists') } as never,
-      authorizer: (() => Promise.reject(new Error('no authorizer here'))) as never,
-      limiter: new TokenBuckets(() => ({ capacity: 1, refillTokens: 1, refillMs: 60_000 }), new ManualClock('2025-03-01T08:00:00Z')),
       clock: new ManualClock('2025-03-01T08:00:00Z'),
       routes: ROUTES,
       log: (line) => logged.push(line),
       monotonicNow: () => elapsed.ms,
     });
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const call = async (path: string) => (await fetch(`http://127.0.0.1:${port}${path}`)).status;
+    const call = async (path: string) => (await fetch(`${base}${path}`)).status;
     return { call, seen, logged };
   }
 

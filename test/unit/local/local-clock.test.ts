@@ -1,12 +1,9 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLocalGateway } from '../../../infra/local/gateway';
 import { LOCAL_CLOCK_PATH, clockTarget } from '../../../infra/local/local-clock';
-import { TokenBuckets } from '../../../infra/local/token-bucket';
 import { renderOpenApi } from '../../../infra/openapi';
 import { ROUTES } from '../../../shared/http/route-table';
 import { type Clock, ManualClock, systemClock } from '../../../shared/time/clock';
+import { testGateways } from '../../support/local-gateway';
 
 const START = '2025-03-01T08:00:00.000Z';
 
@@ -45,30 +42,14 @@ describe('POST /_local/clock bodies', () => {
 });
 
 describe('the local gateway at /_local/clock', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    const running = server;
-    server = undefined;
-    if (!running) return;
-    await new Promise((resolve) => {
-      running.close(resolve);
-      running.closeAllConnections();
-    });
-  });
+  const gateways = testGateways();
+  afterEach(() => gateways.stopAll());
 
   /** A gateway with no functions: the clock paths are answered before any route matching. */
   async function gateway(clock: Clock, moveClock?: (to: Date) => Promise<void>) {
-    server = createLocalGateway({
-      handlers: {} as never,
-      authorizer: (() => Promise.reject(new Error('no authorizer here'))) as never,
-      limiter: new TokenBuckets(() => ({ capacity: 1, refillTokens: 1, refillMs: 60_000 }), clock),
-      clock,
-      ...(moveClock ? { moveClock } : {}),
-    });
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const base = await gateways.start({ handlers: {} as never, clock, ...(moveClock ? { moveClock } : {}) });
     return async (method: string, body?: unknown, path = LOCAL_CLOCK_PATH) => {
-      const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      const response = await fetch(`${base}${path}`, {
         method,
         ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       });
