@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { bucketOf } from '../domain/buckets';
 /**
  * Key builders: the only place that knows how items are keyed. Numeric ids are zero-padded so
@@ -7,10 +8,29 @@ const ID_WIDTH = 16;
 
 export const padId = (id: number): string => String(id).padStart(ID_WIDTH, '0');
 
+/** DynamoDB's limits on a key attribute's value, in UTF-8 bytes. */
+export const PARTITION_KEY_MAX_BYTES = 2048;
+export const SORT_KEY_MAX_BYTES = 1024;
+
+/**
+ * A key that ends in text from outside (an imported URL, a provider's message id): the text as it
+ * is while the key fits DynamoDB's limit, else its SHA-256. Validation bounds such text in
+ * characters, and a character can take 4 bytes, so an accepted value could otherwise fail the write
+ * (a 500, or a provider event retried until it is dead-lettered). Every key that fitted before keeps
+ * its value; the items carry the text itself in an attribute.
+ */
+export function keyEndingIn(fixed: string, text: string, maxBytes: number): string {
+  const plain = `${fixed}${text}`;
+  if (Buffer.byteLength(plain, 'utf8') <= maxBytes) return plain;
+  return `${fixed}~sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+}
+const pkEndingIn = (fixed: string, text: string) => keyEndingIn(fixed, text, PARTITION_KEY_MAX_BYTES);
+const skEndingIn = (fixed: string, text: string) => keyEndingIn(fixed, text, SORT_KEY_MAX_BYTES);
+
 export const userKey = (userId: number) => ({ pk: `USER#${padId(userId)}`, sk: 'USER' });
 
 /** Uniqueness guard for an email address; holds the owning user id. */
-export const userEmailKey = (normalizedEmail: string) => ({ pk: `EMAIL#${normalizedEmail}`, sk: 'EMAIL' });
+export const userEmailKey = (normalizedEmail: string) => ({ pk: pkEndingIn('EMAIL#', normalizedEmail), sk: 'EMAIL' });
 
 export const workspaceKey = (workspaceId: number) => ({ pk: `WORKSPACE#${padId(workspaceId)}`, sk: 'WORKSPACE' });
 
@@ -117,7 +137,7 @@ export const workspaceLeadCountsKey = (workspaceId: number) => ({ pk: `WORKSPACE
  * written in the same transaction as the lead, so one identity can never name two leads.
  */
 export const leadIdentityKey = (workspaceId: number, kind: 'PROSPECT' | 'COMPANY', identity: string) => ({
-  pk: `LEADIDENTITY#${padId(workspaceId)}#${kind}#${identity}`,
+  pk: pkEndingIn(`LEADIDENTITY#${padId(workspaceId)}#${kind}#`, identity),
   sk: 'LEADIDENTITY',
 });
 
@@ -142,7 +162,7 @@ export const SENDER_ACCOUNT_PREFIX = 'SENDER_ACCOUNT#';
  * workspace) and the lookup the inbound provider webhook uses to find the account, in one GetItem.
  */
 export const providerAccountKey = (providerAccountId: string) => ({
-  pk: `PROVIDER_ACCOUNT#${providerAccountId}`,
+  pk: pkEndingIn('PROVIDER_ACCOUNT#', providerAccountId),
   sk: 'PROVIDER_ACCOUNT',
 });
 
@@ -167,7 +187,7 @@ export const WEBHOOK_ATTEMPT_PREFIX = 'WEBHOOK_ATTEMPT#';
  * the conditional write that makes a webhook posted twice one message with one id.
  */
 export const inboundMessageKey = (workspaceId: number, providerMessageId: string) => ({
-  pk: `INBOUND_MESSAGE#${padId(workspaceId)}#${providerMessageId}`,
+  pk: pkEndingIn(`INBOUND_MESSAGE#${padId(workspaceId)}#`, providerMessageId),
   sk: 'INBOUND_MESSAGE',
 });
 
@@ -192,7 +212,7 @@ export const CAMPAIGN_NODE_PREFIX = 'NODE#';
 
 /** Uniqueness guard of a campaign name within a workspace; holds the campaign id. */
 export const campaignNameKey = (workspaceId: number, name: string) => ({
-  pk: `CAMPAIGNNAME#${padId(workspaceId)}#${name}`,
+  pk: pkEndingIn(`CAMPAIGNNAME#${padId(workspaceId)}#`, name),
   sk: 'CAMPAIGNNAME',
 });
 
@@ -262,18 +282,18 @@ export const actionOutcomeKey = (campaignId: number, prospectId: number, stint: 
   sk: `PROSPECT#${padId(prospectId)}#${stint}#NODE#${padId(nodeId)}`,
 });
 /** An email the engine sent, under the provider's tracking id (its Message-ID arrives with the mail_sent webhook). */
-export const sentEmailKey = (trackingId: string) => ({ pk: `SENT_EMAIL#${trackingId}`, sk: 'SENT_EMAIL' });
+export const sentEmailKey = (trackingId: string) => ({ pk: pkEndingIn('SENT_EMAIL#', trackingId), sk: 'SENT_EMAIL' });
 /**
  * An email we sent, by its RFC Message-ID: the link the provider's `mail_sent` webhook puts, naming
  * the tracking id of the sent-email item. A reply's In-Reply-To finds the email through it.
  */
-export const messageIdLinkKey = (messageId: string) => ({ pk: `MESSAGE_ID#${messageId}`, sk: 'SENT_EMAIL' });
+export const messageIdLinkKey = (messageId: string) => ({ pk: pkEndingIn('MESSAGE_ID#', messageId), sk: 'SENT_EMAIL' });
 /** The same, as sent-email items written before 2026-11-26 carry it (gsi1): still read for their replies. */
-export const sentEmailByMessageId = (messageId: string) => ({ gsi1pk: `MESSAGE_ID#${messageId}`, gsi1sk: 'SENT_EMAIL' });
+export const sentEmailByMessageId = (messageId: string) => ({ gsi1pk: pkEndingIn('MESSAGE_ID#', messageId), gsi1sk: 'SENT_EMAIL' });
 /** Something a prospect did in a campaign (accepted, replied, bounced, unsubscribed): append-only, one per `ref`. */
 export const campaignEventKey = (campaignId: number, kind: string, prospectId: number, ref: string) => ({
   pk: `CAMPAIGN#${padId(campaignId)}#EVENTS`,
-  sk: `${kind}#${padId(prospectId)}#${ref}`,
+  sk: skEndingIn(`${kind}#${padId(prospectId)}#`, ref),
 });
 /** A campaign's analytics: one item per day in the campaign's timezone (sk DAY#YYYY-MM-DD) and one all-time item (sk TOTAL). */
 export const campaignStatsKey = (campaignId: number, day: string | null) => ({
@@ -293,7 +313,7 @@ export const workspaceStatsKey = (workspaceId: number, day: string | null, campa
 /** A message of a prospect's conversation (oldest first by sk). */
 export const conversationMessageKey = (workspaceId: number, prospectId: number, sentAt: string, ref: string) => ({
   pk: `WORKSPACE#${padId(workspaceId)}#CONVERSATION#${padId(prospectId)}`,
-  sk: `MSG#${sentAt}#${ref}`,
+  sk: skEndingIn(`MSG#${sentAt}#`, ref),
 });
 export const CONVERSATION_MESSAGE_PREFIX = 'MSG#';
 /** A conversation's summary; gsi1 orders the workspace's inbox by its newest message. */
@@ -306,7 +326,7 @@ export const conversationsByRecency = (workspaceId: number, lastAt: string, pros
   gsi1sk: `${lastAt}#${padId(prospectId)}`,
 });
 /** Where an inbound message leads: a provider chat of one of our accounts, or a network member seen by the engine, to a prospect. */
-export const inboundLinkKey = (link: string) => ({ pk: `INBOUND_LINK#${link}`, sk: 'LINK' });
+export const inboundLinkKey = (link: string) => ({ pk: pkEndingIn('INBOUND_LINK#', link), sk: 'LINK' });
 
 /**
  * An entry of a workspace's suppression list, under its value (`EMAIL#<address>` or
@@ -314,7 +334,7 @@ export const inboundLinkKey = (link: string) => ({ pk: `INBOUND_LINK#${link}`, s
  * reads, one BatchGetItem of the address's key and its domain's.
  */
 export const suppressionKey = (workspaceId: number, type: 'EMAIL' | 'DOMAIN', value: string) => ({
-  pk: `SUPPRESSION#${padId(workspaceId)}#${type}#${value}`,
+  pk: pkEndingIn(`SUPPRESSION#${padId(workspaceId)}#${type}#`, value),
   sk: 'SUPPRESSION',
 });
 /** GSI1 on a suppression entry: the workspace's list in id order (paging, and finding an entry by id). */
@@ -333,7 +353,7 @@ export const requestCounterKey = (scope: string, subject: string, windowStart: s
  * Login attempts since the last success of one (email, IP address) pair: the exponential delay's
  * count. The address follows the last `#` (an email's domain has none), so no two pairs share a key.
  */
-export const loginAttemptsKey = (normalizedEmail: string, ip: string) => ({ pk: `LOGIN_ATTEMPTS#${normalizedEmail}#${ip}`, sk: 'ATTEMPTS' });
+export const loginAttemptsKey = (normalizedEmail: string, ip: string) => ({ pk: pkEndingIn('LOGIN_ATTEMPTS#', `${normalizedEmail}#${ip}`), sk: 'ATTEMPTS' });
 
 /** A workspace's credit balance (the one item every debit, grant and refund updates, conditionally). */
 export const creditBalanceKey = (workspaceId: number) => ({ pk: `WORKSPACE#${padId(workspaceId)}`, sk: 'CREDITS' });

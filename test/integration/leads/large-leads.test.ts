@@ -102,4 +102,16 @@ describe('large leads: views kept with the lead, digest chunks split by size', (
     for (let page = 1; page <= 8; page += 1) ids.push(...((await leadsOf(stack, alice, list.id, `page_size=100&page=${page}`)).prospects ?? []).map((p: ProspectView) => p.id));
     expect(ids).toEqual(imported.leads.map((lead) => lead.id).sort((a, b) => a - b));
   });
+
+  it('a profile URL whose key would pass DynamoDB\'s 2,048-byte limit (970 CJK characters, percent-encoded) is imported and matched again, not a 500', async () => {
+    const list = await createList(stack, alice, 'Non-ASCII profile URLs');
+    const url = `https://www.linkedin.com/in/${'界'.repeat(970)}`;
+    expect(Buffer.byteLength(encodeURI(url))).toBe(8758);
+    const first = await importLeads(stack, alice, list.id, { leads: [person(5000, { network_profile_url: url })] });
+    expect([first.created, first.updated, first.skipped_rows]).toEqual([1, 0, []]);
+    const again = await importLeads(stack, alice, list.id, { leads: [person(5000, { network_profile_url: url, job_title: 'CTO' })] });
+    expect([again.created, again.updated, again.leads.map((lead) => lead.id)]).toEqual([0, 1, first.leads.map((lead) => lead.id)]);
+    const page = await leadsOf(stack, alice, list.id, '');
+    expect((page.prospects ?? []).map((p: ProspectView) => [p.id, p.job_title])).toEqual([[first.leads[0]?.id, 'CTO']]);
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import * as keys from '../../../shared/db/keys';
 import { SORT_INDEX, memberItem } from '../../../shared/db/lead-items';
@@ -93,6 +94,12 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
     expect(keys.workspaceLeadCountsKey(8).sk.startsWith(keys.LEAD_LIST_PREFIX)).toBe(false);
   },
   leadIdentityKey: () => {
+    // 2,048 bytes with its prefix: DynamoDB's limit, kept as it is; one byte more is hashed.
+    const url = `url:https://www.linkedin.com/in/${'%E7%95%8C'.repeat(219)}abcdef`;
+    expect(keys.leadIdentityKey(8, 'PROSPECT', url).pk).toBe(`LEADIDENTITY#0000000000000008#PROSPECT#${url}`);
+    expect(keys.leadIdentityKey(8, 'PROSPECT', `${url}g`).pk).toBe(
+      `LEADIDENTITY#0000000000000008#PROSPECT#~sha256:${createHash('sha256').update(`${url}g`).digest('hex')}`,
+    );
     expect(keys.leadIdentityKey(8, 'PROSPECT', 'email:ada@example.com')).toEqual({
       pk: 'LEADIDENTITY#0000000000000008#PROSPECT#email:ada@example.com',
       sk: 'LEADIDENTITY',
@@ -116,6 +123,13 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
     expect(keys.webhookAttemptKey(7, '2026-11-21T12:00:00.000Z', 'evt_1', 12).sk).toBe('WEBHOOK_ATTEMPT#2026-11-21T12:00:00.000Z#evt_1#12');
   },
   WEBHOOK_ATTEMPT_PREFIX: () => expect(keys.WEBHOOK_ATTEMPT_PREFIX).toBe('WEBHOOK_ATTEMPT#'),
+  PARTITION_KEY_MAX_BYTES: () => expect(keys.PARTITION_KEY_MAX_BYTES).toBe(2048),
+  SORT_KEY_MAX_BYTES: () => expect(keys.SORT_KEY_MAX_BYTES).toBe(1024),
+  keyEndingIn: () => {
+    // A key that fits is the text as it is, up to the last byte; one byte more and the text is hashed.
+    expect(keys.keyEndingIn('P#', 'é'.repeat(9), 20)).toBe(`P#${'é'.repeat(9)}`);
+    expect(keys.keyEndingIn('P#', 'é'.repeat(10), 21)).toBe(`P#~sha256:${createHash('sha256').update('é'.repeat(10)).digest('hex')}`);
+  },
   inboundMessageKey: () =>
     expect(keys.inboundMessageKey(8, 'msg-Ab1')).toEqual({ pk: 'INBOUND_MESSAGE#0000000000000008#msg-Ab1', sk: 'INBOUND_MESSAGE' }),
   campaignKey: () => expect(keys.campaignKey(31)).toEqual({ pk: 'CAMPAIGN#0000000000000031', sk: 'CAMPAIGN' }),
@@ -208,11 +222,17 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
       sk: 'TOTAL#CAMPAIGN#0000000000000007#ACCOUNT#0000000000000000',
     });
   },
-  conversationMessageKey: () =>
+  conversationMessageKey: () => {
     expect(keys.conversationMessageKey(3, 45, '2026-11-23T09:00:00.000Z', 'trk_1')).toEqual({
       pk: 'WORKSPACE#0000000000000003#CONVERSATION#0000000000000045',
       sk: 'MSG#2026-11-23T09:00:00.000Z#trk_1',
-    }),
+    });
+    // A provider's message id over the sort key's 1,024 bytes (500 characters of 3 bytes) keeps the time order.
+    const long = '界'.repeat(500);
+    expect(keys.conversationMessageKey(3, 45, '2026-11-23T09:00:00.000Z', long).sk).toBe(
+      `MSG#2026-11-23T09:00:00.000Z#~sha256:${createHash('sha256').update(long).digest('hex')}`,
+    );
+  },
   CONVERSATION_MESSAGE_PREFIX: () => expect(keys.CONVERSATION_MESSAGE_PREFIX).toBe('MSG#'),
   conversationKey: () =>
     expect(keys.conversationKey(3, 45)).toEqual({ pk: 'WORKSPACE#0000000000000003#CONVERSATION#0000000000000045', sk: 'SUMMARY' }),
