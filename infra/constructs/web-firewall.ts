@@ -36,6 +36,9 @@ export const COUNTED_MANAGED_RULES = [
   'SizeRestrictions_BODY',
   // HTML in bodies: email steps are HTML by design, and never rendered by this API.
   'CrossSiteScripting_BODY',
+  // Query strings over 2,048 bytes: list-leads and the enrichment count take up to 50 filters of 200
+  // characters, analytics any number of repeated ids. The handlers bound every parameter themselves.
+  'SizeRestrictions_QUERYSTRING',
 ] as const;
 
 export interface WebFirewallProps {

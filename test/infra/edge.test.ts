@@ -188,6 +188,7 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
             RuleActionOverrides: [
               { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
               { Name: 'CrossSiteScripting_BODY', ActionToUse: { Count: {} } },
+              { Name: 'SizeRestrictions_QUERYSTRING', ActionToUse: { Count: {} } },
             ],
             ScopeDownStatement: { NotStatement: { Statement: urlDecoded(WEBHOOKS) } },
           },
