@@ -80,14 +80,16 @@ export class DynamoAccountRepository implements AccountRepository {
     }
   }
 
+  // Strongly consistent, both reads: a login or a member add right after the signup must find the
+  // user (DynamoDB Local always reads the latest; DynamoDB's default read may not, for about a second).
   async findUserByEmail(normalizedEmail: string): Promise<User | undefined> {
-    const guard = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userEmailKey(normalizedEmail) }));
+    const guard = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userEmailKey(normalizedEmail), ConsistentRead: true }));
     if (!guard.Item) return undefined;
     return this.getUser(parseItem(UserEmailItem, guard.Item).userId);
   }
 
   async getUser(userId: number): Promise<User | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(userId) }));
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(userId), ConsistentRead: true }));
     return Item ? parseItem(UserItem, Item) : undefined;
   }
 
