@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ACCESS_DENIED, GATEWAY_ANSWERS, GATEWAY_HEADERS, type GatewayAnswer } from '../../shared/http/gateway-responses';
+import { resultBytes } from '../../shared/http/answer-size';
 import { header } from '../../shared/http/request';
 import { type FunctionGroup, ROUTES, type RegisteredRoute, functionTimeoutSeconds, isRateLimited } from '../../shared/http/route-table';
 import { type Clock, isMovableClock } from '../../shared/time/clock';
@@ -127,6 +128,10 @@ function decodePathParameters(names: string[], values: string[]): Record<string,
   }
   return decoded;
 }
+
+/** Lambda's limits on a synchronous invocation, as AWS enforces them: the event, and the function's result (100 bytes more). */
+export const LAMBDA_EVENT_MAX_BYTES = 6_291_456;
+export const LAMBDA_RESULT_LIMIT_BYTES = 6_291_556;
 
 /**
  * A local stand-in for the deployed REST API: matches the route table, runs the same REQUEST
@@ -266,6 +271,12 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       body: rawBody.length ? rawBody.toString('utf8') : null,
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEvent;
+    // Lambda takes at most 6 MiB of event: the body counts escaped as a JSON string, so a 4 MB
+    // body heavy in quotes does not fit. Deployed, such a request never reaches the function.
+    if (Buffer.byteLength(JSON.stringify(event), 'utf8') > LAMBDA_EVENT_MAX_BYTES) {
+      options.log?.(`${method} ${route.path}: the event passes Lambda's ${LAMBDA_EVENT_MAX_BYTES} bytes`);
+      return answer(res, GATEWAY_ANSWERS.tooLarge);
+    }
 
     // Each call gets its function's deployed timeout as its remaining time, so code that plans by
     // it (lead rounds) plans as it would in AWS. Running past it is only reported, not cut short:
@@ -278,6 +289,12 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       response = await options.handlers[route.group](event, lambdaContext(route.group, timeoutMs, monotonicNow));
     } catch (error) {
       options.log?.(`handler ${route.group} failed: ${String(error)}`);
+      return answer(res, GATEWAY_ANSWERS.badGateway);
+    }
+    // What Lambda could not return reaches the caller as API Gateway's 502.
+    const resultSize = resultBytes(response);
+    if (resultSize > LAMBDA_RESULT_LIMIT_BYTES) {
+      options.log?.(`${method} ${route.path}: a result of ${resultSize} bytes passes Lambda's ${LAMBDA_RESULT_LIMIT_BYTES}: deployed, API Gateway answers 502`);
       return answer(res, GATEWAY_ANSWERS.badGateway);
     }
     const tookMs = Math.round(monotonicNow() - startedAt);

@@ -99,6 +99,20 @@ export function toMovedProspectView({ prospect, company }: MovedProspect) {
   };
 }
 
+/**
+ * Bytes of moved prospects' views one add-to-campaign answer holds at most. The answer reaches API
+ * Gateway through Lambda, whose limit is 6 MB of the function's result (the JSON body, escaped once
+ * more as a string in it): 1,000 prospects with large custom fields pass it, and the request would
+ * fail (502) after its moves were written. So choosing stops before this is reached
+ * (docs/campaigns.md, "has_more").
+ */
+export const MAX_ANSWER_VIEW_BYTES = 5_000_000;
+
+/** What a prospect's view adds to the function's result once moved, with room for its new status and campaign_id. */
+export function answerBytesOf(moved: MovedProspect): number {
+  return Buffer.byteLength(JSON.stringify(JSON.stringify(toMovedProspectView(moved))), 'utf8') + 64;
+}
+
 /** The opaque cursor of a campaign's prospects page: the campaign, the status filter and the last id shown. */
 export function encodeProspectsCursor(campaignId: number, status: ProspectStatus | undefined, lastId: number): string {
   return Buffer.from(JSON.stringify({ c: campaignId, s: status ?? null, a: lastId })).toString('base64url');

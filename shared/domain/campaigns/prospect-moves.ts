@@ -23,6 +23,7 @@ import {
 import { completeCampaignsLeft } from './completion';
 import { type MoveOutcome, createMoveWriter } from './prospect-move-writes';
 import { readProspectsPage } from './prospects-page';
+import { createChooser } from './prospect-chooser';
 import { type Candidate, CompanyCounter, type MoveSkipReason, amountCandidates, campaignRule, idCandidates } from './selection';
 
 /**
@@ -179,52 +180,16 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     const check = (lead: Prospect): MoveSkipReason | undefined =>
       !lead.listIds.includes(list.id) || lead.status === PROSPECT_STATUS.archived ? 'not_in_list' : campaignRule(rules, lead.campaignId);
 
-    // Walk the candidates in order: read as many as are still wanted, holding back those whose
-    // company the digest shows at its limit (counting the ones being read), check each read
-    // prospect on itself, and read on while some were refused. A held-back candidate is looked
-    // at again after each read: a refused prospect may have left its company room.
     const counter = new CompanyCounter(input.perCompany, counts);
-    // The companies the views show, read while the prospects are (the digest names them).
-    const companies = new Map<number, Company>();
-    let queue = candidates;
-    async function choose(wantedNow: number): Promise<Prospect[]> {
-      const chosen: Prospect[] = [];
-      while (chosen.length < wantedNow) {
-        const trial = counter.copy();
-        const batch: Candidate[] = [];
-        const held: Candidate[] = [];
-        let scanned = 0;
-        for (; scanned < queue.length && batch.length < wantedNow - chosen.length; scanned += 1) {
-          const candidate = queue[scanned] as Candidate;
-          if (trial.allows(candidate.companyId)) {
-            trial.take(candidate.companyId);
-            batch.push(candidate);
-          } else {
-            held.push(candidate);
-          }
-        }
-        queue = [...held, ...queue.slice(scanned)];
-        if (batch.length === 0) break;
-        const companyIds = unique(batch.flatMap((candidate) => (candidate.companyId === undefined || companies.has(candidate.companyId) ? [] : [candidate.companyId])));
-        const [read, loaded] = await Promise.all([deps.leads.getProspects(batch.map((candidate) => candidate.id)), loadCompanies(workspaceId, companyIds)]);
-        for (const [id, company] of loaded) companies.set(id, company);
-        const fresh = new Map(read.map((lead) => [lead.id, lead]));
-        for (const candidate of batch) {
-          const lead = fresh.get(candidate.id);
-          const reason = !lead || lead.workspaceId !== workspaceId ? 'not_in_list' : check(lead);
-          const refused = reason ?? (counter.allows(lead?.companyId) ? undefined : 'company_limit');
-          if (!lead || refused) {
-            if (explicit) skipped.push({ id: candidate.id, reason: refused ?? 'not_in_list' });
-            // In this campaign since the digest was read (a racing request): its company counts.
-            if (lead && reason === 'already_in_campaign') counter.take(lead.companyId);
-            continue;
-          }
-          counter.take(lead.companyId);
-          chosen.push(lead);
-        }
-      }
-      return chosen;
-    }
+    const chooser = createChooser(candidates, {
+      workspaceId,
+      explicit,
+      counter,
+      check,
+      readProspects: (ids) => deps.leads.getProspects(ids),
+      loadCompanies,
+      skipped,
+    });
 
     // Chosen prospects are moved; one whose write finds it no longer movable (a concurrent request
     // moved it first) is left out and, with `amount`, the next matches are chosen in its place,
@@ -235,13 +200,13 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     let campaign = found;
     let shortAfterRounds = false;
     for (let round = 1; ; round += 1) {
-      const chosen = await choose(wanted - moved.length);
+      const chosen = await chooser.choose(wanted - moved.length);
       if (chosen.length === 0) break;
       // A later round starts from the campaign as it is now (a racing request may have changed it).
       if (round > 1) campaign = await writableCampaign(workspaceId, campaign.id);
       // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
       campaign = await reopenIfCompleted(campaign, input.activate);
-      const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, companies, timeLeft);
+      const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, chooser.companies, timeLeft);
       outcomes.push(...written);
       written.forEach((outcome, i) => {
         const lead = chosen[i] as Prospect;
@@ -254,19 +219,21 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         // Its company's place is free again, unless it is in this campaign after all.
         if (outcome.skipped !== 'already_in_campaign') counter.release(lead.companyId);
       });
-      if (explicit || moved.length >= wanted) break;
+      if (explicit || moved.length >= wanted || chooser.isFull()) break;
       if (round === MAX_CHOOSING_ROUNDS) {
         shortAfterRounds = true;
         break;
       }
     }
     // Named prospects still held back are at their company's limit.
-    if (explicit) for (const candidate of queue) skipped.push({ id: candidate.id, reason: 'company_limit' });
+    const left = chooser.left();
+    if (explicit) for (const { candidate, reason } of left) skipped.push({ id: candidate.id, reason });
     const stoppedAtLimit = (input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST) && moved.length >= MAX_MOVES_PER_REQUEST;
     // Rounds that ended short say so only for "every match" (amount 0 or above a request's 1,000),
     // where the same call is what to send again; a smaller amount answers its count.
     const everyMatch = input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST;
-    const hasMore = !explicit && (stoppedAtLimit || (shortAfterRounds && everyMatch)) && queue.some((candidate) => counter.allows(candidate.companyId));
+    const endedShort = shortAfterRounds || chooser.isFull();
+    const hasMore = !explicit && (stoppedAtLimit || (endedShort && everyMatch)) && left.some(({ candidate }) => counter.allows(candidate.companyId));
     await recloseIfNobodyAdded(found, campaign, outcomes);
     const warning = warningOf(outcomes, input.activate);
     return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };

@@ -5,7 +5,7 @@ import type { CampaignProspect } from './campaign-prospect';
 import type { ActionPosition } from './prospect-ports';
 import { resolveNode } from './flow';
 import { requireCampaign } from './lookup';
-import { CAMPAIGN_PROSPECTS_PAGE_SIZE, type ProspectMoveDeps, STATUS_MESSAGE, decodeProspectsCursor, encodeProspectsCursor } from './prospect-move-shapes';
+import { CAMPAIGN_PROSPECTS_PAGE_SIZE, MAX_ANSWER_VIEW_BYTES, type ProspectMoveDeps, STATUS_MESSAGE, decodeProspectsCursor, encodeProspectsCursor } from './prospect-move-shapes';
 
 /** What a campaign's prospects page reads: the campaign, its prospect items and actions, the prospects and their companies. */
 export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads'> & {
@@ -45,20 +45,30 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
     if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null, lastError: item.lastError };
     return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt, lastError: item.lastError };
   };
-  const prospects = page.prospects.flatMap((item) => {
+  // A page ends early, its cursor after the last prospect shown, before its views pass what one
+  // answer may hold (MAX_ANSWER_VIEW_BYTES: Lambda's 6 MB result; large custom fields).
+  let answerBytes = 0;
+  let shownUpTo: number | undefined;
+  const prospects = page.prospects.flatMap((item, index) => {
+    if (shownUpTo !== undefined) return [];
     const lead = leads.get(item.prospectId);
     if (!lead || lead.workspaceId !== workspaceId) return [];
     // An archived campaign runs nothing more: no current step, no next action (its pending actions
     // are cancelled as the engine meets them, so what is left of them would be stale).
     const position = campaign.status === 'ARCHIVED' ? { nodeId: null, dueAt: null, lastError: positionOf(item).lastError } : positionOf(item);
-    return [
-      {
-        ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
-        current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
-        next_action_at: position.dueAt,
-        last_error: position.lastError,
-      },
-    ];
+    const view = {
+      ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
+      current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
+      next_action_at: position.dueAt,
+      last_error: position.lastError,
+    };
+    answerBytes += Buffer.byteLength(JSON.stringify(JSON.stringify(view)), 'utf8');
+    if (answerBytes > MAX_ANSWER_VIEW_BYTES && index > 0) {
+      shownUpTo = (page.prospects[index - 1] as CampaignProspect).prospectId;
+      return [];
+    }
+    return [view];
   });
-  return { prospects, nextCursor: page.lastId === undefined ? null : encodeProspectsCursor(campaign.id, status, page.lastId) };
+  const lastId = shownUpTo ?? page.lastId;
+  return { prospects, nextCursor: lastId === undefined ? null : encodeProspectsCursor(campaign.id, status, lastId) };
 }

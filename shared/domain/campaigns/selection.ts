@@ -8,7 +8,7 @@ import { type DigestChunk, type DigestEntry, matchesFilters, orderEntries } from
  */
 
 /** Why a prospect named by id is not moved (docs/campaigns.md). */
-export type MoveSkipReason = 'not_in_list' | 'already_in_campaign' | 'in_other_campaign' | 'company_limit' | 'concurrent_change';
+export type MoveSkipReason = 'not_in_list' | 'already_in_campaign' | 'in_other_campaign' | 'company_limit' | 'concurrent_change' | 'answer_full';
 
 export interface SelectionRules {
   /** The campaign the prospects move into. */

@@ -22,7 +22,7 @@ export const CampaignProspectView = v.strictObject({
   last_error: v.nullable(v.string()),
 });
 
-const SKIP_REASONS = ['not_in_list', 'already_in_campaign', 'in_other_campaign', 'company_limit', 'concurrent_change'] as const;
+const SKIP_REASONS = ['not_in_list', 'already_in_campaign', 'in_other_campaign', 'company_limit', 'concurrent_change', 'answer_full'] as const;
 
 const listPath = v.object({ id: idParam('Lead list not found') });
 const campaignPath = v.object({ id: idParam(CAMPAIGN_NOT_FOUND) });

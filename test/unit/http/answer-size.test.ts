@@ -1,0 +1,44 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { ANSWER_TOO_LARGE, LAMBDA_RESULT_MAX_BYTES, answerSizeGuard, resultBytes } from '../../../shared/http/answer-size';
+import { json } from '../../../shared/http/responses';
+
+/** A JSON answer whose Lambda result is exactly `bytes` long (CJK text: 3 bytes a character). */
+function answerOf(bytes: number): APIGatewayProxyResult {
+  const empty = resultBytes(json(200, { text: '' }));
+  const wide = Math.floor((bytes - empty) / 3);
+  const answer = json(200, { text: `${'界'.repeat(wide)}${'a'.repeat(bytes - empty - wide * 3)}` });
+  expect(resultBytes(answer)).toBe(bytes);
+  return answer;
+}
+
+async function guarded(method: string, response: APIGatewayProxyResult) {
+  const errors: unknown[][] = [];
+  const request = { event: { httpMethod: method, resource: '/things' } as APIGatewayProxyEvent, response };
+  await answerSizeGuard({ error: (...args: unknown[]) => errors.push(args) } as never).after?.(request as never);
+  return { response: request.response, errors };
+}
+
+describe("an answer Lambda could not return (over 6 MiB as the function's result)", () => {
+  it('passes up to the limit untouched', async () => {
+    const answer = answerOf(LAMBDA_RESULT_MAX_BYTES);
+    const { response, errors } = await guarded('GET', answer);
+    expect([response === answer, errors]).toEqual([true, []]);
+  });
+
+  it('is a 400 for a read: asking for less succeeds', async () => {
+    const { response, errors } = await guarded('GET', answerOf(LAMBDA_RESULT_MAX_BYTES + 1));
+    expect([response.statusCode, JSON.parse(response.body)]).toEqual([400, ANSWER_TOO_LARGE]);
+    expect(ANSWER_TOO_LARGE).toEqual({
+      error: 'Answer too large',
+      message: 'The answer would be over 6 MB, more than the API can send at once; ask for less (a smaller page_size)',
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('is a logged 500 for a change (it was made): what API Gateway’s 502 would have been', async () => {
+    const { response, errors } = await guarded('POST', answerOf(LAMBDA_RESULT_MAX_BYTES + 1));
+    expect([response.statusCode, JSON.parse(response.body)]).toEqual([500, { error: 'Internal server error' }]);
+    expect(errors).toEqual([["Answer over Lambda's result limit after a change was made", { bytes: LAMBDA_RESULT_MAX_BYTES + 1, route: 'POST /things' }]]);
+  });
+});
