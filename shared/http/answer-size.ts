@@ -21,12 +21,16 @@ export const ANSWER_TOO_LARGE = {
 };
 
 /**
- * An answer Lambda could not return is replaced by one it can. A read (GET, HEAD) gets
+ * An answer Lambda could not return is replaced by one it can. A read (GET, HEAD, or a route
+ * that `asksOnly`) gets
  * `400 Answer too large`: asking for less succeeds. A change has been made by then, so it gets a
  * logged 500, as API Gateway's 502 would be; the routes that could answer that much bound
  * their answers first (add-to-campaign: prospect-move-shapes.ts, MAX_ANSWER_VIEW_BYTES).
  */
-export function answerSizeGuard(logger: ErrorLogger): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+export function answerSizeGuard(
+  logger: ErrorLogger,
+  asksOnly: (event: APIGatewayProxyEvent) => boolean = () => false,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     after: async (request) => {
       const response = request.response;
@@ -34,7 +38,7 @@ export function answerSizeGuard(logger: ErrorLogger): middy.MiddlewareObj<APIGat
       const bytes = resultBytes(response);
       if (bytes <= LAMBDA_RESULT_MAX_BYTES) return;
       const method = request.event.httpMethod;
-      if (method === 'GET' || method === 'HEAD') {
+      if (method === 'GET' || method === 'HEAD' || asksOnly(request.event)) {
         request.response = json(400, ANSWER_TOO_LARGE);
         return;
       }

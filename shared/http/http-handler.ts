@@ -7,6 +7,7 @@ import type { Caller } from '../domain/auth/authenticator';
 import { DomainError, notFound } from '../domain/errors';
 import type { Logger } from '../logging/logger';
 import { requireCaller, requireSession } from './caller';
+import { answerSizeGuard } from './answer-size';
 import { errorMiddleware } from './error-middleware';
 import { parseBody, parsePath, parseWith } from './request';
 import { checkResponse } from './response-check';
@@ -138,6 +139,8 @@ export function httpHandler<Routes extends Readonly<Record<string, RouteDefiniti
 
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(deps.logger, { resetKeys: true }))
+    // Its `after` runs last (middy runs them in reverse): it sees the answer as it would leave.
+    .use(answerSizeGuard(deps.logger, (event) => find(event)?.route.asksOnly === true))
     .use(errorMiddleware(deps.logger))
     .use(routeContext)
     .use(bodyParser)

@@ -54,6 +54,11 @@ export interface RouteDefinition<Group extends string = string, Request extends 
   readonly consumes?: 'json' | 'form';
   /** Query parameters that may be repeated: their values reach the query schema joined by commas. */
   readonly listQuery?: readonly string[];
+  /**
+   * A POST that asks a question (a search): asked again for less, it loses nothing, so an answer
+   * too large for Lambda is a 400 as for a GET (shared/http/answer-size.ts). GET and HEAD always are.
+   */
+  readonly asksOnly?: boolean;
 }
 
 /** Error statuses any route may answer with: bad input or body, body too large, failure. */

@@ -60,6 +60,15 @@ describe('answers that would pass what Lambda can return', () => {
     }
   });
 
+  it('a workspace search (a POST that only asks) of 100 is the same 400; of 50 it answers', async () => {
+    const search = (pageSize: number) =>
+      stack.call<{ results: { id: number }[] }>('POST', '/public/prospects/search/', { apiKey: alice.key, body: { source: 'WORKSPACE', page_size: pageSize } });
+    const full = await search(100);
+    expect([full.status, full.body]).toEqual([400, ANSWER_TOO_LARGE]);
+    const half = await search(50);
+    expect([half.status, half.body.results.length]).toEqual([200, 50]);
+  });
+
   it('add-to-campaign with amount: moves what one answer can list, says has_more, and the same call moves the rest', async () => {
     const campaign = await createCampaign(stack, alice, 'Every large prospect');
     const first = await addToCampaign(stack, alice, listId, { campaign: campaign.id });

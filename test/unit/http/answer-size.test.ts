@@ -12,10 +12,11 @@ function answerOf(bytes: number): APIGatewayProxyResult {
   return answer;
 }
 
-async function guarded(method: string, response: APIGatewayProxyResult) {
+async function guarded(method: string, response: APIGatewayProxyResult, resource = '/things') {
   const errors: unknown[][] = [];
-  const request = { event: { httpMethod: method, resource: '/things' } as APIGatewayProxyEvent, response };
-  await answerSizeGuard({ error: (...args: unknown[]) => errors.push(args) } as never).after?.(request as never);
+  const request = { event: { httpMethod: method, resource } as APIGatewayProxyEvent, response };
+  const asksOnly = (event: APIGatewayProxyEvent) => event.resource === '/search';
+  await answerSizeGuard({ error: (...args: unknown[]) => errors.push(args) } as never, asksOnly).after?.(request as never);
   return { response: request.response, errors };
 }
 
@@ -34,6 +35,11 @@ describe("an answer Lambda could not return (over 6 MiB as the function's result
       message: 'The answer would be over 6 MB, more than the API can send at once; ask for less (a smaller page_size)',
     });
     expect(errors).toEqual([]);
+  });
+
+  it('is a 400 for a POST that only asks (a search)', async () => {
+    const { response, errors } = await guarded('POST', answerOf(LAMBDA_RESULT_MAX_BYTES + 1), '/search');
+    expect([response.statusCode, JSON.parse(response.body), errors]).toEqual([400, ANSWER_TOO_LARGE, []]);
   });
 
   it('is a logged 500 for a change (it was made): what API Gateway’s 502 would have been', async () => {
