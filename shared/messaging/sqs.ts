@@ -30,18 +30,42 @@ export function makeSqsClient(options: { endpoint?: string | undefined; region?:
   };
 }
 
-/** SendMessageBatch takes at most 10 entries. */
-const BATCH = 10;
+/** SendMessageBatch takes at most 10 entries, of at most 1 MiB together (the most one message may be, too). */
+export const SQS_BATCH_ENTRIES = 10;
+export const SQS_BATCH_BYTES = 1_048_576;
+
+/**
+ * Message bodies grouped for SendMessageBatch: in order, at most SQS_BATCH_ENTRIES a batch and
+ * SQS_BATCH_BYTES together. A reply's webhook event can be ~300 KB (its text, up to the provider
+ * webhook's 256 KB, and the prospect), and one goes to every member: ten in one batch were refused
+ * (BatchRequestTooLong), and the reply was never delivered.
+ */
+export function sqsBatches(texts: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const text of texts) {
+    const size = Buffer.byteLength(text, 'utf8');
+    if (current.length > 0 && (current.length === SQS_BATCH_ENTRIES || bytes + size > SQS_BATCH_BYTES)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(text);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
 
 /** Sends JSON messages to one queue, in batches; fails if any entry was not accepted. */
 export async function sendJsonMessages(sqs: SqsSender, queueUrl: string, bodies: readonly unknown[]): Promise<void> {
   const { SendMessageBatchCommand } = await sqsSdk();
-  for (let start = 0; start < bodies.length; start += BATCH) {
-    const chunk = bodies.slice(start, start + BATCH);
+  for (const chunk of sqsBatches(bodies.map((body) => JSON.stringify(body)))) {
     const result = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: chunk.map((body, index) => ({ Id: String(index), MessageBody: JSON.stringify(body) })),
+        Entries: chunk.map((text, index) => ({ Id: String(index), MessageBody: text })),
       }),
     );
     if (result.Failed && result.Failed.length > 0) {
