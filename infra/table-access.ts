@@ -74,9 +74,9 @@ export const GROUP_TABLE_GRANTS: Readonly<Record<FunctionGroup, TableGrant | und
   // The sequence stop of an unsubscribe writes the prospect's status through its lists.
   unsubscribe: LEAD_WRITER,
   suppressions: {
-    actions: ['BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriesIndexes: true,
-    reason: 'entries by value (batch) and by workspace (gsi1): conditional puts and deletes; ids',
+    reason: 'entries by value (batch), by id (their id items) and by workspace (gsi1): conditional puts and deletes; ids',
   },
   enrichment: LEAD_WRITER,
   chats: {

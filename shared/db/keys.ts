@@ -337,7 +337,13 @@ export const suppressionKey = (workspaceId: number, type: 'EMAIL' | 'DOMAIN', va
   pk: pkEndingIn(`SUPPRESSION#${padId(workspaceId)}#${type}#`, value),
   sk: 'SUPPRESSION',
 });
-/** GSI1 on a suppression entry: the workspace's list in id order (paging, and finding an entry by id). */
+/**
+ * A suppression entry's id to its value: finding an entry by id with strongly consistent reads
+ * (gsi1 cannot be read so: a DELETE just after the add could miss the entry). Written before the
+ * entry; one whose entry has another id (a lost race, an entry deleted since) names nothing.
+ */
+export const suppressionIdKey = (workspaceId: number, id: number) => ({ pk: `SUPPRESSIONID#${padId(workspaceId)}#${padId(id)}`, sk: 'SUPPRESSIONID' });
+/** GSI1 on a suppression entry: the workspace's list in id order (paging; finding an entry written before its id item). */
 export const suppressionsByWorkspace = (workspaceId: number, id: number) => ({
   gsi1pk: `WORKSPACE#${padId(workspaceId)}#SUPPRESSIONS`,
   gsi1sk: `SUPPRESSION#${padId(id)}`,

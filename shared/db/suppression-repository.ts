@@ -1,11 +1,11 @@
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { SuppressionStore } from '../domain/suppressions/ports';
 import type { Suppression, SuppressionReason, SuppressionType } from '../domain/suppressions/suppression';
 import { batchGetAll } from './batch-get';
 import { isConditionFailed } from './client';
 import { everyValueOf, intAttribute, itemSchema, parseItem } from './item-schema';
-import { suppressionKey, suppressionsByWorkspace } from './keys';
+import { suppressionIdKey, suppressionKey, suppressionsByWorkspace } from './keys';
 import { TABLE } from './table-schema';
 
 const TYPES = everyValueOf<SuppressionType>({ EMAIL: true, DOMAIN: true });
@@ -28,6 +28,9 @@ export const SuppressionItem = itemSchema(
 
 const ENTITY_TYPE = 'Suppression';
 
+/** An entry's id to its value (keys.ts, suppressionIdKey). */
+const SuppressionIdItem = itemSchema('SuppressionId', v.object({ type: v.picklist(TYPES), value: v.string() }));
+
 /**
  * The workspace suppression lists: one item per value, keyed by the value (the check is one
  * BatchGetItem of the address's key and its domain's; a value is on a list at most once, by a
@@ -47,6 +50,10 @@ export class DynamoSuppressionRepository implements SuppressionStore {
   }
 
   async put(entry: Suppression): Promise<boolean> {
+    // The id item first: an entry is never there without it. One left by a lost race names an
+    // entry with another id, which `get` tells apart; it is deleted when the race is seen.
+    const idKey = suppressionIdKey(entry.workspaceId, entry.id);
+    await this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...idKey, [TABLE.entityType]: 'SuppressionId', type: entry.type, value: entry.value } }));
     try {
       await this.db.send(
         new PutCommand({
@@ -62,8 +69,9 @@ export class DynamoSuppressionRepository implements SuppressionStore {
       );
       return true;
     } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
+      if (!isConditionFailed(error)) throw error;
+      await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: idKey })).catch(() => undefined);
+      return false;
     }
   }
 
@@ -84,6 +92,13 @@ export class DynamoSuppressionRepository implements SuppressionStore {
   }
 
   async get(workspaceId: number, id: number): Promise<Suppression | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: suppressionIdKey(workspaceId, id), ConsistentRead: true }));
+    if (Item) {
+      const { type, value } = parseItem(SuppressionIdItem, Item);
+      const [entry] = await this.find(workspaceId, [{ type, value }]);
+      return entry?.id === id ? entry : undefined;
+    }
+    // Entries added before 2026-11-27 have no id item: gsi1 finds them (they are long indexed).
     const index = suppressionsByWorkspace(workspaceId, id);
     const { Items } = await this.db.send(
       new QueryCommand({
@@ -107,6 +122,8 @@ export class DynamoSuppressionRepository implements SuppressionStore {
           ExpressionAttributeValues: { ':id': entry.id },
         }),
       );
+      // Left behind (a failure here), it names an entry that is gone: `get` finds nothing.
+      await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: suppressionIdKey(entry.workspaceId, entry.id) })).catch(() => undefined);
       return true;
     } catch (error) {
       if (isConditionFailed(error)) return false;

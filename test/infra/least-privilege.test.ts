@@ -72,7 +72,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         campaigns: { table: ['BatchGetItem', 'ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
         campaignProspects: { table: LEAD_WRITER, indexes: EVERY_INDEX },
         unsubscribe: { table: LEAD_WRITER, indexes: EVERY_INDEX },
-        suppressions: { table: ['BatchGetItem', 'DeleteItem', 'PutItem', 'UpdateItem'], indexes: EVERY_INDEX },
+        suppressions: { table: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'], indexes: EVERY_INDEX },
         enrichment: { table: LEAD_WRITER, indexes: EVERY_INDEX },
         chats: { table: ['BatchGetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
         analytics: { table: ['BatchGetItem', 'Query'], indexes: EVERY_INDEX },

@@ -246,6 +246,8 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
     expect(keys.suppressionKey(8, 'EMAIL', 'ada@example.com')).toEqual({ pk: 'SUPPRESSION#0000000000000008#EMAIL#ada@example.com', sk: 'SUPPRESSION' });
     expect(keys.suppressionKey(8, 'DOMAIN', 'example.com')).toEqual({ pk: 'SUPPRESSION#0000000000000008#DOMAIN#example.com', sk: 'SUPPRESSION' });
   },
+  suppressionIdKey: () =>
+    expect(keys.suppressionIdKey(8, 31)).toEqual({ pk: 'SUPPRESSIONID#0000000000000008#0000000000000031', sk: 'SUPPRESSIONID' }),
   suppressionsByWorkspace: () =>
     expect(keys.suppressionsByWorkspace(8, 31)).toEqual({ gsi1pk: 'WORKSPACE#0000000000000008#SUPPRESSIONS', gsi1sk: 'SUPPRESSION#0000000000000031' }),
   requestCounterKey: () =>
