@@ -105,10 +105,13 @@ export class DynamoAccountRepository implements AccountRepository {
   }
 
   async listMemberships(userId: number): Promise<Membership[]> {
+    // Strongly consistent: who may see a workspace (the workspace_id selector, login's first
+    // workspace) must follow a link or a removal at once.
     const items = await queryAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': membershipKey(userId, 0).pk, ':prefix': MEMBERSHIP_PREFIX },
+      ConsistentRead: true,
     });
     return items.map((item) => parseItem(MembershipItem, item));
   }
@@ -132,7 +135,8 @@ export class DynamoAccountRepository implements AccountRepository {
   }
 
   async getUsers(userIds: readonly number[]): Promise<User[]> {
-    const items = await batchGetAll(this.db, this.tableName, userIds.map(userKey));
+    // Strongly consistent: a member linked just after signing up is listed with their user.
+    const items = await batchGetAll(this.db, this.tableName, userIds.map(userKey), { consistent: true });
     return items.map((item) => parseItem(UserItem, item));
   }
 

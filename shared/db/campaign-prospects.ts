@@ -212,6 +212,8 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
           FilterExpression: 'companyId = :company',
           ExpressionAttributeValues: { ':pk': pk, ':company': companyId },
           ProjectionExpression: 'prospectId',
+          // A colleague moved in a moment before the reply is stopped too.
+          ConsistentRead: true,
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );

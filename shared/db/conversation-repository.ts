@@ -119,6 +119,8 @@ export class DynamoConversationStore implements ConversationStore {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX },
         Limit: limit,
+        // A message just sent is on the page (it is read after the client's own POST).
+        ConsistentRead: true,
         ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
       }),
     );
@@ -137,6 +139,8 @@ export class DynamoConversationStore implements ConversationStore {
         FilterExpression: sentByLead === undefined ? 'channel = :channel' : 'channel = :channel AND sentByLead = :lead',
         ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX, ':channel': channel, ...byLead },
         ScanIndexForward: false,
+        // A manual message sent a moment before decides the next one's channel, subject and thread.
+        ConsistentRead: true,
         Limit: 50,
       }),
     );

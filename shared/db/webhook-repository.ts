@@ -8,13 +8,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryStatus } from '../domain/webhooks/delivery';
-import type { DeliveryClaim, WebhookDeliveryRepository, WebhookSettingsRepository, WorkspaceMembers } from '../domain/webhooks/ports';
+import type { DeliveryClaim, MembershipCheck, WebhookDeliveryRepository, WebhookSettingsRepository, WorkspaceMembers } from '../domain/webhooks/ports';
 import type { WebhookSettings } from '../domain/webhooks/webhook';
 import { validationError } from '../domain/errors';
 import type { SecretBox } from '../security/secret-box';
 import { isConditionFailed, queryAll } from './client';
 import { everyValueOf, intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
-import { WEBHOOK_ATTEMPT_PREFIX, membershipByWorkspace, webhookAttemptKey, webhookDeliveryKey, webhookSettingsKey } from './keys';
+import { WEBHOOK_ATTEMPT_PREFIX, membershipByWorkspace, membershipKey, webhookAttemptKey, webhookDeliveryKey, webhookSettingsKey } from './keys';
 import { TABLE } from './table-schema';
 
 /** Delivery records outlive the longest retry window (about 36 h) with room to spare. */
@@ -260,6 +260,8 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': prefixKey.pk, ':prefix': WEBHOOK_ATTEMPT_PREFIX },
+        // The attempt of a test send made a moment before is in the log.
+        ConsistentRead: true,
         ScanIndexForward: false,
         Limit: page.limit,
         ...(startSk ? { ExclusiveStartKey: { pk: prefixKey.pk, sk: startSk } } : {}),
@@ -274,8 +276,8 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
 /** What the fan-out reads of a membership. */
 export const WorkspaceMemberItem = itemSchema('Membership', v.object({ userId: intAttribute }));
 
-/** The users of a workspace, by the membership index (GSI1). */
-export class DynamoWorkspaceMembers implements WorkspaceMembers {
+/** The users of a workspace, by the membership index (GSI1); one user's membership, strongly. */
+export class DynamoWorkspaceMembers implements WorkspaceMembers, MembershipCheck {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -292,5 +294,12 @@ export class DynamoWorkspaceMembers implements WorkspaceMembers {
       ProjectionExpression: 'pk, sk, userId',
     });
     return items.map((item) => parseItem(WorkspaceMemberItem, item).userId);
+  }
+
+  async isMember(userId: number, workspaceId: number): Promise<boolean> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: membershipKey(userId, workspaceId), ConsistentRead: true, ProjectionExpression: 'pk' }),
+    );
+    return Item !== undefined;
   }
 }

@@ -1,6 +1,6 @@
 import type { PROVIDER_SETTINGS, SettingsOf, WEBHOOK_SETTINGS } from '../config/settings';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
-import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository } from '../db/webhook-repository';
+import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository, DynamoWorkspaceMembers } from '../db/webhook-repository';
 import { type SenderAccountServiceDeps, createSenderAccountService } from '../domain/sender-accounts/sender-account-service';
 import { CachedMxResolver, DnsMxResolver, SandboxMxResolver } from '../providers/mx-resolver';
 import { UnipileProvider } from '../providers/unipile-provider';
@@ -64,6 +64,7 @@ export function webhookAdaptersFrom(config: WebhookSettings, { db, tableName }: 
   return {
     settings: new DynamoWebhookSettingsRepository(db, tableName, createSecretBox(config.webhookSecretKey)),
     deliveries: new DynamoWebhookDeliveryRepository(db, tableName),
+    memberships: new DynamoWorkspaceMembers(db, tableName),
     sender: createHttpSender({ allowLoopback }),
     policy: createDestinationPolicy({ allowLoopback }),
   };

@@ -20,6 +20,7 @@ const DeliveryMessageSchema = v.object({
   created_at: v.pipe(v.string(), v.isoTimestamp()),
   data: v.record(v.string(), v.unknown()),
   url: v.optional(v.pipe(v.string(), v.url())),
+  workspace_id: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
 /** undefined for a message that can never be processed (a poison message). */

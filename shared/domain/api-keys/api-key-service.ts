@@ -103,7 +103,8 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
   }
 
   return {
-    list: (userId: number) => deps.keys.listForUser(userId),
+    // Strongly consistent: the list a client reads just after creating, rotating or revoking a key shows it.
+    list: (userId: number) => deps.keys.listForUser(userId, { consistent: true }),
 
     async create(input: { userId: number; workspaceId: number; name: string }): Promise<IssuedKey> {
       // An early answer at the limit, before a gateway key is made for nothing; the conditional

@@ -17,6 +17,7 @@ export function createCompletionNotifier(deps: { queue: DeliveryQueue; clock: Cl
         {
           event_id: eventIdFor('enrichment_completed', job.workspaceId, `job:${job.id}`),
           user_id: job.userId,
+          workspace_id: job.workspaceId,
           type: 'enrichment_completed',
           created_at: deps.clock.now().toISOString(),
           data: { job: toJobView(job) },

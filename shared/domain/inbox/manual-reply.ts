@@ -108,7 +108,9 @@ export function createManualReplies(deps: ManualReplyDeps) {
 
       if (channel === 'EMAIL') {
         if (!prospect.email) throw validationError(REPLY_ERRORS.noEmail);
-        if (await deps.suppressions.check(workspaceId, prospect.email)) throw validationError(REPLY_ERRORS.suppressed);
+        // Read strongly: no sequence stop protects a manual email, so an address suppressed a
+        // moment ago (an unsubscribe, a POST /suppressions) must be seen.
+        if (await deps.suppressions.check(workspaceId, prospect.email, { consistent: true })) throw validationError(REPLY_ERRORS.suppressed);
         const text = textOfHtml(input.message);
         if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
         const subject = input.subjectLine?.trim() || (lastEmail?.subject ? replySubject(lastEmail.subject) : '');

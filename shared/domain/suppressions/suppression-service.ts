@@ -101,10 +101,10 @@ export function createSuppressions(deps: SuppressionDeps) {
      * one prospect of the workspace; it is an entry added by hand while a step of that address or
      * domain is about to go out.
      */
-    async check(workspaceId: number, email: string): Promise<Suppression | undefined> {
+    async check(workspaceId: number, email: string, options: { consistent?: boolean } = {}): Promise<Suppression | undefined> {
       const keys = suppressionKeysOf(email);
       if (keys.length === 0) return undefined;
-      const found = await deps.store.find(workspaceId, keys, { consistent: false });
+      const found = await deps.store.find(workspaceId, keys, { consistent: options.consistent ?? false });
       return found.find((entry) => entry.type === 'EMAIL') ?? found[0];
     },
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports';
 import { type DeliveryAttempt, type DeliveryDecision, describeOutcome, maxAttemptsFor, retryDelaySeconds } from './delivery';
 import { type DeliveryMessage, bodyFor } from './events';
-import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
+import type { DestinationPolicy, MembershipCheck, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
 import { type WebhookSettings, freshSettings, generateSigningSecret, signingSecrets } from './webhook';
 
@@ -10,6 +10,8 @@ export interface DeliveryServiceDeps {
   /** A new signing secret (for a user who has none when an event with its own URL is sent). */
   newSecret?: () => string;
   deliveries: Pick<WebhookDeliveryRepository, 'claim' | 'complete'>;
+  /** A user removed from the event's workspace gets no more of its events, retries included. */
+  memberships: MembershipCheck;
   sender: WebhookSender;
   signer: WebhookSigner;
   policy: Pick<DestinationPolicy, 'webhookType'>;
@@ -67,6 +69,13 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       if (claim.kind === 'scheduled') return { action: 'ack' };
       if (claim.kind === 'busy') {
         return { action: 'retry', delaySeconds: Math.max(1, Math.ceil((Date.parse(claim.leaseUntil) - claimedAt.getTime()) / 1000)) };
+      }
+
+      // Checked before each attempt: the members were read when the event was published (through an
+      // index that lags), and a retry can come hours after the user was removed.
+      if (message.workspace_id !== undefined && !(await deps.memberships.isMember(message.user_id, message.workspace_id))) {
+        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED' });
+        return { action: 'ack' };
       }
 
       let settings = await deps.settings.get(message.user_id);

@@ -19,7 +19,7 @@ export function createEventPublisher(deps: EventPublisherDeps) {
       const eventId = eventIdFor(type, workspaceId, sourceId);
       const userIds = await deps.members.listUserIds(workspaceId);
       const createdAt = deps.clock.now().toISOString();
-      await deps.queue.enqueue(userIds.map((userId) => ({ event_id: eventId, user_id: userId, type, created_at: createdAt, data })));
+      await deps.queue.enqueue(userIds.map((userId) => ({ event_id: eventId, user_id: userId, workspace_id: workspaceId, type, created_at: createdAt, data })));
       return eventId;
     },
   };

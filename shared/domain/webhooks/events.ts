@@ -74,6 +74,12 @@ export interface DeliveryMessage {
   data: EventDataByType[WebhookEventType];
   /** Where to deliver instead of the user's webhook URL (an enrichment job's webhook_url), signed with the user's secret. */
   url?: string;
+  /**
+   * The workspace the event is about: each attempt goes out only while the user is still its
+   * member, so a removal stops the retries of what was queued before it. Absent in messages queued
+   * before 2026-11-27 (delivered as before).
+   */
+  workspace_id?: number;
 }
 
 /**

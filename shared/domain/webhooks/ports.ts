@@ -65,3 +65,8 @@ export interface DeliveryQueue {
 export interface WorkspaceMembers {
   listUserIds(workspaceId: number): Promise<number[]>;
 }
+
+/** Whether a user is a member of a workspace now (a strongly consistent read). */
+export interface MembershipCheck {
+  isMember(userId: number, workspaceId: number): Promise<boolean>;
+}

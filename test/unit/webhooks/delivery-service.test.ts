@@ -37,6 +37,8 @@ describe('delivery service', () => {
   let settings: WebhookSettings | undefined;
   let outcomes: SendOutcome[];
   let sent: { url: string; headers: Record<string, string> }[];
+  /** `user/workspace` pairs that are memberships now. */
+  let members: Set<string>;
 
   const service = (overrides: Partial<DeliveryServiceDeps> = {}) =>
     createDeliveryService({
@@ -50,6 +52,7 @@ describe('delivery service', () => {
       },
       newSecret: () => 'whsec_created',
       deliveries,
+      memberships: { isMember: async (userId, workspaceId) => members.has(`${userId}/${workspaceId}`) },
       sender: {
         post: async (url, _body, headers) => {
           sent.push({ url, headers });
@@ -82,6 +85,7 @@ describe('delivery service', () => {
     };
     outcomes = [];
     sent = [];
+    members = new Set(['7/3']);
   });
 
   it('acknowledges a delivered event and never sends it again', async () => {
@@ -143,6 +147,19 @@ describe('delivery service', () => {
     // The old carrier then finds it delivered.
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent).toHaveLength(2);
+  });
+
+  it('sends an attempt only while the user is a member of the event’s workspace: a removal stops the retries, without a send', async () => {
+    const ofWorkspace = { ...message, workspace_id: 3 };
+    outcomes = [{ kind: 'response', status: 500, reason: '' }];
+    expect(await service().deliver(ofWorkspace, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
+    members.delete('7/3');
+    now = new Date('2026-11-21T12:01:00.000Z');
+    expect(await service().deliver(ofWorkspace, 'msg-1')).toEqual({ action: 'ack' });
+    expect([sent.length, deliveries.records.get('7/evt_unit')?.status]).toEqual([1, 'SKIPPED']);
+    // A message queued before the workspace was named in it is delivered as before.
+    expect(await service().deliver({ ...message, event_id: 'evt_old' }, 'msg-2')).toEqual({ action: 'ack' });
+    expect(sent.length).toBe(2);
   });
 
   it('skips users without a webhook', async () => {
