@@ -104,3 +104,40 @@ export function checkStepContent(stepType: StepType, content: StepContent): void
     checkPlaceholders(field, text);
   }
 }
+
+/**
+ * Bytes of step texts one campaign holds at most, counted as its detail answer carries them: each
+ * text escaped as JSON in the body and again in the function's result, the first step twice (in
+ * `steps` and as `first_step`). 50 steps of two 50,000-character templates pass Lambda's 6 MB: the
+ * campaign could then no longer be read, and each change of its flow answered 500 after it was
+ * written.
+ */
+export const MAX_FLOW_TEXT_BYTES = 4_000_000;
+
+/** What a step's texts add to a function's result. */
+export function stepTextBytes(content: StepContent): number {
+  const texts = [content.subject_line, content.message_template, content.subject_line_b, content.message_template_b];
+  return Buffer.byteLength(JSON.stringify(JSON.stringify(texts.map((text) => text ?? ''))), 'utf8');
+}
+
+type FlowTexts = Iterable<{ content: StepContent; first: boolean }>;
+
+/** The bytes of a flow's texts (each step's content; `first` counted twice). */
+export function flowTextBytes(steps: FlowTexts): number {
+  let bytes = 0;
+  for (const { content, first } of steps) bytes += stepTextBytes(content) * (first ? 2 : 1);
+  return bytes;
+}
+
+/**
+ * Refuses a change that takes a flow's texts past MAX_FLOW_TEXT_BYTES. One that shrinks a flow
+ * already past it (written before the limit) is let through, so it can be brought under.
+ */
+export function checkFlowTextSize(before: FlowTexts, after: FlowTexts): void {
+  const bytes = flowTextBytes(after);
+  if (bytes > MAX_FLOW_TEXT_BYTES && bytes > flowTextBytes(before)) {
+    throw validationError(
+      `The campaign's steps would hold ${bytes} bytes of text, more than the ${MAX_FLOW_TEXT_BYTES} a campaign may (its detail is one answer); shorten or remove templates`,
+    );
+  }
+}

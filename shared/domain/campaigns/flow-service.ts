@@ -6,7 +6,7 @@ import type { SenderAccountRepository } from '../sender-accounts/ports';
 import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, assertWritable } from './campaign';
 import type { CampaignDetail } from './campaign-service';
 import { type ConditionWiring, conditionWiring, linkOf, orderedNodes } from './flow';
-import { type StepContent, checkStepContent, defaultDelay } from './flow-content';
+import { type StepContent, checkFlowTextSize, checkStepContent, defaultDelay } from './flow-content';
 import { type StepRewiring, addCondition, addStep, removeNode, retypeNode, rewireStep } from './flow-edit';
 import { requireCampaignWithFlow } from './lookup';
 import type { CampaignCondition, CampaignNode, CampaignStep, CampaignWithFlow } from './nodes';
@@ -47,6 +47,14 @@ const contentOf = (step: CampaignStep): StepContent => ({
   add_unsubscribe: step.addUnsubscribe,
   delay_in_hours: step.delayInHours,
 });
+
+/** The flow's steps for checkFlowTextSize: as they are, or with `changed` in place (or added) and `root` first. */
+function stepsWith(found: CampaignWithFlow, changed?: CampaignStep, root: number | null = found.campaign.flow.root) {
+  const steps = new Map<number, CampaignStep>();
+  for (const node of found.nodes.values()) if (node.kind === 'STEP') steps.set(node.id, node);
+  if (changed) steps.set(changed.id, changed);
+  return [...steps.values()].map((step) => ({ content: contentOf(step), first: step.id === root }));
+}
 
 /** The step with the given texts merged in. */
 const withTexts = (step: CampaignStep, texts: StepTexts): CampaignStep => ({
@@ -180,7 +188,8 @@ export function createFlowService(deps: FlowServiceDeps) {
      */
     async addStep(workspaceId: number, campaignId: number, input: NewStep): Promise<NodeChange<CampaignStep>> {
       const id = await deps.ids.next();
-      const after = await change(workspaceId, campaignId, ({ campaign }, at) => {
+      const after = await change(workspaceId, campaignId, (found, at) => {
+        const { campaign } = found;
         assertStructureEditable(campaign);
         assertRoom(campaign);
         const flow = addStep(
@@ -206,6 +215,7 @@ export function createFlowService(deps: FlowServiceDeps) {
           input,
         );
         checkStepContent(step.stepType, contentOf(step));
+        checkFlowTextSize(stepsWith(found), stepsWith(found, step, flow.root));
         return { write: 'flow', change: { flow, put: [step], delete: [] } };
       });
       return { node: stepOf(after, id), detail: await detailOf(after) };
@@ -227,6 +237,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         const contentChanged = !isDeepStrictEqual(merged, step);
         const wiring = withoutNoneLinks(campaign.flow, stepId, patch);
         const flow = hasWiring(wiring) ? rewireStep(campaign.flow, stepId, wiring) : campaign.flow;
+        checkFlowTextSize(stepsWith(found), stepsWith(found, merged, flow.root));
         if (!isDeepStrictEqual(flow, campaign.flow)) {
           assertStructureEditable(campaign);
           const moved = { ...merged, updatedAt: touched(step.updatedAt, at) };
