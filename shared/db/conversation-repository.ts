@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { ConversationMessage, ConversationPage, ConversationStore, ConversationSummary, MessageChannel } from '../domain/inbox/conversations';
+import { MAX_ANSWER_VIEW_BYTES, resultBytesOf } from '../domain/answer-budget';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { CONVERSATION_MESSAGE_PREFIX, conversationKey, conversationMessageKey, conversationsByRecency } from './keys';
@@ -125,6 +126,16 @@ export class DynamoConversationStore implements ConversationStore {
       }),
     );
     const items = (Items ?? []).map((item) => parseItem(MessageItem, item));
+    // A page ends early, its cursor after the last message it holds, before its messages pass what
+    // one answer may hold (replies of up to 256 KB: 50 of them pass Lambda's 6 MB).
+    let bytes = 0;
+    for (const [index, item] of items.entries()) {
+      bytes += resultBytesOf(item);
+      const last = items[index - 1];
+      if (bytes > MAX_ANSWER_VIEW_BYTES && last) {
+        return { items: items.slice(0, index), next: conversationMessageKey(workspaceId, prospectId, last.sentAt, last.ref).sk };
+      }
+    }
     const last = LastEvaluatedKey?.sk;
     return { items, ...(typeof last === 'string' ? { next: last } : {}) };
   }

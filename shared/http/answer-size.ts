@@ -10,14 +10,18 @@ import { json } from './responses';
  */
 export const LAMBDA_RESULT_MAX_BYTES = 6 * 1024 * 1024;
 
-/** Below this many UTF-16 units a body cannot reach the limit: each takes at most 3 bytes in the result. */
+/**
+ * Below this many UTF-16 units a JSON body cannot reach the limit: in JSON text each takes at most 3
+ * bytes in the result (its own escapes are already in it). An HTML page could take more, and none
+ * comes near it.
+ */
 const SURELY_SMALL_BODY = Math.floor(LAMBDA_RESULT_MAX_BYTES / 3) - 64 * 1024;
 
 export const resultBytes = (response: APIGatewayProxyResult): number => Buffer.byteLength(JSON.stringify(response), 'utf8');
 
 export const ANSWER_TOO_LARGE = {
   error: 'Answer too large',
-  message: 'The answer would be over 6 MB, more than the API can send at once; ask for less (a smaller page_size)',
+  message: 'The answer would be over 6 MB, more than the API can send at once; ask for less (a smaller page_size where the route takes one)',
 };
 
 /**

@@ -139,8 +139,9 @@ export function httpHandler<Routes extends Readonly<Record<string, RouteDefiniti
 
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(deps.logger, { resetKeys: true }))
-    // Its `after` runs last (middy runs them in reverse): it sees the answer as it would leave.
-    .use(answerSizeGuard(deps.logger, (event) => find(event)?.route.asksOnly === true))
+    // middy runs `after`s in reverse, so this one sees the handler's answer as it would leave (only
+    // the log context's runs later). Error answers skip every `after`: they are small.
+    .use(answerSizeGuard(deps.logger, (event) => find(event)?.route.asksOnly?.(event.body) === true))
     .use(errorMiddleware(deps.logger))
     .use(routeContext)
     .use(bodyParser)

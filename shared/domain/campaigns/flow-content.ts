@@ -1,3 +1,4 @@
+import { resultBytesOf } from '../answer-budget';
 import { validationError } from '../errors';
 import type { StepType } from './flow';
 
@@ -117,7 +118,7 @@ export const MAX_FLOW_TEXT_BYTES = 4_000_000;
 /** What a step's texts add to a function's result. */
 export function stepTextBytes(content: StepContent): number {
   const texts = [content.subject_line, content.message_template, content.subject_line_b, content.message_template_b];
-  return Buffer.byteLength(JSON.stringify(JSON.stringify(texts.map((text) => text ?? ''))), 'utf8');
+  return resultBytesOf(texts.map((text) => text ?? ''));
 }
 
 type FlowTexts = Iterable<{ content: StepContent; first: boolean }>;

@@ -1,5 +1,6 @@
 import type { Company, Prospect } from '../leads/lead';
-import { MAX_ANSWER_VIEW_BYTES, answerBytesOf } from './prospect-move-shapes';
+import { MAX_ANSWER_VIEW_BYTES } from '../answer-budget';
+import { answerBytesOf } from './prospect-move-shapes';
 import type { Candidate, CompanyCounter, MoveSkipReason } from './selection';
 
 export interface ChooserDeps {

@@ -1,3 +1,4 @@
+import { resultBytesOf } from '../answer-budget';
 import { validationError } from '../errors';
 import { type Company, type Prospect, toCompanySummary, toProspectView } from '../leads/lead';
 import type { LeadWriterDeps } from '../leads/lead-rounds';
@@ -100,18 +101,12 @@ export function toMovedProspectView({ prospect, company }: MovedProspect) {
 }
 
 /**
- * Bytes of moved prospects' views one add-to-campaign answer holds at most. The answer reaches API
- * Gateway through Lambda, whose limit is 6 MB of the function's result (the JSON body, escaped once
- * more as a string in it): 1,000 prospects with large custom fields pass it, and the request would
- * fail (502) after its moves were written. So choosing stops before this is reached
+ * What a prospect's view adds to add-to-campaign's answer once moved, with room for its new status
+ * and campaign_id. 1,000 prospects with large custom fields passed Lambda's 6 MB, and the request
+ * failed (502) after its moves were written: choosing stops at MAX_ANSWER_VIEW_BYTES
  * (docs/campaigns.md, "has_more").
  */
-export const MAX_ANSWER_VIEW_BYTES = 5_000_000;
-
-/** What a prospect's view adds to the function's result once moved, with room for its new status and campaign_id. */
-export function answerBytesOf(moved: MovedProspect): number {
-  return Buffer.byteLength(JSON.stringify(JSON.stringify(toMovedProspectView(moved))), 'utf8') + 64;
-}
+export const answerBytesOf = (moved: MovedProspect): number => resultBytesOf(toMovedProspectView(moved)) + 64;
 
 /** The opaque cursor of a campaign's prospects page: the campaign, the status filter and the last id shown. */
 export function encodeProspectsCursor(campaignId: number, status: ProspectStatus | undefined, lastId: number): string {

@@ -1,3 +1,4 @@
+import { MAX_ANSWER_VIEW_BYTES, resultBytesOf } from '../answer-budget';
 import { validationError } from '../errors';
 import { type Company, toProspectView } from '../leads/lead';
 import { PROSPECT_STATUSES, type ProspectStatus, SEQUENCE_STATUSES } from './campaign';
@@ -5,7 +6,7 @@ import type { CampaignProspect } from './campaign-prospect';
 import type { ActionPosition } from './prospect-ports';
 import { resolveNode } from './flow';
 import { requireCampaign } from './lookup';
-import { CAMPAIGN_PROSPECTS_PAGE_SIZE, MAX_ANSWER_VIEW_BYTES, type ProspectMoveDeps, STATUS_MESSAGE, decodeProspectsCursor, encodeProspectsCursor } from './prospect-move-shapes';
+import { CAMPAIGN_PROSPECTS_PAGE_SIZE, type ProspectMoveDeps, STATUS_MESSAGE, decodeProspectsCursor, encodeProspectsCursor } from './prospect-move-shapes';
 
 /** What a campaign's prospects page reads: the campaign, its prospect items and actions, the prospects and their companies. */
 export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads'> & {
@@ -62,7 +63,7 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
       next_action_at: position.dueAt,
       last_error: position.lastError,
     };
-    answerBytes += Buffer.byteLength(JSON.stringify(JSON.stringify(view)), 'utf8');
+    answerBytes += resultBytesOf(view);
     if (answerBytes > MAX_ANSWER_VIEW_BYTES && index > 0) {
       shownUpTo = (page.prospects[index - 1] as CampaignProspect).prospectId;
       return [];

@@ -55,10 +55,11 @@ export interface RouteDefinition<Group extends string = string, Request extends 
   /** Query parameters that may be repeated: their values reach the query schema joined by commas. */
   readonly listQuery?: readonly string[];
   /**
-   * A POST that asks a question (a search): asked again for less, it loses nothing, so an answer
-   * too large for Lambda is a 400 as for a GET (shared/http/answer-size.ts). GET and HEAD always are.
+   * Whether a POST, with this parsed body, only asks a question (a search of the workspace): asked
+   * again for less, it loses nothing, so an answer too large for Lambda is a 400 as for a GET
+   * (shared/http/answer-size.ts). GET and HEAD always are.
    */
-  readonly asksOnly?: boolean;
+  readonly asksOnly?: (body: unknown) => boolean;
 }
 
 /** Error statuses any route may answer with: bad input or body, body too large, failure. */

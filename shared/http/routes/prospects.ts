@@ -43,8 +43,8 @@ export const prospectRoutes = {
     auth: 'apiKey',
     summary: 'Searches the B2B directory (saving what it finds to the workspace) or the workspace itself.',
     request: { body: SearchBody },
-    // What a directory search saves, asking again saves again (the same leads, matched).
-    asksOnly: true,
+    // A workspace search only reads; a directory search spends one of the month's searches.
+    asksOnly: (body) => typeof body === 'object' && body !== null && (body as { source?: unknown }).source === 'WORKSPACE',
     responses: {
       200: v.union([
         v.strictObject({ ...envelope, search_type: v.literal('PEOPLE'), results: v.array(ProspectView) }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ANSWER_VIEW_BYTES } from '../../../shared/domain/campaigns/prospect-move-shapes';
+import { MAX_ANSWER_VIEW_BYTES } from '../../../shared/domain/answer-budget';
 import { ANSWER_TOO_LARGE, LAMBDA_RESULT_MAX_BYTES } from '../../../shared/http/answer-size';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, importLeads, leadsStack, person } from '../leads/helpers';

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ANSWER_TOO_LARGE, LAMBDA_RESULT_MAX_BYTES, answerSizeGuard, resultBytes } from '../../../shared/http/answer-size';
 import { json } from '../../../shared/http/responses';
+import { prospectRoutes } from '../../../shared/http/routes/prospects';
 
 /** A JSON answer whose Lambda result is exactly `bytes` long (CJK text: 3 bytes a character). */
 function answerOf(bytes: number): APIGatewayProxyResult {
@@ -32,7 +33,7 @@ describe("an answer Lambda could not return (over 6 MiB as the function's result
     expect([response.statusCode, JSON.parse(response.body)]).toEqual([400, ANSWER_TOO_LARGE]);
     expect(ANSWER_TOO_LARGE).toEqual({
       error: 'Answer too large',
-      message: 'The answer would be over 6 MB, more than the API can send at once; ask for less (a smaller page_size)',
+      message: 'The answer would be over 6 MB, more than the API can send at once; ask for less (a smaller page_size where the route takes one)',
     });
     expect(errors).toEqual([]);
   });
@@ -46,5 +47,12 @@ describe("an answer Lambda could not return (over 6 MiB as the function's result
     const { response, errors } = await guarded('POST', answerOf(LAMBDA_RESULT_MAX_BYTES + 1));
     expect([response.statusCode, JSON.parse(response.body)]).toEqual([500, { error: 'Internal server error' }]);
     expect(errors).toEqual([["Answer over Lambda's result limit after a change was made", { bytes: LAMBDA_RESULT_MAX_BYTES + 1, route: 'POST /things' }]]);
+  });
+});
+
+describe('the prospect search only asks when it searches the workspace', () => {
+  it('a DIRECTORY search (the default) spends a search of the month, so its answer too large is not a 400 to ask again', () => {
+    const asksOnly = prospectRoutes.searchProspects.asksOnly;
+    expect([{ source: 'WORKSPACE' }, { source: 'DIRECTORY' }, {}, null, 'WORKSPACE'].map((body) => asksOnly?.(body))).toEqual([true, false, false, false, false]);
   });
 });

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoConversationStore } from '../../../shared/db/conversation-repository';
+import { LAMBDA_RESULT_MAX_BYTES } from '../../../shared/http/answer-size';
+import type { TestStack } from '../../support/test-stack';
+import { type Workspace, createList, importLeads, leadsStack, person } from '../leads/helpers';
+
+/** Bytes an answer takes in the function's result: its body, escaped once more as a JSON string. */
+const inResult = (text: string) => Buffer.byteLength(JSON.stringify(text));
+
+/**
+ * A conversation's page holds up to 50 messages, as many as fit DynamoDB's 1 MB query page. Text
+ * that JSON escapes grows sevenfold in the answer (a control character is `\u0001` in the body,
+ * `\\u0001` in the function's result), so such a page passed Lambda's 6 MB answer (a 502): it now
+ * ends early, and its cursor goes on after the last message it holds.
+ */
+describe('a conversation of long replies', () => {
+  let stack: TestStack;
+  let alice: Workspace;
+  let prospectId: number;
+
+  beforeAll(async () => {
+    ({ stack, alice } = await leadsStack());
+    const list = await createList(stack, alice, 'Talkative');
+    prospectId = (await importLeads(stack, alice, list.id, { leads: [person(1)] })).leads[0]?.id as number;
+    // Seeded as the router stores replies: 40 replies of 40,000 control characters. Stored, each is
+    // 40 KB (so DynamoDB's 1 MB query page holds 25); in the answer each takes 280 KB (`\u0001`,
+    // escaped again), so 25 would make 7 MB.
+    const conversations = new DynamoConversationStore(stack.db, stack.tableName);
+    for (let n = 0; n < 40; n += 1) {
+      await conversations.append({
+        workspaceId: alice.workspaceId,
+        prospectId,
+        ref: `reply-${String(n).padStart(2, '0')}`,
+        channel: 'EMAIL',
+        kind: 'MESSAGE',
+        sentByLead: true,
+        text: `${n}${'\u0001'.repeat(40_000)}`,
+        subject: 'Re: hello',
+        senderAccountId: null,
+        campaignId: null,
+        chatId: null,
+        rfcMessageId: null,
+        providerEmailId: null,
+        sentAt: new Date(Date.UTC(2026, 10, 27, 9, n)).toISOString(),
+      });
+    }
+  }, 60_000);
+  afterAll(async () => stack?.stop());
+
+  it('is paged under what one answer can hold, every message once, in order', async () => {
+    const seen: string[][] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const query: string = cursor ? `?cursor=${cursor}` : '';
+      const page = await stack.call<{ messages: { id: string }[]; next_cursor: string | null }>('GET', `/public/chats/${prospectId}/messages${query}`, { apiKey: alice.key });
+      expect(page.status, page.text.slice(0, 200)).toBe(200);
+      expect(inResult(page.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
+      seen.push(page.body.messages.map((message) => message.id));
+      cursor = page.body.next_cursor;
+    }
+    expect(seen.map((page) => page.length)).toEqual([17, 17, 6]);
+    expect(seen.flat()).toEqual(Array.from({ length: 40 }, (_, n) => `reply-${String(n).padStart(2, '0')}`));
+  });
+});
