@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { bucketOf } from '../domain/buckets';
+import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, keyEndingIn } from './key-text';
 /**
  * Key builders: the only place that knows how items are keyed. Numeric ids are zero-padded so
  * that sort keys order like the numbers they hold. These strings are a persisted contract.
@@ -8,22 +8,6 @@ const ID_WIDTH = 16;
 
 export const padId = (id: number): string => String(id).padStart(ID_WIDTH, '0');
 
-/** DynamoDB's limits on a key attribute's value, in UTF-8 bytes. */
-export const PARTITION_KEY_MAX_BYTES = 2048;
-export const SORT_KEY_MAX_BYTES = 1024;
-
-/**
- * A key that ends in text from outside (an imported URL, a provider's message id): the text as it
- * is while the key fits DynamoDB's limit, else its SHA-256. Validation bounds such text in
- * characters, and a character can take 4 bytes, so an accepted value could otherwise fail the write
- * (a 500, or a provider event retried until it is dead-lettered). Every key that fitted before keeps
- * its value; the items carry the text itself in an attribute.
- */
-export function keyEndingIn(fixed: string, text: string, maxBytes: number): string {
-  const plain = `${fixed}${text}`;
-  if (Buffer.byteLength(plain, 'utf8') <= maxBytes) return plain;
-  return `${fixed}~sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
-}
 const pkEndingIn = (fixed: string, text: string) => keyEndingIn(fixed, text, PARTITION_KEY_MAX_BYTES);
 const skEndingIn = (fixed: string, text: string) => keyEndingIn(fixed, text, SORT_KEY_MAX_BYTES);
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, keyEndingIn } from '../../../shared/db/key-text';
 import * as keys from '../../../shared/db/keys';
 import { SORT_INDEX, memberItem } from '../../../shared/db/lead-items';
 import { decodeAttemptCursor, encodeAttemptCursor } from '../../../shared/db/webhook-repository';
@@ -123,13 +124,6 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
     expect(keys.webhookAttemptKey(7, '2026-11-21T12:00:00.000Z', 'evt_1', 12).sk).toBe('WEBHOOK_ATTEMPT#2026-11-21T12:00:00.000Z#evt_1#12');
   },
   WEBHOOK_ATTEMPT_PREFIX: () => expect(keys.WEBHOOK_ATTEMPT_PREFIX).toBe('WEBHOOK_ATTEMPT#'),
-  PARTITION_KEY_MAX_BYTES: () => expect(keys.PARTITION_KEY_MAX_BYTES).toBe(2048),
-  SORT_KEY_MAX_BYTES: () => expect(keys.SORT_KEY_MAX_BYTES).toBe(1024),
-  keyEndingIn: () => {
-    // A key that fits is the text as it is, up to the last byte; one byte more and the text is hashed.
-    expect(keys.keyEndingIn('P#', 'é'.repeat(9), 20)).toBe(`P#${'é'.repeat(9)}`);
-    expect(keys.keyEndingIn('P#', 'é'.repeat(10), 21)).toBe(`P#~sha256:${createHash('sha256').update('é'.repeat(10)).digest('hex')}`);
-  },
   inboundMessageKey: () =>
     expect(keys.inboundMessageKey(8, 'msg-Ab1')).toEqual({ pk: 'INBOUND_MESSAGE#0000000000000008#msg-Ab1', sk: 'INBOUND_MESSAGE' }),
   campaignKey: () => expect(keys.campaignKey(31)).toEqual({ pk: 'CAMPAIGN#0000000000000031', sk: 'CAMPAIGN' }),
@@ -332,5 +326,13 @@ describe('list member index keys and the delivery-log cursor, exactly', () => {
     expect(decodeAttemptCursor('V0VCSE9PS19BVFRFTVBUIzIwMjYtMTEtMjFUMTI6MDA6MDAuMDAwWiNldnRfMSMwMg')).toBe(sk);
     expect(decodeAttemptCursor(encodeAttemptCursor('WEBHOOK#x'))).toBeUndefined();
     expect(decodeAttemptCursor('not a cursor!')).toBeUndefined();
+  });
+});
+
+describe('keys ending in outside text (key-text.ts)', () => {
+  it('keep the text while the key fits DynamoDB\'s limit, to the last byte; past it, end in its SHA-256', () => {
+    expect([PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES]).toEqual([2048, 1024]);
+    expect(keyEndingIn('P#', 'é'.repeat(9), 20)).toBe(`P#${'é'.repeat(9)}`);
+    expect(keyEndingIn('P#', 'é'.repeat(10), 21)).toBe(`P#~sha256:${createHash('sha256').update('é'.repeat(10)).digest('hex')}`);
   });
 });
