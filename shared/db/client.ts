@@ -1,7 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { capacityMeter } from './capacity-meter';
+import { retryConflicts } from './conflict-retries';
 import { TABLE } from './table-schema';
 
 export interface DocClientOptions {
@@ -29,6 +30,7 @@ export function makeDocClient(options: DocClientOptions = {}): DynamoDBDocumentC
   // before handing them to the logger, even to the no-op logger this client has: measurable CPU on
   // bulk paths (a tenth of the service's own time in the lead-list import) for nothing logged.
   client.middlewareStack.remove('loggerMiddleware');
+  retryConflicts(client);
   if (options.trackCapacity) capacityMeter.attach(client);
   return client;
 }
@@ -75,28 +77,6 @@ export function cancellationReasons(error: unknown): { Code?: string }[] | undef
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
   return Array.isArray(reasons) ? reasons : [];
-}
-
-/** Attempts of a transaction that met another one on the same item (TransactionConflict) before the error is passed on. */
-const CONFLICT_ATTEMPTS = 4;
-
-/**
- * Sends a transaction again when DynamoDB cancelled it only because another transaction was
- * writing one of its items at that moment (workers finishing chunks of one job); any other
- * cancellation, and a conflict that persists, is thrown to the caller.
- */
-export async function transactRetryingConflicts(db: DynamoDBDocumentClient, input: TransactWriteCommandInput): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await db.send(new TransactWriteCommand(input));
-      return;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      const conflictOnly = reasons?.some((reason) => reason.Code === 'TransactionConflict') && reasons.every((reason) => reason.Code === 'None' || reason.Code === 'TransactionConflict');
-      if (!conflictOnly || attempt >= CONFLICT_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.floor(Math.random() * 30)));
-    }
-  }
 }
 
 /** Every item a Query matches, following LastEvaluatedKey page by page (for small, bounded sets). */

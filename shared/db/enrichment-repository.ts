@@ -5,7 +5,7 @@ import type { ChunkRef, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, Jo
 import type { EnrichmentMark } from '../domain/leads/lead';
 import { batchGetAll } from './batch-get';
 import { type WriteRequest, batchWriteAll } from './batch-write';
-import { cancellationReasons, isConditionFailed, queryAll, transactRetryingConflicts } from './client';
+import { cancellationReasons, isConditionFailed, queryAll } from './client';
 import { balanceMove, ledgerPut } from './credit-repository';
 import { DynamoRequestLeases } from './request-leases';
 import { chunkItem, completedItem, jobItem, pack, runningItem, toChunk, toJob } from './enrichment-items';
@@ -215,7 +215,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   async resolve(job: EnrichmentJob, chunks: ResolvedChunk[], counts: JobCounts, refund: LedgerEntry | undefined, at: string): Promise<boolean> {
     const now = at;
     try {
-      await transactRetryingConflicts(this.db, {
+      await this.db.send(new TransactWriteCommand({
         TransactItems: [
           ...chunks.map(({ chunk, results }) => ({
             Update: {
@@ -248,7 +248,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
           },
           ...(refund ? [balanceMove(this.tableName, job.workspaceId, refund.amount), ledgerPut(this.tableName, refund)] : []),
         ],
-        });
+        }));
       return true;
     } catch (error) {
       if (cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
@@ -277,7 +277,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   async finishChunks(job: EnrichmentJob, chunks: number[]): Promise<EnrichmentJob | undefined> {
     for (const chunk of chunks) {
       try {
-        await transactRetryingConflicts(this.db, {
+        await this.db.send(new TransactWriteCommand({
           TransactItems: [
             {
               Delete: {
@@ -297,7 +297,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
               },
             },
           ],
-        });
+        }));
       } catch (error) {
         // Finished by another delivery of the same message.
         if (!cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
@@ -310,7 +310,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     try {
       // Two deliveries finishing a job's last chunks both complete it: a conflict is tried again
       // (then the condition answers for the one that comes second).
-      await transactRetryingConflicts(this.db, {
+      await this.db.send(new TransactWriteCommand({
         TransactItems: [
           {
             Update: {
@@ -327,7 +327,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
           { Delete: { TableName: this.tableName, Key: enrichmentRunningKey(job.workspaceId, job.id) } },
           { Put: { TableName: this.tableName, Item: completedItem(job, at) } },
         ],
-      });
+      }));
       return true;
     } catch (error) {
       if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;

@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
@@ -7,7 +7,7 @@ import { type ActionRef, type OutreachAction, SEND_KINDS } from '../domain/engin
 import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
 import { batchGetAll } from './batch-get';
-import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, storedAsWritten, transactRetryingConflicts } from './client';
+import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, storedAsWritten } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey, outreachActionKey } from './keys';
 
@@ -204,7 +204,7 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
   private async writeFirst(previous: OutreachAction, next: OutreachAction): Promise<boolean> {
     const item = outreachActionItem({ ...next, version: 1 });
     try {
-      await transactRetryingConflicts(this.db, {
+      await this.db.send(new TransactWriteCommand({
         TransactItems: [
           {
             Put: {
@@ -224,7 +224,7 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
             },
           },
         ],
-      });
+      }));
       return true;
     } catch (error) {
       if (!isTransactionConditionFailed(error)) {

@@ -1,0 +1,41 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** Attempts of a write that met a transaction on the same item, before its error is passed on. */
+export const CONFLICT_ATTEMPTS = 4;
+
+/**
+ * Whether DynamoDB refused a write only because a transaction was writing one of its items at that
+ * moment: a transaction cancelled for TransactionConflict alone (its other actions `None`), or a
+ * single-item write refused with TransactionConflictException. Nothing of it was written, so the
+ * same request may be sent again; the SDK does not retry either.
+ */
+export function isConflictOnly(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'TransactionConflictException') return true;
+  if (error.name !== 'TransactionCanceledException') return false;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((reason) => reason.Code === 'TransactionConflict') && reasons.every((reason) => reason.Code === 'None' || reason.Code === 'TransactionConflict');
+}
+
+/**
+ * Every call of the client is sent again (after 20-80 ms, growing) while DynamoDB refuses it for
+ * a conflict only, up to CONFLICT_ATTEMPTS. On DynamoDB, requests of one workspace that write the
+ * same item at once (its lead counts, a campaign's counts, a credit balance) meet this; DynamoDB
+ * Local serializes more and shows it less, so a request that passed locally could answer 500.
+ * The document client marshals its input again on each attempt, from the command's own input.
+ */
+export function retryConflicts(client: DynamoDBDocumentClient, wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms))): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await next(args);
+        } catch (error) {
+          if (attempt >= CONFLICT_ATTEMPTS || !isConflictOnly(error)) throw error;
+          await wait(20 * attempt + Math.floor(Math.random() * 30));
+        }
+      }
+    },
+    { step: 'initialize', name: 'retryTransactionConflicts' },
+  );
+}

@@ -1,0 +1,66 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { CONFLICT_ATTEMPTS, isConflictOnly, retryConflicts } from '../../../shared/db/conflict-retries';
+
+const named = (name: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(name), { name, ...extra });
+const cancelled = (...codes: string[]) => named('TransactionCanceledException', { CancellationReasons: codes.map((Code) => ({ Code })) });
+
+/**
+ * A document client whose requests never leave the process: a middleware where the request would
+ * be sent answers each attempt from `answers` (an error is thrown), and records what it was sent.
+ */
+function clientAnswering(answers: (Error | 'ok')[]) {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
+  const waits: number[] = [];
+  const sent: unknown[] = [];
+  retryConflicts(client, async (ms) => {
+    waits.push(ms);
+  });
+  client.middlewareStack.add(
+    () => async (args) => {
+      sent.push(structuredClone(args.input));
+      const answer = answers.shift();
+      if (answer === undefined || answer === 'ok') return { output: { $metadata: {} }, response: {} } as never;
+      throw answer;
+    },
+    { step: 'build', name: 'fakeTransport' },
+  );
+  return { client, waits, sent };
+}
+
+describe('writes refused for a transaction conflict only are sent again', () => {
+  it('tells a conflict from every other refusal', () => {
+    expect(
+      [
+        cancelled('None', 'TransactionConflict'),
+        cancelled('TransactionConflict'),
+        named('TransactionConflictException'),
+        cancelled('ConditionalCheckFailed', 'TransactionConflict'),
+        cancelled('None', 'ConditionalCheckFailed'),
+        cancelled('None', 'None'),
+        named('ConditionalCheckFailedException'),
+        'TransactionConflict',
+      ].map(isConflictOnly),
+    ).toEqual([true, true, true, false, false, false, false, false]);
+  });
+
+  it('a transaction: the same items again, marshalled again, until it goes through', async () => {
+    const { client, waits, sent } = clientAnswering([cancelled('None', 'TransactionConflict'), cancelled('TransactionConflict', 'None'), 'ok']);
+    const items = [{ Put: { TableName: 't', Item: { pk: 'A', sk: 'A', n: 1 } } }, { Put: { TableName: 't', Item: { pk: 'B', sk: 'B', n: 2 } } }];
+    await client.send(new TransactWriteCommand({ TransactItems: items }));
+    expect(sent).toHaveLength(3);
+    expect(sent[2]).toEqual(sent[0]);
+    expect((sent[0] as { TransactItems: { Put: { Item: unknown } }[] }).TransactItems[0]?.Put.Item).toEqual({ pk: { S: 'A' }, sk: { S: 'A' }, n: { N: '1' } });
+    expect(waits.map((ms) => ms >= 20 && ms < 50 + 20)).toEqual([true, true]);
+  });
+
+  it(`gives up after ${CONFLICT_ATTEMPTS} attempts, and never repeats a failed condition`, async () => {
+    const persistent = clientAnswering(Array.from({ length: 6 }, () => named('TransactionConflictException')));
+    await expect(persistent.client.send(new PutCommand({ TableName: 't', Item: { pk: 'A', sk: 'A' } }))).rejects.toThrow('TransactionConflictException');
+    expect([CONFLICT_ATTEMPTS, persistent.sent.length]).toEqual([4, 4]);
+    const condition = clientAnswering([cancelled('ConditionalCheckFailed', 'TransactionConflict')]);
+    await expect(condition.client.send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toThrow('TransactionCanceledException');
+    expect([condition.sent.length, condition.waits]).toEqual([1, []]);
+  });
+});
