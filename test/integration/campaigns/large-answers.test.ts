@@ -91,6 +91,13 @@ describe('answers that would pass what Lambda can return', () => {
     expect([again.status, again.body.count, again.body.skipped]).toEqual([200, 38, []]);
   });
 
+  it('add-to-campaign with an amount the answer cannot hold: a short count, has_more false (the amount asked was not all of them)', async () => {
+    const campaign = await createCampaign(stack, alice, 'Ninety large prospects');
+    const moved = await addToCampaign(stack, alice, listId, { campaign: campaign.id, amount: 90, allow_duplicates: true });
+    expect([moved.status, moved.body.count, moved.body.has_more, moved.body.skipped]).toEqual([200, 82, false, []]);
+    expect(moved.body.prospects.map((p) => p.id)).toEqual(ids.slice(0, 82));
+  });
+
   it("a campaign's prospects page ends early, its cursor after the last shown, and the next page goes on from there", async () => {
     const campaign = await createCampaign(stack, alice, 'Paged large prospects');
     await addToCampaign(stack, alice, listId, { campaign: campaign.id, prospect_ids: ids.slice(0, 82), allow_duplicates: true });
