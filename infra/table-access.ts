@@ -118,8 +118,8 @@ export const QUEUE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
 export const SCHEDULE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
   [OUTREACH_SCHEDULER.name]: { actions: ['UpdateItem'], queriesIndexes: true, reason: 'due actions by shard (gsi2) under a lease per shard' },
   [ENRICHMENT_SWEEPER.name]: {
-    actions: ['Query', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    actions: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriesIndexes: true,
-    reason: "running jobs (gsi2); writes the chunks a job lacks, reads its chunks, touches and completes it (deleting its workspace's running-job item)",
+    reason: "running jobs (gsi2); writes the chunks a job lacks, reads its chunks, touches and completes it (deleting its workspace's running-job item, putting its completed item)",
   },
 };

@@ -85,7 +85,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         // Runs again what providerWebhooks runs.
         'queue:inbound-retry': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         'schedule:outreach-scheduler': { table: ['UpdateItem'], indexes: EVERY_INDEX },
-        'schedule:enrichment-sweeper': { table: ['BatchWriteItem', 'DeleteItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
+        'schedule:enrichment-sweeper': { table: ['BatchWriteItem', 'DeleteItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
       });
       // The read-only functions write nothing.
       for (const name of ['connections', 'analytics'] as const) {

@@ -1,12 +1,14 @@
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
-import { enrichmentRunningKey } from '../../../shared/db/keys';
+import { runningItem } from '../../../shared/db/enrichment-items';
+import { enrichmentCompletedKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey } from '../../../shared/db/keys';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import type { Finder } from '../../../shared/domain/enrichment/enrichment';
+import type { EnrichmentJob } from '../../../shared/domain/enrichment/ports';
 import { createEnrichmentProcessor } from '../../../shared/domain/enrichment/processor';
 import { chunksOf, newJob } from '../../../shared/domain/enrichment/enrichment-service';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
@@ -391,6 +393,33 @@ describe('enrichment with credits', () => {
     expect(done).toMatchObject({ status: 'COMPLETED', found_count: 2, not_found_count: 1, credits_charged: 18, credits_refunded: 6 });
     expect((await credits(alice)).balance).toBe(before - 12);
     expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.status)).toEqual(['NEW', 'NEW', 'NEW']);
+  });
+
+  it('the sweeper completes a job whose chunks were all worked but whose completion did not land (its role may put the completed item)', async () => {
+    const list = await peopleList(alice, 'unfinished', { withDomain: 1 });
+    await grant(alice.workspaceId, 3);
+    const started = await enrich(alice, list.id, {});
+    expect(started.status, started.text).toBe(200);
+    await stack.drain('enrichment');
+    const jobs = new DynamoEnrichmentRepository(stack.db, stack.tableName);
+    const finished = (await jobs.getJob(started.body.job_id as number)) as EnrichmentJob;
+    expect([finished.status, finished.doneChunks]).toEqual(['COMPLETED', [0]]);
+    // The completion transaction undone, as if it had failed after the last chunk was recorded.
+    await stack.db.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: enrichmentJobKey(finished.id),
+        UpdateExpression: 'SET #status = :running, gsi2pk = :pk, gsi2sk = :sk REMOVE completedAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':running': 'RUNNING', ':pk': enrichmentJobRunning(finished.createdAt, finished.id).gsi2pk, ':sk': enrichmentJobRunning(finished.createdAt, finished.id).gsi2sk },
+      }),
+    );
+    await stack.db.send(new PutCommand({ TableName: stack.tableName, Item: runningItem(finished) }));
+    await stack.db.send(new DeleteCommand({ TableName: stack.tableName, Key: enrichmentCompletedKey(finished.workspaceId, finished.completedAt as string, finished.id) }));
+    expect((await job(alice, finished.id)).status).toBe('RUNNING');
+    clock.advance(16 * 60_000);
+    await stack.runSchedules();
+    expect((await job(alice, finished.id)).status).toBe('COMPLETED');
   });
 
   it('a prospect that changes while the providers are asked gets its email on its new version', async () => {
