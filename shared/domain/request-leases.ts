@@ -18,7 +18,12 @@ export interface LeaseRules {
   busy: string;
 }
 
-/** Runs `work` while holding the lease `name` (409 `rules.busy` when it stays taken), and gives it back after. */
+/**
+ * Runs `work` while holding the lease `name` (409 `rules.busy` when it stays taken), and gives it
+ * back after. A release that fails leaves the lease to lapse at its term: the work is done (or its
+ * own error is the answer), so it must not turn a change that was made into a 500 the client would
+ * send again.
+ */
 export async function whileHolding<T>(leases: RequestLeases, clock: Clock, name: string, rules: LeaseRules, work: () => Promise<T>): Promise<T> {
   const holder = randomUUID();
   const term = () => {
@@ -29,6 +34,6 @@ export async function whileHolding<T>(leases: RequestLeases, clock: Clock, name:
   try {
     return await work();
   } finally {
-    await leases.release(name, holder);
+    await leases.release(name, holder).catch(() => undefined);
   }
 }

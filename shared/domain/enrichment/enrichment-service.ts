@@ -179,10 +179,12 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       const attempts = sync ? START_LEASE_ATTEMPTS.sync : START_LEASE_ATTEMPTS.async;
       if (!(await deps.jobs.takeStartLease(workspaceId, jobId, term, attempts))) throw conflict(START_BUSY);
       let leased = true;
+      // Best effort: the lease lapses at its term, and a failed release must not turn a start that
+      // charged into a 500 (a client sending it again would be charged again).
       const releaseLease = async () => {
         if (!leased) return;
         leased = false;
-        await deps.jobs.releaseStartLease(workspaceId, jobId);
+        await deps.jobs.releaseStartLease(workspaceId, jobId).catch(() => undefined);
       };
       try {
         const ids = (await candidates(list, type, query, arrived)).slice(0, limit);

@@ -43,6 +43,17 @@ describe('whileHolding', () => {
     expect(calls.at(-1)).toBe('release THING#2');
   });
 
+  it('answers the work’s result when the release fails: the lease lapses at its term, and a change made is not a 500', async () => {
+    const { leases, calls } = leasesThat(true);
+    leases.release = async (name) => {
+      calls.push(`release ${name} failed`);
+      throw new Error('ProvisionedThroughputExceededException');
+    };
+    expect(await whileHolding(leases, clock, 'THING#4', rules, async () => 'moved')).toBe('moved');
+    expect(calls.at(-1)).toBe('release THING#4 failed');
+    await expect(whileHolding(leases, clock, 'THING#5', rules, async () => Promise.reject(new Error('own error')))).rejects.toThrow('own error');
+  });
+
   it('a lease still taken after the tries: 409 with the busy text, no work, no release', async () => {
     const { leases, calls } = leasesThat(false);
     let worked = false;
