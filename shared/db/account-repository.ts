@@ -4,7 +4,7 @@ import type { Membership, User, Workspace, WorkspaceRole } from '../domain/accou
 import type { AccountRepository } from '../domain/accounts/ports';
 import { conflict } from '../domain/errors';
 import { batchGetAll } from './batch-get';
-import { isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
+import { isConditionFailed, isTransactionConditionFailed, queryAll, storedAsWritten } from './client';
 import { everyValueOf, intAttribute, itemSchema, parseItem } from './item-schema';
 import { MEMBERSHIP_PREFIX, membershipByWorkspace, membershipKey, userEmailKey, userKey, workspaceKey } from './keys';
 import { TABLE } from './table-schema';
@@ -143,13 +143,15 @@ export class DynamoAccountRepository implements AccountRepository {
   async addMember(membership: Membership): Promise<void> {
     // One item: no counter or guard goes with a membership (the workspace's owner link is written
     // with the workspace, in createWorkspace).
+    const item = membershipItem(membership);
     try {
-      await this.db.send(
-        new PutCommand({ TableName: this.tableName, Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
+      await this.db.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {
-      if (isConditionFailed(error)) throw conflict('User is already a member of this workspace');
-      throw error;
+      if (!isConditionFailed(error)) throw error;
+      // The SDK sends a write again when its answer is lost: this link, found as this request put
+      // it, is this request's own, not a member added before.
+      if (await storedAsWritten(this.db, this.tableName, item)) return;
+      throw conflict('User is already a member of this workspace');
     }
   }
 
