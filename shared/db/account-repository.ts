@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Membership, User, Workspace, WorkspaceRole } from '../domain/accounts/account';
@@ -143,7 +144,8 @@ export class DynamoAccountRepository implements AccountRepository {
   async addMember(membership: Membership): Promise<void> {
     // One item: no counter or guard goes with a membership (the workspace's owner link is written
     // with the workspace, in createWorkspace).
-    const item = membershipItem(membership);
+    // `writeId` tells this write's own item from one another add put with the same values.
+    const item = { ...membershipItem(membership), writeId: randomUUID() };
     try {
       await this.db.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {

@@ -38,9 +38,11 @@ describe('adding a member whose write was sent twice', () => {
     expect(await new DynamoAccountRepository(real, tableName).getMembership(5, 8)).toEqual(link(5, '2026-11-27T10:00:00.000Z'));
   });
 
-  it('a member added before is still a 409', async () => {
+  it('a member added before is still a 409, even by an add with the same values in the same millisecond', async () => {
     const accounts = new DynamoAccountRepository(real, tableName);
     await accounts.addMember(link(6, '2026-11-27T10:00:00.000Z'));
-    await expect(accounts.addMember(link(6, '2026-11-27T10:05:00.000Z'))).rejects.toMatchObject({ kind: 'conflict', message: 'User is already a member of this workspace' });
+    for (const linkedAt of ['2026-11-27T10:05:00.000Z', '2026-11-27T10:00:00.000Z']) {
+      await expect(accounts.addMember(link(6, linkedAt))).rejects.toMatchObject({ kind: 'conflict', message: 'User is already a member of this workspace' });
+    }
   });
 });
