@@ -46,8 +46,12 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
       );
       return true;
     } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      // First: did it land? The job's id is new, so a job item under it is this transaction's (its
+      // answer lost, or the SDK's own second send refused by the first's writes: the balance
+      // lowered, the job there), and the credits were taken with it.
+      const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: enrichmentJobKey(job.id), ConsistentRead: true, ProjectionExpression: 'id' }));
+      if (Item) return true;
+      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;
       throw error;
     }
   }

@@ -39,6 +39,8 @@ export function buildEnrichmentHandler(config: GroupConfig<'enrichment'>, deps: 
     checkWebhookUrl: (url) => policy.check(url),
     ids,
     clock: deps.clock,
+    onAfterCharge: (jobId, error) =>
+      logger.error('Enrichment start: a step after the charge failed; the job answers as started and the sweeper resumes it', { jobId, error: String(error) }),
   });
   return httpHandler(enrichmentRoutes, enrichmentHandlers(createCreditService({ credits, ids, clock: deps.clock }), enrichment), {
     logger,

@@ -33,6 +33,8 @@ export interface EnrichmentServiceDeps {
   checkWebhookUrl(url: string): { ok: true; url: string } | { ok: false; reason: string };
   ids: IdGenerator;
   clock: Clock;
+  /** Told of a step that failed after a start was charged (the start still answers with its job). */
+  onAfterCharge?: (jobId: number, error: unknown) => void;
 }
 
 export interface StartInput {
@@ -207,28 +209,38 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
           const available = await deps.credits.balance(caller.workspaceId);
           throw validationError('Insufficient credits', `${cost} credits needed (${ids.length} × ${COST_PER_LEAD[type]}), ${available} available`);
         }
+        // Charged: from here on the start answers with its job, whatever fails. A 500 now would
+        // have the client send it again and be charged again; what did not happen here, the
+        // sweeper does once the job has been still for 15 minutes (writes its chunks, queues them,
+        // completes it), and a sync start's results are then the job's (GET enrichment-jobs).
         const chunks = chunksOf(job);
-        await deps.jobs.writeChunks(job, chunks);
-        await deps.jobs.markChunksWritten(job.id);
-        await releaseLease();
         const refs = chunks.map((c) => ({ jobId: c.jobId, listId: c.listId, chunk: c.chunk }));
-        if (!sync) {
-          await deps.queue.send(refs);
-          return { mode, type, job, selected: ids.length, creditsDeducted: cost, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl };
+        let results: ProspectResult[] = [];
+        try {
+          await deps.jobs.writeChunks(job, chunks);
+          await deps.jobs.markChunksWritten(job.id);
+          await releaseLease();
+          if (!sync) await deps.queue.send(refs);
+          else {
+            const worked = await deps.processor.processChunks(refs);
+            results = refs.flatMap((ref) => worked.get(`${ref.jobId}:${ref.chunk}`) ?? []);
+          }
+        } catch (error) {
+          deps.onAfterCharge?.(job.id, error);
         }
-        const worked = await deps.processor.processChunks(refs);
-        const results = refs.flatMap((ref) => worked.get(`${ref.jobId}:${ref.chunk}`) ?? []);
-        const after = await deps.jobs.getJob(job.id);
+        const after = await deps.jobs.getJob(job.id).catch(() => undefined);
         const refunded = after?.refunded ?? 0;
+        const balance = () => deps.credits.balance(caller.workspaceId);
+        const remaining = await balance().catch(balance);
         return {
           mode,
           type,
           job: after ?? job,
           selected: ids.length,
           creditsDeducted: cost - refunded,
-          remaining: await deps.credits.balance(caller.workspaceId),
+          remaining,
           webhookUrl,
-          results,
+          ...(sync ? { results } : {}),
         };
       } finally {
         await releaseLease();

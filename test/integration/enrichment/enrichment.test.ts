@@ -1,16 +1,17 @@
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
+import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { runningItem } from '../../../shared/db/enrichment-items';
 import { enrichmentCompletedKey, enrichmentJobKey, enrichmentJobRunning, enrichmentRunningKey } from '../../../shared/db/keys';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import type { Finder } from '../../../shared/domain/enrichment/enrichment';
 import type { EnrichmentJob } from '../../../shared/domain/enrichment/ports';
 import { createEnrichmentProcessor } from '../../../shared/domain/enrichment/processor';
-import { chunksOf, newJob } from '../../../shared/domain/enrichment/enrichment-service';
+import { chunksOf, createEnrichmentService, newJob } from '../../../shared/domain/enrichment/enrichment-service';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { createCreditService } from '../../../shared/domain/credits/credits';
 import { ManualClock } from '../../../shared/time/clock';
@@ -420,6 +421,66 @@ describe('enrichment with credits', () => {
     clock.advance(16 * 60_000);
     await stack.runSchedules();
     expect((await job(alice, finished.id)).status).toBe('COMPLETED');
+  });
+
+  it('a debit whose transaction the SDK sent twice (its answer lost) is one debit, and the start counts as made, not as short of credits', async () => {
+    const ws = await workspaceWith(3);
+    const list = await peopleList(ws, 'twice', { withDomain: 1 });
+    const [prospectId] = await memberIds(ws, list.id);
+    // The second send fails: the balance is now below the cost, and the job is there.
+    const sentTwice = {
+      send: async (command: unknown) => {
+        if (!(command instanceof TransactWriteCommand)) return stack.db.send(command as never);
+        await stack.db.send(command);
+        return stack.db.send(command);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const jobs = new DynamoEnrichmentRepository(sentTwice, stack.tableName);
+    const ids = new DynamoIdAllocator(stack.db, stack.tableName);
+    const stamp = clock.now().toISOString();
+    const made = newJob({ id: await ids.next(), workspaceId: ws.workspaceId, userId: 0, listId: list.id, type: 'FIND_EMAIL', mode: 'async', selection: [prospectId as number], webhookUrl: null, at: stamp });
+    const debit = { id: await ids.next(), workspaceId: ws.workspaceId, kind: 'DEBIT' as const, amount: -3, reason: 'test', jobId: made.id, createdAt: stamp };
+    expect(await jobs.createJob(made, debit)).toBe(true);
+    const after = await credits(ws);
+    expect([after.balance, after.ledger.filter((entry) => entry.type === 'debit').length]).toEqual([0, 1]);
+    // Short of credits for real: no job, no debit.
+    const short = newJob({ id: await ids.next(), workspaceId: ws.workspaceId, userId: 0, listId: list.id, type: 'FIND_EMAIL', mode: 'async', selection: [prospectId as number], webhookUrl: null, at: stamp });
+    expect(await new DynamoEnrichmentRepository(stack.db, stack.tableName).createJob(short, { ...debit, id: await ids.next(), jobId: short.id })).toBe(false);
+  });
+
+  it('a start that was charged answers with its job whatever fails after the charge; the sweeper carries the job on', async () => {
+    const ws = await workspaceWith(6);
+    const list = await peopleList(ws, 'charged', { withDomain: 2 });
+    const leads = new DynamoLeadRepository(stack.db, stack.tableName, clock);
+    // Its chunks cannot be written (DynamoDB failing just after the debit's transaction).
+    class ChunksFail extends DynamoEnrichmentRepository {
+      override async writeChunks(): Promise<void> {
+        throw new Error('ProvisionedThroughputExceededException');
+      }
+    }
+    const failures: [number, string][] = [];
+    const queued: unknown[] = [];
+    const service = createEnrichmentService({
+      lists: new DynamoLeadListRepository(stack.db, stack.tableName, leads.members, leads.journal),
+      members: { entries: async (listId) => [...(await leads.members.readDigest(listId)).values()].flatMap((stored) => [...stored.chunk.entries.values()]) },
+      credits: new DynamoCreditRepository(stack.db, stack.tableName),
+      jobs: new ChunksFail(stack.db, stack.tableName),
+      queue: { send: async (refs) => void queued.push(...refs) },
+      processor: processorWith(finding('x', [])),
+      checkWebhookUrl: (url) => ({ ok: true, url }),
+      ids: new DynamoIdAllocator(stack.db, stack.tableName),
+      clock,
+      onAfterCharge: (jobId, error) => failures.push([jobId, String(error)]),
+    });
+    const started = await service.start({ workspaceId: ws.workspaceId, userId: 1 }, list.id, { enrichmentType: 'FIND_EMAIL' });
+    expect([started.job?.status, started.selected, started.creditsDeducted, started.remaining, queued]).toEqual(['RUNNING', 2, 6, 0, []]);
+    expect(failures).toEqual([[started.job?.id, 'Error: ProvisionedThroughputExceededException']]);
+    // The sweeper writes its chunks once it has been still for 15 minutes, and the workers finish it.
+    clock.advance(16 * 60_000);
+    await stack.runSchedules();
+    await stack.drain('enrichment');
+    expect(await job(ws, started.job?.id)).toMatchObject({ status: 'COMPLETED', credits_charged: 6 });
+    expect((await credits(ws)).ledger.filter((entry) => entry.type === 'debit').map((entry) => entry.amount)).toEqual([-6]);
   });
 
   it('a prospect that changes while the providers are asked gets its email on its new version', async () => {
