@@ -169,6 +169,6 @@ describe('OutreachStack: enrichment (no bundling)', () => {
     expect(access(stack.functions.enrichment)).toEqual(leadWriter);
     expect(access(worker().function)).toEqual(leadWriter);
     // Running jobs (gsi2), the chunks a job lacks (batch), its chunks, touch and complete.
-    expect(access(sweeper().function)).toEqual(['BatchWriteItem', 'DeleteItem', 'Query', 'UpdateItem']);
+    expect(access(sweeper().function)).toEqual(['BatchWriteItem', 'DeleteItem', 'PutItem', 'Query', 'UpdateItem']);
   });
 });
