@@ -127,7 +127,8 @@ export class DynamoConversationStore implements ConversationStore {
     );
     const items = (Items ?? []).map((item) => parseItem(MessageItem, item));
     // A page ends early, its cursor after the last message it holds, before its messages pass what
-    // one answer may hold (replies of up to 256 KB: 50 of them pass Lambda's 6 MB).
+    // one answer may hold: DynamoDB's 1 MB query page bounds what is stored, but text that JSON
+    // escapes grows up to sevenfold in the answer (a control character: `\\u0001` in the result).
     let bytes = 0;
     for (const [index, item] of items.entries()) {
       bytes += resultBytesOf(item);
