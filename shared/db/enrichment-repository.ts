@@ -100,12 +100,14 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     const held = await Promise.all(
       running
         .map((item) => ({ id: item.jobId as number, listId: item.listId as number, field: item.field as Field }))
-        .filter((job) => wanted(job.listId, job.field) && !inList.has(job.id))
+        .filter((job) => wanted(job.listId, job.field))
         .map(async (job) => {
-          const chunks = job.listId === only.list ? [] : await chunksOf(job.listId, job.id);
-          // No chunk: a start that stopped between its debit and its chunk items (the sweeper writes
-          // them later), or a job whose chunks are all done: the job's own selection says which.
-          return chunks.length > 0 ? chunks : this.unwrittenSelection(job.id);
+          // Chunks of this list's jobs are in listChunks already.
+          const chunks = job.listId === only.list || inList.has(job.id) ? [] : await chunksOf(job.listId, job.id);
+          // A job whose chunk items are not all written (a start that stopped between its debit and
+          // its chunks, or part-way through writing them: the sweeper writes the rest later) holds
+          // its whole selection, not only the chunks there are.
+          return [...chunks, ...(await this.unwrittenSelection(job.id))];
         }),
     );
     held.push(listChunks);

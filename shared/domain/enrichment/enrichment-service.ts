@@ -194,6 +194,8 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
           return { mode, type, selected: 0, creditsDeducted: 0, remaining: await deps.credits.balance(caller.workspaceId), webhookUrl, ...(sync ? { results: [] } : {}) };
         }
         const cost = ids.length * COST_PER_LEAD[type];
+        // What `remaining` falls back to if the balance cannot be read after the charge.
+        const balanceBefore = await deps.credits.balance(caller.workspaceId);
         const stamp = now();
         const job = newJob({ id: jobId, workspaceId: caller.workspaceId, userId: caller.userId, listId, type, mode, selection: ids, webhookUrl, at: stamp });
         const debit: LedgerEntry = {
@@ -230,8 +232,12 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         }
         const after = await deps.jobs.getJob(job.id).catch(() => undefined);
         const refunded = after?.refunded ?? 0;
+        // Read again once if it fails; then computed from the balance before the charge (nothing
+        // after the charge may answer 500: a client sending it again would be charged again).
         const balance = () => deps.credits.balance(caller.workspaceId);
-        const remaining = await balance().catch(balance);
+        const remaining = await balance()
+          .catch(balance)
+          .catch(() => Math.max(0, balanceBefore - cost));
         return {
           mode,
           type,

@@ -48,6 +48,19 @@ describe('a suppression entry found by id', () => {
     expect([await store.get(8, 3), await store.get(8, 2)]).toEqual([undefined, first]);
   });
 
+  it('an add whose Put the SDK sent twice (its answer lost) is added, and found by id', async () => {
+    const twice = {
+      send: async (command: unknown) => {
+        if (!(command instanceof PutCommand) || command.input.Item?.entityType !== 'Suppression') return lagging.send(command as never);
+        await real.send(command);
+        return real.send(command);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const added = entry(5, 'twice@example.com');
+    expect(await new DynamoSuppressionRepository(twice, tableName).put(added)).toBe(true);
+    expect(await store.get(8, 5)).toEqual(added);
+  });
+
   it('an entry written before its id item existed is still found, through gsi1', async () => {
     const old = entry(4, 'old@example.com');
     await real.send(new PutCommand({ TableName: tableName, Item: { ...suppressionKey(8, 'EMAIL', old.value), ...suppressionsByWorkspace(8, 4), entityType: 'Suppression', ...old } }));

@@ -448,6 +448,20 @@ describe('enrichment with credits', () => {
     expect(await new DynamoEnrichmentRepository(stack.db, stack.tableName).createJob(short, { ...debit, id: await ids.next(), jobId: short.id })).toBe(false);
   });
 
+  it('a job whose chunk items were written part-way holds its whole selection: a start meanwhile charges none of it', async () => {
+    const ws = await workspaceWith(300);
+    const list = await peopleList(ws, 'partway', { withDomain: 51 });
+    const ids = ((await leadsOf(stack, ws, list.id, 'page_size=100')).prospects ?? []).map((p) => p.id as number);
+    expect(ids.length).toBe(51);
+    // Charged for all 51; only its first chunk (50) written before the start stopped.
+    const jobId = await jobBehindTheService(ws, list.id, 'FIND_EMAIL', ids, false);
+    const jobs = new DynamoEnrichmentRepository(stack.db, stack.tableName);
+    const made = (await jobs.getJob(jobId)) as EnrichmentJob;
+    await jobs.writeChunks(made, chunksOf(made).slice(0, 1));
+    const again = await enrich(ws, list.id, {});
+    expect([again.status, again.body.enriched_count, again.body.credits_deducted]).toEqual([200, 0, 0]);
+  });
+
   it('a start that was charged answers with its job whatever fails after the charge; the sweeper carries the job on', async () => {
     const ws = await workspaceWith(6);
     const list = await peopleList(ws, 'charged', { withDomain: 2 });
