@@ -61,16 +61,30 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     await batchWriteAll(this.db, this.tableName, requests);
   }
 
-  async markChunksWritten(jobId: number): Promise<void> {
+  async markChunksWritten(job: Pick<EnrichmentJob, 'id' | 'workspaceId'>): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: enrichmentJobKey(jobId),
+        Key: enrichmentJobKey(job.id),
         UpdateExpression: 'SET chunksWritten = :yes',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':yes': true },
       }),
     );
+    // The running item says so too, so that a start need not read the job to know its chunks are
+    // all there (busyInWorkspace). Gone already (the job completed): nothing to say. Not written
+    // (a failure): a start reads the job, which says it.
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: enrichmentRunningKey(job.workspaceId, job.id),
+          UpdateExpression: 'SET chunksWritten = :yes',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':yes': true },
+        }),
+      )
+      .catch(() => undefined);
   }
 
   async takeStartLease(workspaceId: number, holder: number, term: () => { now: string; until: string }, attempts: number): Promise<boolean> {
@@ -99,7 +113,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     const inList = new Set(listChunks.map((item) => Number(String(item.sk).split('#')[1])));
     const held = await Promise.all(
       running
-        .map((item) => ({ id: item.jobId as number, listId: item.listId as number, field: item.field as Field }))
+        .map((item) => ({ id: item.jobId as number, listId: item.listId as number, field: item.field as Field, chunksWritten: item.chunksWritten === true }))
         .filter((job) => wanted(job.listId, job.field))
         .map(async (job) => {
           // Chunks of this list's jobs are in listChunks already.
@@ -107,7 +121,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
           // A job whose chunk items are not all written (a start that stopped between its debit and
           // its chunks, or part-way through writing them: the sweeper writes the rest later) holds
           // its whole selection, not only the chunks there are.
-          return [...chunks, ...(await this.unwrittenSelection(job.id))];
+          return job.chunksWritten ? chunks : [...chunks, ...(await this.unwrittenSelection(job.id))];
         }),
     );
     held.push(listChunks);

@@ -220,7 +220,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         let results: ProspectResult[] = [];
         try {
           await deps.jobs.writeChunks(job, chunks);
-          await deps.jobs.markChunksWritten(job.id);
+          await deps.jobs.markChunksWritten(job);
           await releaseLease();
           if (!sync) await deps.queue.send(refs);
           else {

@@ -37,7 +37,7 @@ export function createEnrichmentSweeper(deps: SweeperDeps) {
             job,
             chunksOf(job).filter((chunk) => !done.has(chunk.chunk)),
           );
-          await deps.jobs.markChunksWritten(job.id);
+          await deps.jobs.markChunksWritten(job);
         }
         const chunks = await deps.jobs.chunksOfJob(job);
         if (chunks.length === 0 && job.doneChunks.length >= job.chunks) {

@@ -1,5 +1,5 @@
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
@@ -460,6 +460,11 @@ describe('enrichment with credits', () => {
     await jobs.writeChunks(made, chunksOf(made).slice(0, 1));
     const again = await enrich(ws, list.id, {});
     expect([again.status, again.body.enriched_count, again.body.credits_deducted]).toEqual([200, 0, 0]);
+    // A start that wrote all its chunks says so on its running item too: later starts need not read its job.
+    const other = await peopleList(ws, 'partway-other', { withDomain: 1 });
+    const started = await enrich(ws, other.id, {});
+    const running = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: enrichmentRunningKey(ws.workspaceId, started.body.job_id as number), ConsistentRead: true }));
+    expect(running.Item?.chunksWritten).toBe(true);
   });
 
   it('a start that was charged answers with its job whatever fails after the charge; the sweeper carries the job on', async () => {
