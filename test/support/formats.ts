@@ -8,3 +8,6 @@ export const anId = () => expect.toSatisfy((value: unknown) => Number.isSafeInte
 
 /** Matches a timestamp in the service's format. */
 export const aTimestamp = () => expect.stringMatching(ISO_TIMESTAMP);
+
+/** Bytes an answer's body takes in a function's result (what Lambda's 6 MB limit counts): the body escaped once more as a JSON string. */
+export const inLambdaResult = (body: string): number => Buffer.byteLength(JSON.stringify(body));

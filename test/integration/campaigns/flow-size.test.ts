@@ -3,14 +3,13 @@ import { MAX_FLOW_TEXT_BYTES } from '../../../shared/domain/campaigns/flow-conte
 import { LAMBDA_RESULT_MAX_BYTES } from '../../../shared/http/answer-size';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, leadsStack } from '../leads/helpers';
+import { inLambdaResult } from '../../support/formats';
 
 interface StepAnswer {
   step: { id: number };
   campaign: { steps: { id: number }[] };
 }
 
-/** Bytes an answer takes in the function's result: its body, escaped once more as a JSON string. */
-const inResult = (text: string) => Buffer.byteLength(JSON.stringify(text));
 
 /**
  * A campaign's detail is one answer: its steps' texts must fit Lambda's 6 MB result. Email steps
@@ -46,7 +45,7 @@ describe("a campaign's step texts stay within what one answer can hold", () => {
     ]);
     const detail = await call<{ campaign: { steps: { id: number }[] } }>('GET', `/public/campaigns/${cid}/`);
     expect([detail.status, detail.body.campaign.steps.map((step) => step.id)]).toEqual([200, ids]);
-    expect(inResult(detail.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
+    expect(inLambdaResult(detail.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
     // A step may not grow past it, and may shrink; the room it frees takes another step.
     const grow = await call('PATCH', `/public/campaigns/${cid}/steps/${ids[1]}/`, { subject_line: 'x'.repeat(500) });
     expect(grow.status).toBe(200);

@@ -4,6 +4,7 @@ import { ANSWER_TOO_LARGE, LAMBDA_RESULT_MAX_BYTES } from '../../../shared/http/
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, importLeads, leadsStack, person } from '../leads/helpers';
 import { addToCampaign, createCampaign } from './helpers';
+import { inLambdaResult } from '../../support/formats';
 
 /**
  * Prospects as large as validation allows (every text field at 1,000 characters, custom fields at
@@ -27,8 +28,6 @@ const large = (n: number) =>
     company_location: Q,
   });
 
-/** Bytes an answer takes in the function's result: its body, escaped once more as a JSON string. */
-const inResult = (text: string) => Buffer.byteLength(JSON.stringify(text));
 
 describe('answers that would pass what Lambda can return', () => {
   let stack: TestStack;
@@ -56,7 +55,7 @@ describe('answers that would pass what Lambda can return', () => {
       const half = await stack.call<{ prospects: { id: number }[] }>('GET', `/public/lead-lists/${listId}/leads/?page_size=50&page=${page}`, { apiKey: alice.key });
       expect(half.status).toBe(200);
       expect(half.body.prospects.map((p) => p.id)).toEqual(ids.slice((page - 1) * 50, page * 50));
-      expect(inResult(half.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
+      expect(inLambdaResult(half.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
     }
   });
 
@@ -75,7 +74,7 @@ describe('answers that would pass what Lambda can return', () => {
     expect(first.status, first.text).toBe(200);
     expect([first.body.count, first.body.has_more, first.body.skipped]).toEqual([82, true, []]);
     expect(first.body.prospects.map((p) => p.id)).toEqual(ids.slice(0, 82));
-    expect(inResult(JSON.stringify(first.body.prospects))).toBeLessThanOrEqual(MAX_ANSWER_VIEW_BYTES);
+    expect(inLambdaResult(JSON.stringify(first.body.prospects))).toBeLessThanOrEqual(MAX_ANSWER_VIEW_BYTES);
     const second = await addToCampaign(stack, alice, listId, { campaign: campaign.id });
     expect([second.status, second.body.count, second.body.has_more]).toEqual([200, 38, false]);
     expect(second.body.prospects.map((p) => p.id)).toEqual(ids.slice(82));
@@ -108,7 +107,7 @@ describe('answers that would pass what Lambda can return', () => {
       const query: string = cursor ? `?cursor=${cursor}` : '';
       const page = await stack.call<{ prospects: { id: number }[]; next_cursor: string | null }>('GET', `/public/campaigns/${campaign.id}/prospects${query}`, { apiKey: alice.key });
       expect(page.status).toBe(200);
-      expect(inResult(page.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
+      expect(inLambdaResult(page.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
       seen.push(page.body.prospects.map((p) => p.id));
       cursor = page.body.next_cursor;
     }

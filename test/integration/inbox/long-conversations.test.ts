@@ -3,9 +3,8 @@ import { DynamoConversationStore } from '../../../shared/db/conversation-reposit
 import { LAMBDA_RESULT_MAX_BYTES } from '../../../shared/http/answer-size';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, importLeads, leadsStack, person } from '../leads/helpers';
+import { inLambdaResult } from '../../support/formats';
 
-/** Bytes an answer takes in the function's result: its body, escaped once more as a JSON string. */
-const inResult = (text: string) => Buffer.byteLength(JSON.stringify(text));
 
 /**
  * A conversation's page holds up to 50 messages, as many as fit DynamoDB's 1 MB query page. Text
@@ -54,7 +53,7 @@ describe('a conversation of long replies', () => {
       const query: string = cursor ? `?cursor=${cursor}` : '';
       const page = await stack.call<{ messages: { id: string }[]; next_cursor: string | null }>('GET', `/public/chats/${prospectId}/messages${query}`, { apiKey: alice.key });
       expect(page.status, page.text.slice(0, 200)).toBe(200);
-      expect(inResult(page.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
+      expect(inLambdaResult(page.text)).toBeLessThan(LAMBDA_RESULT_MAX_BYTES);
       seen.push(page.body.messages.map((message) => message.id));
       cursor = page.body.next_cursor;
     }
