@@ -232,12 +232,13 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         }
         const after = await deps.jobs.getJob(job.id).catch(() => undefined);
         const refunded = after?.refunded ?? 0;
-        // Read again once if it fails; then computed from the balance before the charge (nothing
-        // after the charge may answer 500: a client sending it again would be charged again).
+        // Read again once if it fails; then computed from the balance before the charge and what
+        // this start refunded (nothing after the charge may answer 500: a client sending it again
+        // would be charged again).
         const balance = () => deps.credits.balance(caller.workspaceId);
         const remaining = await balance()
           .catch(balance)
-          .catch(() => Math.max(0, balanceBefore - cost));
+          .catch(() => Math.max(0, balanceBefore - cost + refunded));
         return {
           mode,
           type,

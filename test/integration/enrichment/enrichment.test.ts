@@ -502,6 +502,38 @@ describe('enrichment with credits', () => {
     expect((await credits(ws)).ledger.filter((entry) => entry.type === 'debit').map((entry) => entry.amount)).toEqual([-6]);
   });
 
+  it('a start whose balance cannot be read after the charge answers remaining from the balance before it and its refunds', async () => {
+    const ws = await workspaceWith(20);
+    // The waterfall charges 6 a prospect and refunds one not found: one the finder finds, one
+    // without a company website (refunded).
+    const list = await peopleList(ws, 'unread', { withDomain: 1, bare: 1 });
+    const leads = new DynamoLeadRepository(stack.db, stack.tableName, clock);
+    // The balance reads once (before the charge), then fails for good.
+    class BalanceFailsAfterCharge extends DynamoCreditRepository {
+      reads = 0;
+      override async balance(workspaceId: number): Promise<number> {
+        this.reads += 1;
+        if (this.reads > 1) throw new Error('ProvisionedThroughputExceededException');
+        return super.balance(workspaceId);
+      }
+    }
+    const creditsRepository = new BalanceFailsAfterCharge(stack.db, stack.tableName);
+    const service = createEnrichmentService({
+      lists: new DynamoLeadListRepository(stack.db, stack.tableName, leads.members, leads.journal),
+      members: { entries: async (listId) => [...(await leads.members.readDigest(listId)).values()].flatMap((stored) => [...stored.chunk.entries.values()]) },
+      credits: creditsRepository,
+      jobs: new DynamoEnrichmentRepository(stack.db, stack.tableName),
+      queue: { send: async () => {} },
+      processor: processorWith(finding('unread', [])),
+      checkWebhookUrl: (url) => ({ ok: true, url }),
+      ids: new DynamoIdAllocator(stack.db, stack.tableName),
+      clock,
+    });
+    const started = await service.start({ workspaceId: ws.workspaceId, userId: 1 }, list.id, { enrichmentType: 'FIND_EMAIL_WATERFALL', mode: 'sync' });
+    expect([started.selected, started.creditsDeducted, started.remaining, creditsRepository.reads]).toEqual([2, 6, 14, 3]);
+    expect((await credits(ws)).balance).toBe(14);
+  });
+
   it('a prospect that changes while the providers are asked gets its email on its new version', async () => {
     const list = await peopleList(alice, 'moving', { withDomain: 2 });
     await grant(alice.workspaceId, 6);
