@@ -1,8 +1,9 @@
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, type CfnAlarm, ComparisonOperator, type IMetric, MathExpression, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -116,6 +117,21 @@ export class ServiceMonitoring extends Construct {
     const { name, thresholds } = props;
 
     this.topic = new Topic(this, 'AlarmTopic', { displayName: `${name} alarms`, enforceSSL: true });
+    // enforceSSL writes a topic policy, and a topic policy replaces SNS's default one, which is what
+    // let the account's alarms publish: without this statement every alarm action is refused
+    // ("... is not authorized to perform: SNS:Publish") and only the alarm's history says so.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowThisAccountsAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
+        },
+      }),
+    );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     this.action = new SnsAction(this.topic);
 

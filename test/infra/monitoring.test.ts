@@ -58,6 +58,35 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
       template.resourceCountIs('AWS::SNS::Subscription', 0);
     });
 
+    it("lets this account's alarms publish to it, over TLS only (its policy replaces SNS's default one)", () => {
+      const policies = resourcesOfType(template, 'AWS::SNS::TopicPolicy');
+      expect(policies).toHaveLength(1);
+      const [, { Properties }] = policies[0] as [string, Json];
+      expect(Properties.Topics).toEqual([topicRef()]);
+      const account = { Ref: 'AWS::AccountId' };
+      expect(Properties.PolicyDocument.Statement).toEqual([
+        {
+          Sid: 'AllowPublishThroughSSLOnly',
+          Effect: 'Deny',
+          Action: 'sns:Publish',
+          Principal: '*',
+          Resource: topicRef(),
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        },
+        {
+          Sid: 'AllowThisAccountsAlarmsToPublish',
+          Effect: 'Allow',
+          Action: 'sns:Publish',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Resource: topicRef(),
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': account },
+            ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', account, ':alarm:*']] } },
+          },
+        },
+      ]);
+    });
+
     it('is the action of every alarm, when it fires and when it recovers', () => {
       const all = resourcesOfType(template, 'AWS::CloudWatch::Alarm');
       // 6 dead-letter queues, 4 queue ages, errors and throttles of 24 functions, API 5xx and p99,
