@@ -1,5 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { Tracing } from 'aws-cdk-lib/aws-lambda';
+import { RecursiveLoop, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import { isSecretSetting } from '../../shared/config/secrets';
@@ -141,6 +141,12 @@ export class OutreachStack extends Stack {
           // The queue's visibility timeout is 6x this, so at most the catalog's value.
           timeout: Duration.seconds(Math.max(1, Math.floor(definition.visibilityTimeoutSeconds / 6))),
           ...reserved(`queue:${definition.name}`),
+          // A consumer whose pages send the next page to its own queue is a loop by design: Lambda's
+          // recursion detection (on by default, Terminate) would stop the chain at its 17th
+          // invocation, so a campaign of more than 3,200 waiting prospects was never all scheduled.
+          // Each page moves on (its prospects leave the waiting index, or the cursor advances) and
+          // a page that fails ends in the DLQ, so the chain ends.
+          ...(definition.sendsToItself === true ? { recursiveLoop: RecursiveLoop.ALLOW } : {}),
         },
         batchSize: definition.batchSize,
         maxReceiveCount: definition.maxReceiveCount,

@@ -93,7 +93,8 @@ export const CAMPAIGN_SCHEDULING = {
   // A page takes seconds and each campaign's pages run one after the other: 15 minutes of waiting
   // means a campaign that was started is not being scheduled.
   oldestMessageAlarmMinutes: 15,
-  // Each page sends the next one (a sweep, a retime, a repace of more than a page).
+  // Each page sends the next one (a sweep, a retime, a repace of more than a page). The stack lets
+  // Lambda run this loop past its recursion detection's 16 invocations (infra/stacks/outreach-stack.ts).
   sendsToItself: true,
 } as const satisfies QueueDefinition;
 

@@ -83,4 +83,13 @@ describe('OutreachStack: campaigns (no bundling)', () => {
     ]);
     expect(resources[logicalId(stack, consumer.function)]?.Properties.Timeout).toBe(30);
   });
+
+  it("lets the campaign-scheduling consumer's page chain run past Lambda's recursion detection, and no other function", () => {
+    // Each page sends the next to its own queue: Lambda's default (Terminate) stops such a chain at
+    // its 17th invocation, 3,200 prospects into a campaign's activation.
+    const allowed = resourcesOfType(template, 'AWS::Lambda::Function')
+      .filter(([, fn]) => fn.Properties.RecursiveLoop !== undefined)
+      .map(([id, fn]) => [id, fn.Properties.RecursiveLoop]);
+    expect(allowed).toEqual([[logicalId(stack, scheduling().function), 'Allow']]);
+  });
 });
