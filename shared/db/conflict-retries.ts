@@ -22,14 +22,19 @@ export function isConflictOnly(error: unknown): boolean {
  * a conflict only, up to CONFLICT_ATTEMPTS. On DynamoDB, requests of one workspace that write the
  * same item at once (its lead counts, a campaign's counts, a credit balance) meet this; DynamoDB
  * Local serializes more and shows it less, so a request that passed locally could answer 500.
- * The document client marshals its input again on each attempt, from the command's own input.
+ * Each attempt goes down the stack with its own copy of the arguments and the input as given: the
+ * document client marshals the input on the way, and some of its versions (3.778–3.848, which a
+ * Lambda runtime may provide, the SDK being left out of the bundle) do so by assigning the
+ * marshalled input back to the arguments they were given, so a second attempt on the same object
+ * was marshalled twice and refused as invalid.
  */
 export function retryConflicts(client: DynamoDBDocumentClient, wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms))): void {
   client.middlewareStack.add(
     (next) => async (args) => {
+      const { input } = args;
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await next(args);
+          return await next({ ...args, input });
         } catch (error) {
           if (attempt >= CONFLICT_ATTEMPTS || !isConflictOnly(error)) throw error;
           await wait(20 * attempt + Math.floor(Math.random() * 30));

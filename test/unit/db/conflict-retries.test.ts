@@ -55,6 +55,22 @@ describe('writes refused for a transaction conflict only are sent again', () => 
     expect(waits.map((ms) => ms >= 20 && ms < 50 + 20)).toEqual([true, true]);
   });
 
+  it('each attempt starts from the input as given, under an SDK whose marshalling assigns back to the arguments it was given', async () => {
+    const { client, sent } = clientAnswering([named('TransactionConflictException'), 'ok']);
+    // What @aws-sdk/lib-dynamodb 3.778–3.848 do (a Lambda runtime may provide one of them):
+    // `args.input = marshallInput(args.input, ...)`, here a mark added to the table's name.
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const given = args as { input: { TableName: string } };
+        given.input = { ...given.input, TableName: `${given.input.TableName}+` };
+        return next(args);
+      },
+      { step: 'initialize', priority: 'low', name: 'assignsBackLikeOldMarshalling' },
+    );
+    await client.send(new PutCommand({ TableName: 't', Item: { pk: 'A', sk: 'A' } }));
+    expect(sent.map((input) => (input as { TableName: string }).TableName)).toEqual(['t+', 't+']);
+  });
+
   it(`gives up after ${CONFLICT_ATTEMPTS} attempts, and never repeats a failed condition`, async () => {
     const persistent = clientAnswering(Array.from({ length: 6 }, () => named('TransactionConflictException')));
     await expect(persistent.client.send(new PutCommand({ TableName: 't', Item: { pk: 'A', sk: 'A' } }))).rejects.toThrow('TransactionConflictException');
