@@ -12,6 +12,12 @@ import type { TableAccess } from './table';
 /** Provider calls in flight at once in one function. */
 const PROVIDER_CONCURRENCY = 32;
 
+/**
+ * What a function keeps, past a provider call's timeout, for the writes after the search: a group's
+ * lead writes, the chunks' resolution and refund, the job's completion (a few seconds at most).
+ */
+const WRITES_RESERVE_MS = 6_000;
+
 export type EnrichmentWorkerSettings = SettingsOf<typeof ENRICHMENT_PROVIDER_SETTINGS> &
   SettingsOf<typeof QUEUE_SETTINGS> & { awsRegion: string; maxLeadsPerList: number };
 
@@ -27,6 +33,7 @@ export function enrichmentProcessorFrom(config: EnrichmentWorkerSettings, { db, 
     notifier: createCompletionNotifier({ queue: new SqsDeliveryQueue(sqs, config.webhooksQueueUrl), clock }),
     maxLeadsPerList: config.maxLeadsPerList,
     concurrency: PROVIDER_CONCURRENCY,
+    callReserveMs: config.enrichmentTimeoutMs + WRITES_RESERVE_MS,
     warn: (message, extra) => logger.warn(message, extra ?? {}),
   });
 }

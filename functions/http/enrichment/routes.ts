@@ -34,7 +34,7 @@ export function enrichmentHandlers(credits: CreditService, enrichment: Enrichmen
     startEnrichment: async (request) => {
       const caller = request.caller();
       const body = request.body();
-      const outcome = await enrichment.start({ workspaceId: caller.workspaceId, userId: caller.userId }, request.path().id, {
+      const input = {
         enrichmentType: body.enrichment_type,
         prospectLimit: body.prospect_limit,
         mode: body.mode,
@@ -42,7 +42,9 @@ export function enrichmentHandlers(credits: CreditService, enrichment: Enrichmen
         filters: body.filters,
         sortField: body.sort_field,
         sortDirection: body.sort_direction,
-      });
+      };
+      // A sync start's provider calls stay within the function's time (processor.ts).
+      const outcome = await enrichment.start({ workspaceId: caller.workspaceId, userId: caller.userId }, request.path().id, input, request.timeLeft);
       if (outcome.mode === 'sync') {
         const results = (outcome.results ?? []).map((result) => toResultView(outcome.type, result));
         return json(200, {

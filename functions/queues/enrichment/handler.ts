@@ -32,7 +32,9 @@ export function buildEnrichmentWorkerHandler(config: SettingsOf<typeof ENRICHMEN
       owners.push(record.messageId);
     }
     try {
-      await processor.processChunks(refs);
+      // Within the function's time: a prospect whose providers could not be asked in it is failed
+      // (refunded) instead of the whole batch timing out, redelivered until its dead-letter queue.
+      await processor.processChunks(refs, context ? () => context.getRemainingTimeInMillis() : undefined);
       return { batchItemFailures: [] };
     } catch (error) {
       logger.error('Enrichment batch failed; its messages will be retried', { error: String(error), chunks: refs.length });

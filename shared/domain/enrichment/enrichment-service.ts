@@ -146,7 +146,8 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       return { type, unenriched: ids.length, costPerLead: cost, totalCost: ids.length * cost, available: balance };
     },
 
-    async start(caller: { workspaceId: number; userId: number }, listId: number, input: StartInput): Promise<StartOutcome> {
+    /** `timeLeft`: the function's time left, which a sync start's provider calls stay within. */
+    async start(caller: { workspaceId: number; userId: number }, listId: number, input: StartInput, timeLeft?: () => number): Promise<StartOutcome> {
       // Two requests at once: the second waits for the first's start lease, and may get it only
       // after the first's job completed (a sync one, within half a second). What that job searched
       // is still left out: the same request repeated at once is not charged twice.
@@ -224,7 +225,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
           await releaseLease();
           if (!sync) await deps.queue.send(refs);
           else {
-            const worked = await deps.processor.processChunks(refs);
+            const worked = await deps.processor.processChunks(refs, timeLeft);
             results = refs.flatMap((ref) => worked.get(`${ref.jobId}:${ref.chunk}`) ?? []);
           }
         } catch (error) {

@@ -94,9 +94,16 @@ export const refundOf = (type: EnrichmentType, results: readonly ProspectResult[
 /** Calls of one provider for one prospect before it counts as down. */
 const ATTEMPTS = 3;
 
-async function ask(finder: Finder, input: FinderInput): Promise<FinderOutcome> {
+/** Whether a provider call may start now: the caller's time left covers one call and its writes. */
+export type MayCall = () => boolean;
+
+/** Why a prospect's search ended without a provider's answer when its time ran out. */
+export const OUT_OF_TIME = 'not asked: the time to ask the providers ran out';
+
+async function ask(finder: Finder, input: FinderInput, mayCall: MayCall): Promise<FinderOutcome> {
   let last: FinderOutcome = { kind: 'error', message: 'not called' };
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    if (!mayCall()) return attempt === 0 ? { kind: 'error', message: OUT_OF_TIME } : last;
     try {
       last = await finder.find(input);
     } catch (error) {
@@ -111,14 +118,16 @@ async function ask(finder: Finder, input: FinderInput): Promise<FinderOutcome> {
  * Runs one prospect through the finders of its type: FIND_EMAIL and FIND_PHONE ask one provider;
  * the waterfall asks each in order and stops at the first verified email, keeping the first risky
  * one as a fallback. Not found when a provider answered and none found; failed when none answered.
+ * No call starts once `mayCall` says no (the function's time is short): what was answered by then
+ * decides, and a prospect no provider answered is failed (refunded).
  */
-export async function findFor(type: EnrichmentType, finders: Finders, input: FinderInput): Promise<{ outcome: FinderOutcome; provider?: string }> {
+export async function findFor(type: EnrichmentType, finders: Finders, input: FinderInput, mayCall: MayCall = () => true): Promise<{ outcome: FinderOutcome; provider?: string }> {
   const chain = type === 'FIND_PHONE' ? [finders.phone] : type === 'FIND_EMAIL' ? finders.email.slice(0, 1) : finders.email;
   let fallback: { outcome: FinderOutcome; provider: string } | undefined;
   let answered = false;
   let lastError: FinderOutcome | undefined;
   for (const finder of chain) {
-    const outcome = await ask(finder, input);
+    const outcome = await ask(finder, input, mayCall);
     if (outcome.kind === 'error') {
       lastError = outcome;
       continue;

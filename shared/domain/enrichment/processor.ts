@@ -3,7 +3,7 @@ import type { Company, EnrichmentMark, Prospect } from '../leads/lead';
 import { prospectMember } from '../leads/list-query';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
-import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
+import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
 import type { ChunkRef, CompletionNotifier, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from './ports';
 
 export interface ProcessorDeps {
@@ -16,6 +16,11 @@ export interface ProcessorDeps {
   maxLeadsPerList: number;
   /** Provider calls in flight at once. */
   concurrency: number;
+  /**
+   * Time a provider call may still start with: its timeout and the writes after it. Given a
+   * function's time left (processChunks), no call starts with less, so the function ends within it.
+   */
+  callReserveMs: number;
   warn?: (message: string, extra?: Record<string, unknown>) => void;
 }
 
@@ -119,20 +124,23 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
    * both left found: the identity guard lets the first write have it, and the other, refused, is
    * settled as its duplicate (write, below), also when the first one's write did not happen.
    */
-  async function search(job: EnrichmentJob, prospects: Prospect[], companies: Map<number, Company>): Promise<Map<number, ProspectResult>> {
+  async function search(job: EnrichmentJob, prospects: Prospect[], companies: Map<number, Company>, mayCall: MayCall): Promise<Map<number, ProspectResult>> {
     const answers = new Map(
       await inParallel(prospects, deps.concurrency, async (p) => {
         const company = p.companyId === undefined ? undefined : companies.get(p.companyId);
-        const answer = await findFor(job.type, deps.finders, {
+        const input = {
           firstName: p.firstName,
           lastName: p.lastName,
           ...(company?.domain ? { domain: company.domain } : {}),
           ...(company?.name ? { companyName: company.name } : {}),
           ...(p.networkProfileUrl ? { networkProfileUrl: p.networkProfileUrl } : {}),
-        });
+        };
+        const answer = await findFor(job.type, deps.finders, input, mayCall);
         return [p.id, answer] as const;
       }),
     );
+    const outOfTime = [...answers.values()].filter((a) => a.outcome.kind === 'error' && a.outcome.message === OUT_OF_TIME).length;
+    if (outOfTime > 0) deps.warn?.("Enrichment providers not asked for some prospects: the function's time ran out (failed, refunded)", { jobId: job.id, prospects: outOfTime });
     // An email another prospect of the workspace already has is not written.
     const email = fieldOf(job.type) === 'email';
     const emails = email ? [...answers.values()].flatMap((a) => (a.outcome.kind === 'found' ? [`email:${a.outcome.value.toLowerCase()}`] : [])) : [];
@@ -247,7 +255,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
    * groups (GROUP_CHUNKS), each searched while the one before it is written: the providers' calls
    * and the table's writes overlap instead of taking turns.
    */
-  async function work(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<ResolvedChunk[]> {
+  async function work(job: EnrichmentJob, chunks: EnrichmentChunk[], mayCall: MayCall): Promise<ResolvedChunk[]> {
     const results = new Map<number, ProspectResult>();
     const read = new Map<number, Prospect>();
     let writing: Promise<void> = Promise.resolve();
@@ -266,7 +274,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         const companies = await readCompanies(toSearch);
         // Only what this delivery searched is written: an outcome settled from this job's own mark
         // (a redelivery) was written by the delivery that made it.
-        const searched = toSearch.length ? await search(job, toSearch, companies) : new Map<number, ProspectResult>();
+        const searched = toSearch.length ? await search(job, toSearch, companies, mayCall) : new Map<number, ProspectResult>();
         await writing;
         writing = write(job, searched, groupRead, companies).then(() => {
           for (const [id, result] of [...groupResults, ...searched]) results.set(id, result);
@@ -322,8 +330,15 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
   }
 
   return {
-    /** Works the chunks; the results of each chunk that was worked (resolved now or before). */
-    async processChunks(refs: ChunkRef[]): Promise<Map<string, ProspectResult[]>> {
+    /**
+     * Works the chunks; the results of each chunk that was worked (resolved now or before). With
+     * the function's time left, no provider call starts once less than `callReserveMs` is left: a
+     * prospect not answered by then is failed (refunded) rather than the function timing out with
+     * nothing written (a sync start's answer lost after its charge, a worker's batch redelivered
+     * until its dead-letter queue).
+     */
+    async processChunks(refs: ChunkRef[], timeLeft?: () => number): Promise<Map<string, ProspectResult[]>> {
+      const mayCall: MayCall = timeLeft ? () => timeLeft() >= deps.callReserveMs : () => true;
       const output = new Map<string, ProspectResult[]>();
       const chunks = await deps.jobs.getChunks(refs);
       const byJob = new Map<number, EnrichmentChunk[]>();
@@ -336,7 +351,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         if (before.length) await writeRecorded(job, before.flatMap((r) => r.results));
         let resolved: ResolvedChunk[] = before;
         if (pending.length > 0) {
-          const fresh = await work(job, pending);
+          const fresh = await work(job, pending, mayCall);
           const all = fresh.flatMap((r) => r.results);
           const counts = countsOf(job.type, all);
           const refund: LedgerEntry | undefined =

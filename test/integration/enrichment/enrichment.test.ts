@@ -69,6 +69,7 @@ describe('enrichment with credits', () => {
       notifier: { jobCompleted: async () => {} },
       maxLeadsPerList: 10_000,
       concurrency: 1,
+      callReserveMs: 14_000,
     });
   /** Finds `<first>@<suffix>` for a prospect of a company with a website, nothing for one without. */
   const finding = (suffix: string, calls: string[], during?: () => Promise<void>): Finder => ({
@@ -616,6 +617,38 @@ describe('enrichment with credits', () => {
     const prospect = async (id: unknown) => (await stack.call<{ prospect: Record<string, unknown> }>('GET', `/public/prospects/${id}/`, { apiKey: ws.key })).body.prospect;
     expect((await prospect(first?.prospectId)).email).toBe('shared@groups.example');
     expect((await prospect(last?.prospectId)).email).toBe('');
+  });
+
+  it("starts no provider call the function's time cannot hold: a prospect not asked in time is failed and refunded, the job completes", async () => {
+    const ws = await workspaceWith(30);
+    const list = await peopleList(ws, 'in-time', { withDomain: 5 });
+    const started = await enrich(ws, list.id, { enrichment_type: 'FIND_EMAIL_WATERFALL' });
+    expect([started.status, started.body.credits_deducted]).toEqual([200, 30]);
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+    // Each call takes 8 s of the function's time; 30 s are left and a call needs 14 s (processorWith):
+    // calls start at 30, 22 and 14 s left, none after.
+    let left = 30_000;
+    const calls: string[] = [];
+    const slow: Finder = {
+      name: 'slow-finder',
+      async find(input) {
+        calls.push(input.firstName);
+        left -= 8_000;
+        return { kind: 'found', value: `${input.firstName.toLowerCase()}@in-time.example`, verification: 'verified' };
+      },
+    };
+    const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
+    const results = await processorWith(slow).processChunks([ref], () => left);
+    expect(calls).toEqual(['Ada0', 'Ada1', 'Ada2']);
+    expect(results.get(`${ref.jobId}:0`)?.map((r) => [r.firstName, r.outcome])).toEqual([
+      ['Ada0', 'found'],
+      ['Ada1', 'found'],
+      ['Ada2', 'found'],
+      ['Ada3', 'failed'],
+      ['Ada4', 'failed'],
+    ]);
+    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 3, failed_count: 2, credits_charged: 30, credits_refunded: 12 });
+    expect((await credits(ws)).balance).toBe(12);
   });
 
   it('a prospect being enriched from one list is neither counted, selected nor shown otherwise from another list', async () => {
