@@ -10,14 +10,15 @@ export function prospectHandlers(search: ProspectSearchService) {
     searchProspects: async (request) => {
       const caller = request.caller();
       const body = request.body();
-      const found = await search.search(caller.workspaceId, {
+      const input = {
         searchType: body.search_type,
         source: body.source,
         page: body.page,
         pageSize: body.page_size,
         filters: body.filters,
         cursor: body.cursor ?? undefined,
-      });
+      };
+      const found = await search.search(caller.workspaceId, input, request.timeLeft);
       return json(200, {
         success: true,
         search_type: found.searchType,

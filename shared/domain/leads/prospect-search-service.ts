@@ -57,6 +57,18 @@ export type SearchResults =
 const FILTERED_FIRST_READ = 25;
 const MAX_READ = 1000;
 
+/**
+ * A workspace search reads no further once its function has less than this left (a Query of up to
+ * 1 MB, the page's companies and the answer take well under it): it answers the page as it stands,
+ * with a cursor where the reading stopped, instead of timing out on a filter that matches little
+ * in a large workspace.
+ */
+export const SEARCH_READ_RESERVE_MS = 5_000;
+
+/** A `page` > 1 (no cursor) whose earlier matches could not all be passed over in one request's time. */
+export const PAGE_TOO_DEEP =
+  'page is too far into this search to reach in one request: page through it with next_cursor (from page 1)';
+
 const monthOf = (date: Date): string => date.toISOString().slice(0, 7);
 
 function nextMonthStart(date: Date): string {
@@ -154,12 +166,18 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
   async function collect<T extends { id: number }>(
     read: (query: WorkspaceLeadsPageQuery) => Promise<WorkspaceLeadsPage<T>>,
     select: (batch: T[]) => Promise<T[]>,
-    options: { after: number | undefined; skip: number; pageSize: number; filtered: boolean },
+    options: { after: number | undefined; skip: number; pageSize: number; filtered: boolean; timeLeft?: () => number },
   ): Promise<{ page: T[]; next?: number }> {
     const page: T[] = [];
     let { after, skip } = options;
     let position = after;
     for (let round = 0; ; round += 1) {
+      // Out of time after a round: the page as it stands (maybe short, or empty), going on from
+      // the last lead read. While still passing over a `page`'s earlier matches there is no page to give.
+      if (round > 0 && options.timeLeft && options.timeLeft() < SEARCH_READ_RESERVE_MS) {
+        if (skip > 0) throw validationError(PAGE_TOO_DEEP);
+        return position === undefined ? { page } : { page, next: position };
+      }
       const wanted = skip + options.pageSize + 1 - page.length;
       const limit = Math.min(MAX_READ, options.filtered ? Math.max(wanted, FILTERED_FIRST_READ) * 2 ** round : wanted);
       const batch = await read(after === undefined ? { limit } : { after, limit });
@@ -182,11 +200,11 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
    * time from where the cursor (or `page`) puts the search until the page is full or the
    * workspace ends; the filters are applied to what is read.
    */
-  async function searchWorkspace(scope: SearchCursorScope, input: SearchInput, after: number | undefined): Promise<SearchResults> {
+  async function searchWorkspace(scope: SearchCursorScope, input: SearchInput, after: number | undefined, timeLeft?: () => number): Promise<SearchResults> {
     const { workspaceId, filters } = scope;
     const filtered = Object.keys(filters).length > 0;
     // Without a cursor, `page` skips the matches of the pages before it, read and passed over.
-    const options = { after, skip: after === undefined ? (input.page - 1) * input.pageSize : 0, pageSize: input.pageSize, filtered };
+    const options = { after, skip: after === undefined ? (input.page - 1) * input.pageSize : 0, pageSize: input.pageSize, filtered, ...(timeLeft ? { timeLeft } : {}) };
     const cursorAfter = (next: number | undefined) => (next === undefined ? null : encodeSearchCursor(scope, next));
     const total = async (kind: 'prospects' | 'companies') => (filtered ? null : (await deps.counts.get(workspaceId))[kind]);
 
@@ -228,8 +246,9 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
     /**
      * A search. Problems are answered in this order: the filters, then the cursor (only with
      * source WORKSPACE, and only one this search gave: same workspace, type and filters).
+     * `timeLeft`, the function's time left, bounds how far a WORKSPACE search reads.
      */
-    async search(workspaceId: number, input: SearchInput): Promise<SearchResults> {
+    async search(workspaceId: number, input: SearchInput, timeLeft?: () => number): Promise<SearchResults> {
       const filters: SearchFilters = parseSearchFilters(input.searchType, input.filters);
       if (input.source !== 'WORKSPACE') {
         if (input.cursor !== undefined) throw validationError(CURSOR_NEEDS_WORKSPACE);
@@ -238,7 +257,7 @@ export function createProspectSearchService(deps: ProspectSearchDeps) {
       const scope = { workspaceId, searchType: input.searchType, filters };
       const after = input.cursor === undefined ? undefined : decodeSearchCursor(scope, input.cursor);
       if (input.cursor !== undefined && after === undefined) throw validationError(CURSOR_NOT_VALID);
-      return searchWorkspace(scope, input, after);
+      return searchWorkspace(scope, input, after, timeLeft);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Company, Prospect } from '../../../shared/domain/leads/lead';
 import type { LeadRepository, WorkspaceLeadsPageQuery } from '../../../shared/domain/leads/ports';
-import { type ProspectSearchDeps, type SearchInput, createProspectSearchService } from '../../../shared/domain/leads/prospect-search-service';
+import { PAGE_TOO_DEEP, type ProspectSearchDeps, type SearchInput, createProspectSearchService } from '../../../shared/domain/leads/prospect-search-service';
 
 // What a workspace search reads: the point of the cursor is that a page costs a page, not the workspace.
 const T = '2026-11-21T12:00:00.000Z';
@@ -43,8 +43,8 @@ function workspace(prospects: Prospect[], companies: Company[]) {
     counts: { get: async () => ({ prospects: live, companies: companies.length }) },
   } as unknown as ProspectSearchDeps;
   const service = createProspectSearchService(deps);
-  const search = (input: Partial<SearchInput>) =>
-    service.search(WS, { searchType: 'PEOPLE', source: 'WORKSPACE', page: 1, pageSize: 25, filters: {}, ...input });
+  const search = (input: Partial<SearchInput>, timeLeft?: () => number) =>
+    service.search(WS, { searchType: 'PEOPLE', source: 'WORKSPACE', page: 1, pageSize: 25, filters: {}, ...input }, timeLeft);
   return { reads, search };
 }
 
@@ -90,6 +90,21 @@ describe('workspace search reads', () => {
     expect(reads.companies).toEqual([10_009]);
     const next = await search({ pageSize: 2, filters: { job_title: 'rare' }, cursor: found.nextCursor as string });
     expect(ids(next)).toEqual([300, 400]);
+  });
+
+  it("reads no further once the function's time is short: the page as it stands, and a cursor where the reading stopped", async () => {
+    const { reads, search } = workspace(prospects, companies);
+    // 4 s of the function's time per Query, 20 s at first: a fifth Query would start with 4 s left.
+    const timeLeft = () => 20_000 - reads.queries * 4_000;
+    const found = await search({ pageSize: 5, filters: { job_title: 'rare' } }, timeLeft);
+    // Queries of 25, 50, 100 and 200 leads: 1 to 375 read, three matches.
+    expect([ids(found), reads.queries, reads.leads]).toEqual([[100, 200, 300], 4, 375]);
+    const next = await search({ pageSize: 5, filters: { job_title: 'rare' }, cursor: found.nextCursor as string });
+    // 700 is archived.
+    expect([ids(next), next.nextCursor]).toEqual([[400, 500, 600, 800, 900], expect.any(String)]);
+    // A page whose earlier matches cannot all be passed over in that time has nothing to answer with.
+    const deep = workspace(prospects, companies);
+    await expect(deep.search({ pageSize: 5, page: 3, filters: { job_title: 'rare' } }, () => 20_000 - deep.reads.queries * 4_000)).rejects.toThrow(PAGE_TOO_DEEP);
   });
 
   it('with a filter on company values reads the companies of the candidates, each once', async () => {
