@@ -5,7 +5,7 @@ import { canSendAt, dailyLimitsOf } from '../sender-accounts/sender-account';
 import type { OutreachAction, SendKind } from './action';
 import { channelOfKind } from './action';
 import type { SendCounters } from './ports';
-import { type OpenSpan, nextOpenMoment, nextUtcDay, openSpanAfterDays, slotTime, utcDay } from './window';
+import { type OpenSpan, SLOT_END_MARGIN_MS, nextUtcDay, openSpanAfterDays, openSpanFrom, slotTime, utcDay } from './window';
 
 /**
  * Daily caps and the choice of sender account. Pure decisions over the atomic counters:
@@ -111,6 +111,25 @@ export const NO_SENDING_DAY_RETRY_MS = 60 * 60_000;
 export const NO_SENDING_DAY = 'the campaign sending_window has no open day';
 
 /**
+ * When an action waiting for its accounts' next UTC day goes again: that day's first open moment
+ * of the campaign's window; but when the window is open across 00:00 UTC (a campaign in Asia or
+ * the Pacific), a moment of the rest of that open span picked per prospect and day. All of them
+ * woke at 00:00 UTC before, their campaign slots of the local day long passed, and went out in
+ * one burst (each day's sends of a mailbox within the same second).
+ */
+export function accountDayWake(campaign: Campaign, prospectId: number, now: Date): Date {
+  const dayStart = nextUtcDay(now);
+  const span = openSpanFrom(dayStart, campaign.sendingWindow, campaign.timezone);
+  if (!span) return dayStart;
+  if (span.start.getTime() >= dayStart.getTime()) return span.start;
+  const room = span.end.getTime() - SLOT_END_MARGIN_MS - dayStart.getTime();
+  if (room <= 0) return dayStart;
+  // The day in the draw: a prospect late one day is not late every day.
+  const share = bucketOf(`account-day:${utcDay(dayStart)}`, prospectId, 1_000_000) / 1_000_000;
+  return new Date(dayStart.getTime() + Math.floor(share * room));
+}
+
+/**
  * The account the action goes through: the one that already contacted the prospect on this
  * channel, else the campaign's accounts of the channel in turn starting at the prospect's own
  * (spreadIndex: prospects spread evenly across them), the first that can send and is under its limit.
@@ -125,7 +144,7 @@ export async function chooseAccount(
 ): Promise<AccountDecision> {
   const channel = channelOfKind(kind);
   const day = utcDay(now);
-  const tomorrow = nextOpenMoment(nextUtcDay(now), campaign.sendingWindow, campaign.timezone) ?? nextUtcDay(now);
+  const tomorrow = accountDayWake(campaign, action.prospectId, now);
   const account = stickyAccount(campaign, accounts, action, channel);
   if (account) {
     if (!canSendAt(account, now)) return { wait: pauseEnd(account, now), reason: NO_ACCOUNT_CAN_SEND };

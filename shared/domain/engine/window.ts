@@ -26,8 +26,19 @@ export interface OpenSpan {
   day: string;
 }
 
-/** Days a search for the next open moment looks ahead: a week covers every window with an open day. */
-const SEARCH_DAYS = 8;
+/**
+ * Days a search for the next open moment looks ahead: two weeks and a day, so a window whose only
+ * open day a DST change takes in one week (a Sunday 02:00-03:00 on spring-forward day) still finds
+ * the week after it.
+ */
+const SEARCH_DAYS = 15;
+
+/**
+ * How long before its window closes a send must be due to go out that day: the scheduler runs once
+ * a minute (the local clock steps at least a minute), and the sender takes a few seconds more. A
+ * slot later than this in its span is moved back to it.
+ */
+export const SLOT_END_MARGIN_MS = 90_000;
 
 const dayWindowsOf = (window: SendingWindow): Readonly<Partial<Record<Weekday, DayWindow | undefined>>> =>
   Object.keys(window).length === 0 ? DEFAULT_WINDOW : window;
@@ -43,11 +54,19 @@ const MAX_JUMP_MINUTES = 180;
 /**
  * `HH:MM` on the local day `date`. luxon moves a time a DST jump skips forward by the length of
  * the jump (02:30 becomes 03:30); the first time that exists is the moment of the jump (03:00).
+ * A time the fall-back change repeats (01:30 twice in New York) is its first occurrence, or with
+ * `repeated: 'last'` its second: a window's start, so that the repeated part before the start
+ * (01:00-01:30 the second time) is not taken for part of the window.
  */
-function atLocalTime(date: DateTime, hhmm: string): DateTime {
+function atLocalTime(date: DateTime, hhmm: string, repeated: 'first' | 'last' = 'first'): DateTime {
   const { hour, minute } = minutesOf(hhmm);
   const moment = date.set({ hour, minute, second: 0, millisecond: 0 });
-  if (moment.hour === hour && moment.minute === minute) return moment;
+  if (moment.hour === hour && moment.minute === minute) {
+    if (repeated === 'first') return moment;
+    // DST changes are 30, 60 or 120 minutes: the same wall-clock time that long later, if any.
+    const again = [120, 60, 30].map((minutes) => moment.plus({ minutes })).find((later) => later.hour === hour && later.minute === minute && later.offset !== moment.offset);
+    return again ?? moment;
+  }
   let first = moment;
   for (let step = 0; step < MAX_JUMP_MINUTES; step += 1) {
     const earlier = first.minus({ minutes: 1 });
@@ -62,8 +81,11 @@ function spanOfDay(date: DateTime, window: SendingWindow): OpenSpan | undefined 
   const weekday = WEEKDAYS[date.weekday - 1] as Weekday;
   const hours = dayWindowsOf(window)[weekday];
   if (!hours?.enabled) return undefined;
-  const start = atLocalTime(date, hours.start);
   const end = atLocalTime(date, hours.end);
+  // A start the fall-back change repeats opens at its second occurrence (the wall clock shows the
+  // window's hours from then on); the first, if the end comes before the second (both repeated).
+  const last = atLocalTime(date, hours.start, 'last');
+  const start = last < end ? last : atLocalTime(date, hours.start);
   if (end <= start) return undefined;
   return { start: start.toJSDate(), end: end.toJSDate(), day: date.toISODate() as string };
 }
@@ -106,13 +128,26 @@ export function nextOpenMoment(at: Date, window: SendingWindow, timezone: string
 export function openSpanAfterDays(at: Date, days: number, window: SendingWindow, timezone: string): OpenSpan | undefined {
   const day = DateTime.fromJSDate(at, { zone: timezone }).startOf('day');
   if (days <= 0) return openSpanFrom(day.toJSDate(), window, timezone);
-  // Every week has the same sending days: whole weeks are jumped at once, the rest counted day by day.
-  let perWeek = 0;
-  for (let offset = 1; offset <= 7; offset += 1) if (spanOfDay(day.plus({ days: offset }), window)) perWeek += 1;
+  // The next two weeks day by day: a DST change may take a day from one of them (a window inside
+  // the skipped hour), and a wait is mostly for the next few days.
+  let left = days;
+  let firstWeek = 0;
+  let secondWeek = 0;
+  for (let offset = 1; offset <= 14; offset += 1) {
+    const span = spanOfDay(day.plus({ days: offset }), window);
+    if (!span) continue;
+    left -= 1;
+    if (left === 0) return span;
+    if (offset <= 7) firstWeek += 1;
+    else secondWeek += 1;
+  }
+  // Further on every week has the same sending days (the busier of those two weeks): whole weeks
+  // are jumped at once, the rest counted day by day.
+  const perWeek = Math.max(firstWeek, secondWeek);
   if (perWeek === 0) return undefined;
-  const weeks = Math.floor((days - 1) / perWeek);
-  let left = days - weeks * perWeek;
-  for (let offset = 1; offset <= 2 * 7; offset += 1) {
+  const weeks = Math.floor((left - 1) / perWeek);
+  left -= weeks * perWeek;
+  for (let offset = 15; offset <= 14 + 2 * 7; offset += 1) {
     const span = spanOfDay(day.plus({ weeks, days: offset }), window);
     if (span) left -= 1;
     if (span && left === 0) return span;
@@ -123,9 +158,12 @@ export function openSpanAfterDays(at: Date, days: number, window: SendingWindow,
 /**
  * Where the k-th send (1-based) of a day with `cap` sends goes inside the day's open span: the
  * span cut into `cap` equal slots, so a day's sends that fit the cap all go out before it closes.
+ * None later than SLOT_END_MARGIN_MS before the end (nor before the start): a slot in a window's
+ * last minute was first seen by the scheduler after the window had closed, and went the next day.
  */
 export function slotTime(span: OpenSpan, k: number, cap: number): Date {
   const length = span.end.getTime() - span.start.getTime();
   const index = Math.max(0, Math.min(k - 1, cap - 1));
-  return new Date(span.start.getTime() + Math.floor((index * length) / Math.max(cap, 1)));
+  const slot = span.start.getTime() + Math.floor((index * length) / Math.max(cap, 1));
+  return new Date(Math.max(span.start.getTime(), Math.min(slot, span.end.getTime() - SLOT_END_MARGIN_MS)));
 }

@@ -347,4 +347,35 @@ describe('sending windows, daily caps and the A/B split', () => {
     ]);
     expect(all.filter((line) => line.startsWith('new')).map((line) => line.split(' ')[0]).sort()).toEqual(['new1@example.com', 'new2@example.com', 'new3@example.com']);
   });
+
+  it('spreads the sends an account’s daily limit held back over the rest of a window open across 00:00 UTC (Auckland), not all at once', async () => {
+    const { stack } = world;
+    clock.set('2026-12-02T19:00:00.000Z'); // Thursday 3 December, 08:00 in Auckland (UTC+13)
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-auckland');
+    const limited = await stack.call('PATCH', `/public/accounts/${mailbox}/`, { apiKey: world.ws.key, body: { daily_limits: { emails: 2 } } });
+    expect(limited.status, limited.text).toBe(200);
+    const days = { enabled: true, start: '09:00', end: '17:00' };
+    const everyDay = { monday: days, tuesday: days, wednesday: days, thursday: days, friday: days, saturday: days, sunday: days };
+    // 09:00-17:00 local is 20:00-04:00 UTC: the account's UTC day changes at 13:00 local.
+    const campaign = await campaignWith(world, 'Auckland', [{ step_type: 'EMAIL' }], {
+      timezone: 'Pacific/Auckland',
+      email_max_messages: 10,
+      account_ids: [mailbox],
+      sending_window: everyDay,
+    });
+    await prospectsIn(world, campaign.id, Array.from({ length: 5 }, () => ({})));
+    await activate(world, campaign.id);
+    // Slots every 48 minutes from 20:00 UTC: 20:00 and 20:48 go, 21:36, 22:24 and 23:12 find the account at its limit.
+    for (const at of ['20:00', '20:48', '21:36', '22:24', '23:12']) await playAt(stack, clock, `2026-12-02T${at}:00.000Z`);
+    expect(await sentAt(world, 'email', 'sbx-mailbox-auckland')).toEqual(['2026-12-02T20:00:00.000Z', '2026-12-02T20:48:00.000Z']);
+    const page = await stack.call<{ prospects: { next_action_at: string | null }[] }>('GET', `/public/campaigns/${campaign.id}/prospects/`, { apiKey: world.ws.key });
+    const waiting = page.body.prospects.flatMap((p) => (p.next_action_at ? [p.next_action_at] : [])).sort();
+    // Each waits for a moment of its own in 00:00-03:58:30 UTC (all three woke at 00:00:00 before).
+    expect(waiting).toHaveLength(3);
+    expect([new Set(waiting).size, waiting.every((at) => at >= '2026-12-03T00:00:00.000Z' && at <= '2026-12-03T03:58:30.000Z')]).toEqual([3, true]);
+    // Played minute by minute to the window's end: two go on the new UTC day, each when its moment comes.
+    for (let minute = 1; minute <= 240; minute += 1) await playAt(stack, clock, new Date(Date.parse('2026-12-03T00:00:00.000Z') + minute * 60_000).toISOString());
+    const sent = await sentAt(world, 'email', 'sbx-mailbox-auckland');
+    expect(sent.slice(2)).toEqual(waiting.slice(0, 2).map((at) => new Date(Math.ceil(Date.parse(at) / 60_000) * 60_000).toISOString()));
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../shared/domain/campaigns/campaign';
 import { emptyFlow } from '../../../shared/domain/campaigns/flow';
 import type { OutreachAction, SendKind, SlotReservation } from '../../../shared/domain/engine/action';
-import { NO_ACCOUNT_CAN_SEND, capOf, checkCampaignCap, chooseAccount, spreadIndex } from '../../../shared/domain/engine/pacing';
+import { NO_ACCOUNT_CAN_SEND, accountDayWake, capOf, checkCampaignCap, chooseAccount, spreadIndex } from '../../../shared/domain/engine/pacing';
 import type { SendCounters } from '../../../shared/domain/engine/ports';
 import { type OpenSpan, openSpanFrom } from '../../../shared/domain/engine/window';
 import type { SenderAccount } from '../../../shared/domain/sender-accounts/sender-account';
@@ -345,6 +345,30 @@ describe('the choice of sender account', () => {
       wait: '2027-03-22T08:00:00.000Z',
       reason: "the campaign's sender accounts are at their daily_limits.emails for 2027-03-19 (UTC): it goes on the next day",
     });
+  });
+
+  it('spreads the wait for the next UTC day over the rest of the open span when the window is open across 00:00 UTC', () => {
+    // Auckland, every day 09:00-17:00 (NZDT, UTC+13): 20:00-04:00 UTC, open at 00:00 UTC.
+    const days = { enabled: true, start: '09:00', end: '17:00' };
+    const auckland = campaignWith({
+      timezone: 'Pacific/Auckland',
+      sendingWindow: { monday: days, tuesday: days, wednesday: days, thursday: days, friday: days, saturday: days, sunday: days },
+    });
+    // Tuesday 1 December 2026, 21:00 UTC (10:00 local on Wednesday): the next UTC day starts at 13:00 local.
+    const at = new Date('2026-12-01T21:00:00.000Z');
+    const wakes = Array.from({ length: 50 }, (_, i) => accountDayWake(auckland, i + 1, at).getTime());
+    const [earliest, latest] = [Math.min(...wakes), Math.max(...wakes)];
+    // Between 00:00 UTC and 90 s before the window closes (04:00 UTC), all at different moments.
+    expect([earliest >= Date.parse('2026-12-02T00:00:00.000Z'), latest <= Date.parse('2026-12-02T03:58:30.000Z'), new Set(wakes).size]).toEqual([true, true, 50]);
+    // Spread, not bunched: each hour of the span has some of them.
+    const hours = new Set(wakes.map((t) => new Date(t).getUTCHours()));
+    expect([...hours].sort()).toEqual([0, 1, 2, 3]);
+    // The same prospect the same day: the same moment; another day: drawn again.
+    expect(accountDayWake(auckland, 7, at).getTime()).toBe(wakes[6]);
+    const nextDay = Array.from({ length: 50 }, (_, i) => accountDayWake(auckland, i + 1, new Date('2026-12-02T21:00:00.000Z')).getTime() - 86_400_000);
+    expect(nextDay.filter((t, i) => t !== wakes[i]).length).toBe(50);
+    // A window that opens after 00:00 UTC wakes them at its opening, as its own slots then spread them.
+    expect(accountDayWake(campaign, 7, now).toISOString()).toBe('2027-03-23T08:00:00.000Z');
   });
 
   it('waits until the earliest pause ends when no account can send, an hour when no end is known', async () => {

@@ -111,6 +111,48 @@ describe('sending windows', () => {
     });
   });
 
+  it('opens a window whose start the fall-back change repeats at its second occurrence, so nothing before the start is open', () => {
+    // New York, Sunday 7 November 2027: 02:00 EDT becomes 01:00 EST; 01:30 is 05:30 and 06:30 UTC.
+    const sunday = (start: string, end: string): SendingWindow => ({ sunday: { enabled: true, start, end } });
+    expect(spanFrom('2027-11-06T12:00:00.000Z', sunday('01:30', '03:00'), NEW_YORK)).toEqual({
+      start: '2027-11-07T06:30:00.000Z',
+      end: '2027-11-07T08:00:00.000Z',
+      day: '2027-11-07',
+    });
+    // Start and end both repeated, the end's first occurrence before the start's second: the first hour.
+    expect(spanFrom('2027-11-06T12:00:00.000Z', sunday('01:10', '01:50'), NEW_YORK)).toEqual({
+      start: '2027-11-07T05:10:00.000Z',
+      end: '2027-11-07T05:50:00.000Z',
+      day: '2027-11-07',
+    });
+    // Lord Howe goes back 30 minutes (02:00 +11 becomes 01:30 +10:30, 4 April 2027); Auckland an hour.
+    expect(spanFrom('2027-04-03T00:00:00.000Z', sunday('01:45', '03:00'), 'Australia/Lord_Howe')).toEqual({
+      start: '2027-04-03T15:15:00.000Z',
+      end: '2027-04-03T16:30:00.000Z',
+      day: '2027-04-04',
+    });
+    expect(spanFrom('2027-04-03T00:00:00.000Z', sunday('02:30', '04:00'), 'Pacific/Auckland')).toEqual({
+      start: '2027-04-03T14:30:00.000Z',
+      end: '2027-04-03T16:00:00.000Z',
+      day: '2027-04-04',
+    });
+    // A start that is not repeated is where it was (the Sunday before).
+    expect(spanFrom('2027-10-30T12:00:00.000Z', sunday('01:30', '03:00'), NEW_YORK)?.start).toBe('2027-10-31T05:30:00.000Z');
+  });
+
+  it('finds the week after one whose only open day a DST change took', () => {
+    // New York, Sundays 02:00-03:00: Sunday 12 March 2028 has no 02:00-03:00 (02:00 EST becomes 03:00 EDT).
+    const window: SendingWindow = { sunday: { enabled: true, start: '02:00', end: '03:00' } };
+    expect(spanFrom('2028-03-05T08:00:00.000Z', window, NEW_YORK)).toEqual({ start: '2028-03-19T06:00:00.000Z', end: '2028-03-19T07:00:00.000Z', day: '2028-03-19' });
+    expect([0, 1, 2, 3, 20].map((n) => afterDays('2028-03-05T07:30:00.000Z', n, window, NEW_YORK)?.day)).toEqual([
+      '2028-03-05',
+      '2028-03-19',
+      '2028-03-26',
+      '2028-04-02',
+      '2028-07-30',
+    ]);
+  });
+
   it('follows the DST dates of another zone (America/New_York changes on 14 March 2027 and 1 November 2026)', () => {
     // Friday 12 March 2027: EST (UTC-5).
     expect(spanFrom('2027-03-12T12:00:00.000Z', {}, NEW_YORK)).toEqual({ start: '2027-03-12T14:00:00.000Z', end: '2027-03-12T22:00:00.000Z', day: '2027-03-12' });
@@ -175,6 +217,22 @@ describe('sending windows', () => {
       expect(slots(3, [1, 2, 3])).toEqual(['2027-03-22T08:00:00.000Z', '2027-03-22T10:40:00.000Z', '2027-03-22T13:20:00.000Z']);
       expect(slots(1, [1])).toEqual(['2027-03-22T08:00:00.000Z']);
       expect(slots(7, [2])).toEqual(['2027-03-22T09:08:34.285Z']);
+    });
+
+    it('puts no slot later than 90 s before the span ends: the scheduler, once a minute, must see it while the window is open', () => {
+      const short: OpenSpan = { start: new Date('2027-03-22T12:00:00.000Z'), end: new Date('2027-03-22T12:02:00.000Z'), day: '2027-03-22' };
+      expect([1, 2, 3, 4, 5].map((k) => slotTime(short, k, 5).toISOString())).toEqual([
+        '2027-03-22T12:00:00.000Z',
+        '2027-03-22T12:00:24.000Z',
+        '2027-03-22T12:00:30.000Z',
+        '2027-03-22T12:00:30.000Z',
+        '2027-03-22T12:00:30.000Z',
+      ]);
+      // A span shorter than the margin: its start.
+      const minute: OpenSpan = { start: new Date('2027-03-22T12:00:00.000Z'), end: new Date('2027-03-22T12:01:00.000Z'), day: '2027-03-22' };
+      expect(slotTime(minute, 2, 2).toISOString()).toBe('2027-03-22T12:00:00.000Z');
+      // 8 hours at 500 a day: only the last slot (15:59:02.4) moves back, to 15:58:30.
+      expect([499, 500].map((k) => slotTime(span, k, 500).toISOString())).toEqual(['2027-03-22T15:58:04.800Z', '2027-03-22T15:58:30.000Z']);
     });
 
     it('puts a position beyond the cap at the last slot, and one below 1 at the first', () => {
