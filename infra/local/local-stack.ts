@@ -9,7 +9,7 @@ import { settingDefault } from '../../shared/config/settings';
 import { makeDocClient } from '../../shared/db/client';
 import { DynamoOutreachActions } from '../../shared/db/outreach-actions';
 import type { LogFormat } from '../../shared/logging/logger';
-import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
+import { QUEUES, SCHEDULES, consumerTimeoutSeconds } from '../../shared/runtime/catalog';
 import { type Clock, isMovableClock, systemClock } from '../../shared/time/clock';
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
 import { type LocalFunctions, buildLocalFunctions } from './functions';
@@ -197,6 +197,7 @@ async function assembleLocalStack(options: LocalStackOptions, stops: (() => Prom
       queueArn: queueArn ?? '',
       dlqUrl: dlq.QueueUrl ?? '',
       batchSize: definition.batchSize,
+      timeoutMs: consumerTimeoutSeconds(definition) * 1000,
     });
   }
 

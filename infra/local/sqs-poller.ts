@@ -16,6 +16,8 @@ export interface PolledQueue {
   queueArn: string;
   batchSize: number;
   handler: SqsHandler;
+  /** The deployed consumer's timeout: what its context's remaining time counts down from (60 s when not given). */
+  timeoutMs?: number;
 }
 
 function toRecord(message: Message, queue: PolledQueue, now: Date): SQSRecord {
@@ -118,7 +120,7 @@ export class SqsPoller {
     const records = messages.map((message) => toRecord(message, queue, this.clock.now()));
     let failed: Set<string>;
     try {
-      const response = await queue.handler({ Records: records }, lambdaContext(queue.name, 60_000));
+      const response = await queue.handler({ Records: records }, lambdaContext(queue.name, queue.timeoutMs ?? 60_000));
       failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch (error) {
       this.log(`consumer ${queue.name} threw: ${String(error)}`);

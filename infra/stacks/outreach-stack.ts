@@ -5,7 +5,7 @@ import type { Construct } from 'constructs';
 import { isSecretSetting } from '../../shared/config/secrets';
 import { type SettingName, SETTINGS, toEnvironment } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup, ROUTES, type RegisteredRoute, functionTimeoutSeconds } from '../../shared/http/route-table';
-import { OUTREACH, OUTREACH_SCHEDULER, QUEUES, type QueueDefinition, SCHEDULES, type ScheduleDefinition } from '../../shared/runtime/catalog';
+import { OUTREACH, OUTREACH_SCHEDULER, QUEUES, type QueueDefinition, SCHEDULES, type ScheduleDefinition, consumerTimeoutSeconds } from '../../shared/runtime/catalog';
 import type { OutreachConfig } from '../config';
 import { PublicApi } from '../constructs/public-api';
 import { QueueConsumer } from '../constructs/queue-consumer';
@@ -139,7 +139,7 @@ export class OutreachStack extends Stack {
           entry: definition.consumerEntry,
           description: `Consumer of the ${definition.name} queue`,
           // The queue's visibility timeout is 6x this, so at most the catalog's value.
-          timeout: Duration.seconds(Math.max(1, Math.floor(definition.visibilityTimeoutSeconds / 6))),
+          timeout: Duration.seconds(consumerTimeoutSeconds(definition)),
           ...reserved(`queue:${definition.name}`),
           // A consumer whose pages send the next page to its own queue is a loop by design: Lambda's
           // recursion detection (on by default, Terminate) would stop the chain at its 17th

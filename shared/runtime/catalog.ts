@@ -170,6 +170,9 @@ export const INBOUND_RETRY = {
   oldestMessageAlarmMinutes: 60,
 } as const satisfies QueueDefinition;
 
+/** A consumer's timeout: its queue's visibility timeout is 6 times it (AWS's advice), so at most a sixth of it. */
+export const consumerTimeoutSeconds = (definition: QueueDefinition): number => Math.max(1, Math.floor(definition.visibilityTimeoutSeconds / 6));
+
 export const QUEUES: readonly QueueDefinition[] = [WEBHOOK_DELIVERY, CAMPAIGN_SCHEDULING, OUTREACH, ENRICHMENT, INBOUND_RETRY];
 
 /**

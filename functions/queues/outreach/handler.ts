@@ -21,6 +21,9 @@ import { mxResolverFrom, providerFrom } from '../../../shared/runtime/integratio
 import { suppressionsFrom, unsubscribeLinksFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
 
+/** What an action keeps, past its provider calls, for its reads and writes (a few seconds at most). */
+const ACTION_WRITES_RESERVE_MS = 6_000;
+
 /**
  * The sender (consumer of the outreach queue): carries out each message's due actions
  * (shared/domain/engine/sender.ts). Provider failures are due times the engine sets, not message
@@ -51,6 +54,8 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     unsubscribeLinks: unsubscribeLinksFrom(config),
     clock: deps.clock,
     newToken: randomUUID,
+    // Two provider calls at their timeout (a profile look and a send) and the writes around them.
+    actionReserveMs: 2 * config.providerTimeoutMs + ACTION_WRITES_RESERVE_MS,
   });
   return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     if (context) logger.addContext(context);
@@ -62,14 +67,23 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
       for (const _ of found ?? []) owners.push(record.messageId);
       return found ?? [];
     });
-    const results = await sender.processBatch(refs);
+    const results = await sender.processBatch(refs, undefined, context ? () => context.getRemainingTimeInMillis() : undefined);
     const failed = new Set<string>();
+    let deferred = 0;
     results.forEach((result, i) => {
+      if (result === 'deferred') {
+        deferred += 1;
+        failed.add(owners[i] as string);
+        return;
+      }
       if (!(result instanceof Error)) return;
       const ref = refs[i];
       logger.error('Outreach action failed; its message will be retried', { campaignId: ref?.campaignId, prospectId: ref?.prospectId, error: String(result) });
       failed.add(owners[i] as string);
     });
+    // Slow provider calls used the function's time: what was not started comes back with its message
+    // (after the visibility timeout; what was done is then found done).
+    if (deferred > 0) logger.warn("Outreach actions left for their message's next delivery: the function's time ran short", { actions: deferred });
     return { batchItemFailures: [...failed].map((itemIdentifier): SQSBatchItemFailure => ({ itemIdentifier })) };
   };
 }

@@ -23,7 +23,9 @@ export type ActionResult =
   | 'cancelled'
   | 'stale'
   | 'in_flight'
-  | 'raced';
+  | 'raced'
+  /** Not started: the function's time left could not hold it (its message is delivered again). */
+  | 'deferred';
 
 export interface SenderDeps {
   actions: ActionStore;
@@ -43,4 +45,11 @@ export interface SenderDeps {
   unsubscribeLinks: UnsubscribeLinks;
   clock: Clock;
   newToken: () => string;
+  /**
+   * Time an action may still start with, given the function's time left (processBatch): two
+   * provider calls at their timeout and the writes around them. An action started with less could
+   * be cut off by the function's timeout after its claim, and the crash rule would record an email
+   * that was never sent as UNCERTAIN.
+   */
+  actionReserveMs?: number;
 }

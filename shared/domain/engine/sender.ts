@@ -303,15 +303,24 @@ export function createSender(deps: SenderDeps) {
   }
 
   return {
-    /** Carries out a batch of due actions, CONCURRENCY at a time; an action that throws is reported, the others go on. */
-    async processBatch(refs: ActionRef[], concurrency = 8): Promise<(ActionResult | Error)[]> {
+    /**
+     * Carries out a batch of due actions, CONCURRENCY at a time; an action that throws is reported,
+     * the others go on. Given the function's time left, no action starts with less than
+     * `actionReserveMs` of it: those are `deferred` (their message is delivered again).
+     */
+    async processBatch(refs: ActionRef[], concurrency = 8, timeLeft?: () => number): Promise<(ActionResult | Error)[]> {
       const reads = createBatchReads(deps, refs);
       const results = new Array<ActionResult | Error>(refs.length);
+      const reserve = deps.actionReserveMs ?? 0;
       let next = 0;
       const worker = async () => {
         while (next < refs.length) {
           const index = next;
           next += 1;
+          if (timeLeft && timeLeft() < reserve) {
+            results[index] = 'deferred';
+            continue;
+          }
           try {
             results[index] = await process(refs[index] as ActionRef, reads);
           } catch (error) {

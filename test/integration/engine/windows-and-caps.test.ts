@@ -1,9 +1,11 @@
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spreadIndex } from '../../../shared/domain/engine/pacing';
 import { storedProspect } from '../campaigns/helpers';
 import { chooseVariant } from '../../../shared/domain/engine/render';
+import { OUTREACH_SCHEDULER } from '../../../shared/runtime/catalog';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent } from './helpers';
+import { type EngineWorld, actionsOf, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent } from './helpers';
 
 const sentAt = async (world: EngineWorld, kind: string, accountId?: string) =>
   (await sandboxSent(world.stack)).filter((item) => item.kind === kind && (accountId === undefined || item.accountId === accountId)).map((item) => item.at).sort();
@@ -377,5 +379,30 @@ describe('sending windows, daily caps and the A/B split', () => {
     for (let minute = 1; minute <= 240; minute += 1) await playAt(stack, clock, new Date(Date.parse('2026-12-03T00:00:00.000Z') + minute * 60_000).toISOString());
     const sent = await sentAt(world, 'email', 'sbx-mailbox-auckland');
     expect(sent.slice(2)).toEqual(waiting.slice(0, 2).map((at) => new Date(Math.ceil(Date.parse(at) / 60_000) * 60_000).toISOString()));
+  });
+
+  it("starts no action the sender's time left cannot hold: it comes back with its message, unclaimed, and is sent then", async () => {
+    const { stack } = world;
+    clock.set('2026-12-07T08:00:00.000Z'); // Monday 09:00 in Amsterdam
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-deadline');
+    const campaign = await campaignWith(world, 'Deadline', [{ step_type: 'EMAIL' }], { account_ids: [mailbox] });
+    await prospectsIn(world, campaign.id, [{}]);
+    const started = await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key });
+    expect(started.status, started.text).toBe(200);
+    await stack.drain('campaign-scheduling');
+    const scheduler = stack.functions.schedules[OUTREACH_SCHEDULER.name];
+    if (!scheduler) throw new Error('no outreach scheduler');
+    await scheduler({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} } as ScheduledEvent, {} as Context);
+    // The sender's invocation has 1 s left: less than two provider calls at their timeout need.
+    const logged = stack.logs.length;
+    expect(await stack.poller.pollOnce({ ...stack.queue('outreach'), timeoutMs: 1_000 })).toBe(1);
+    expect(await sentAt(world, 'email', 'sbx-mailbox-deadline')).toEqual([]);
+    expect((await actionsOf(stack, campaign.id)).filter((action) => action.claim !== undefined && action.claim !== null)).toEqual([]);
+    expect(stack.logs.slice(logged).filter((line) => line.includes('"level":"WARN"')).map((line) => JSON.parse(line).message)).toEqual([
+      "Outreach actions left for their message's next delivery: the function's time ran short",
+    ]);
+    // Not lost: the scheduler's full sweep finds it still due, and a sender with its time sends it.
+    await playAt(stack, clock, '2026-12-07T08:16:00.000Z');
+    expect(await sentAt(world, 'email', 'sbx-mailbox-deadline')).toEqual(['2026-12-07T08:16:00.000Z']);
   });
 });
