@@ -50,18 +50,21 @@ export function createKeyRevoker(deps: KeyRevokerDeps) {
     return key;
   }
 
-  /** Idempotent: revoking a revoked key succeeds and changes nothing. */
-  async function revoke(userId: number, keyId: number): Promise<void> {
+  /** Revokes the key in the table (the authorizer refuses it from then on); the usage key to retire, if this call revoked it. */
+  async function revokeRecord(userId: number, keyId: number): Promise<string | undefined> {
     // A concurrent rotation changes the key between our read and our write: read it again.
     for (let attempt = 0; attempt < MAX_REVOKE_ATTEMPTS; attempt += 1) {
       const key = await ownedKey(userId, keyId);
-      if (!key.isActive) return;
-      if (await deps.keys.revoke(key, deps.clock.now().toISOString())) {
-        await retireQuietly(key.usageKeyId);
-        return;
-      }
+      if (!key.isActive) return undefined;
+      if (await deps.keys.revoke(key, deps.clock.now().toISOString())) return key.usageKeyId;
     }
     throw conflict('API key changed while revoking, please retry');
+  }
+
+  /** Idempotent: revoking a revoked key succeeds and changes nothing. */
+  async function revoke(userId: number, keyId: number): Promise<void> {
+    const usageKeyId = await revokeRecord(userId, keyId);
+    if (usageKeyId !== undefined) await retireQuietly(usageKeyId);
   }
 
   return {
@@ -72,12 +75,16 @@ export function createKeyRevoker(deps: KeyRevokerDeps) {
     /**
      * Revokes every active key of the user that acts in the workspace; how many. The listing is
      * strongly consistent, so a key created just before is seen (and none can be created after
-     * the user's link to the workspace is gone: creation checks it).
+     * the user's link to the workspace is gone: creation checks it). Every key is revoked in the
+     * table before any usage key is retired: a gateway call can take seconds when throttled, and
+     * a removal cut off by its function's timeout must leave orphan gateway keys, never a key
+     * that still works (25 keys one after the other could leave the last ones working).
      */
     async revokeInWorkspace(userId: number, workspaceId: number): Promise<number> {
       const keys = await deps.keys.listForUser(userId, { consistent: true });
       const acting = keys.filter((key) => key.isActive && key.workspaceId === workspaceId);
-      for (const key of acting) await revoke(userId, key.id);
+      const retiring = await Promise.all(acting.map((key) => revokeRecord(userId, key.id)));
+      for (const usageKeyId of retiring) if (usageKeyId !== undefined) await retireQuietly(usageKeyId);
       return acting.length;
     },
   };

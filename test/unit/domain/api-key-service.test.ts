@@ -99,4 +99,21 @@ describe('API key service', () => {
     for (const kept of [inEleven.key, othersInTen.key]) expect(await keys.get(kept.userId, kept.id)).toMatchObject({ isActive: true });
     expect(await revoker.revokeInWorkspace(1, 10)).toBe(0);
   });
+
+  it('revokes every key of the member in the table before retiring any usage key, so a timeout leaves no working key', async () => {
+    service = createApiKeyService({ keys, usageKeys, ids: sequentialIds(100), clock: { now: () => now }, maxActiveKeysPerUser: 10 });
+    const made = [];
+    for (const name of ['a', 'b', 'c']) made.push((await service.create({ userId: 1, workspaceId: 10, name })).key);
+    // Each gateway call sees which keys the table still holds active.
+    const activeAtRetire: number[] = [];
+    const slowGateway = {
+      retire: async () => {
+        activeAtRetire.push((await keys.listForUser(1)).filter((key) => key.isActive).length);
+      },
+    };
+    const revoker = createKeyRevoker({ keys, usageKeys: slowGateway, clock: { now: () => now } });
+    expect(await revoker.revokeInWorkspace(1, 10)).toBe(3);
+    expect(activeAtRetire).toEqual([0, 0, 0]);
+    for (const key of made) expect(await keys.getCredential(key.prefix)).toBeUndefined();
+  });
 });
