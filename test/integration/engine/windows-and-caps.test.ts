@@ -383,9 +383,15 @@ describe('sending windows, daily caps and the A/B split', () => {
 
   it("starts no action the sender's time left cannot hold: it comes back with its message, unclaimed, and is sent then", async () => {
     const { stack } = world;
-    clock.set('2026-12-07T08:00:00.000Z'); // Monday 09:00 in Amsterdam
+    // Sunday 6 December, 11:00 in Amsterdam: only this campaign's window is open (the others' are
+    // weekdays, Auckland's closed), and what the earlier tests left due is played first.
+    await playAt(stack, clock, '2026-12-06T09:59:00.000Z');
+    clock.set('2026-12-06T10:00:00.000Z');
     const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-deadline');
-    const campaign = await campaignWith(world, 'Deadline', [{ step_type: 'EMAIL' }], { account_ids: [mailbox] });
+    const campaign = await campaignWith(world, 'Deadline', [{ step_type: 'EMAIL' }], {
+      account_ids: [mailbox],
+      sending_window: { sunday: { enabled: true, start: '09:00', end: '17:00' } },
+    });
     await prospectsIn(world, campaign.id, [{}]);
     const started = await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key });
     expect(started.status, started.text).toBe(200);
@@ -402,7 +408,7 @@ describe('sending windows, daily caps and the A/B split', () => {
       "Outreach actions left for their message's next delivery: the function's time ran short",
     ]);
     // Not lost: the scheduler's full sweep finds it still due, and a sender with its time sends it.
-    await playAt(stack, clock, '2026-12-07T08:16:00.000Z');
-    expect(await sentAt(world, 'email', 'sbx-mailbox-deadline')).toEqual(['2026-12-07T08:16:00.000Z']);
+    await playAt(stack, clock, '2026-12-06T10:16:00.000Z');
+    expect(await sentAt(world, 'email', 'sbx-mailbox-deadline')).toEqual(['2026-12-06T10:16:00.000Z']);
   });
 });
