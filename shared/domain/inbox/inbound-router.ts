@@ -56,6 +56,9 @@ export interface InboundLinks {
 /** Reads and conditional writes of a waiting action before the sender's own moves win. */
 const WAKE_ATTEMPTS = 3;
 
+/** Colleagues' sequences stopped at once on a reply with `stop_on_company_reply` (each a few writes). */
+const COLLEAGUE_STOPS_AT_ONCE = 10;
+
 export interface NewRelation {
   accountId: string;
   providerId: string | undefined;
@@ -175,12 +178,6 @@ export function createInboundRouter(deps: InboundRouterDeps) {
     const stopped = await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status: 'REPLIED', reason: null });
     await record('REPLIED', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
     const campaign = campaignId === null ? undefined : await deps.campaigns.get(account.workspaceId, campaignId);
-    if (campaign?.stopOnCompanyReply && prospect.companyId !== undefined) {
-      for (const colleague of await deps.colleagues.inCampaign(campaign.id, prospect.companyId)) {
-        if (colleague === prospect.id) continue;
-        await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: colleague, status: 'FINISHED', reason: 'a colleague at the same company replied', campaignId: campaign.id });
-      }
-    }
     const current = stopped.stopped ? stopped.prospect : prospect;
     const company = current.companyId === undefined ? undefined : (await deps.leads.getCompanies([current.companyId]))[0];
     const eventId = await deps.publisher.publish(
@@ -195,6 +192,19 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         campaign ? { id: campaign.id, name: campaign.name, status: campaign.status } : null,
       ),
     );
+    // The colleagues after the users' webhook (a campaign may hold many of one company, and the
+    // provider's webhook call has 12 s): the reply reaches the users first, and a handling cut off
+    // here is repeated whole by the provider's retry, whose publish the event id dedups.
+    if (campaign?.stopOnCompanyReply && prospect.companyId !== undefined) {
+      const colleagues = (await deps.colleagues.inCampaign(campaign.id, prospect.companyId)).filter((colleague) => colleague !== prospect.id);
+      for (let first = 0; first < colleagues.length; first += COLLEAGUE_STOPS_AT_ONCE) {
+        await Promise.all(
+          colleagues
+            .slice(first, first + COLLEAGUE_STOPS_AT_ONCE)
+            .map((colleague) => deps.stops.stop({ workspaceId: account.workspaceId, prospectId: colleague, status: 'FINISHED', reason: 'a colleague at the same company replied', campaignId: campaign.id })),
+        );
+      }
+    }
     return { handled: true, prospectId: prospect.id, kind, eventId };
   }
 
