@@ -61,7 +61,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     await batchWriteAll(this.db, this.tableName, requests);
   }
 
-  async markChunksWritten(job: Pick<EnrichmentJob, 'id' | 'workspaceId'>): Promise<void> {
+  async markChunksWritten(job: Pick<EnrichmentJob, 'id' | 'workspaceId' | 'chunks'>): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -71,17 +71,17 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
         ExpressionAttributeValues: { ':yes': true },
       }),
     );
-    // The running item says so too, so that a start need not read the job to know its chunks are
-    // all there (busyInWorkspace). Gone already (the job completed): nothing to say. Not written
-    // (a failure): a start reads the job, which says it.
+    // The running item says so too, with how many, so that a start need not read the job to know
+    // its chunks are all there (busyInWorkspace). Gone already (the job completed): nothing to say.
+    // Not written (a failure): a start reads the job, which says it.
     await this.db
       .send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: enrichmentRunningKey(job.workspaceId, job.id),
-          UpdateExpression: 'SET chunksWritten = :yes',
+          UpdateExpression: 'SET chunksWritten = :yes, chunks = :chunks',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':yes': true },
+          ExpressionAttributeValues: { ':yes': true, ':chunks': job.chunks },
         }),
       )
       .catch(() => undefined);
@@ -110,18 +110,31 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
       }),
       ownList ? chunksOf(only.list as number) : Promise.resolve([]),
     ]);
-    const inList = new Set(listChunks.map((item) => Number(String(item.sk).split('#')[1])));
+    const jobOfChunk = (item: Record<string, unknown>) => Number(String(item.sk).split('#')[1]);
+    const inList = new Set(listChunks.map(jobOfChunk));
     const held = await Promise.all(
       running
-        .map((item) => ({ id: item.jobId as number, listId: item.listId as number, field: item.field as Field, chunksWritten: item.chunksWritten === true }))
+        .map((item) => ({
+          id: item.jobId as number,
+          listId: item.listId as number,
+          field: item.field as Field,
+          chunksWritten: item.chunksWritten === true,
+          chunks: typeof item.chunks === 'number' ? item.chunks : undefined,
+        }))
         .filter((job) => wanted(job.listId, job.field))
         .map(async (job) => {
           // Chunks of this list's jobs are in listChunks already.
-          const chunks = job.listId === only.list || inList.has(job.id) ? [] : await chunksOf(job.listId, job.id);
+          const own = job.listId === only.list || inList.has(job.id);
+          const chunks = own ? [] : await chunksOf(job.listId, job.id);
           // A job whose chunk items are not all written (a start that stopped between its debit and
           // its chunks, or part-way through writing them: the sweeper writes the rest later) holds
           // its whole selection, not only the chunks there are.
-          return job.chunksWritten ? chunks : [...chunks, ...(await this.unwrittenSelection(job.id))];
+          if (!job.chunksWritten) return [...chunks, ...(await this.selectionWhileRunning(job.id, { unwrittenOnly: true }))];
+          // So does one with chunks finished (their items deleted) before it completed: those
+          // prospects were searched and charged by it, and until its completion item says so they
+          // would look free (a start then charged them again, and refunded them as skipped).
+          const present = own ? listChunks.filter((item) => jobOfChunk(item) === job.id).length : chunks.length;
+          return job.chunks !== undefined && present < job.chunks ? [...chunks, ...(await this.selectionWhileRunning(job.id))] : chunks;
         }),
     );
     held.push(listChunks);
@@ -151,10 +164,11 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     return jobs.flatMap((job) => (job ? [{ prospectIds: job.selection, type: job.type }] : []));
   }
 
-  /** A running job's selection as one pseudo chunk, when its chunk items were never written. */
-  private async unwrittenSelection(jobId: number): Promise<Record<string, unknown>[]> {
+  /** A running job's selection as one pseudo chunk (with `unwrittenOnly`, only when its chunk items were never all written). */
+  private async selectionWhileRunning(jobId: number, options: { unwrittenOnly?: boolean } = {}): Promise<Record<string, unknown>[]> {
     const job = await this.getJob(jobId);
-    return job && job.status === 'RUNNING' && !job.chunksWritten ? [{ prospectIds: job.selection, type: job.type }] : [];
+    if (!job || job.status !== 'RUNNING' || (options.unwrittenOnly && job.chunksWritten)) return [];
+    return [{ prospectIds: job.selection, type: job.type }];
   }
 
   async getChunks(refs: ChunkRef[]): Promise<EnrichmentChunk[]> {

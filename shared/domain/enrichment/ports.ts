@@ -62,7 +62,7 @@ export interface EnrichmentRepository {
   createJob(job: EnrichmentJob, debit: LedgerEntry): Promise<boolean>;
   /** Puts the job's chunk items (again, for the sweeper: those not done yet). */
   writeChunks(job: EnrichmentJob, chunks: EnrichmentChunk[]): Promise<void>;
-  markChunksWritten(job: Pick<EnrichmentJob, 'id' | 'workspaceId'>): Promise<void>;
+  markChunksWritten(job: Pick<EnrichmentJob, 'id' | 'workspaceId' | 'chunks'>): Promise<void>;
   /**
    * Takes the workspace's start lease for `holder` if it is free (or expired): one start at a time
    * chooses prospects in a workspace (a prospect is in several lists), so two never charge for the

@@ -468,6 +468,27 @@ describe('enrichment with credits', () => {
     expect(running.Item?.chunksWritten).toBe(true);
   });
 
+  it('a job whose chunks are finished but which has not completed yet still holds them: a start meanwhile charges none of them', async () => {
+    const ws = await workspaceWith(30);
+    const list = await peopleList(ws, 'finishing', { withDomain: 0, bare: 2 });
+    const started = await enrich(ws, list.id, {});
+    expect([started.status, started.body.enriched_count, started.body.credits_deducted]).toEqual([200, 2, 6]);
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+    // The worker resolves and finishes the job's one chunk (its item deleted), and stops before
+    // the job's completion (a crash, or a start reading in between).
+    class StopsBeforeCompletion extends DynamoEnrichmentRepository {
+      override async complete(): Promise<boolean> {
+        throw new Error('the function timed out');
+      }
+    }
+    const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
+    await expect(processorWith(finding('finishing', []), new StopsBeforeCompletion(stack.db, stack.tableName)).processChunks([ref])).rejects.toThrow('the function timed out');
+    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'RUNNING', not_found_count: 2 });
+    const again = await enrich(ws, list.id, {});
+    expect([again.status, again.body.enriched_count, again.body.credits_deducted]).toEqual([200, 0, 0]);
+    expect((await credits(ws)).balance).toBe(24);
+  });
+
   it('a start that was charged answers with its job whatever fails after the charge; the sweeper carries the job on', async () => {
     const ws = await workspaceWith(6);
     const list = await peopleList(ws, 'charged', { withDomain: 2 });
