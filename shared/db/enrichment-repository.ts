@@ -167,7 +167,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
   /** A running job's selection as one pseudo chunk (with `unwrittenOnly`, only when its chunk items were never all written). */
   private async selectionWhileRunning(jobId: number, options: { unwrittenOnly?: boolean } = {}): Promise<Record<string, unknown>[]> {
     const job = await this.getJob(jobId);
-    if (!job || job.status !== 'RUNNING' || (options.unwrittenOnly && job.chunksWritten)) return [];
+    if (job?.status !== 'RUNNING' || (options.unwrittenOnly && job.chunksWritten)) return [];
     return [{ prospectIds: job.selection, type: job.type }];
   }
 
