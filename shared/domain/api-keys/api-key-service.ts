@@ -83,8 +83,22 @@ export function createKeyRevoker(deps: KeyRevokerDeps) {
     async revokeInWorkspace(userId: number, workspaceId: number): Promise<number> {
       const keys = await deps.keys.listForUser(userId, { consistent: true });
       const acting = keys.filter((key) => key.isActive && key.workspaceId === workspaceId);
-      const retiring = await Promise.all(acting.map((key) => revokeRecord(userId, key.id)));
-      for (const usageKeyId of retiring) if (usageKeyId !== undefined) await retireQuietly(usageKeyId);
+      // One after another: each revocation's transaction updates the user's key counter too, and
+      // at once they would only conflict. A revocation that fails still lets the ones before it
+      // retire their usage keys before its error is passed on (a repeated removal does the rest).
+      const retiring: string[] = [];
+      let failure: unknown;
+      for (const key of acting) {
+        try {
+          const usageKeyId = await revokeRecord(userId, key.id);
+          if (usageKeyId !== undefined) retiring.push(usageKeyId);
+        } catch (error) {
+          failure = error;
+          break;
+        }
+      }
+      for (const usageKeyId of retiring) await retireQuietly(usageKeyId);
+      if (failure !== undefined) throw failure;
       return acting.length;
     },
   };

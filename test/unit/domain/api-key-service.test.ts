@@ -116,4 +116,25 @@ describe('API key service', () => {
     expect(activeAtRetire).toEqual([0, 0, 0]);
     for (const key of made) expect(await keys.getCredential(key.prefix)).toBeUndefined();
   });
+
+  it('retires the usage keys of the keys it revoked when a later revocation fails, then passes the failure on', async () => {
+    service = createApiKeyService({ keys, usageKeys, ids: sequentialIds(100), clock: { now: () => now }, maxActiveKeysPerUser: 10 });
+    const made = [];
+    for (const name of ['a', 'b', 'c']) made.push((await service.create({ userId: 1, workspaceId: 10, name })).key);
+    usageKeys.retired = [];
+    // The second revocation's write fails (the table refuses it).
+    const failing = Object.create(keys) as typeof keys;
+    let revocations = 0;
+    failing.revoke = async (key, at) => {
+      revocations += 1;
+      if (revocations === 2) throw new Error('ProvisionedThroughputExceededException');
+      return keys.revoke(key, at);
+    };
+    const revoker = createKeyRevoker({ keys: failing, usageKeys, clock: { now: () => now } });
+    await expect(revoker.revokeInWorkspace(1, 10)).rejects.toThrow('ProvisionedThroughputExceededException');
+    expect(usageKeys.retired).toEqual([made[0]?.usageKeyId]);
+    // Repeated, it revokes the rest.
+    expect(await createKeyRevoker({ keys, usageKeys, clock: { now: () => now } }).revokeInWorkspace(1, 10)).toBe(2);
+    expect(usageKeys.retired).toEqual(made.map((key) => key.usageKeyId));
+  });
 });
