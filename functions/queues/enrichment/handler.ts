@@ -32,10 +32,13 @@ export function buildEnrichmentWorkerHandler(config: SettingsOf<typeof ENRICHMEN
       owners.push(record.messageId);
     }
     try {
-      // Within the function's time: a prospect whose providers could not be asked in it is failed
-      // (refunded) instead of the whole batch timing out, redelivered until its dead-letter queue.
-      await processor.processChunks(refs, context ? () => context.getRemainingTimeInMillis() : undefined);
-      return { batchItemFailures: [] };
+      // Within the function's time: no provider call starts that the time left cannot hold, and a
+      // chunk with a prospect left unasked stays PENDING; its message is delivered again (what the
+      // chunk wrote is taken from the job's marks then), instead of the whole batch timing out.
+      const later = new Set<string>();
+      const keyOf = (ref: ChunkRef) => `${ref.jobId}:${ref.listId}:${ref.chunk}`;
+      await processor.processChunks(refs, context ? () => context.getRemainingTimeInMillis() : undefined, (ref) => later.add(keyOf(ref)));
+      return { batchItemFailures: refs.flatMap((ref, i) => (later.has(keyOf(ref)) ? [{ itemIdentifier: owners[i] as string }] : [])) };
     } catch (error) {
       logger.error('Enrichment batch failed; its messages will be retried', { error: String(error), chunks: refs.length });
       return { batchItemFailures: owners.map((itemIdentifier) => ({ itemIdentifier })) };

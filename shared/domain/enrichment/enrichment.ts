@@ -126,10 +126,12 @@ export async function findFor(type: EnrichmentType, finders: Finders, input: Fin
   let fallback: { outcome: FinderOutcome; provider: string } | undefined;
   let answered = false;
   let lastError: FinderOutcome | undefined;
+  let outOfTime = false;
   for (const finder of chain) {
     const outcome = await ask(finder, input, mayCall);
     if (outcome.kind === 'error') {
       lastError = outcome;
+      if (outcome.message === OUT_OF_TIME) outOfTime = true;
       continue;
     }
     answered = true;
@@ -137,6 +139,8 @@ export async function findFor(type: EnrichmentType, finders: Finders, input: Fin
     if (outcome.kind === 'found') fallback ??= { outcome, provider: finder.name };
   }
   if (fallback) return fallback;
+  // A finder the time left no call for was not asked: not searched through, so not "not found".
+  if (outOfTime) return { outcome: { kind: 'error', message: OUT_OF_TIME } };
   if (answered) return { outcome: { kind: 'not_found' } };
   return { outcome: lastError ?? { kind: 'error', message: 'no provider configured' } };
 }

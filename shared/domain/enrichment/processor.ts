@@ -24,6 +24,12 @@ export interface ProcessorDeps {
   warn?: (message: string, extra?: Record<string, unknown>) => void;
 }
 
+/** A delivery's time: whether a provider call may start now, and the prospects none could be started for. */
+interface SearchTime {
+  mayCall: MayCall;
+  outOfTime: Set<number>;
+}
+
 /**
  * Chunks (of 50 prospects) searched and written as one group: a delivery of 10 chunks is 2 groups,
  * the second searched while the first is written. Smaller groups were slower: each is a lead write
@@ -124,7 +130,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
    * both left found: the identity guard lets the first write have it, and the other, refused, is
    * settled as its duplicate (write, below), also when the first one's write did not happen.
    */
-  async function search(job: EnrichmentJob, prospects: Prospect[], companies: Map<number, Company>, mayCall: MayCall): Promise<Map<number, ProspectResult>> {
+  async function search(job: EnrichmentJob, prospects: Prospect[], companies: Map<number, Company>, time: SearchTime): Promise<Map<number, ProspectResult>> {
     const answers = new Map(
       await inParallel(prospects, deps.concurrency, async (p) => {
         const company = p.companyId === undefined ? undefined : companies.get(p.companyId);
@@ -135,12 +141,11 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
           ...(company?.name ? { companyName: company.name } : {}),
           ...(p.networkProfileUrl ? { networkProfileUrl: p.networkProfileUrl } : {}),
         };
-        const answer = await findFor(job.type, deps.finders, input, mayCall);
+        const answer = await findFor(job.type, deps.finders, input, time.mayCall);
         return [p.id, answer] as const;
       }),
     );
-    const outOfTime = [...answers.values()].filter((a) => a.outcome.kind === 'error' && a.outcome.message === OUT_OF_TIME).length;
-    if (outOfTime > 0) deps.warn?.("Enrichment providers not asked for some prospects: the function's time ran out (failed, refunded)", { jobId: job.id, prospects: outOfTime });
+    for (const [id, answer] of answers) if (answer.outcome.kind === 'error' && answer.outcome.message === OUT_OF_TIME) time.outOfTime.add(id);
     // An email another prospect of the workspace already has is not written.
     const email = fieldOf(job.type) === 'email';
     const emails = email ? [...answers.values()].flatMap((a) => (a.outcome.kind === 'found' ? [`email:${a.outcome.value.toLowerCase()}`] : [])) : [];
@@ -255,7 +260,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
    * groups (GROUP_CHUNKS), each searched while the one before it is written: the providers' calls
    * and the table's writes overlap instead of taking turns.
    */
-  async function work(job: EnrichmentJob, chunks: EnrichmentChunk[], mayCall: MayCall): Promise<ResolvedChunk[]> {
+  async function work(job: EnrichmentJob, chunks: EnrichmentChunk[], time: SearchTime): Promise<ResolvedChunk[]> {
     const results = new Map<number, ProspectResult>();
     const read = new Map<number, Prospect>();
     let writing: Promise<void> = Promise.resolve();
@@ -274,7 +279,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         const companies = await readCompanies(toSearch);
         // Only what this delivery searched is written: an outcome settled from this job's own mark
         // (a redelivery) was written by the delivery that made it.
-        const searched = toSearch.length ? await search(job, toSearch, companies, mayCall) : new Map<number, ProspectResult>();
+        const searched = toSearch.length ? await search(job, toSearch, companies, time) : new Map<number, ProspectResult>();
         await writing;
         writing = write(job, searched, groupRead, companies).then(() => {
           for (const [id, result] of [...groupResults, ...searched]) results.set(id, result);
@@ -337,8 +342,8 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
      * nothing written (a sync start's answer lost after its charge, a worker's batch redelivered
      * until its dead-letter queue).
      */
-    async processChunks(refs: ChunkRef[], timeLeft?: () => number): Promise<Map<string, ProspectResult[]>> {
-      const mayCall: MayCall = timeLeft ? () => timeLeft() >= deps.callReserveMs : () => true;
+    async processChunks(refs: ChunkRef[], timeLeft?: () => number, defer?: (ref: ChunkRef) => void): Promise<Map<string, ProspectResult[]>> {
+      const time: SearchTime = { mayCall: timeLeft ? () => timeLeft() >= deps.callReserveMs : () => true, outOfTime: new Set() };
       const output = new Map<string, ProspectResult[]>();
       const chunks = await deps.jobs.getChunks(refs);
       const byJob = new Map<number, EnrichmentChunk[]>();
@@ -351,14 +356,25 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
         if (before.length) await writeRecorded(job, before.flatMap((r) => r.results));
         let resolved: ResolvedChunk[] = before;
         if (pending.length > 0) {
-          const fresh = await work(job, pending, mayCall);
+          const worked = await work(job, pending, time);
+          // With `defer` (the worker), a chunk with a prospect the time left no provider call for is
+          // left PENDING for its message's next delivery: what it wrote carries the job's mark and
+          // is taken from it then, the rest is searched. Without (a sync start), it is failed and refunded.
+          const later = defer ? worked.filter((r) => r.chunk.prospectIds.some((id) => time.outOfTime.has(id))) : [];
+          for (const r of later) defer?.({ jobId: r.chunk.jobId, listId: r.chunk.listId, chunk: r.chunk.chunk });
+          const fresh = worked.filter((r) => !later.includes(r));
+          const outOfTime = fresh.flatMap((r) => r.chunk.prospectIds).filter((id) => time.outOfTime.has(id)).length;
+          if (later.length > 0) deps.warn?.("Enrichment chunks left for their messages' next delivery: the function's time ran short", { jobId: job.id, chunks: later.length });
+          if (outOfTime > 0) deps.warn?.("Enrichment providers not asked for some prospects: the function's time ran out (failed, refunded)", { jobId: job.id, prospects: outOfTime });
           const all = fresh.flatMap((r) => r.results);
           const counts = countsOf(job.type, all);
           const refund: LedgerEntry | undefined =
             counts.refunded > 0
               ? { id: await deps.ids.next(), workspaceId: job.workspaceId, kind: 'REFUND', amount: counts.refunded, reason: `${job.type} refund`, jobId: job.id, createdAt: now() }
               : undefined;
-          if (await deps.jobs.resolve(job, fresh, counts, refund, now())) {
+          if (fresh.length === 0) {
+            // Every chunk left for later: nothing to resolve now.
+          } else if (await deps.jobs.resolve(job, fresh, counts, refund, now())) {
             resolved = [...resolved, ...fresh];
           } else {
             // Resolved meanwhile by another delivery (whose writes were made before it): its results stand.

@@ -468,6 +468,40 @@ describe('enrichment with credits', () => {
     expect(running.Item?.chunksWritten).toBe(true);
   });
 
+  it("the worker leaves a chunk whose prospects its time could not ask for its message's next delivery, which asks only those", async () => {
+    const ws = await workspaceWith(30);
+    const list = await peopleList(ws, 'deferred', { withDomain: 5 });
+    const started = await enrich(ws, list.id, {});
+    expect([started.status, started.body.credits_deducted]).toEqual([200, 15]);
+    await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
+    // 8 s a call, 30 s left, 14 s needed to start one: three are asked, two are not.
+    let left = 30_000;
+    const calls: string[] = [];
+    const slow: Finder = {
+      name: 'slow-finder',
+      async find(input) {
+        calls.push(input.firstName);
+        left -= 8_000;
+        return { kind: 'found', value: `${input.firstName.toLowerCase()}@deferred.example`, verification: 'verified' };
+      },
+    };
+    const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
+    const deferred: unknown[] = [];
+    const first = await processorWith(slow).processChunks([ref], () => left, (later) => deferred.push(later));
+    expect([calls, deferred, first.size]).toEqual([['Ada0', 'Ada1', 'Ada2'], [ref], 0]);
+    // Nothing resolved or refunded; the three found are written.
+    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'RUNNING', found_count: 0, failed_count: 0, credits_refunded: 0 });
+    expect(((await leadsOf(stack, ws, list.id)).prospects ?? []).map((p) => p.email)).toEqual(['ada0@deferred.example', 'ada1@deferred.example', 'ada2@deferred.example', '', '']);
+    // The next delivery, with its time: the two left are asked, the three written are taken from their marks.
+    const second = await processorWith(slow).processChunks([ref], () => 120_000, (later) => deferred.push(later));
+    expect([calls, deferred.length, second.get(`${ref.jobId}:0`)?.map((r) => r.outcome)]).toEqual([
+      ['Ada0', 'Ada1', 'Ada2', 'Ada3', 'Ada4'],
+      1,
+      ['found', 'found', 'found', 'found', 'found'],
+    ]);
+    expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 5, failed_count: 0, credits_charged: 15, credits_refunded: 0 });
+  });
+
   it('a job whose chunks are finished but which has not completed yet still holds them: a start meanwhile charges none of them', async () => {
     const ws = await workspaceWith(30);
     const list = await peopleList(ws, 'finishing', { withDomain: 0, bare: 2 });
