@@ -143,7 +143,9 @@ export const SETTINGS = {
   providerAccessToken: define({ env: 'PROVIDER_ACCESS_TOKEN', schema: text(), required: true, secret: true, meaning: 'The provider access token.' }),
   providerTimeoutMs: define({
     env: 'PROVIDER_TIMEOUT_MS',
-    schema: integer(100, 60_000),
+    // At most 10 s: a connection check must answer inside its 12 s function, and the sender starts
+    // an action only with two such calls and 6 s left of its 120 s (docs/engine.md).
+    schema: integer(100, 10_000),
     default: 8000,
     meaning: 'Bound on each provider call: 8 s keeps a connection check inside the 12 s function timeout.',
   }),
@@ -278,7 +280,8 @@ export const SETTINGS = {
   lushaApiKey: define({ env: 'LUSHA_API_KEY', schema: text(), required: true, secret: true, meaning: 'Lusha API key.' }),
   enrichmentTimeoutMs: define({
     env: 'ENRICHMENT_TIMEOUT_MS',
-    schema: integer(100, 60_000),
+    // At most 20 s: a sync start (a 28 s function) asks a provider only with a call's timeout and 6 s left.
+    schema: integer(100, 20_000),
     default: 8_000,
     meaning: 'Bound on one enrichment provider call.',
   }),

@@ -49,6 +49,11 @@ describe('settings, declared once', () => {
       'Invalid environment: TABLE_NAME: is required; RUNTIME: must be aws or local; MAX_LEADS_PER_LIST: must be an integer; SESSION_SECRET: must be at least 32 characters; PROVIDER_BASE_URL: must be a URL',
     );
     expect(() => readSettings(['maxLeadsPerList'], { MAX_LEADS_PER_LIST: '0' })).toThrow('Invalid environment: MAX_LEADS_PER_LIST: must be at least 1');
+    // Timeouts the functions that make those calls can hold: a connection check in 12 s, the sender
+    // two calls and 6 s; a sync enrichment one call and 6 s of its 28 s.
+    expect(() => readSettings(['providerTimeoutMs'], { PROVIDER_TIMEOUT_MS: '10001' })).toThrow('Invalid environment: PROVIDER_TIMEOUT_MS: must be at most 10000');
+    expect(() => readSettings(['enrichmentTimeoutMs'], { ENRICHMENT_TIMEOUT_MS: '20001' })).toThrow('Invalid environment: ENRICHMENT_TIMEOUT_MS: must be at most 20000');
+    expect(readSettings(['providerTimeoutMs', 'enrichmentTimeoutMs'], { PROVIDER_TIMEOUT_MS: '10000', ENRICHMENT_TIMEOUT_MS: '20000' })).toEqual({ providerTimeoutMs: 10_000, enrichmentTimeoutMs: 20_000 });
   });
 
   it('builds config objects from plain values and defaults for the local runtime, refusing missing required ones', () => {
