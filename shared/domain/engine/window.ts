@@ -40,6 +40,9 @@ const SEARCH_DAYS = 15;
  */
 export const SLOT_END_MARGIN_MS = 90_000;
 
+/** Weeks openSpanAfterDays counts day by day before it jumps whole weeks. */
+const WALKED_WEEKS = 8;
+
 const dayWindowsOf = (window: SendingWindow): Readonly<Partial<Record<Weekday, DayWindow | undefined>>> =>
   Object.keys(window).length === 0 ? DEFAULT_WINDOW : window;
 
@@ -128,26 +131,26 @@ export function nextOpenMoment(at: Date, window: SendingWindow, timezone: string
 export function openSpanAfterDays(at: Date, days: number, window: SendingWindow, timezone: string): OpenSpan | undefined {
   const day = DateTime.fromJSDate(at, { zone: timezone }).startOf('day');
   if (days <= 0) return openSpanFrom(day.toJSDate(), window, timezone);
-  // The next two weeks day by day: a DST change may take a day from one of them (a window inside
-  // the skipped hour), and a wait is mostly for the next few days.
+  // The next eight weeks day by day: a DST change may take a day from a week (a window inside the
+  // skipped hour), and a wait is mostly for the next few days.
   let left = days;
-  let firstWeek = 0;
-  let secondWeek = 0;
-  for (let offset = 1; offset <= 14; offset += 1) {
+  const perWeekSeen = Array.from({ length: WALKED_WEEKS }, () => 0);
+  for (let offset = 1; offset <= WALKED_WEEKS * 7; offset += 1) {
     const span = spanOfDay(day.plus({ days: offset }), window);
     if (!span) continue;
     left -= 1;
     if (left === 0) return span;
-    if (offset <= 7) firstWeek += 1;
-    else secondWeek += 1;
+    const week = Math.floor((offset - 1) / 7);
+    perWeekSeen[week] = (perWeekSeen[week] ?? 0) + 1;
   }
-  // Further on every week has the same sending days (the busier of those two weeks): whole weeks
-  // are jumped at once, the rest counted day by day.
-  const perWeek = Math.max(firstWeek, secondWeek);
+  // Further on every week has the same sending days (the most any of those weeks had): whole weeks
+  // are jumped at once, the rest counted day by day. Only there can a day a DST change takes put a
+  // wait a sending day off, months ahead.
+  const perWeek = Math.max(...perWeekSeen);
   if (perWeek === 0) return undefined;
   const weeks = Math.floor((left - 1) / perWeek);
   left -= weeks * perWeek;
-  for (let offset = 15; offset <= 14 + 2 * 7; offset += 1) {
+  for (let offset = WALKED_WEEKS * 7 + 1; offset <= (WALKED_WEEKS + 2) * 7; offset += 1) {
     const span = spanOfDay(day.plus({ weeks, days: offset }), window);
     if (span) left -= 1;
     if (span && left === 0) return span;

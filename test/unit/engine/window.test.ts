@@ -151,6 +151,8 @@ describe('sending windows', () => {
       '2028-04-02',
       '2028-07-30',
     ]);
+    // Counted day by day for eight weeks: from 6 February the fourth Sunday is 5 March, the fifth 19 March.
+    expect([4, 5, 6].map((n) => afterDays('2028-02-06T12:00:00.000Z', n, window, NEW_YORK)?.day)).toEqual(['2028-03-05', '2028-03-19', '2028-03-26']);
   });
 
   it('follows the DST dates of another zone (America/New_York changes on 14 March 2027 and 1 November 2026)', () => {
