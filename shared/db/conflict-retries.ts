@@ -3,6 +3,26 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 /** Attempts of a write that met a transaction on the same item, before its error is passed on. */
 export const CONFLICT_ATTEMPTS = 4;
 
+/** Attempts of a transaction cancelled because a partition was over its throughput (waits 50 ms to ~2.5 s). */
+export const THROTTLED_ATTEMPTS = 6;
+
+const THROTTLING_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
+ * Whether DynamoDB cancelled a transaction only because one of its partitions was over its
+ * throughput at that moment (its other actions `None`, or conflicts): nothing of it was written.
+ * The SDK retries a throttled single write itself, but not a cancelled transaction, which a burst
+ * on one partition (a list's members, a campaign's prospects) meets on DynamoDB and never locally.
+ */
+export function isThrottledOnly(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return false;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return (
+    reasons.some((reason) => THROTTLING_CODES.has(reason.Code ?? '')) &&
+    reasons.every((reason) => reason.Code === 'None' || reason.Code === 'TransactionConflict' || THROTTLING_CODES.has(reason.Code ?? ''))
+  );
+}
+
 /**
  * Whether DynamoDB refused a write only because a transaction was writing one of its items at that
  * moment: a transaction cancelled for TransactionConflict alone (its other actions `None`), or a
@@ -19,7 +39,8 @@ export function isConflictOnly(error: unknown): boolean {
 
 /**
  * Every call of the client is sent again (after 20-80 ms, growing) while DynamoDB refuses it for
- * a conflict only, up to CONFLICT_ATTEMPTS. On DynamoDB, requests of one workspace that write the
+ * a conflict only, up to CONFLICT_ATTEMPTS; a transaction cancelled for throttling only, with
+ * longer waits, up to THROTTLED_ATTEMPTS. On DynamoDB, requests of one workspace that write the
  * same item at once (its lead counts, a campaign's counts, a credit balance) meet this; DynamoDB
  * Local serializes more and shows it less, so a request that passed locally could answer 500.
  * Each attempt goes down the stack with its own copy of the arguments and the input as given: the
@@ -36,6 +57,12 @@ export function retryConflicts(client: DynamoDBDocumentClient, wait: (ms: number
         try {
           return await next({ ...args, input });
         } catch (error) {
+          if (isThrottledOnly(error) && attempt < THROTTLED_ATTEMPTS) {
+            // Exponential with jitter: 50, 100, 200, 400, 800 ms (up to half as much again).
+            const base = 50 * 2 ** (attempt - 1);
+            await wait(base + Math.floor(Math.random() * (base / 2)));
+            continue;
+          }
           if (attempt >= CONFLICT_ATTEMPTS || !isConflictOnly(error)) throw error;
           await wait(20 * attempt + Math.floor(Math.random() * 30));
         }

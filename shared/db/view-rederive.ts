@@ -88,8 +88,10 @@ export class ViewRederive {
         }),
       );
     } catch (error) {
-      // The lead moved on: its newer writer owns the view.
-      if (!cancellationReasons(error)) throw error;
+      // The lead moved on (its version condition failed): its newer writer owns the view. Any
+      // other cancellation (throttling past the client's retries) is passed on: swallowed, the
+      // list's digest would count a member whose view was never written.
+      if (cancellationReasons(error)?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
     }
   }
 }

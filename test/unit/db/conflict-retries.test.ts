@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { CONFLICT_ATTEMPTS, isConflictOnly, retryConflicts } from '../../../shared/db/conflict-retries';
+import { CONFLICT_ATTEMPTS, THROTTLED_ATTEMPTS, isConflictOnly, isThrottledOnly, retryConflicts } from '../../../shared/db/conflict-retries';
 
 const named = (name: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(name), { name, ...extra });
 const cancelled = (...codes: string[]) => named('TransactionCanceledException', { CancellationReasons: codes.map((Code) => ({ Code })) });
@@ -69,6 +69,29 @@ describe('writes refused for a transaction conflict only are sent again', () => 
     );
     await client.send(new PutCommand({ TableName: 't', Item: { pk: 'A', sk: 'A' } }));
     expect(sent.map((input) => (input as { TableName: string }).TableName)).toEqual(['t+', 't+']);
+  });
+
+  it('a transaction cancelled for throttling only: sent again with longer, growing waits, up to its own attempts', async () => {
+    expect(
+      [
+        cancelled('None', 'ThrottlingError'),
+        cancelled('ProvisionedThroughputExceeded', 'TransactionConflict'),
+        cancelled('ThrottlingError', 'ConditionalCheckFailed'),
+        cancelled('None', 'None'),
+        named('ThrottlingException'),
+      ].map(isThrottledOnly),
+    ).toEqual([true, true, false, false, false]);
+    const { client, waits, sent } = clientAnswering([cancelled('None', 'ThrottlingError'), cancelled('ThrottlingError', 'None'), cancelled('None', 'ThrottlingError'), 'ok']);
+    await client.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 't', Item: { pk: 'A', sk: 'A' } } }, { Put: { TableName: 't', Item: { pk: 'B', sk: 'B' } } }] }));
+    expect(sent).toHaveLength(4);
+    expect(waits.map((ms, i) => ms >= 50 * 2 ** i && ms < 75 * 2 ** i)).toEqual([true, true, true]);
+    const persistent = clientAnswering(Array.from({ length: 8 }, () => cancelled('None', 'ThrottlingError')));
+    await expect(persistent.client.send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toThrow('TransactionCanceledException');
+    expect([THROTTLED_ATTEMPTS, persistent.sent.length]).toEqual([6, 6]);
+    // A refused condition among them is the caller's at once.
+    const refused = clientAnswering([cancelled('ThrottlingError', 'ConditionalCheckFailed')]);
+    await expect(refused.client.send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toThrow('TransactionCanceledException');
+    expect(refused.sent).toHaveLength(1);
   });
 
   it(`gives up after ${CONFLICT_ATTEMPTS} attempts, and never repeats a failed condition`, async () => {
