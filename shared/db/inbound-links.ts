@@ -1,4 +1,5 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './batch-get';
 import * as v from 'valibot';
 import type { InboundLinkTarget, InboundLinks } from '../domain/inbox/inbound-router';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
@@ -28,10 +29,10 @@ export class DynamoInboundLinks implements InboundLinks {
 
   async find(links: string[]): Promise<InboundLinkTarget | undefined> {
     if (links.length === 0) return undefined;
-    const { Responses } = await this.db.send(
-      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: [...new Set(links)].map(inboundLinkKey) } } }),
-    );
-    const found = new Map((Responses?.[this.tableName] ?? []).map((item) => [String(item.link), parseItem(LinkItem, item)]));
+    // batchGetAll asks again for keys DynamoDB leaves unprocessed (throttling): one left out here
+    // read as "no link", and the reply lost its campaign and step.
+    const items = await batchGetAll(this.db, this.tableName, [...new Set(links)].map(inboundLinkKey));
+    const found = new Map(items.map((item) => [String(item.link), parseItem(LinkItem, item)]));
     for (const link of links) {
       const item = found.get(link);
       if (item) {
