@@ -95,7 +95,7 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
     await this.startLeases.release(String(workspaceId), holder);
   }
 
-  async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field; list?: number; since?: string } = {}): Promise<Set<number>> {
+  async busyInWorkspace(workspaceId: number, only: { listIds?: readonly number[]; field?: Field; list?: number; since?: string; selecting?: boolean } = {}): Promise<Set<number>> {
     const wanted = (listId: number, field: Field) =>
       (only.listIds === undefined || only.listIds.includes(listId)) && (only.field === undefined || field === only.field);
     const chunksOf = (listId: number, jobId?: number) => this.chunkItems(listId, jobId, HELD_PROJECTION);
@@ -129,12 +129,15 @@ export class DynamoEnrichmentRepository implements EnrichmentRepository {
           // A job whose chunk items are not all written (a start that stopped between its debit and
           // its chunks, or part-way through writing them: the sweeper writes the rest later) holds
           // its whole selection, not only the chunks there are.
-          if (!job.chunksWritten) return [...chunks, ...(await this.selectionWhileRunning(job.id, { unwrittenOnly: true }))];
-          // So does one with chunks finished (their items deleted) before it completed: those
-          // prospects were searched and charged by it, and until its completion item says so they
-          // would look free (a start then charged them again, and refunded them as skipped).
+          if (!job.chunksWritten) return [...chunks, ...(await this.selectionWhileRunning(job.id, { unwrittenOnly: !only.selecting }))];
+          // For a selection (a start, a count), so does one with chunks finished (their items
+          // deleted) before it completed: those prospects were searched and charged by it, and until
+          // its completion item says so they would look free (a start then charged them again, and
+          // refunded them as skipped). A running item without `chunks` (written before 2026-11-27)
+          // cannot say: its job is read. A page shows a finished chunk's prospects as done.
+          if (!only.selecting) return chunks;
           const present = own ? listChunks.filter((item) => jobOfChunk(item) === job.id).length : chunks.length;
-          return job.chunks !== undefined && present < job.chunks ? [...chunks, ...(await this.selectionWhileRunning(job.id))] : chunks;
+          return job.chunks === undefined || present < job.chunks ? [...chunks, ...(await this.selectionWhileRunning(job.id))] : chunks;
         }),
     );
     held.push(listChunks);

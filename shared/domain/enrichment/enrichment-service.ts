@@ -126,7 +126,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
     const field = fieldOf(type);
     const [entries, busy] = await Promise.all([
       deps.members.entries(list.id),
-      deps.jobs.busyInWorkspace(list.workspaceId, { field, list: list.id, ...(since === undefined ? {} : { since }) }),
+      deps.jobs.busyInWorkspace(list.workspaceId, { field, list: list.id, selecting: true, ...(since === undefined ? {} : { since }) }),
     ]);
     const key = field === 'email' ? 'email' : 'phone_number';
     const open = entries.filter((entry) => entry.filter[key] === undefined && !busy.has(entry.id) && matchesFilters(entry, query.filters));

@@ -77,7 +77,8 @@ export interface EnrichmentRepository {
    * chunks are read whole (its jobs from before the running-job items included). `since`: also
    * those of jobs that completed at or after that time (a start leaves out what ran while it waited).
    */
-  busyInWorkspace(workspaceId: number, only?: { listIds?: readonly number[]; field?: Field; list?: number; since?: string }): Promise<Set<number>>;
+  /** `selecting`: for a start or a count, which also holds what a running job's finished chunks searched. */
+  busyInWorkspace(workspaceId: number, only?: { listIds?: readonly number[]; field?: Field; list?: number; since?: string; selecting?: boolean }): Promise<Set<number>>;
   /** Chunk items that still exist (strongly consistent). */
   getChunks(refs: ChunkRef[]): Promise<EnrichmentChunk[]>;
   chunksOfJob(job: Pick<EnrichmentJob, 'id' | 'listId'>): Promise<EnrichmentChunk[]>;

@@ -518,8 +518,18 @@ describe('enrichment with credits', () => {
     const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
     await expect(processorWith(finding('finishing', []), new StopsBeforeCompletion(stack.db, stack.tableName)).processChunks([ref])).rejects.toThrow('the function timed out');
     expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'RUNNING', not_found_count: 2 });
+    // The list shows them as done (their chunk is): only a selection holds them.
+    expect(((await leadsOf(stack, ws, list.id)).prospects ?? []).map((p) => p.status)).toEqual(['NEW', 'NEW']);
     const again = await enrich(ws, list.id, {});
     expect([again.status, again.body.enriched_count, again.body.credits_deducted]).toEqual([200, 0, 0]);
+    // A running item written before it said how many chunks (no `chunks`): its job is read.
+    await stack.db.send(new UpdateCommand({ TableName: stack.tableName, Key: enrichmentRunningKey(ws.workspaceId, started.body.job_id as number), UpdateExpression: 'REMOVE chunks' }));
+    const older = await enrich(ws, list.id, {});
+    expect([older.status, older.body.enriched_count, older.body.credits_deducted]).toEqual([200, 0, 0]);
+    // One whose update failed (it does not say chunksWritten, the job does): its job is read too.
+    await stack.db.send(new UpdateCommand({ TableName: stack.tableName, Key: enrichmentRunningKey(ws.workspaceId, started.body.job_id as number), UpdateExpression: 'REMOVE chunksWritten' }));
+    const unsaid = await enrich(ws, list.id, {});
+    expect([unsaid.status, unsaid.body.enriched_count, unsaid.body.credits_deducted]).toEqual([200, 0, 0]);
     expect((await credits(ws)).balance).toBe(24);
   });
 
