@@ -84,8 +84,10 @@ export function createKeyRevoker(deps: KeyRevokerDeps) {
       const keys = await deps.keys.listForUser(userId, { consistent: true });
       const acting = keys.filter((key) => key.isActive && key.workspaceId === workspaceId);
       // One after another: each revocation's transaction updates the user's key counter too, and
-      // at once they would only conflict. A revocation that fails still lets the ones before it
-      // retire their usage keys before its error is passed on (a repeated removal does the rest).
+      // at once they would only conflict. One that fails does not stop the others (each key left
+      // active keeps working: API keys are not checked against the membership), and the usage
+      // keys of those revoked are retired before the first error is passed on (a repeated
+      // removal revokes what is left).
       const retiring: string[] = [];
       let failure: unknown;
       for (const key of acting) {
@@ -93,8 +95,7 @@ export function createKeyRevoker(deps: KeyRevokerDeps) {
           const usageKeyId = await revokeRecord(userId, key.id);
           if (usageKeyId !== undefined) retiring.push(usageKeyId);
         } catch (error) {
-          failure = error;
-          break;
+          failure ??= error;
         }
       }
       for (const usageKeyId of retiring) await retireQuietly(usageKeyId);
