@@ -377,9 +377,13 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
           } else if (await deps.jobs.resolve(job, fresh, counts, refund, now())) {
             resolved = [...resolved, ...fresh];
           } else {
-            // Resolved meanwhile by another delivery (whose writes were made before it): its results stand.
+            // Resolved meanwhile by another delivery (whose writes were made before it): its results
+            // stand. A chunk of this delivery's that it did not resolve is still PENDING: left for its
+            // message's next delivery when deferring, rather than for the sweeper a quarter hour on.
             const again = await deps.jobs.getChunks(pending);
             resolved = [...resolved, ...again.filter((c) => c.status === 'RESOLVED').map((c) => ({ chunk: c, results: c.results ?? [] }))];
+            const worked = new Set(fresh.map((r) => r.chunk.chunk));
+            for (const c of again) if (c.status === 'PENDING' && worked.has(c.chunk)) defer?.({ jobId: c.jobId, listId: c.listId, chunk: c.chunk });
           }
         }
         await finish(job, resolved.map((r) => r.chunk.chunk));
