@@ -9,6 +9,7 @@ import { cancellationReasons, queryAll } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { campaignKey, campaignReachKey, campaignStatsKey, workspaceStatsKey } from './keys';
 import type { TransactItem } from './transactions';
+import { isThrottledOnly } from './conflict-retries';
 
 /**
  * The analytics aggregates (docs/analytics.md): per campaign (a day item per day in its timezone and
@@ -139,7 +140,8 @@ export class DynamoAnalyticsStats implements AnalyticsReads {
         if (reasons === undefined) throw error;
         const codes = reasons.map((reason) => (reason.Code === 'None' ? undefined : reason.Code));
         if (codes.includes('ConditionalCheckFailed')) return codes;
-        if (attempt >= MAX_CONFLICT_RETRIES) throw error;
+        // Throttling was retried by the client already (conflict-retries.ts): not again here.
+        if (attempt >= MAX_CONFLICT_RETRIES || isThrottledOnly(error)) throw error;
         await sleep(Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random()));
       }
     }

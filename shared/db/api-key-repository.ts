@@ -58,7 +58,9 @@ const conditionFailed = (reason: { Code?: string } | undefined) => reason?.Code 
  * the same items, or throttling). Anything else (a validation error, a full item collection) is a
  * fault to surface at once, not a reason to sleep and answer "please retry".
  */
-const RETRYABLE = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+// Throttling is not among them: every client retries a transaction cancelled for it already
+// (conflict-retries.ts), and retrying it here too multiplied the waits.
+const RETRYABLE = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict']);
 const onlyContention = (reasons: { Code?: string }[]) => reasons.every((reason) => RETRYABLE.has(reason.Code ?? 'None'));
 
 /**

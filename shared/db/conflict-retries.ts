@@ -53,18 +53,25 @@ export function retryConflicts(client: DynamoDBDocumentClient, wait: (ms: number
   client.middlewareStack.add(
     (next) => async (args) => {
       const { input } = args;
-      for (let attempt = 1; ; attempt += 1) {
+      // Each kind of refusal has its own count: throttled tries do not use up the conflicts' ones.
+      let throttled = 0;
+      let conflicts = 0;
+      for (;;) {
         try {
           return await next({ ...args, input });
         } catch (error) {
-          if (isThrottledOnly(error) && attempt < THROTTLED_ATTEMPTS) {
+          if (isThrottledOnly(error)) {
+            throttled += 1;
+            if (throttled >= THROTTLED_ATTEMPTS) throw error;
             // Exponential with jitter: 50, 100, 200, 400, 800 ms (up to half as much again).
-            const base = 50 * 2 ** (attempt - 1);
+            const base = 50 * 2 ** (throttled - 1);
             await wait(base + Math.floor(Math.random() * (base / 2)));
             continue;
           }
-          if (attempt >= CONFLICT_ATTEMPTS || !isConflictOnly(error)) throw error;
-          await wait(20 * attempt + Math.floor(Math.random() * 30));
+          if (!isConflictOnly(error)) throw error;
+          conflicts += 1;
+          if (conflicts >= CONFLICT_ATTEMPTS) throw error;
+          await wait(20 * conflicts + Math.floor(Math.random() * 30));
         }
       }
     },

@@ -20,6 +20,7 @@ import type { LeadCounts } from '../domain/leads/ports';
 import type { ListMembers } from './list-members';
 import { MAX_TRANSACTION_ITEMS, type TransactItem } from './transactions';
 import type { ViewRederive } from './view-rederive';
+import { isThrottledOnly } from './conflict-retries';
 
 /** Attempts of a transaction registering a batch (contention on the lists or lead counts is retried). */
 const MAX_OPEN_ATTEMPTS = 12;
@@ -144,7 +145,8 @@ export class LeadJournal {
           break;
         } catch (error) {
           const reasons = cancellationReasons(error);
-          if (!reasons || attempt >= MAX_OPEN_ATTEMPTS) throw error;
+          // Throttling was retried by the client already (conflict-retries.ts): not again here.
+          if (!reasons || attempt >= MAX_OPEN_ATTEMPTS || isThrottledOnly(error)) throw error;
           const refused = reasons.findIndex((reason, i) => i < group.length && reason.Code === 'ConditionalCheckFailed');
           if (refused >= 0) {
             const listId = group[refused] as number;

@@ -19,6 +19,7 @@ import { parseItem } from './item-schema';
 import { DIGEST_PREFIX, LIST_MEMBER_PREFIX, digestChunkKey, leadListKey, listMemberKey } from './keys';
 import { DigestChunkItem, ListMemberItem, SORT_INDEX } from './lead-items';
 import { MAX_TRANSACTION_ITEMS, type TransactItem } from './transactions';
+import { isThrottledOnly } from './conflict-retries';
 
 /** Bytes a member's view item is assumed to take when choosing how to read a page. */
 const VIEW_BYTES = 1024;
@@ -176,7 +177,8 @@ export class ListMembers {
       } catch (error) {
         // A chunk changed since it was read (another batch closed on the list): read again. Or the
         // token is gone: another finisher closed the batch on this list (its changes are applied).
-        if (!cancellationReasons(error) || attempt >= MAX_CLOSE_ATTEMPTS) throw error;
+        // Throttling was retried by the client already (conflict-retries.ts): not again here.
+        if (!cancellationReasons(error) || attempt >= MAX_CLOSE_ATTEMPTS || isThrottledOnly(error)) throw error;
         if (!(await this.tokenOpen(list, options.token))) return;
         await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 6));
       }

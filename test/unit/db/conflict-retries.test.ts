@@ -88,6 +88,18 @@ describe('writes refused for a transaction conflict only are sent again', () => 
     const persistent = clientAnswering(Array.from({ length: 8 }, () => cancelled('None', 'ThrottlingError')));
     await expect(persistent.client.send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toThrow('TransactionCanceledException');
     expect([THROTTLED_ATTEMPTS, persistent.sent.length]).toEqual([6, 6]);
+    // Throttled tries do not use up the conflicts' own: three of them, then three conflicts, then through.
+    const mixed = clientAnswering([
+      cancelled('None', 'ThrottlingError'),
+      cancelled('None', 'ThrottlingError'),
+      cancelled('None', 'ThrottlingError'),
+      cancelled('None', 'TransactionConflict'),
+      cancelled('None', 'TransactionConflict'),
+      cancelled('None', 'TransactionConflict'),
+      'ok',
+    ]);
+    await mixed.client.send(new TransactWriteCommand({ TransactItems: [] }));
+    expect(mixed.sent).toHaveLength(7);
     // A refused condition among them is the caller's at once.
     const refused = clientAnswering([cancelled('ThrottlingError', 'ConditionalCheckFailed')]);
     await expect(refused.client.send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toThrow('TransactionCanceledException');
