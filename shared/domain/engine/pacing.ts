@@ -144,12 +144,13 @@ export async function chooseAccount(
 ): Promise<AccountDecision> {
   const channel = channelOfKind(kind);
   const day = utcDay(now);
-  const tomorrow = accountDayWake(campaign, action.prospectId, now);
+  // Only when it waits: a send that goes (most of them) needs no window arithmetic.
+  const tomorrow = () => accountDayWake(campaign, action.prospectId, now).toISOString();
   const account = stickyAccount(campaign, accounts, action, channel);
   if (account) {
     if (!canSendAt(account, now)) return { wait: pauseEnd(account, now), reason: NO_ACCOUNT_CAN_SEND };
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
-    return { wait: tomorrow.toISOString(), reason: accountLimitReason(kind, day, account) };
+    return { wait: tomorrow(), reason: accountLimitReason(kind, day, account) };
   }
   const candidates = campaignAccountsOf(campaign, accounts, channel);
   if (candidates.length === 0) return { wait: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString(), reason: NO_ACCOUNT_CAN_SEND };
@@ -162,7 +163,7 @@ export async function chooseAccount(
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
   }
   // Every account that can send is at its limit: tomorrow. None can send: when the first pause ends.
-  if (sending > 0) return { wait: tomorrow.toISOString(), reason: accountLimitReason(kind, day) };
+  if (sending > 0) return { wait: tomorrow(), reason: accountLimitReason(kind, day) };
   const ends = candidates.map((account) => pauseEnd(account, now)).sort();
   return { wait: ends[0] as string, reason: NO_ACCOUNT_CAN_SEND };
 }

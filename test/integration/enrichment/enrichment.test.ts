@@ -80,6 +80,15 @@ describe('enrichment with credits', () => {
       return input.domain ? { kind: 'found', value: `${input.firstName.toLowerCase()}@${suffix}.example`, verification: 'verified' } : { kind: 'not_found' };
     },
   });
+  /** A finder whose every call takes 8 s of a function's time (`time.left`), finding `<first>@<suffix>.example`. */
+  const slowFinding = (suffix: string, calls: string[], time: { left: number }): Finder => ({
+    name: 'slow-finder',
+    async find(input) {
+      calls.push(input.firstName);
+      time.left -= 8_000;
+      return { kind: 'found', value: `${input.firstName.toLowerCase()}@${suffix}.example`, verification: 'verified' };
+    },
+  });
   /** A workspace of its own with this many credits, a second after the last one (ledger order). */
   async function workspaceWith(creditsGranted: number): Promise<Workspace> {
     const user = await signUp(stack);
@@ -475,19 +484,12 @@ describe('enrichment with credits', () => {
     expect([started.status, started.body.credits_deducted]).toEqual([200, 15]);
     await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
     // 8 s a call, 30 s left, 14 s needed to start one: three are asked, two are not.
-    let left = 30_000;
+    const time = { left: 30_000 };
     const calls: string[] = [];
-    const slow: Finder = {
-      name: 'slow-finder',
-      async find(input) {
-        calls.push(input.firstName);
-        left -= 8_000;
-        return { kind: 'found', value: `${input.firstName.toLowerCase()}@deferred.example`, verification: 'verified' };
-      },
-    };
+    const slow = slowFinding('deferred', calls, time);
     const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
     const deferred: unknown[] = [];
-    const first = await processorWith(slow).processChunks([ref], () => left, (later) => deferred.push(later));
+    const first = await processorWith(slow).processChunks([ref], () => time.left, (later) => deferred.push(later));
     expect([calls, deferred, first.size]).toEqual([['Ada0', 'Ada1', 'Ada2'], [ref], 0]);
     // Nothing resolved or refunded; the three found are written.
     expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'RUNNING', found_count: 0, failed_count: 0, credits_refunded: 0 });
@@ -692,18 +694,11 @@ describe('enrichment with credits', () => {
     await stack.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.queue('enrichment').queueUrl }));
     // Each call takes 8 s of the function's time; 30 s are left and a call needs 14 s (processorWith):
     // calls start at 30, 22 and 14 s left, none after.
-    let left = 30_000;
+    const time = { left: 30_000 };
     const calls: string[] = [];
-    const slow: Finder = {
-      name: 'slow-finder',
-      async find(input) {
-        calls.push(input.firstName);
-        left -= 8_000;
-        return { kind: 'found', value: `${input.firstName.toLowerCase()}@in-time.example`, verification: 'verified' };
-      },
-    };
+    const slow = slowFinding('in-time', calls, time);
     const ref = { jobId: started.body.job_id as number, listId: list.id, chunk: 0 };
-    const results = await processorWith(slow).processChunks([ref], () => left);
+    const results = await processorWith(slow).processChunks([ref], () => time.left);
     expect(calls).toEqual(['Ada0', 'Ada1', 'Ada2']);
     expect(results.get(`${ref.jobId}:0`)?.map((r) => [r.firstName, r.outcome])).toEqual([
       ['Ada0', 'found'],
