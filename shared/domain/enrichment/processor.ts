@@ -337,10 +337,11 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
   return {
     /**
      * Works the chunks; the results of each chunk that was worked (resolved now or before). With
-     * the function's time left, no provider call starts once less than `callReserveMs` is left: a
-     * prospect not answered by then is failed (refunded) rather than the function timing out with
-     * nothing written (a sync start's answer lost after its charge, a worker's batch redelivered
-     * until its dead-letter queue).
+     * the function's time left, no provider call starts once less than `callReserveMs` is left,
+     * rather than the function timing out with nothing written (a sync start's answer lost after
+     * its charge, a worker's batch redelivered until its dead-letter queue): a prospect not asked by
+     * then is failed (refunded), or with `defer` (the worker) its chunk is left PENDING and given to
+     * `defer` for its message's next delivery.
      */
     async processChunks(refs: ChunkRef[], timeLeft?: () => number, defer?: (ref: ChunkRef) => void): Promise<Map<string, ProspectResult[]>> {
       const time: SearchTime = { mayCall: timeLeft ? () => timeLeft() >= deps.callReserveMs : () => true, outOfTime: new Set() };
