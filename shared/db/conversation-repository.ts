@@ -144,12 +144,16 @@ export class DynamoConversationStore implements ConversationStore {
   async latestOn(workspaceId: number, prospectId: number, channel: MessageChannel, sentByLead?: boolean): Promise<ConversationMessage | undefined> {
     const { pk } = conversationKey(workspaceId, prospectId);
     const byLead = sentByLead === undefined ? {} : { ':lead': sentByLead };
+    // Auto-replies and bounces are left out: a manual reply builds on the conversation (its subject,
+    // its thread), not on an out-of-office ("Re: Automatic reply: ...").
+    const notAutomatic = '#kind <> :autoReply AND #kind <> :bounce';
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: sentByLead === undefined ? 'channel = :channel' : 'channel = :channel AND sentByLead = :lead',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX, ':channel': channel, ...byLead },
+        FilterExpression: sentByLead === undefined ? `channel = :channel AND ${notAutomatic}` : `channel = :channel AND sentByLead = :lead AND ${notAutomatic}`,
+        ExpressionAttributeNames: { '#kind': 'kind' },
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX, ':channel': channel, ':autoReply': 'AUTO_REPLY', ':bounce': 'BOUNCE', ...byLead },
         ScanIndexForward: false,
         // A manual message sent a moment before decides the next one's channel, subject and thread.
         ConsistentRead: true,

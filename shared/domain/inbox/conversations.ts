@@ -52,7 +52,7 @@ export interface ConversationStore {
   list(workspaceId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationSummary>>;
   /** One prospect's messages, oldest first. */
   messages(workspaceId: number, prospectId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationMessage>>;
-  /** The newest message of the prospect on a channel (of the prospect's only, with `sentByLead`), if any (where a manual reply goes). */
+  /** The newest message of the prospect on a channel (of the prospect's only, with `sentByLead`), auto-replies and bounces left out, if any (what a manual reply builds on). */
   latestOn(workspaceId: number, prospectId: number, channel: MessageChannel, sentByLead?: boolean): Promise<ConversationMessage | undefined>;
 }
 

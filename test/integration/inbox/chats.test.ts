@@ -226,6 +226,27 @@ describe('chats', () => {
     expect([again.status, (await lastSent())?.subject]).toEqual([201, 'Other subject']);
   });
 
+  it('builds a manual email on the prospect’s last real email, not on an out-of-office that came after it', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Inbox ooo', [{ step_type: 'EMAIL', subject_line: 'Plans for {{first_name}}' }], everyDay);
+    const [kate] = (await prospectsIn(world, campaign.id, [{ first_name: 'Kate', last_name: 'Moss', email: 'kate@inbox.example' }])) as [number];
+    await activate(world, campaign.id);
+    clock.advance(60_000);
+    const reply = await stack.provider.control.reply({ account_id: 'sbx-mailbox-dev', from: 'kate@inbox.example', channel: 'EMAIL', text: 'Interesting', subject: 'Re: Plans for Kate' });
+    clock.advance(60_000);
+    await stack.provider.control.reply({ account_id: 'sbx-mailbox-dev', from: 'kate@inbox.example', channel: 'EMAIL', text: 'I am out until Monday', kind: 'auto_reply' });
+    clock.advance(60_000);
+    const sent = await send(kate, { message: 'Great, talk Tuesday?' });
+    expect(sent.status, sent.text).toBe(201);
+    expect(await lastSent()).toEqual(expect.objectContaining({ kind: 'email', to: 'kate@inbox.example', subject: 'Re: Plans for Kate', replyTo: reply.message_id }));
+    expect((await messages(kate)).body.messages.map((message) => [message.kind, message.sent_by_lead, message.text])).toEqual([
+      ['MESSAGE', false, 'Hi Kate'],
+      ['MESSAGE', true, 'Interesting'],
+      ['AUTO_REPLY', true, 'I am out until Monday'],
+      ['MESSAGE', false, 'Great, talk Tuesday?'],
+    ]);
+  });
+
   it('starts a conversation by email when the prospect has one, else on the network with a new chat', async () => {
     const list = await createList(world.stack, world.ws, 'Fresh');
     const [withEmail, networkOnly] = (
