@@ -103,7 +103,8 @@ export const OUT_OF_TIME = 'not asked: the time to ask the providers ran out';
 async function ask(finder: Finder, input: FinderInput, mayCall: MayCall): Promise<FinderOutcome> {
   let last: FinderOutcome = { kind: 'error', message: 'not called' };
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    if (!mayCall()) return attempt === 0 ? { kind: 'error', message: OUT_OF_TIME } : last;
+    // Out of time before its tries are done: not asked through (a failed first try is no answer).
+    if (!mayCall()) return { kind: 'error', message: OUT_OF_TIME };
     try {
       last = await finder.find(input);
     } catch (error) {

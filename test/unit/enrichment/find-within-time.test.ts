@@ -23,6 +23,19 @@ describe('a prospect searched within the time left', () => {
     expect(only.calls).toEqual([]);
   });
 
+  it('a provider whose first try failed and whose retry the time left no room for was not asked through', async () => {
+    const failing = finder('hunter', { kind: 'error', message: 'HTTP 503' });
+    let calls = 0;
+    const once = () => calls++ === 0;
+    expect(await findFor('FIND_EMAIL', { email: [failing.made], phone: failing.made }, input, once)).toEqual({ outcome: { kind: 'error', message: OUT_OF_TIME } });
+    expect(failing.calls).toEqual(['Ada']);
+    // In a waterfall, after a first finder's not found: failed for time, not "not found".
+    const nothing = finder('hunter', { kind: 'not_found' });
+    calls = 0;
+    const twice = () => calls++ < 2;
+    expect(await findFor('FIND_EMAIL_WATERFALL', { email: [nothing.made, failing.made], phone: nothing.made }, input, twice)).toEqual({ outcome: { kind: 'error', message: OUT_OF_TIME } });
+  });
+
   it('a waterfall whose later finder the time left no call for is failed, not "not found"; a risky email found before it stands', async () => {
     const nothing = finder('hunter', { kind: 'not_found' });
     const later = finder('prospeo', { kind: 'found', value: 'ada@analytical.example', verification: 'verified' });
