@@ -25,6 +25,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Rate limit or quota exceeded (Retry-After says when to retry)',
   500: 'Internal error',
   502: 'An upstream provider failed or did not answer in time',
+  503: 'The service is busy (its storage or key management throttled the request): send it again after Retry-After',
 };
 
 /**
@@ -76,7 +77,7 @@ function parameters(schema: v.GenericSchema | undefined, location: 'path' | 'que
   });
 }
 
-/** Every 429 says when to try again. */
+/** Every 429 and 503 says when to try again. */
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until the request may succeed.', schema: { type: 'integer', minimum: 1 } } };
 
 const SECURITY: Record<RegisteredRoute['auth'], { [scheme: string]: string[] }[] | undefined> = {
@@ -99,7 +100,7 @@ function operation(name: string, route: RegisteredRoute) {
   for (const status of documentedErrors(route)) {
     // A page route answers its own errors with a page too (a failure the error mapping answers is JSON).
     const content = page ? { 'text/html': { schema: { type: 'string' } }, ...errorBody } : errorBody;
-    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', ...(status === 429 ? { headers: RETRY_AFTER } : {}), content };
+    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}), content };
   }
   // A form route reads both encodings a browser or a mail client may post.
   const bodyTypes = route.consumes === 'form' ? ['application/x-www-form-urlencoded', 'multipart/form-data'] : ['application/json'];

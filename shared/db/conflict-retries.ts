@@ -38,6 +38,21 @@ export function isConflictOnly(error: unknown): boolean {
 }
 
 /**
+ * Names of a request refused because a partition or the account was over its throughput: DynamoDB's,
+ * and API Gateway's `TooManyRequestsException` (its key calls, shared/gateway/key-call-retry.ts).
+ */
+const THROTTLED_REQUESTS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException']);
+
+/**
+ * Whether a call failed only because the service it called was busy at that moment (throttled past
+ * the retries, or a transaction cancelled for throttling or conflicts past this module's): nothing
+ * of that call happened, and the same request may succeed a moment later.
+ */
+export function isStorageBusy(error: unknown): boolean {
+  return error instanceof Error && (THROTTLED_REQUESTS.has(error.name) || isThrottledOnly(error) || isConflictOnly(error));
+}
+
+/**
  * Every call of the client is sent again (after 20-80 ms, growing) while DynamoDB refuses it for
  * a conflict only, up to CONFLICT_ATTEMPTS; a transaction cancelled for throttling only, with
  * longer waits, up to THROTTLED_ATTEMPTS. On DynamoDB, requests of one workspace that write the

@@ -1,5 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { isStorageBusy } from '../db/conflict-retries';
 import { type DomainErrorKind, isDomainError } from '../domain/errors';
 import type { Logger } from '../logging/logger';
 import { json } from './responses';
@@ -18,11 +19,17 @@ export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
 };
 
 /** What the error mapping needs of a logger. */
-export type ErrorLogger = Pick<Logger, 'error'>;
+export type ErrorLogger = Pick<Logger, 'error' | 'warn'>;
+
+/** Seconds a caller is told to wait after a 503: DynamoDB's throttling usually passes within one. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Turns any error into a response. Only domain errors and body-parser errors say what went wrong;
- * anything else is a bare 500, logged with its stack (never echoed to the caller).
+ * a call DynamoDB or API Gateway refused for being busy (throttled or in conflict past every retry) is a 503
+ * the caller may send again after Retry-After (every write converges or is conditional, so a
+ * repeat is safe, as after any failure); anything else is a bare 500,
+ * logged with its stack (never echoed to the caller).
  */
 export function toErrorResponse(error: unknown, logger: ErrorLogger): APIGatewayProxyResult {
   if (isDomainError(error)) {
@@ -32,6 +39,10 @@ export function toErrorResponse(error: unknown, logger: ErrorLogger): APIGateway
   // @middy/http-json-body-parser signals a body that is not JSON with an exposed 4xx error.
   if (error instanceof Error && (error as { expose?: boolean }).expose && error.message.includes('JSON')) {
     return json(400, { error: 'Request body must be valid JSON' });
+  }
+  if (isStorageBusy(error)) {
+    logger.warn('Busy: answered 503', { error: { name: (error as Error).name, message: (error as Error).message } });
+    return json(503, { error: 'The service is busy, try again in a moment' }, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
   }
   if (error instanceof Error) logger.error('Unhandled error', error);
   else logger.error('Unhandled error', { error: String(error) });

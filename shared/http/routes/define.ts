@@ -63,7 +63,7 @@ export interface RouteDefinition<Group extends string = string, Request extends 
 }
 
 /** Error statuses any route may answer with: bad input or body, body too large, failure. */
-export const COMMON_ERRORS: readonly number[] = [400, 413, 500];
+export const COMMON_ERRORS: readonly number[] = [400, 413, 500, 503];
 
 /** Every error body: `{error}` plus, where the spec says, `message`, `details` or `success: false`. */
 export const ErrorBody = v.strictObject({

@@ -44,3 +44,43 @@ describe('error mapping', () => {
     });
   });
 });
+
+describe('a busy storage or gateway', () => {
+  const named = (name: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(`${name} happened`), { name, ...extra });
+  const cancelled = (...codes: string[]) => named('TransactionCanceledException', { CancellationReasons: codes.map((Code) => ({ Code })) });
+
+  it('answers 503 with Retry-After for throttling and conflicts past the retries, logged as a warning', () => {
+    lines.length = 0;
+    for (const error of [
+      named('ProvisionedThroughputExceededException'),
+      named('ThrottlingException'),
+      named('RequestLimitExceeded'),
+      named('TooManyRequestsException'),
+      named('TransactionConflictException'),
+      cancelled('None', 'ThrottlingError'),
+      cancelled('TransactionConflict', 'None'),
+    ]) {
+      expect(toErrorResponse(error, logger)).toEqual({
+        statusCode: 503,
+        headers: { ...HEADERS, 'retry-after': '1' },
+        body: '{"error":"The service is busy, try again in a moment"}',
+      });
+    }
+    expect(lines.map((line) => JSON.parse(line)).map((entry) => [entry.level, entry.message, entry.error.name])).toEqual([
+      ['WARN', 'Busy: answered 503', 'ProvisionedThroughputExceededException'],
+      ['WARN', 'Busy: answered 503', 'ThrottlingException'],
+      ['WARN', 'Busy: answered 503', 'RequestLimitExceeded'],
+      ['WARN', 'Busy: answered 503', 'TooManyRequestsException'],
+      ['WARN', 'Busy: answered 503', 'TransactionConflictException'],
+      ['WARN', 'Busy: answered 503', 'TransactionCanceledException'],
+      ['WARN', 'Busy: answered 503', 'TransactionCanceledException'],
+    ]);
+  });
+
+  it('keeps a transaction refused by a condition, or any other storage error, a 500', () => {
+    lines.length = 0;
+    expect(toErrorResponse(cancelled('ConditionalCheckFailed', 'ThrottlingError'), logger).statusCode).toBe(500);
+    expect(toErrorResponse(named('ValidationException'), logger).statusCode).toBe(500);
+    expect(lines.map((line) => JSON.parse(line).level)).toEqual(['ERROR', 'ERROR']);
+  });
+});
