@@ -244,11 +244,14 @@ async function assembleLocalStack(options: LocalStackOptions, stops: (() => Prom
     queues[queue.name] = { ...queue, handler };
   }
 
-  // The per-key plan's bucket: `rateLimitBurst` tokens, refilled at `rateLimitPerMinute` a minute.
+  // The per-key plan's bucket: `rateLimitBurst` tokens, refilled at `rateLimitPerMinute` a minute,
+  // and at most `rateLimitPerMinute` in any 60 s (docs/rate-limits.md).
+  const perMinute = options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute');
   const perKey = {
     capacity: options.rateLimitBurst ?? settingDefault('rateLimitBurst'),
-    refillTokens: options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute'),
+    refillTokens: perMinute,
     refillMs: 60_000,
+    window: { limit: perMinute, ms: 60_000 },
   };
   // Each session pool key's bucket: the deployed sessions plan's rate and burst.
   const sessionBucket = {
