@@ -292,9 +292,8 @@ export class PublicApi extends Construct {
       name: `${this.props.usageKeySeed}-per-key`,
       description: `Every customer API key: ${rateLimitPerMinute} requests per minute, ${rateLimitBurst} at once (best-effort, enforced by API Gateway)`,
       // API Gateway throttles per second with a token bucket: the steady rate is the per-minute
-      // limit spread over the minute, the burst a minute's worth (50), so that a key may make its
-      // minute's requests at once (a burst of 10 refused the 11th). A bucket lets burst + 60 x rate
-      // through in a key's first minute (100); the local gateway also holds any 60 s to the limit.
+      // limit spread over the minute. A bucket lets burst + 60 x rate through in any 60 s, so the
+      // burst is small (10: at most 60 in a minute) rather than a minute's worth (100).
       throttle: { rateLimit: rateLimitPerMinute / 60, burstLimit: rateLimitBurst },
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });

@@ -244,14 +244,11 @@ async function assembleLocalStack(options: LocalStackOptions, stops: (() => Prom
     queues[queue.name] = { ...queue, handler };
   }
 
-  // The per-key plan's bucket: `rateLimitBurst` tokens, refilled at `rateLimitPerMinute` a minute,
-  // and at most `rateLimitPerMinute` in any 60 s (docs/rate-limits.md).
-  const perMinute = options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute');
+  // The per-key plan's bucket: `rateLimitBurst` tokens, refilled at `rateLimitPerMinute` a minute.
   const perKey = {
     capacity: options.rateLimitBurst ?? settingDefault('rateLimitBurst'),
-    refillTokens: perMinute,
+    refillTokens: options.rateLimitPerMinute ?? settingDefault('rateLimitPerMinute'),
     refillMs: 60_000,
-    window: { limit: perMinute, ms: 60_000 },
   };
   // Each session pool key's bucket: the deployed sessions plan's rate and burst.
   const sessionBucket = {

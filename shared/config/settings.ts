@@ -92,14 +92,14 @@ export const SETTINGS = {
     env: 'RATE_LIMIT_PER_MINUTE',
     schema: integer(1, 100_000),
     default: 50,
-    meaning: "Requests per minute per API key: the usage plan's rate (per minute / 60 per second) in AWS; locally the refill of the gateway's token bucket and the most that pass in any 60 s.",
+    meaning: "Requests per minute per API key, sustained: the usage plan's rate (per minute / 60 per second) in AWS, the refill of the local gateway's token bucket.",
   }),
   rateLimitBurst: define({
     env: 'RATE_LIMIT_BURST',
     schema: integer(1, 100_000),
-    default: 50,
+    default: 10,
     meaning:
-      "Requests one API key may make at once: the usage plan's burst in AWS, the size of the local gateway's token bucket. 50, a minute's worth, so that a key may make its 50 requests of a minute in one go; locally at most the per-minute limit pass in any 60 s as well, in AWS a key's first minute may pass up to burst + per-minute (docs/rate-limits.md).",
+      "Requests one API key may make at once: the usage plan's burst in AWS, the size of the local gateway's token bucket. A bucket lets burst + per-minute requests through in any 60 s, so 10 keeps a key's first minute at 60, near its 50 a minute.",
   }),
 
   // Login throttling (docs/rate-limits.md, "Login").

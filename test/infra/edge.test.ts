@@ -240,9 +240,9 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
       ]);
     });
 
-    it('gives each API key 50 a minute (0.8333 rps) with a burst of 50: a minute\'s requests at once', () => {
+    it('gives each API key 50 a minute (0.8333 rps) with a burst of 10: at most 60 in any minute', () => {
       const plan = resourcesOfType(template, 'AWS::ApiGateway::UsagePlan').find(([, resource]) => resource.Properties.UsagePlanName === 'EdgeProbe-per-key');
-      expect(plan?.[1].Properties.Throttle).toEqual({ RateLimit: 50 / 60, BurstLimit: 50 });
+      expect(plan?.[1].Properties.Throttle).toEqual({ RateLimit: 50 / 60, BurstLimit: 10 });
       expect(50 / 60).toBeCloseTo(0.8333, 4);
     });
 

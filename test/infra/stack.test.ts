@@ -120,7 +120,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       stackName: 'OutreachService',
       stageName: 'v1',
       rateLimitPerMinute: 50,
-      rateLimitBurst: 50,
+      rateLimitBurst: 10,
       sessionUsageKeyCount: 8,
       sessionRateLimitPerSecond: 10,
       sessionBurstLimit: 100,
@@ -201,7 +201,7 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
     it('limits every API key to rateLimitPerMinute with a burst of rateLimitBurst, attached to the stage', () => {
       template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
         UsagePlanName: `${config.stackName}-per-key`,
-        Throttle: { RateLimit: 50 / 60, BurstLimit: 50 },
+        Throttle: { RateLimit: 50 / 60, BurstLimit: 10 },
         ApiStages: [Match.objectLike({ ApiId: apiRef(), Stage: stageRef() })],
       });
     });

@@ -36,8 +36,8 @@ export interface TestStack extends LocalStack {
  *
  * A test that sets its own `rateLimitPerMinute` (100_000: the per-key limit stays out of its way)
  * gets a bucket of a minute's worth of tokens unless it sets `rateLimitBurst`: with the default
- * burst of 50 and a clock that stands still, its 51st request with one key would be refused.
- * Without `rateLimitPerMinute` a test gets the defaults (50 a minute, a burst of 50).
+ * burst of 10 and a clock that stands still, its 11th request with one key would be refused.
+ * Without `rateLimitPerMinute` a test gets the defaults (burst 10, 50 a minute).
  */
 export async function startTestStack(options: LocalStackOptions = {}): Promise<TestStack> {
   const namespace = `t${randomBytes(5).toString('hex')}`;

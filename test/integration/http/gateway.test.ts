@@ -9,7 +9,7 @@ describe('local gateway behaviour', () => {
   let key: string;
 
   beforeAll(async () => {
-    // One key makes dozens of requests here: the per-key limit (50 a minute) stays out of the way.
+    // One key makes dozens of requests here: the per-key limit (a burst of 10) stays out of the way.
     stack = await startTestStack({ rateLimitPerMinute: 100_000 });
     user = await signUp(stack);
     key = (await createKey(stack, user)).key;

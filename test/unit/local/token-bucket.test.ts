@@ -2,25 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { TokenBuckets } from '../../../infra/local/token-bucket';
 import { ManualClock } from '../../../shared/time/clock';
 
-/** A bucket alone: a burst of 10, refilled at 50 a minute (one token every 1.2 s). */
+/** The per-key defaults: a burst of 10, refilled at 50 a minute (one token every 1.2 s). */
 const PER_KEY = { capacity: 10, refillTokens: 50, refillMs: 60_000 };
-/** The per-key defaults: a burst of 50, refilled at 50 a minute, and at most 50 in any 60 s. */
-const PER_KEY_DEFAULTS = { capacity: 50, refillTokens: 50, refillMs: 60_000, window: { limit: 50, ms: 60_000 } };
-
-/** When a client asking every `stepMs` for `minutes` got through. */
-function passedTimes(settings: typeof PER_KEY_DEFAULTS, stepMs: number, minutes: number): number[] {
-  const clock = new ManualClock(0);
-  const buckets = new TokenBuckets(() => settings, clock);
-  const passed: number[] = [];
-  for (let at = 0; at < minutes * 60_000; at += stepMs) {
-    clock.set(new Date(at));
-    if (buckets.take('a').allowed) passed.push(at);
-  }
-  return passed;
-}
-
-/** The most requests in any window of 60 s (a half-open one, (t - 60 s, t]). */
-const mostInAMinute = (passed: number[]) => Math.max(...passed.map((end) => passed.filter((at) => at > end - 60_000 && at <= end).length));
 
 describe('local token buckets', () => {
   it('allows the burst at once, refuses the next with the wait rounded up, and refills one token every 1.2 s', () => {
@@ -88,55 +71,5 @@ describe('local token buckets', () => {
     expect(buckets.take('other').allowed).toBe(true);
     expect([1, 2, 3].map(() => buckets.take('big').allowed)).toEqual([true, true, true]);
     expect(buckets.take('big')).toEqual({ allowed: false, retryAfterSeconds: 20 });
-  });
-
-  describe('with the per-minute window (the per-key plan)', () => {
-    it('lets 50 through at once, refuses the 51st until the first is a minute old, however the bucket refills', () => {
-      const clock = new ManualClock(0);
-      const buckets = new TokenBuckets(() => PER_KEY_DEFAULTS, clock);
-      for (let i = 0; i < 50; i += 1) expect(buckets.take('a').allowed, `request ${i + 1}`).toBe(true);
-      expect(buckets.take('a')).toEqual({ allowed: false, retryAfterSeconds: 60 });
-      clock.advance(59_999);
-      expect(buckets.take('a')).toEqual({ allowed: false, retryAfterSeconds: 1 });
-      clock.advance(1);
-      for (let i = 0; i < 50; i += 1) expect(buckets.take('a').allowed, `a minute later, request ${i + 1}`).toBe(true);
-      expect(buckets.take('a').allowed).toBe(false);
-    });
-
-    it('holds any 60 s to 50 for a client asking every 100 ms, and every 2 s, for 10 minutes', () => {
-      const fast = passedTimes(PER_KEY_DEFAULTS, 100, 10);
-      expect(fast.slice(0, 51)).toEqual([...Array.from({ length: 50 }, (_, i) => i * 100), 60_000]);
-      expect(mostInAMinute(fast)).toBe(50);
-      expect(fast).toHaveLength(500);
-      // Slower than the limit: every request passes.
-      expect(passedTimes(PER_KEY_DEFAULTS, 2_000, 10)).toHaveLength(300);
-    });
-
-    it('with a smaller burst, applies both: 10 at once, then one every 1.2 s, and still 50 in any 60 s', () => {
-      const passed = passedTimes({ ...PER_KEY_DEFAULTS, capacity: 10 }, 100, 10);
-      expect(passed.slice(0, 12)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1_200, 2_400]);
-      // The bucket alone would let the 60th through at 60 s (the test above); the window does not.
-      expect(mostInAMinute(passed)).toBe(50);
-    });
-
-    it('answers a Retry-After no shorter than the real wait, and less than a second longer', () => {
-      for (let offset = 0; offset < 60_000; offset += 997) {
-        const clock = new ManualClock(0);
-        const buckets = new TokenBuckets(() => PER_KEY_DEFAULTS, clock);
-        for (let i = 0; i < 50; i += 1) {
-          buckets.take('a');
-          clock.advance(offset / 50);
-        }
-        const refused = buckets.take('a');
-        if (refused.allowed) throw new Error(`allowed at ${offset} ms`);
-        let waitedMs = 0;
-        while (!buckets.take('a').allowed) {
-          clock.advance(1);
-          waitedMs += 1;
-        }
-        expect(refused.retryAfterSeconds * 1000, `at ${offset} ms`).toBeGreaterThanOrEqual(waitedMs);
-        expect(refused.retryAfterSeconds * 1000 - waitedMs, `at ${offset} ms`).toBeLessThan(1000);
-      }
-    });
   });
 });
