@@ -9,7 +9,7 @@ import { decideCondition } from './conditions';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
-import { keepSent } from './sent-messages';
+import { keepInvitation, keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
@@ -124,6 +124,7 @@ export function createSender(deps: SenderDeps) {
       if (rendered && !result.sent.note) {
         await keepSent(deps.sentMessages, { action: claimed, step, account, rendered, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
       }
+      if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step);
       if (result.sent.refs.trackingId) {
         await deps.outcomes.recordEmail({
           trackingId: result.sent.refs.trackingId,

@@ -1,6 +1,6 @@
 import type { CampaignStep } from '../campaigns/nodes';
 import { type ConversationStore, textOfHtml } from '../inbox/conversations';
-import { type InboundLinks, chatLink, memberLink } from '../inbox/inbound-router';
+import { type InboundLinks, chatLink, invitationLink, memberLink } from '../inbox/inbound-router';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { OutreachAction } from './action';
 import type { RenderedStep } from './render';
@@ -52,4 +52,17 @@ export async function keepSent(
     );
   }
   await Promise.all(writes);
+}
+
+/**
+ * An invitation sent (or found already pending, which counts as sent) names its campaign and
+ * step: the acceptance counts for them even after the prospect moved on (docs/analytics.md).
+ */
+export async function keepInvitation(deps: Pick<SentMessageDeps, 'links'>, action: OutreachAction, step: CampaignStep): Promise<void> {
+  await deps.links.put(invitationLink(action.workspaceId, action.prospectId), {
+    workspaceId: action.workspaceId,
+    prospectId: action.prospectId,
+    campaignId: action.campaignId,
+    nodeId: step.id,
+  });
 }

@@ -26,14 +26,17 @@ import { type InboundMessageRepository, type ProviderMessage, incomingMessageDat
  *   stop too;
  * - an auto-reply joins the conversation and is recorded as such, nothing more; a bounce ends the
  *   sequence as BOUNCED and suppresses the address;
- * - an accepted invitation (`new_relation`) is recorded and wakes a prospect waiting at an
- *   ACCEPTED_INVITE condition.
+ * - an accepted invitation (`new_relation`) is recorded for the campaign whose invitation it was
+ *   (the prospect may have moved on since) and wakes a prospect waiting at an ACCEPTED_INVITE
+ *   condition of the campaign it is in.
  * Every step is idempotent, so a replayed webhook changes nothing and counts once.
  */
 
 /** The key of an inbound link: the provider chat of one of our accounts, or a network member in a workspace. */
 export const chatLink = (providerAccountId: string, chatId: string) => `CHAT#${providerAccountId}#${chatId}`;
 export const memberLink = (workspaceId: number, providerId: string) => `MEMBER#${workspaceId}#${providerId}`;
+/** The campaign and step whose invitation a prospect was sent last: its acceptance counts for them. */
+export const invitationLink = (workspaceId: number, prospectId: number) => `INVITED#${workspaceId}#${prospectId}`;
 
 /**
  * Where an inbound message in a chat, or from a member, leads. A chat the engine wrote in also
@@ -283,9 +286,14 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         await prospectBy(account.workspaceId, input.providerId ? [memberLink(account.workspaceId, input.providerId)] : [], canonical ? [`url:${canonical}`] : [])
       )?.prospect;
       if (!prospect) return { handled: false, reason: 'unknown_sender' };
+      // The campaign that sent the invitation, wherever the prospect is now (moved to another
+      // campaign, or out of every campaign); the current one for an invitation sent before
+      // 2026-11-27, which left no link.
+      const invited = await deps.links.find([invitationLink(account.workspaceId, prospect.id)]);
+      const invitedBy = invited?.workspaceId === account.workspaceId ? invited.campaignId : undefined;
+      await record('INVITE_ACCEPTED', prospect, invitedBy ?? prospect.campaignId ?? null, ACCEPTANCE_REF, 'NETWORK', account, invited?.nodeId ?? null);
       const campaignId = prospect.campaignId ?? null;
       if (campaignId === null) return { handled: true, prospectId: prospect.id, kind: 'accepted' };
-      await record('INVITE_ACCEPTED', prospect, campaignId, ACCEPTANCE_REF, 'NETWORK', account, null);
       const campaign = await deps.campaigns.get(account.workspaceId, campaignId);
       // A prospect waiting at ACCEPTED_INVITE is due now. The write is conditional on the version
       // read: if the sender moved the action meanwhile, read it again (it may still be waiting there).

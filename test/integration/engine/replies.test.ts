@@ -193,4 +193,38 @@ describe('replies', () => {
     expect([wrote.analytics.amount_of_replies, wrote.metrics_per_step]).toEqual([1, { [first.stepIds[0] as number]: { emails_sent: 1, replies: 1, reply_rate: 100 } }]);
     expect([moved.analytics.amount_of_replies, moved.metrics_per_step]).toEqual([0, { [second.stepIds[0] as number]: { emails_sent: 0, replies: 0, reply_rate: 0 } }]);
   });
+
+  it('an accepted invitation counts for the campaign that sent it, also after the prospect moved to another campaign or out of every campaign', async () => {
+    const { stack, ws } = world;
+    clock.set('2026-12-14T09:00:00.000Z'); // Monday
+    const inviting = await campaignWith(world, 'Invited first', [{ step_type: 'NETWORK_INVITE' }]);
+    const other = await campaignWith(world, 'Moved into later', [{ step_type: 'EMAIL', subject_line: 'AC email' }]);
+    const list = await createList(stack, ws, 'Accepting movers');
+    const [mover, leaver] = (
+      await importLeads(stack, ws, list.id, {
+        leads: [person(9101, { network_profile_url: 'https://www.linkedin.com/in/ac-mover' }), person(9102, { network_profile_url: 'https://www.linkedin.com/in/ac-leaver' })],
+      })
+    ).leads.map((lead) => lead.id) as [number, number];
+    const addTo = async (campaignId: number, ids: number[]) => {
+      const moved = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, { apiKey: ws.key, body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true } });
+      expect([moved.status, moved.body.count], moved.text).toEqual([200, ids.length]);
+    };
+    await addTo(inviting.id, [mover, leaver]);
+    await activate(world, inviting.id);
+    const invitations = (await stack.provider.control.state()).invitations.filter((item) => ['ac-mover', 'ac-leaver'].includes(String(item.publicIdentifier)));
+    expect(invitations.map((item) => item.publicIdentifier).sort()).toEqual(['ac-leaver', 'ac-mover']);
+    // The mover goes to another campaign, the leaver out of every campaign, before either accepts.
+    await addTo(other.id, [mover]);
+    const removed = await stack.call('POST', `/public/campaigns/${inviting.id}/remove-prospects/`, { apiKey: ws.key, body: { prospect_ids: [leaver] } });
+    expect(removed.status, removed.text).toBe(200);
+    for (const invitation of invitations) await stack.provider.control.acceptInvitation(invitation.id);
+
+    const accepted = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId).sort();
+    expect([await accepted(inviting.id), await accepted(other.id)]).toEqual([[mover, leaver].sort(), []]);
+    const analytics = async (campaignId: number) =>
+      (await stack.call<{ analytics: Record<string, unknown> }>('GET', `/public/campaigns/${campaignId}/analytics/`, { apiKey: ws.key })).body.analytics;
+    const [invited, moved] = [await analytics(inviting.id), await analytics(other.id)];
+    expect([invited.amount_of_invites_sent, invited.amount_of_invites_accepted]).toEqual([2, 2]);
+    expect([moved.amount_of_invites_sent, moved.amount_of_invites_accepted]).toEqual([0, 0]);
+  });
 });
