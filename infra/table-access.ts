@@ -80,9 +80,10 @@ export const GROUP_TABLE_GRANTS: Readonly<Record<FunctionGroup, TableGrant | und
   },
   enrichment: LEAD_WRITER,
   chats: {
-    actions: ['BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
     queriesIndexes: true,
-    reason: 'conversations (gsi1) and messages: appends a manual message and links its chat; reads prospects and suppressions in batches; ids',
+    reason:
+      "conversations (gsi1) and messages: appends a manual message and links its chat; reads prospects and suppressions in batches; the running enrichment jobs holding a page's prospects (their chunks, and a job whose chunks are not all written: 'Loading…'); ids",
   },
   analytics: { actions: ['BatchGetItem', 'Query'], queriesIndexes: true, reason: 'reads the daily aggregates, campaigns (gsi1) and memberships only' },
 };

@@ -1,4 +1,5 @@
 import { CONVERSATION_CURSOR, DynamoConversationStore } from '../../../shared/db/conversation-repository';
+import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoInboundLinks } from '../../../shared/db/inbound-links';
 import { CONVERSATION_MESSAGE_PREFIX } from '../../../shared/db/keys';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
@@ -20,12 +21,14 @@ export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDe
   const { db, tableName, ids } = table;
   const conversations = new DynamoConversationStore(db, tableName);
   const accounts = new DynamoSenderAccountRepository(db, tableName);
+  const enrichments = new DynamoEnrichmentRepository(db, tableName);
   const inbox = createInboxService({
     conversations,
     leads: new DynamoLeadRepository(db, tableName, deps.clock),
     accounts,
     // The store's positions: a message's sort key for a conversation, an inbox index key for the list.
     validCursor: (raw, kind) => CONVERSATION_CURSOR.test(raw) && raw.startsWith(CONVERSATION_MESSAGE_PREFIX) === (kind === 'messages'),
+    enriching: (workspaceId, listIds) => enrichments.busyInWorkspace(workspaceId, { listIds }),
   });
   const replies = createManualReplies({
     prospects: inbox,

@@ -1,5 +1,5 @@
 import { notFound, validationError } from '../errors';
-import { type Company, type Prospect, toProspectView } from '../leads/lead';
+import { type Company, LOADING_STATUS, type Prospect, toProspectView } from '../leads/lead';
 import type { LeadRepository } from '../leads/ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import type { SenderAccount } from '../sender-accounts/sender-account';
@@ -27,6 +27,8 @@ export interface InboxDeps {
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
   /** Whether a decoded cursor is a position the store gives for that kind of page. */
   validCursor: (raw: string, kind: CursorKind) => boolean;
+  /** The prospects that running enrichment jobs of these lists hold (shown as 'Loading…', docs/enrichment.md). */
+  enriching?: (workspaceId: number, listIds: readonly number[]) => Promise<Set<number>>;
 }
 
 export interface InboxChat {
@@ -34,12 +36,14 @@ export interface InboxChat {
   prospect: Prospect;
   company: Company | undefined;
   account: SenderAccount | undefined;
+  /** A running enrichment job holds the prospect: its status shows as 'Loading…', as in the lists. */
+  enriching?: boolean;
 }
 
 export const encodeCursor = (raw: string): string => Buffer.from(raw, 'utf8').toString('base64url');
 
 /** The prospect as a chat shows it: who they are and where they stand (the lead lists' view, narrowed: the same status, 'Loading…' included). */
-export function toChatProspectView(prospect: Prospect, company: Company | undefined) {
+export function toChatProspectView(prospect: Prospect, company: Company | undefined, enriching = false) {
   const view = toProspectView(prospect, company);
   return {
     id: view.id,
@@ -49,7 +53,7 @@ export function toChatProspectView(prospect: Prospect, company: Company | undefi
     network_profile_url: view.network_profile_url,
     job_title: view.job_title,
     profile_picture_url: view.profile_picture_url,
-    status: view.status,
+    status: enriching ? LOADING_STATUS : view.status,
     campaign_id: view.campaign_id,
     company: company ? { id: company.id, name: company.name } : null,
   };
@@ -62,7 +66,7 @@ export function toChatView(chat: InboxChat) {
   return {
     id: summary.prospectId,
     channel: summary.channel,
-    prospect: toChatProspectView(chat.prospect, chat.company),
+    prospect: toChatProspectView(chat.prospect, chat.company, chat.enriching === true),
     sender_account: toSenderAccountRef(chat.account),
     last_message: { text: summary.lastMessage.text, sent_by_lead: summary.lastMessage.sentByLead, sent_at: summary.lastMessage.sentAt },
   };
@@ -111,7 +115,12 @@ export function createInboxService(deps: InboxDeps) {
       const companies = new Map(
         (companyIds.length ? await deps.leads.getCompanies(companyIds) : []).filter((c) => c.workspaceId === workspaceId).map((c) => [c.id, c]),
       );
-      const accounts = new Map((await deps.accounts.listForWorkspace(workspaceId)).map((account) => [account.id, account]));
+      const listIds = [...new Set([...prospects.values()].flatMap((p) => p.listIds))];
+      const [accountList, held] = await Promise.all([
+        deps.accounts.listForWorkspace(workspaceId),
+        deps.enriching && listIds.length > 0 ? deps.enriching(workspaceId, listIds) : Promise.resolve(new Set<number>()),
+      ]);
+      const accounts = new Map(accountList.map((account) => [account.id, account]));
       const chats = page.items.flatMap((summary): InboxChat[] => {
         const prospect = prospects.get(summary.prospectId);
         // Prospects are archived, never deleted: a conversation without one is left out rather than shown half.
@@ -122,6 +131,7 @@ export function createInboxService(deps: InboxDeps) {
             prospect,
             company: prospect.companyId === undefined ? undefined : companies.get(prospect.companyId),
             account: summary.senderAccountId === null ? undefined : accounts.get(summary.senderAccountId),
+            ...(held.has(prospect.id) ? { enriching: true } : {}),
           },
         ];
       });

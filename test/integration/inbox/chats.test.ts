@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
+import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
+import { createCreditService } from '../../../shared/domain/credits/credits';
 import { ManualClock } from '../../../shared/time/clock';
 import { createKey, signUp } from '../../support/test-stack';
 import { type EngineWorld, activate, advance, campaignWith, engineWorld, prospectsIn, sandboxSent } from '../engine/helpers';
@@ -332,5 +335,29 @@ describe('chats', () => {
     for (const response of [await send(id, { message: 'Hi' }, bob.key), await messages(id, bob.key), await send(987654321, { message: 'Hi' })]) {
       expect([response.status, response.body]).toEqual([404, { error: 'Prospect not found' }]);
     }
+  });
+
+  it('shows a prospect a running enrichment job holds as Loading…, as the lists do, and its status again once the job is done', async () => {
+    const { stack } = world;
+    const user = await signUp(stack);
+    const erin: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };
+    await createCreditService({ credits: new DynamoCreditRepository(stack.db, stack.tableName), ids: new DynamoIdAllocator(stack.db, stack.tableName), clock }).grant(erin.workspaceId, 30, 'test grant');
+    await stack.provider.control.createAccount({ id: 'sbx-mailbox-erin', type: 'MAIL', name: 'Erin mailbox' });
+    const registered = await stack.call('POST', '/public/accounts/', { apiKey: erin.key, body: { provider_account_id: 'sbx-mailbox-erin' } });
+    expect(registered.status, registered.text).toBe(201);
+    const list = await createList(stack, erin, 'Inbox while enriching');
+    const [held, other] = (
+      await importLeads(stack, erin, list.id, { leads: [person(700, { email: 'held@example.com' }), person(701, { email: 'other@example.com' })] })
+    ).leads.map((lead) => lead.id) as [number, number];
+    for (const id of [held, other]) expect((await send(id, { message: 'Hello', subject_line: 'Enriching' }, erin.key)).status).toBe(201);
+    const statuses = async () => Object.fromEntries((await chats(erin.key)).body.chats.map((chat) => [chat.id, chat.prospect.status]));
+    expect(await statuses()).toEqual({ [held]: 'NEW', [other]: 'NEW' });
+
+    // Async: the job holds the one prospect it takes (the first by id) until its worker has run.
+    const started = await stack.call('POST', `/public/lead-lists/${list.id}/enrichment/`, { apiKey: erin.key, body: { enrichment_type: 'FIND_PHONE', prospect_limit: 1 } });
+    expect([started.status, started.body.success], started.text).toEqual([200, true]);
+    expect(await statuses()).toEqual({ [held]: 'Loading…', [other]: 'NEW' });
+    await stack.drain('enrichment');
+    expect(await statuses()).toEqual({ [held]: 'NEW', [other]: 'NEW' });
   });
 });
