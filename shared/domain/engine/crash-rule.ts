@@ -4,12 +4,13 @@ import { publicIdOf } from '../inbox/inbound-message';
 import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind } from './action';
 import type { ActionResult, SenderDeps } from './sender-deps';
+import { keepInvitation } from './sent-messages';
 import { connectedBySkip } from './steps';
 import type { BatchReads } from './sender-reads';
 
 /** What the crash rule does with an action: the sender's own moves. */
 export interface CrashRuleMoves {
-  deps: Pick<SenderDeps, 'actions' | 'outcomes' | 'provider'>;
+  deps: Pick<SenderDeps, 'actions' | 'outcomes' | 'provider' | 'sentMessages'>;
   advance(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date, change: Partial<OutreachAction>): Promise<void>;
   finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult>;
   wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
@@ -41,6 +42,8 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
   if (recorded) {
     if (recorded.outcome === 'FAILED') return finish(action, campaign, 'FINISHED', recorded.reason);
     const sticky = recorded.outcome === 'SKIPPED' ? connectedBySkip(claim.kind, recorded.reason) : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } };
+    // The crash may have come before the invitation's link (sender.ts settle): written again.
+    if (recorded.outcome === 'SENT' && node.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, action, node, claim.accountId);
     await advance(action, campaign, nodes, node.id, now, sticky);
     return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
   }
@@ -52,6 +55,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
       const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
       if (profile.invitationPending || profile.networkDistance === 'FIRST_DEGREE') {
         await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation' }));
+        await keepInvitation(deps.sentMessages, action, node, claim.accountId);
         await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, NETWORK: claim.accountId } });
         return 'sent';
       }

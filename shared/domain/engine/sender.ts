@@ -124,7 +124,7 @@ export function createSender(deps: SenderDeps) {
       if (rendered && !result.sent.note) {
         await keepSent(deps.sentMessages, { action: claimed, step, account, rendered, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
       }
-      if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step);
+      if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step, account.id);
       if (result.sent.refs.trackingId) {
         await deps.outcomes.recordEmail({
           trackingId: result.sent.refs.trackingId,

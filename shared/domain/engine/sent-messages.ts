@@ -55,11 +55,12 @@ export async function keepSent(
 }
 
 /**
- * An invitation sent (or found already pending, which counts as sent) names its campaign and
- * step: the acceptance counts for them even after the prospect moved on (docs/analytics.md).
+ * An invitation sent through `accountId` (or found already pending, which counts as sent; or
+ * settled by the crash rule) names its campaign and step: the acceptance counts for them even
+ * after the prospect moved on (docs/analytics.md).
  */
-export async function keepInvitation(deps: Pick<SentMessageDeps, 'links'>, action: OutreachAction, step: CampaignStep): Promise<void> {
-  await deps.links.put(invitationLink(action.workspaceId, action.prospectId), {
+export async function keepInvitation(deps: Pick<SentMessageDeps, 'links'>, action: OutreachAction, step: CampaignStep, accountId: number): Promise<void> {
+  await deps.links.put(invitationLink(action.workspaceId, action.prospectId, accountId), {
     workspaceId: action.workspaceId,
     prospectId: action.prospectId,
     campaignId: action.campaignId,

@@ -35,8 +35,12 @@ import { type InboundMessageRepository, type ProviderMessage, incomingMessageDat
 /** The key of an inbound link: the provider chat of one of our accounts, or a network member in a workspace. */
 export const chatLink = (providerAccountId: string, chatId: string) => `CHAT#${providerAccountId}#${chatId}`;
 export const memberLink = (workspaceId: number, providerId: string) => `MEMBER#${workspaceId}#${providerId}`;
-/** The campaign and step whose invitation a prospect was sent last: its acceptance counts for them. */
-export const invitationLink = (workspaceId: number, prospectId: number) => `INVITED#${workspaceId}#${prospectId}`;
+/**
+ * The campaign and step whose invitation one of our accounts sent a prospect last: its acceptance,
+ * which the provider reports on that account, counts for them. Per account: another campaign's
+ * invitation from another account is another invitation.
+ */
+export const invitationLink = (workspaceId: number, prospectId: number, accountId: number) => `INVITED#${workspaceId}#${prospectId}#${accountId}`;
 
 /**
  * Where an inbound message in a chat, or from a member, leads. A chat the engine wrote in also
@@ -289,9 +293,8 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       // The campaign that sent the invitation, wherever the prospect is now (moved to another
       // campaign, or out of every campaign); the current one for an invitation sent before
       // 2026-11-27, which left no link.
-      const invited = await deps.links.find([invitationLink(account.workspaceId, prospect.id)]);
-      const invitedBy = invited?.workspaceId === account.workspaceId ? invited.campaignId : undefined;
-      await record('INVITE_ACCEPTED', prospect, invitedBy ?? prospect.campaignId ?? null, ACCEPTANCE_REF, 'NETWORK', account, invited?.nodeId ?? null);
+      const invited = await deps.links.find([invitationLink(account.workspaceId, prospect.id, account.id)]);
+      await record('INVITE_ACCEPTED', prospect, invited?.campaignId ?? prospect.campaignId ?? null, ACCEPTANCE_REF, 'NETWORK', account, invited?.nodeId ?? null);
       const campaignId = prospect.campaignId ?? null;
       if (campaignId === null) return { handled: true, prospectId: prospect.id, kind: 'accepted' };
       const campaign = await deps.campaigns.get(account.workspaceId, campaignId);

@@ -1,7 +1,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
-import { campaignProspectKey, companyKey, padId } from '../../../shared/db/keys';
+import { campaignProspectKey, companyKey, inboundLinkKey, padId } from '../../../shared/db/keys';
+import { invitationLink } from '../../../shared/domain/inbox/inbound-router';
 import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
 import { firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { toMessage } from '../../../shared/messaging/outreach-queue';
@@ -294,5 +295,40 @@ describe('provider answers, redelivery and crashes', () => {
     const emailed = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject?.startsWith('CC ')).map((item) => [item.subject, item.to]);
     expect(emailed).toEqual([['CC yes', 'cc-answer@example.com']]);
     expect((await sentOfKind('invitation')).filter((item) => item.text === 'CC invite')).toEqual([]);
+  });
+
+  it('settles a crash after a recorded invitation by linking it to its campaign and account, as a send does (its acceptance counts there)', async () => {
+    clock.set('2026-11-25T09:00:00.000Z'); // Wednesday, 10:00 in Amsterdam
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Crash invited', [{ step_type: 'NETWORK_INVITE', message_template: 'CI invite' }]);
+    const [prospectId] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/ci-answer' }]);
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    // A sender sent the invitation, recorded it, and crashed before it linked it and moved the action on.
+    const pending = await crashAfterClaim(campaign.id, prospectId as number, 'INVITE', world.network);
+    await new DynamoOutcomeLog(stack.db, stack.tableName, clock).record({
+      workspaceId: pending.workspaceId,
+      campaignId: campaign.id,
+      prospectId: prospectId as number,
+      stint: pending.stint,
+      nodeId: campaign.stepIds[0] as number,
+      stepType: 'NETWORK_INVITE',
+      outcome: 'SENT',
+      reason: null,
+      accountId: world.network,
+      variant: 'A',
+      at: pending.claim.at,
+    });
+    const link = async () =>
+      (
+        await stack.db.send(
+          new GetCommand({ TableName: stack.tableName, Key: inboundLinkKey(invitationLink(pending.workspaceId, prospectId as number, world.network)), ConsistentRead: true }),
+        )
+      ).Item;
+    expect(await link()).toBeUndefined();
+    // Once the claim expires the crash rule settles it from the record, and links it.
+    await advance(stack, clock, 0.5);
+    expect(await link()).toMatchObject({ workspaceId: pending.workspaceId, prospectId, campaignId: campaign.id, nodeId: campaign.stepIds[0] });
+    expect((await sentOfKind('invitation')).filter((item) => item.text === 'CI invite')).toEqual([]);
   });
 });

@@ -227,4 +227,33 @@ describe('replies', () => {
     expect([invited.amount_of_invites_sent, invited.amount_of_invites_accepted]).toEqual([2, 2]);
     expect([moved.amount_of_invites_sent, moved.amount_of_invites_accepted]).toEqual([0, 0]);
   });
+
+  it('an acceptance counts for the campaign whose account sent that invitation, when two campaigns invited through two accounts', async () => {
+    const { stack, ws } = world;
+    clock.set('2026-12-21T09:00:00.000Z'); // Monday
+    await stack.provider.control.createAccount({ id: 'sbx-network-second', type: 'LINKEDIN', name: 'Second network' });
+    const registered = await stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: ws.key, body: { provider_account_id: 'sbx-network-second' } });
+    expect(registered.status, registered.text).toBe(201);
+    const first = await campaignWith(world, 'Invited through the first', [{ step_type: 'NETWORK_INVITE' }]);
+    const second = await campaignWith(world, 'Invited through the second', [{ step_type: 'NETWORK_INVITE' }], { account_ids: [registered.body.account.id] });
+    const list = await createList(stack, ws, 'Invited twice');
+    const [twice] = (await importLeads(stack, ws, list.id, { leads: [person(9201, { network_profile_url: 'https://www.linkedin.com/in/ac-twice' })] })).leads.map((lead) => lead.id) as [number];
+    const addTo = async (campaignId: number) => {
+      const moved = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, { apiKey: ws.key, body: { campaign: campaignId, prospect_ids: [twice], allow_duplicates: true } });
+      expect([moved.status, moved.body.count], moved.text).toEqual([200, 1]);
+    };
+    await addTo(first.id);
+    await activate(world, first.id);
+    await addTo(second.id);
+    await activate(world, second.id);
+    const invitations = (await stack.provider.control.state()).invitations.filter((item) => item.publicIdentifier === 'ac-twice');
+    expect(invitations.map((item) => item.accountId).sort()).toEqual(['sbx-network-dev', 'sbx-network-second']);
+
+    const accepted = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId);
+    // The first campaign's invitation (the first account) is accepted, while the prospect is in the second.
+    await stack.provider.control.acceptInvitation((invitations.find((item) => item.accountId === 'sbx-network-dev') as { id: string }).id);
+    expect([await accepted(first.id), await accepted(second.id)]).toEqual([[twice], []]);
+    await stack.provider.control.acceptInvitation((invitations.find((item) => item.accountId === 'sbx-network-second') as { id: string }).id);
+    expect([await accepted(first.id), await accepted(second.id)]).toEqual([[twice], [twice]]);
+  });
 });
