@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StorageBusyError } from './conflict-retries';
 
 /** BatchGetItem's limit of keys per call. */
 const KEYS_PER_CALL = 100;
@@ -23,7 +24,7 @@ export async function batchGetAll(
       const items: Record<string, unknown>[] = [];
       let pending: Record<string, unknown>[] = chunk;
       for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt >= MAX_ATTEMPTS) throw new Error('BatchGetItem left keys unprocessed after retries');
+        if (attempt >= MAX_ATTEMPTS) throw new StorageBusyError('BatchGetItem left keys unprocessed after retries');
         if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
         const response = await db.send(
           new BatchGetCommand({

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StorageBusyError } from './conflict-retries';
 
 /** BatchWriteItem's limit of requests per call. */
 const REQUESTS_PER_CALL = 25;
@@ -33,7 +34,7 @@ export async function batchWriteAll(db: DynamoDBDocumentClient, tableName: strin
     while (next < calls.length) {
       let pending = calls[next++] as WriteRequest[];
       for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt >= MAX_ATTEMPTS) throw new Error('BatchWriteItem left requests unprocessed after retries');
+        if (attempt >= MAX_ATTEMPTS) throw new StorageBusyError('BatchWriteItem left requests unprocessed after retries');
         if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
         const response = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
         pending = (response.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];

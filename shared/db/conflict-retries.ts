@@ -38,6 +38,15 @@ export function isConflictOnly(error: unknown): boolean {
 }
 
 /**
+ * A batch read or write that DynamoDB kept leaving unprocessed (throttling) past its loop's
+ * retries (batch-get.ts, batch-write.ts). The part of a batch write that was processed stays
+ * written; what reads it converges (data-model.md, "Writing leads"), so the request may be repeated.
+ */
+export class StorageBusyError extends Error {
+  override readonly name = 'StorageBusyError';
+}
+
+/**
  * Names of a request refused because a partition or the account was over its throughput: DynamoDB's,
  * and API Gateway's `TooManyRequestsException` (its key calls, shared/gateway/key-call-retry.ts).
  */
@@ -45,11 +54,11 @@ const THROTTLED_REQUESTS = new Set(['ProvisionedThroughputExceededException', 'T
 
 /**
  * Whether a call failed only because the service it called was busy at that moment (throttled past
- * the retries, or a transaction cancelled for throttling or conflicts past this module's): nothing
- * of that call happened, and the same request may succeed a moment later.
+ * the retries, or a transaction cancelled for throttling or conflicts past this module's, or a batch
+ * left unprocessed): the same request may succeed a moment later.
  */
 export function isStorageBusy(error: unknown): boolean {
-  return error instanceof Error && (THROTTLED_REQUESTS.has(error.name) || isThrottledOnly(error) || isConflictOnly(error));
+  return error instanceof Error && (error instanceof StorageBusyError || THROTTLED_REQUESTS.has(error.name) || isThrottledOnly(error) || isConflictOnly(error));
 }
 
 /**

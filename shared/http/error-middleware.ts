@@ -41,7 +41,8 @@ export function toErrorResponse(error: unknown, logger: ErrorLogger): APIGateway
     return json(400, { error: 'Request body must be valid JSON' });
   }
   if (isStorageBusy(error)) {
-    logger.warn('Busy: answered 503', { error: { name: (error as Error).name, message: (error as Error).message } });
+    // With its stack: a conflict that a request's own writes caused would be a bug, not load.
+    logger.warn('Busy: answered 503', error as Error);
     return json(503, { error: 'The service is busy, try again in a moment' }, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
   }
   if (error instanceof Error) logger.error('Unhandled error', error);

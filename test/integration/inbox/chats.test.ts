@@ -1,6 +1,8 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
+import { enrichmentRunningKey } from '../../../shared/db/keys';
 import { createCreditService } from '../../../shared/domain/credits/credits';
 import { ManualClock } from '../../../shared/time/clock';
 import { createKey, signUp } from '../../support/test-stack';
@@ -356,6 +358,12 @@ describe('chats', () => {
     // Async: the job holds the one prospect it takes (the first by id) until its worker has run.
     const started = await stack.call('POST', `/public/lead-lists/${list.id}/enrichment/`, { apiKey: erin.key, body: { enrichment_type: 'FIND_PHONE', prospect_limit: 1 } });
     expect([started.status, started.body.success], started.text).toEqual([200, true]);
+    expect(await statuses()).toEqual({ [held]: 'Loading…', [other]: 'NEW' });
+    // A running item that does not say its chunks are all written (a start cut off between its
+    // debit and its chunks): the job itself is read, which the chats function is granted.
+    await stack.db.send(
+      new UpdateCommand({ TableName: stack.tableName, Key: enrichmentRunningKey(erin.workspaceId, started.body.job_id as number), UpdateExpression: 'REMOVE chunksWritten' }),
+    );
     expect(await statuses()).toEqual({ [held]: 'Loading…', [other]: 'NEW' });
     await stack.drain('enrichment');
     expect(await statuses()).toEqual({ [held]: 'NEW', [other]: 'NEW' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError, notFound, rateLimited, unauthenticated, validationError } from '../../../shared/domain/errors';
+import { StorageBusyError } from '../../../shared/db/conflict-retries';
 import { toErrorResponse } from '../../../shared/http/error-middleware';
 import { createLogger } from '../../../shared/logging/logger';
 
@@ -57,6 +58,7 @@ describe('a busy storage or gateway', () => {
       named('RequestLimitExceeded'),
       named('TooManyRequestsException'),
       named('TransactionConflictException'),
+      new StorageBusyError('BatchWriteItem left requests unprocessed after retries'),
       cancelled('None', 'ThrottlingError'),
       cancelled('TransactionConflict', 'None'),
     ]) {
@@ -72,9 +74,12 @@ describe('a busy storage or gateway', () => {
       ['WARN', 'Busy: answered 503', 'RequestLimitExceeded'],
       ['WARN', 'Busy: answered 503', 'TooManyRequestsException'],
       ['WARN', 'Busy: answered 503', 'TransactionConflictException'],
+      ['WARN', 'Busy: answered 503', 'StorageBusyError'],
       ['WARN', 'Busy: answered 503', 'TransactionCanceledException'],
       ['WARN', 'Busy: answered 503', 'TransactionCanceledException'],
     ]);
+    // Logged with where it came from.
+    expect(JSON.parse(lines[0] ?? '{}').error.stack).toMatch(/^ProvisionedThroughputExceededException: ProvisionedThroughputExceededException happened\n {4}at /);
   });
 
   it('keeps a transaction refused by a condition, or any other storage error, a 500', () => {
