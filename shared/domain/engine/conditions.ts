@@ -7,6 +7,7 @@ import { type MxResolver, domainOfEmail, isPremiumMailbox, mailboxProviderOf } f
 import type { NetworkProvider } from '../providers/provider';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
 import type { OutreachAction } from './action';
+import { ACCEPTANCE_REF, type CampaignEvents } from './campaign-events';
 import { NO_ACCOUNT_CAN_SEND, NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex, stickyAccount } from './pacing';
 
 /**
@@ -38,8 +39,11 @@ export type ConditionDecision =
 export interface ConditionDeps {
   provider: NetworkProvider;
   mx: MxResolver;
-  /** Whether the prospect accepted an invitation of this campaign (recorded from the provider's webhook). */
-  acceptances: { accepted(campaignId: number, prospectId: number): Promise<boolean> };
+  /**
+   * Whether the prospect accepted an invitation of this campaign (recorded from the provider's
+   * webhook), and recording one the engine saw itself (a first-degree profile at the deadline).
+   */
+  acceptances: Pick<CampaignEvents, 'accepted' | 'record'>;
 }
 
 export interface ConditionInput {
@@ -108,9 +112,21 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
       if (now.getTime() < deadline.getTime()) return { waitUntil: deadline, forDelay: true };
       const checked = await isFirstDegree();
       if (!('connected' in checked)) return checked;
-      return checked.connected
-        ? { branch: 'YES', reason: 'connected (seen on the profile at the deadline)' }
-        : { branch: 'NO', reason: `invitation not accepted within ${condition.delayInHours} hours` };
+      if (!checked.connected) return { branch: 'NO', reason: `invitation not accepted within ${condition.delayInHours} hours` };
+      // Accepted without a webhook (it was lost, or is hours late): counted like one, once (a
+      // webhook coming later finds it recorded), so that analytics agree with the YES branch.
+      await deps.acceptances.record({
+        workspaceId: action.workspaceId,
+        campaignId: campaign.id,
+        prospectId: prospect.id,
+        kind: 'INVITE_ACCEPTED',
+        ref: ACCEPTANCE_REF,
+        at: now.toISOString(),
+        channel: 'NETWORK',
+        accountId: action.accounts.NETWORK ?? null,
+        nodeId: null,
+      });
+      return { branch: 'YES', reason: 'connected (seen on the profile at the deadline)' };
     }
     case 'ALREADY_CONNECTED': {
       const checked = await isFirstDegree();

@@ -110,6 +110,36 @@ describe('campaign conditions', () => {
     expect((Items ?? []).map((item) => [item.kind, item.prospectId, item.ref])).toEqual([['INVITE_ACCEPTED', accepting, 'invite']]);
   });
 
+  it('ACCEPTED_INVITE: a connection seen on the profile at the deadline, without a webhook, takes YES and counts as accepted once', async () => {
+    clock.set('2026-12-01T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Accepted quietly', [{ step_type: 'NETWORK_INVITE', message_template: 'AQ invite' }]);
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 48 }, {
+      YES: { step_type: 'NETWORK_MESSAGE', message_template: 'AQ thanks' },
+      NO: { step_type: 'EMAIL', subject_line: 'AQ fallback' },
+    });
+    const [quiet] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/aq-quiet', email: 'quiet@example.com' }]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 2);
+    expect((await networkSends('AQ invite')).map(([kind]) => kind)).toEqual(['invitation']);
+    // Connected, but the provider's webhook never comes.
+    await stack.provider.control.setProfile('aq-quiet', { network_distance: 'FIRST_DEGREE' });
+    await advance(stack, clock, 50);
+    expect((await networkSends('AQ thanks')).map(([kind]) => kind)).toEqual(['chat']);
+    expect(await emailedWith('AQ fallback')).toEqual([]);
+    const analytics = async () =>
+      (await stack.call<{ analytics: Record<string, unknown> }>('GET', `/public/campaigns/${campaign.id}/analytics/`, { apiKey: world.ws.key })).body.analytics;
+    const counted = (body: Record<string, unknown>) => [body.amount_of_invites_sent, body.amount_of_invites_accepted];
+    expect(counted(await analytics())).toEqual([1, 1]);
+    // The webhook, late after all: the acceptance is already counted.
+    const invitation = (await stack.provider.control.state()).invitations.find((item) => item.publicIdentifier === 'aq-quiet');
+    if (!invitation) throw new Error('no invitation to aq-quiet');
+    await stack.provider.control.acceptInvitation(invitation.id);
+    await play(stack);
+    expect(counted(await analytics())).toEqual([1, 1]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [quiet as number]: { status: 'FINISHED', last_error: null } });
+  });
+
   it('ALREADY_CONNECTED: a first-degree connection (asked live) takes YES, anyone else NO', async () => {
     clock.set('2026-11-30T09:00:00.000Z'); // Monday
     const { stack } = world;
