@@ -31,6 +31,8 @@ export const JobView = v.strictObject({
   not_found_count: Count,
   duplicate_count: Count,
   failed_count: Count,
+  /** Not for the job to search or charge any more (archived, gone, or given the value meanwhile): refunded. */
+  skipped_count: Count,
   credits_charged: Count,
   credits_refunded: Count,
   webhook_url: v.nullable(v.string()),

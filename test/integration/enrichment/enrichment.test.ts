@@ -235,6 +235,7 @@ describe('enrichment with credits', () => {
       not_found_count: 1,
       duplicate_count: 0,
       failed_count: 0,
+      skipped_count: 0,
       credits_charged: 9,
       credits_refunded: 0,
       webhook_url: null,
@@ -456,6 +457,30 @@ describe('enrichment with credits', () => {
     // Short of credits for real: no job, no debit.
     const short = newJob({ id: await ids.next(), workspaceId: ws.workspaceId, userId: 0, listId: list.id, type: 'FIND_EMAIL', mode: 'async', selection: [prospectId as number], webhookUrl: null, at: stamp });
     expect(await new DynamoEnrichmentRepository(stack.db, stack.tableName).createJob(short, { ...debit, id: await ids.next(), jobId: short.id })).toBe(false);
+  });
+
+  it('counts the prospects a job no longer had to search (archived, or given an email meanwhile) as skipped, not failed, and refunds them', async () => {
+    const ws = await workspaceWith(30);
+    const list = await peopleList(ws, 'skipping', { withDomain: 4 });
+    const started = await enrich(ws, list.id, { enrichment_type: 'FIND_EMAIL' });
+    expect([started.status, started.body.credits_deducted]).toEqual([200, 12]);
+    const ids = ((await leadsOf(stack, ws, list.id)).prospects ?? []).map((p) => p.id as number);
+    // Before the worker runs: one prospect archived, one given an email by an import.
+    const archived = await stack.call('DELETE', `/public/lead-lists/${list.id}/delete-leads/`, { apiKey: ws.key, body: { prospect_ids: [ids[0]] } });
+    expect(archived.status, archived.text).toBe(200);
+    await importLeads(stack, ws, list.id, { leads: [{ first_name: 'Ada1', last_name: 'skipping', network_profile_url: 'https://www.linkedin.com/in/skipping-d1', email: 'given@skipping.example' }] });
+    await stack.drain('enrichment');
+    expect(await job(ws, started.body.job_id)).toMatchObject({
+      status: 'COMPLETED',
+      total_count: 4,
+      queued_count: 0,
+      found_count: 2,
+      failed_count: 0,
+      skipped_count: 2,
+      credits_charged: 12,
+      credits_refunded: 6,
+    });
+    expect((await credits(ws)).balance).toBe(24);
   });
 
   it('a job whose chunk items were written part-way holds its whole selection: a start meanwhile charges none of it', async () => {
