@@ -8,7 +8,7 @@ import type { NetworkProvider } from '../providers/provider';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
 import type { OutreachAction } from './action';
 import { ACCEPTANCE_REF, type CampaignEvents } from './campaign-events';
-import { NO_ACCOUNT_CAN_SEND, NO_ACCOUNT_RETRY_MS, campaignAccountsOf, spreadIndex, stickyAccount } from './pacing';
+import { NO_ACCOUNT_CAN_SEND, NO_ACCOUNT_RETRY_MS, campaignAccountsOf, contactedAccountWaits, pauseEnd, spreadIndex, stickyAccount } from './pacing';
 
 /**
  * How the engine answers a campaign condition for one prospect (docs/engine.md, "Conditions"):
@@ -79,9 +79,16 @@ export function acceptanceDeadline(condition: CampaignCondition, action: Outreac
 export async function decideCondition(deps: ConditionDeps, input: ConditionInput): Promise<ConditionDecision> {
   const { condition, action, prospect, campaign, accounts, now } = input;
 
-  async function isFirstDegree(): Promise<{ connected: boolean } | ConditionDecision> {
+  /**
+   * Whether the prospect is a first-degree connection, seen through a network account of the
+   * campaign; `ofContacted`: through the account that contacted it (its invitation's), waited for
+   * while it cannot look: another account's connections answer another question.
+   */
+  async function isFirstDegree(ofContacted = false): Promise<{ connected: boolean } | ConditionDecision> {
     const identifier = publicIdOf(prospect.networkProfileUrl);
     if (!identifier) return { branch: 'NO', reason: 'no network profile URL' };
+    const contacted = ofContacted ? stickyAccount(campaign, accounts, action, 'NETWORK') : undefined;
+    if (contacted && !canSendAt(contacted, now)) return { waitUntil: new Date(pauseEnd(contacted, now)), reason: contactedAccountWaits(contacted) };
     const account = networkAccountFor(campaign, accounts, action, now);
     if (!account) return { waitUntil: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS), reason: NO_ACCOUNT_CAN_SEND };
     try {
@@ -110,7 +117,7 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
       if (await deps.acceptances.accepted(campaign.id, prospect.id)) return { branch: 'YES', reason: 'invitation accepted' };
       const deadline = acceptanceDeadline(condition, action, now);
       if (now.getTime() < deadline.getTime()) return { waitUntil: deadline, forDelay: true };
-      const checked = await isFirstDegree();
+      const checked = await isFirstDegree(true);
       if (!('connected' in checked)) return checked;
       if (!checked.connected) return { branch: 'NO', reason: `invitation not accepted within ${condition.delayInHours} hours` };
       // Accepted without a webhook (it was lost, or is hours late): counted like one, once (a

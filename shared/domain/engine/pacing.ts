@@ -105,6 +105,9 @@ export function accountLimitReason(kind: SendKind, day: string, own?: SenderAcco
 
 /** The `last_error` of a send waiting because no account of its channel can send now. */
 export const NO_ACCOUNT_CAN_SEND = 'no sender account of the campaign can send now (none attached and active, or paused by the provider)';
+/** Why an action waits for the account that contacted its prospect on the channel (the conversation stays in one thread). */
+export const contactedAccountWaits = (account: SenderAccount) =>
+  `sender account ${account.id}, which contacted the prospect, cannot send now (paused, or not connected): it is waited for`;
 /** How long an action waits when the campaign's window has no open day (then it looks again: the window may have changed). */
 export const NO_SENDING_DAY_RETRY_MS = 60 * 60_000;
 /** The `last_error` of a step waiting because the campaign's sending window has no open day. */
@@ -148,7 +151,7 @@ export async function chooseAccount(
   const tomorrow = () => accountDayWake(campaign, action.prospectId, now).toISOString();
   const account = stickyAccount(campaign, accounts, action, channel);
   if (account) {
-    if (!canSendAt(account, now)) return { wait: pauseEnd(account, now), reason: NO_ACCOUNT_CAN_SEND };
+    if (!canSendAt(account, now)) return { wait: pauseEnd(account, now), reason: contactedAccountWaits(account) };
     if (await counters.takeAccountSend(account.id, day, kind, accountLimitOf(account, kind))) return { account, day };
     return { wait: tomorrow(), reason: accountLimitReason(kind, day, account) };
   }
@@ -182,7 +185,7 @@ export function stickyAccount(campaign: Campaign, accounts: Map<number, SenderAc
 }
 
 /** When a paused or inactive account may be tried again. */
-function pauseEnd(account: SenderAccount, now: Date): string {
+export function pauseEnd(account: SenderAccount, now: Date): string {
   const until = account.sendingPause?.until;
   if (until && new Date(until).getTime() > now.getTime()) return until;
   return new Date(now.getTime() + NO_ACCOUNT_RETRY_MS).toISOString();

@@ -140,6 +140,43 @@ describe('campaign conditions', () => {
     expect(await prospectStatuses(world, campaign.id)).toEqual({ [quiet as number]: { status: 'FINISHED', last_error: null } });
   });
 
+  it('ACCEPTED_INVITE: the deadline look goes through the account that sent the invitation, waited for while it cannot look', async () => {
+    clock.set('2026-12-08T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    await stack.provider.control.createAccount({ id: 'sbx-network-looker', type: 'LINKEDIN', name: 'Looker' });
+    const registered = await stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: world.ws.key, body: { provider_account_id: 'sbx-network-looker' } });
+    expect(registered.status, registered.text).toBe(201);
+    const other = registered.body.account.id;
+    const campaign = await campaignWith(world, 'Looked through the inviter', [{ step_type: 'NETWORK_INVITE', message_template: 'LI invite' }], { account_ids: [world.mailbox, world.network] });
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
+      YES: { step_type: 'EMAIL', subject_line: 'LI yes' },
+      NO: { step_type: 'EMAIL', subject_line: 'LI no' },
+    });
+    const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/li-other', email: 'li-other@example.com' }]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    expect((await networkSends('LI invite')).map(([kind]) => kind)).toEqual(['invitation']);
+    // The second account joins the campaign; the prospect is a connection of that one only, and
+    // the inviting account is disconnected when the deadline comes.
+    const attached = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, world.network, other] } });
+    expect(attached.status, attached.text).toBe(200);
+    await stack.provider.control.setProfile('li-other', { network_distance: 'FIRST_DEGREE', account_id: 'sbx-network-looker' });
+    await stack.provider.control.setAccountStatus('sbx-network-dev', 'CREDENTIALS');
+    try {
+      await advance(stack, clock, 26);
+      // Not YES through the other account's connections: it waits for the inviter, and says so.
+      expect([...(await emailedWith('LI yes')), ...(await emailedWith('LI no'))]).toEqual([]);
+      expect(await prospectStatuses(world, campaign.id)).toEqual({
+        [id as number]: { status: 'IN_PROGRESS', last_error: `sender account ${world.network}, which contacted the prospect, cannot send now (paused, or not connected): it is waited for` },
+      });
+    } finally {
+      // Back (for the tests after this one too): its look says the invitation was not accepted.
+      await stack.provider.control.setAccountStatus('sbx-network-dev', 'OK');
+    }
+    await advance(stack, clock, 2);
+    expect([await emailedWith('LI yes'), await emailedWith('LI no')]).toEqual([[], ['li-other@example.com']]);
+  });
+
   it('ALREADY_CONNECTED: a first-degree connection (asked live) takes YES, anyone else NO', async () => {
     clock.set('2026-11-30T09:00:00.000Z'); // Monday
     const { stack } = world;

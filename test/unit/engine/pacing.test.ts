@@ -277,9 +277,11 @@ describe('the choice of sender account', () => {
       reason: 'sender account 21, which contacted the prospect, is at its daily_limits.network_messages (9 a day) for 2027-03-22 (UTC): it goes on the next day',
     });
     const pausedUntil = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', paused('2027-03-22T15:00:00.000Z')));
-    expect(await chooseAccount(new FakeCounters(), campaign, pausedUntil, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T15:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
+    // Waited for, and the wait says which account: the campaign's others can send.
+    const waits = 'sender account 13, which contacted the prospect, cannot send now (paused, or not connected): it is waited for';
+    expect(await chooseAccount(new FakeCounters(), campaign, pausedUntil, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T15:00:00.000Z', reason: waits });
     const disconnected = accountsOf(...mailboxes.slice(0, 2), accountWith(13, 'EMAIL', { status: 'CREDENTIALS' }));
-    expect(await chooseAccount(new FakeCounters(), campaign, disconnected, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: NO_ACCOUNT_CAN_SEND });
+    expect(await chooseAccount(new FakeCounters(), campaign, disconnected, action, 'EMAIL', now)).toEqual({ wait: '2027-03-22T11:00:00.000Z', reason: waits });
   });
 
   it('gives a prospect whose account was deleted or detached from the campaign to the campaign’s accounts, as a new one', async () => {
