@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_INVITE_MESSAGE_LENGTH } from '../campaigns/flow-content';
 import type { CampaignStep } from '../campaigns/nodes';
 import type { Company, Prospect } from '../leads/lead';
 
@@ -72,5 +73,28 @@ export function renderStep(step: CampaignStep, prospect: Prospect, company: Comp
   const text = variant === 'B' && step.messageTemplateB.trim() !== '' ? step.messageTemplateB : step.messageTemplate;
   const subject = variant === 'B' && step.subjectLineB.trim() !== '' ? step.subjectLineB : step.subjectLine;
   const html = step.stepType === 'EMAIL';
-  return { variant, subject: renderTemplate(subject, prospect, company), text: renderTemplate(text, prospect, company, html) };
+  const rendered = renderTemplate(text, prospect, company, html);
+  return { variant, subject: renderTemplate(subject, prospect, company), text: step.stepType === 'NETWORK_INVITE' ? fitInvitationNote(rendered) : rendered };
+}
+
+/**
+ * An invitation's note within the provider's 300 characters. The template is checked as written
+ * (campaigns.md, "Content rules"), but a placeholder's value can take it past them, which the
+ * provider refuses (`errors/too_many_characters`), and that ended the prospect's sequence. Cut at
+ * the last space of the last 40 characters that fit, where there is one, and marked with an ellipsis.
+ */
+export function fitInvitationNote(note: string): string {
+  const trimmed = note.trim();
+  // Counted as JavaScript counts a string's length (UTF-16 units), as the provider does; a
+  // character is never split.
+  if (trimmed.length <= MAX_INVITE_MESSAGE_LENGTH) return trimmed;
+  let kept = '';
+  for (const character of trimmed) {
+    if (kept.length + character.length > MAX_INVITE_MESSAGE_LENGTH - 1) break;
+    kept += character;
+  }
+  // A word that ends where the cut falls is kept whole; else the cut goes back to its start.
+  const space = trimmed[kept.length] === ' ' ? kept.length : kept.lastIndexOf(' ');
+  const cut = space >= kept.length - 40 && space > 0 ? kept.slice(0, space) : kept;
+  return `${cut.trimEnd()}…`;
 }

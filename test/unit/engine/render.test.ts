@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CampaignStep } from '../../../shared/domain/campaigns/nodes';
-import { chooseVariant, renderStep, renderTemplate } from '../../../shared/domain/engine/render';
+import { chooseVariant, fitInvitationNote, renderStep, renderTemplate } from '../../../shared/domain/engine/render';
 import type { Company, Prospect } from '../../../shared/domain/leads/lead';
 
 const CREATED = '2027-01-04T10:00:00.000Z';
@@ -129,5 +129,28 @@ describe('rendering a step for a prospect', () => {
     for (let prospectId = 1; prospectId <= 10_000; prospectId += 1) if (chooseVariant(step, prospectId) === 'B') countB += 1;
     expect(countB).toBe(5025);
     expect(Math.abs(countB - 5000) <= 100).toBe(true);
+  });
+});
+
+describe('an invitation note within the provider’s 300 characters', () => {
+  it('cuts a note its placeholders took past 300, at a space near the end, with an ellipsis', () => {
+    const step = stepWith({ stepType: 'NETWORK_INVITE', messageTemplate: `${'word '.repeat(56)}{{company_name}}` });
+    const long = { ...company, name: 'A very long company name that goes on and on Incorporated' };
+    const { text } = renderStep(step, prospectWith({ companyId: 3 }), long);
+    // 280 + 'A very long company' is 299 units: the word that ends there is kept, then the ellipsis.
+    expect(text).toBe(`${'word '.repeat(56)}A very long company…`);
+    expect(text).toHaveLength(300);
+    // One unit less room: the cut goes back to the start of the word it would split.
+    const shorter = renderStep(stepWith({ stepType: 'NETWORK_INVITE', messageTemplate: `x${'word '.repeat(56)}{{company_name}}` }), prospectWith({ companyId: 3 }), long).text;
+    expect(shorter).toBe(`x${'word '.repeat(56)}A very long…`);
+  });
+
+  it('leaves a note of 300 as it is, cuts mid-word where no space is near, and never splits a character', () => {
+    expect(fitInvitationNote(` ${'x'.repeat(300)} `)).toBe('x'.repeat(300));
+    expect(fitInvitationNote('x'.repeat(301))).toBe(`${'x'.repeat(299)}…`);
+    // An emoji is two UTF-16 units, which the provider counts: 298 + 2 = 300 units fit, the last does not split.
+    expect(fitInvitationNote(`${'x'.repeat(298)}😀😀`)).toBe(`${'x'.repeat(298)}…`);
+    // An email or a message is not cut.
+    expect(renderStep(stepWith({ stepType: 'NETWORK_MESSAGE', messageTemplate: 'y'.repeat(400) }), prospectWith(), undefined).text).toHaveLength(400);
   });
 });
