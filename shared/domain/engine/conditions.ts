@@ -20,8 +20,11 @@ import { NO_ACCOUNT_CAN_SEND, NO_ACCOUNT_RETRY_MS, campaignAccountsOf, contacted
  *   prospect reached the condition, after one live look at the profile (the webhook can come hours
  *   late, or never);
  * - ALREADY_CONNECTED: a live look at the profile through a network account: first degree is YES.
- * Pure of storage: what it needs to read comes through the ports given.
+ * Pure of storage: what it reads, and the acceptance it records, go through the ports given.
  */
+
+/** How long past an ACCEPTED_INVITE deadline the look waits for the inviting account to be able to look, before NO. */
+export const INVITER_WAIT_MS = 7 * 24 * 60 * 60_000;
 
 export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const hasValidEmail = (prospect: Prospect): boolean => Boolean(prospect.email && EMAIL_SHAPE.test(prospect.email));
@@ -80,24 +83,25 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
   const { condition, action, prospect, campaign, accounts, now } = input;
 
   /**
-   * Whether the prospect is a first-degree connection, seen through a network account of the
-   * campaign; `ofContacted`: through the account that contacted it (its invitation's), waited for
-   * while it cannot look: another account's connections answer another question.
+   * Whether the prospect is a first-degree connection of `through` (the account that sent its
+   * invitation, or that contacted it: another account's connections answer another question), or
+   * else of a network account of the campaign, spread like sends.
    */
-  async function isFirstDegree(ofContacted = false): Promise<{ connected: boolean } | ConditionDecision> {
+  async function isFirstDegree(through?: SenderAccount): Promise<{ connected: boolean; account: SenderAccount } | ConditionDecision> {
     const identifier = publicIdOf(prospect.networkProfileUrl);
     if (!identifier) return { branch: 'NO', reason: 'no network profile URL' };
-    const contacted = ofContacted ? stickyAccount(campaign, accounts, action, 'NETWORK') : undefined;
-    if (contacted && !canSendAt(contacted, now)) return { waitUntil: new Date(pauseEnd(contacted, now)), reason: contactedAccountWaits(contacted) };
-    const account = networkAccountFor(campaign, accounts, action, now);
+    const account = through ?? networkAccountFor(campaign, accounts, action, now);
     if (!account) return { waitUntil: new Date(now.getTime() + NO_ACCOUNT_RETRY_MS), reason: NO_ACCOUNT_CAN_SEND };
     try {
       const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
-      return { connected: profile.networkDistance === 'FIRST_DEGREE' };
+      return { connected: profile.networkDistance === 'FIRST_DEGREE', account };
     } catch (failure) {
       return { failure, account };
     }
   }
+
+  /** The account that contacted the prospect on the network is waited for while it cannot look (as a send waits for it). */
+  const waitFor = (account: SenderAccount): ConditionDecision => ({ waitUntil: new Date(pauseEnd(account, now)), reason: contactedAccountWaits(account) });
 
   switch (condition.conditionType) {
     case 'HAS_EMAIL':
@@ -117,7 +121,17 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
       if (await deps.acceptances.accepted(campaign.id, prospect.id)) return { branch: 'YES', reason: 'invitation accepted' };
       const deadline = acceptanceDeadline(condition, action, now);
       if (now.getTime() < deadline.getTime()) return { waitUntil: deadline, forDelay: true };
-      const checked = await isFirstDegree(true);
+      // Only the account that sent the invitation can tell whether it was accepted: attached to the
+      // campaign or not, waited for while it cannot look (up to a week past the deadline); deleted,
+      // nobody can any more. (A prospect invited by no account of ours looks through the campaign's.)
+      const inviterId = action.accounts.NETWORK;
+      const inviter = inviterId === undefined ? undefined : accounts.get(inviterId);
+      if (inviterId !== undefined && inviter?.type !== 'NETWORK') return { branch: 'NO', reason: `the sender account that sent the invitation (${inviterId}) was deleted` };
+      if (inviter && !canSendAt(inviter, now)) {
+        if (now.getTime() < deadline.getTime() + INVITER_WAIT_MS) return waitFor(inviter);
+        return { branch: 'NO', reason: `the sender account that sent the invitation (${inviter.id}) could not look for a week after the deadline` };
+      }
+      const checked = await isFirstDegree(inviter);
       if (!('connected' in checked)) return checked;
       if (!checked.connected) return { branch: 'NO', reason: `invitation not accepted within ${condition.delayInHours} hours` };
       // Accepted without a webhook (it was lost, or is hours late): counted like one, once (a
@@ -130,13 +144,17 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
         ref: ACCEPTANCE_REF,
         at: now.toISOString(),
         channel: 'NETWORK',
-        accountId: action.accounts.NETWORK ?? null,
+        accountId: checked.account.id,
         nodeId: null,
       });
       return { branch: 'YES', reason: 'connected (seen on the profile at the deadline)' };
     }
     case 'ALREADY_CONNECTED': {
-      const checked = await isFirstDegree();
+      // Through the account that contacted the prospect while it is the campaign's (its YES branch's
+      // message goes through it), waited for while it cannot look; else the campaign's.
+      const contacted = stickyAccount(campaign, accounts, action, 'NETWORK');
+      if (contacted && !canSendAt(contacted, now)) return waitFor(contacted);
+      const checked = await isFirstDegree(contacted);
       if (!('connected' in checked)) return checked;
       return checked.connected ? { branch: 'YES', reason: 'first-degree connection' } : { branch: 'NO', reason: 'not a first-degree connection' };
     }

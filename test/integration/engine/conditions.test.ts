@@ -177,6 +177,28 @@ describe('campaign conditions', () => {
     expect([await emailedWith('LI yes'), await emailedWith('LI no')]).toEqual([[], ['li-other@example.com']]);
   });
 
+  it('ACCEPTED_INVITE: the deadline look goes through the inviting account after it was detached from the campaign', async () => {
+    clock.set('2026-12-15T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    const others = (await stack.call<{ accounts: { id: number; provider_account_id?: string; name: string }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts;
+    const other = others.find((account) => account.name === 'Looker')?.id as number;
+    const campaign = await campaignWith(world, 'Inviter detached', [{ step_type: 'NETWORK_INVITE', message_template: 'ID invite' }], { account_ids: [world.mailbox, world.network] });
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
+      YES: { step_type: 'EMAIL', subject_line: 'ID yes' },
+      NO: { step_type: 'EMAIL', subject_line: 'ID no' },
+    });
+    await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/id-other', email: 'id-other@example.com' }]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    expect((await networkSends('ID invite')).map(([kind]) => kind)).toEqual(['invitation']);
+    // The inviter leaves the campaign for the other account, of which the prospect is a connection.
+    const swapped = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
+    expect(swapped.status, swapped.text).toBe(200);
+    await stack.provider.control.setProfile('id-other', { network_distance: 'FIRST_DEGREE', account_id: 'sbx-network-looker' });
+    await advance(stack, clock, 26);
+    expect([await emailedWith('ID yes'), await emailedWith('ID no')]).toEqual([[], ['id-other@example.com']]);
+  });
+
   it('ALREADY_CONNECTED: a first-degree connection (asked live) takes YES, anyone else NO', async () => {
     clock.set('2026-11-30T09:00:00.000Z'); // Monday
     const { stack } = world;
