@@ -83,18 +83,27 @@ export function renderStep(step: CampaignStep, prospect: Prospect, company: Comp
  * provider refuses (`errors/too_many_characters`), and that ended the prospect's sequence. Cut at
  * the last space of the last 40 characters that fit, where there is one, and marked with an ellipsis.
  */
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Where the last white space (a space, a line break, a no-break space) of `text` is, or -1. */
+function lastSpaceIn(text: string): number {
+  for (let i = text.length - 1; i >= 0; i -= 1) if (/\s/.test(text[i] as string)) return i;
+  return -1;
+}
+
 export function fitInvitationNote(note: string): string {
   const trimmed = note.trim();
   // Counted as JavaScript counts a string's length (UTF-16 units), as the provider does; a
-  // character is never split.
+  // character as a reader sees it (a flag, an emoji with its skin tone, a letter and its accent)
+  // is never split.
   if (trimmed.length <= MAX_INVITE_MESSAGE_LENGTH) return trimmed;
   let kept = '';
-  for (const character of trimmed) {
-    if (kept.length + character.length > MAX_INVITE_MESSAGE_LENGTH - 1) break;
-    kept += character;
+  for (const { segment } of GRAPHEMES.segment(trimmed)) {
+    if (kept.length + segment.length > MAX_INVITE_MESSAGE_LENGTH - 1) break;
+    kept += segment;
   }
   // A word that ends where the cut falls is kept whole; else the cut goes back to its start.
-  const space = trimmed[kept.length] === ' ' ? kept.length : kept.lastIndexOf(' ');
+  const space = /\s/.test(trimmed[kept.length] ?? '') ? kept.length : lastSpaceIn(kept);
   const cut = space >= kept.length - 40 && space > 0 ? kept.slice(0, space) : kept;
   return `${cut.trimEnd()}…`;
 }

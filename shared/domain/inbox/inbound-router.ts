@@ -291,12 +291,17 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       )?.prospect;
       if (!prospect) return { handled: false, reason: 'unknown_sender' };
       // The campaign that sent the invitation, wherever the prospect is now (moved to another
-      // campaign, or out of every campaign); the current one for an invitation sent before
-      // 2026-11-27, which left no link.
+      // campaign, or out of every campaign).
       const invited = await deps.links.find([invitationLink(account.workspaceId, prospect.id, account.id)]);
-      await record('INVITE_ACCEPTED', prospect, invited?.campaignId ?? prospect.campaignId ?? null, ACCEPTANCE_REF, 'NETWORK', account, invited?.nodeId ?? null);
+      if (invited?.campaignId !== undefined) await record('INVITE_ACCEPTED', prospect, invited.campaignId, ACCEPTANCE_REF, 'NETWORK', account, invited.nodeId ?? null);
       const campaignId = prospect.campaignId ?? null;
       if (campaignId === null) return { handled: true, prospectId: prospect.id, kind: 'accepted' };
+      // Without a link (an invitation sent before 2026-11-27), the current campaign's, when its
+      // network steps go through this account; an invitation of an account that never wrote to the
+      // prospect for a campaign (sent by hand) is no campaign's.
+      if (invited?.campaignId === undefined && (await deps.actions.get(campaignId, prospect.id))?.accounts.NETWORK === account.id) {
+        await record('INVITE_ACCEPTED', prospect, campaignId, ACCEPTANCE_REF, 'NETWORK', account, null);
+      }
       const campaign = await deps.campaigns.get(account.workspaceId, campaignId);
       // A prospect waiting at ACCEPTED_INVITE is due now. The write is conditional on the version
       // read: if the sender moved the action meanwhile, read it again (it may still be waiting there).

@@ -1,7 +1,8 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboundLinkKey } from '../../../shared/db/keys';
+import { invitationLink } from '../../../shared/domain/inbox/inbound-router';
 import { ManualClock } from '../../../shared/time/clock';
 import { type Receiver, startReceiver } from '../../support/receiver';
 import { createList, importLeads, person } from '../leads/helpers';
@@ -255,5 +256,36 @@ describe('replies', () => {
     expect([await accepted(first.id), await accepted(second.id)]).toEqual([[twice], []]);
     await stack.provider.control.acceptInvitation((invitations.find((item) => item.accountId === 'sbx-network-second') as { id: string }).id);
     expect([await accepted(first.id), await accepted(second.id)]).toEqual([[twice], [twice]]);
+  });
+
+  it('without an invitation link (sent before links existed), an acceptance counts for the current campaign only when its network steps go through that account', async () => {
+    const { stack, ws } = world;
+    clock.set('2026-12-28T09:00:00.000Z'); // Monday
+    const inviting = await campaignWith(world, 'Invited unlinked', [{ step_type: 'NETWORK_INVITE' }, { step_type: 'EMAIL', subject_line: 'UL later', delay_in_hours: 240 }]);
+    const other = await campaignWith(world, 'Moved in unlinked', [{ step_type: 'EMAIL', subject_line: 'UL email', delay_in_hours: 240 }]);
+    const list = await createList(stack, ws, 'Unlinked');
+    const [stays, moves] = (
+      await importLeads(stack, ws, list.id, {
+        leads: [person(9301, { network_profile_url: 'https://www.linkedin.com/in/ul-stays' }), person(9302, { network_profile_url: 'https://www.linkedin.com/in/ul-moves' })],
+      })
+    ).leads.map((lead) => lead.id) as [number, number];
+    const addTo = async (campaignId: number, ids: number[]) => {
+      const moved = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, { apiKey: ws.key, body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true } });
+      expect([moved.status, moved.body.count], moved.text).toEqual([200, ids.length]);
+    };
+    await addTo(inviting.id, [stays, moves]);
+    await activate(world, inviting.id);
+    await activate(world, other.id);
+    await addTo(other.id, [moves]);
+    // The links are gone, as for invitations sent before they were written.
+    for (const id of [stays, moves]) {
+      await stack.db.send(new DeleteCommand({ TableName: stack.tableName, Key: inboundLinkKey(invitationLink(ws.workspaceId, id, world.network)) }));
+    }
+    const invitations = (await stack.provider.control.state()).invitations.filter((item) => ['ul-stays', 'ul-moves'].includes(String(item.publicIdentifier)));
+    expect(invitations).toHaveLength(2);
+    for (const invitation of invitations) await stack.provider.control.acceptInvitation(invitation.id);
+    const accepted = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId);
+    // The one still in the inviting campaign counts there; the moved one's new campaign never wrote to it on the network.
+    expect([await accepted(inviting.id), await accepted(other.id)]).toEqual([[stays], []]);
   });
 });

@@ -150,6 +150,10 @@ describe('an invitation note within the provider’s 300 characters', () => {
     expect(fitInvitationNote('x'.repeat(301))).toBe(`${'x'.repeat(299)}…`);
     // An emoji is two UTF-16 units, which the provider counts: 298 + 2 = 300 units fit, the last does not split.
     expect(fitInvitationNote(`${'x'.repeat(298)}😀😀`)).toBe(`${'x'.repeat(298)}…`);
+    // A flag is two code points (four units): never cut in half.
+    expect(fitInvitationNote(`${'x'.repeat(297)}🇫🇷yy`)).toBe(`${'x'.repeat(297)}…`);
+    // A line break is a word's end too.
+    expect(fitInvitationNote(`${'x'.repeat(280)}\nabcdefghijklmnopqrstuvwxyz`)).toBe(`${'x'.repeat(280)}…`);
     // An email or a message is not cut.
     expect(renderStep(stepWith({ stepType: 'NETWORK_MESSAGE', messageTemplate: 'y'.repeat(400) }), prospectWith(), undefined).text).toHaveLength(400);
   });
