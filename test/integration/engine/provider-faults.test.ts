@@ -63,6 +63,21 @@ describe('provider answers, redelivery and crashes', () => {
     );
     return { ...pending, claim };
   };
+  /** The outcome record a sender wrote for a crashed invitation's claim before it crashed. */
+  const recordInvitation = (pending: Awaited<ReturnType<typeof crashAfterClaim>>, campaign: { id: number; stepIds: number[] }, outcome: 'SENT' | 'SKIPPED', reason: string | null) =>
+    new DynamoOutcomeLog(world.stack.db, world.stack.tableName, clock).record({
+      workspaceId: pending.workspaceId,
+      campaignId: campaign.id,
+      prospectId: pending.prospectId,
+      stint: pending.stint,
+      nodeId: campaign.stepIds[0] as number,
+      stepType: 'NETWORK_INVITE',
+      outcome,
+      reason,
+      accountId: world.network,
+      variant: 'A',
+      at: pending.claim.at,
+    });
   const outcomeSummary = async (campaignId: number) => (await outcomesOf(world.stack, campaignId)).map((o) => `${o.stepType} ${o.outcome}${o.reason ? ` (${o.reason})` : ''}`);
 
   it('retries a transient failure after a backoff and sends once', async () => {
@@ -277,19 +292,7 @@ describe('provider answers, redelivery and crashes', () => {
     // A sender claimed the invitation, the provider answered "already performed", the sender recorded
     // the skip and crashed before it moved the action on.
     const pending = await crashAfterClaim(campaign.id, prospectId as number, 'INVITE', world.network);
-    await new DynamoOutcomeLog(stack.db, stack.tableName, clock).record({
-      workspaceId: pending.workspaceId,
-      campaignId: campaign.id,
-      prospectId: prospectId as number,
-      stint: pending.stint,
-      nodeId: campaign.stepIds[0] as number,
-      stepType: 'NETWORK_INVITE',
-      outcome: 'SKIPPED',
-      reason: 'errors/action_already_performed',
-      accountId: world.network,
-      variant: 'A',
-      at: pending.claim.at,
-    });
+    await recordInvitation(pending, campaign, 'SKIPPED', 'errors/action_already_performed');
     // Once the claim expires the crash rule settles it from the record: the condition does not wait 72 hours.
     await advance(stack, clock, 0.5);
     const emailed = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject?.startsWith('CC ')).map((item) => [item.subject, item.to]);
@@ -306,19 +309,7 @@ describe('provider answers, redelivery and crashes', () => {
     await stack.drain('campaign-scheduling');
     // A sender sent the invitation, recorded it, and crashed before it linked it and moved the action on.
     const pending = await crashAfterClaim(campaign.id, prospectId as number, 'INVITE', world.network);
-    await new DynamoOutcomeLog(stack.db, stack.tableName, clock).record({
-      workspaceId: pending.workspaceId,
-      campaignId: campaign.id,
-      prospectId: prospectId as number,
-      stint: pending.stint,
-      nodeId: campaign.stepIds[0] as number,
-      stepType: 'NETWORK_INVITE',
-      outcome: 'SENT',
-      reason: null,
-      accountId: world.network,
-      variant: 'A',
-      at: pending.claim.at,
-    });
+    await recordInvitation(pending, campaign, 'SENT', null);
     const link = async () =>
       (
         await stack.db.send(

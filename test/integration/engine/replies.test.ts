@@ -53,6 +53,13 @@ describe('replies', () => {
     );
     return (Items ?? []).map((item) => [item.kind, item.prospectId, item.channel]);
   };
+  /** Moves prospects of a list into a campaign (out of any other), all of them. */
+  const moveInto = async (listId: number, campaignId: number, ids: number[]) => {
+    const moved = await world.stack.call('POST', `/public/lead-lists/${listId}/add-to-campaign/`, { apiKey: world.ws.key, body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true } });
+    expect([moved.status, moved.body.count], moved.text).toEqual([200, ids.length]);
+  };
+  /** The prospects whose acceptance a campaign recorded. */
+  const acceptedIn = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId);
   const emailsWithSubject = async (subject: string) =>
     (await sandboxSent(world.stack)).filter((item) => item.kind === 'email' && item.subject === subject).map((item) => item.to).sort();
 
@@ -206,10 +213,7 @@ describe('replies', () => {
         leads: [person(9101, { network_profile_url: 'https://www.linkedin.com/in/ac-mover' }), person(9102, { network_profile_url: 'https://www.linkedin.com/in/ac-leaver' })],
       })
     ).leads.map((lead) => lead.id) as [number, number];
-    const addTo = async (campaignId: number, ids: number[]) => {
-      const moved = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, { apiKey: ws.key, body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true } });
-      expect([moved.status, moved.body.count], moved.text).toEqual([200, ids.length]);
-    };
+    const addTo = (campaignId: number, ids: number[]) => moveInto(list.id, campaignId, ids);
     await addTo(inviting.id, [mover, leaver]);
     await activate(world, inviting.id);
     const invitations = (await stack.provider.control.state()).invitations.filter((item) => ['ac-mover', 'ac-leaver'].includes(String(item.publicIdentifier)));
@@ -220,7 +224,7 @@ describe('replies', () => {
     expect(removed.status, removed.text).toBe(200);
     for (const invitation of invitations) await stack.provider.control.acceptInvitation(invitation.id);
 
-    const accepted = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId).sort();
+    const accepted = async (campaignId: number) => (await acceptedIn(campaignId)).sort();
     expect([await accepted(inviting.id), await accepted(other.id)]).toEqual([[mover, leaver].sort(), []]);
     const analytics = async (campaignId: number) =>
       (await stack.call<{ analytics: Record<string, unknown> }>('GET', `/public/campaigns/${campaignId}/analytics/`, { apiKey: ws.key })).body.analytics;
@@ -239,10 +243,7 @@ describe('replies', () => {
     const second = await campaignWith(world, 'Invited through the second', [{ step_type: 'NETWORK_INVITE' }], { account_ids: [registered.body.account.id] });
     const list = await createList(stack, ws, 'Invited twice');
     const [twice] = (await importLeads(stack, ws, list.id, { leads: [person(9201, { network_profile_url: 'https://www.linkedin.com/in/ac-twice' })] })).leads.map((lead) => lead.id) as [number];
-    const addTo = async (campaignId: number) => {
-      const moved = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, { apiKey: ws.key, body: { campaign: campaignId, prospect_ids: [twice], allow_duplicates: true } });
-      expect([moved.status, moved.body.count], moved.text).toEqual([200, 1]);
-    };
+    const addTo = (campaignId: number) => moveInto(list.id, campaignId, [twice]);
     await addTo(first.id);
     await activate(world, first.id);
     await addTo(second.id);
@@ -250,12 +251,11 @@ describe('replies', () => {
     const invitations = (await stack.provider.control.state()).invitations.filter((item) => item.publicIdentifier === 'ac-twice');
     expect(invitations.map((item) => item.accountId).sort()).toEqual(['sbx-network-dev', 'sbx-network-second']);
 
-    const accepted = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId);
     // The first campaign's invitation (the first account) is accepted, while the prospect is in the second.
     await stack.provider.control.acceptInvitation((invitations.find((item) => item.accountId === 'sbx-network-dev') as { id: string }).id);
-    expect([await accepted(first.id), await accepted(second.id)]).toEqual([[twice], []]);
+    expect([await acceptedIn(first.id), await acceptedIn(second.id)]).toEqual([[twice], []]);
     await stack.provider.control.acceptInvitation((invitations.find((item) => item.accountId === 'sbx-network-second') as { id: string }).id);
-    expect([await accepted(first.id), await accepted(second.id)]).toEqual([[twice], [twice]]);
+    expect([await acceptedIn(first.id), await acceptedIn(second.id)]).toEqual([[twice], [twice]]);
   });
 
   it('without an invitation link (sent before links existed), an acceptance counts for the current campaign only when its network steps go through that account', async () => {
@@ -269,10 +269,7 @@ describe('replies', () => {
         leads: [person(9301, { network_profile_url: 'https://www.linkedin.com/in/ul-stays' }), person(9302, { network_profile_url: 'https://www.linkedin.com/in/ul-moves' })],
       })
     ).leads.map((lead) => lead.id) as [number, number];
-    const addTo = async (campaignId: number, ids: number[]) => {
-      const moved = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, { apiKey: ws.key, body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true } });
-      expect([moved.status, moved.body.count], moved.text).toEqual([200, ids.length]);
-    };
+    const addTo = (campaignId: number, ids: number[]) => moveInto(list.id, campaignId, ids);
     await addTo(inviting.id, [stays, moves]);
     await activate(world, inviting.id);
     await activate(world, other.id);
@@ -284,8 +281,7 @@ describe('replies', () => {
     const invitations = (await stack.provider.control.state()).invitations.filter((item) => ['ul-stays', 'ul-moves'].includes(String(item.publicIdentifier)));
     expect(invitations).toHaveLength(2);
     for (const invitation of invitations) await stack.provider.control.acceptInvitation(invitation.id);
-    const accepted = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId);
     // The one still in the inviting campaign counts there; the moved one's new campaign never wrote to it on the network.
-    expect([await accepted(inviting.id), await accepted(other.id)]).toEqual([[stays], []]);
+    expect([await acceptedIn(inviting.id), await acceptedIn(other.id)]).toEqual([[stays], []]);
   });
 });
