@@ -67,15 +67,17 @@ export class DynamoCampaignEvents implements CampaignEvents {
     }
   }
 
-  async accepted(campaignId: number, prospectId: number): Promise<boolean> {
+  async accepted(campaignId: number, prospectId: number): Promise<{ at: string; accountId: number | null } | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({
         TableName: this.tableName,
         Key: campaignEventKey(campaignId, 'INVITE_ACCEPTED', prospectId, ACCEPTANCE_REF),
-        ProjectionExpression: 'pk',
+        ProjectionExpression: '#at, accountId',
+        ExpressionAttributeNames: { '#at': 'at' },
         ConsistentRead: true,
       }),
     );
-    return Item !== undefined;
+    if (!Item) return undefined;
+    return { at: String(Item.at), accountId: typeof Item.accountId === 'number' ? Item.accountId : null };
   }
 }

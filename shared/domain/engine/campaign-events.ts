@@ -38,5 +38,6 @@ export interface CampaignEvent {
 export interface CampaignEvents {
   /** Records the event unless one with its kind, prospect and ref exists; true when this call recorded it. */
   record(event: CampaignEvent): Promise<boolean>;
-  accepted(campaignId: number, prospectId: number): Promise<boolean>;
+  /** The prospect's recorded acceptance in the campaign (one per campaign and prospect): when, and on which account. */
+  accepted(campaignId: number, prospectId: number): Promise<{ at: string; accountId: number | null } | undefined>;
 }

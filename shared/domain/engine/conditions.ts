@@ -118,7 +118,13 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
     }
     case 'ACCEPTED_INVITE': {
       if (action.alreadyConnected) return { branch: 'YES', reason: 'already connected when the invitation was to be sent' };
-      if (await deps.acceptances.accepted(campaign.id, prospect.id)) return { branch: 'YES', reason: 'invitation accepted' };
+      // An acceptance of this stay's invitation: on the account that sent it, since the stay began.
+      // (One of an earlier stay in this campaign, or of another account's invitation, says nothing
+      // of this one; the look at the deadline answers then.)
+      const acceptance = await deps.acceptances.accepted(campaign.id, prospect.id);
+      if (acceptance && acceptance.at >= action.stint && (acceptance.accountId === null || acceptance.accountId === (action.accounts.NETWORK ?? acceptance.accountId))) {
+        return { branch: 'YES', reason: 'invitation accepted' };
+      }
       const deadline = acceptanceDeadline(condition, action, now);
       if (now.getTime() < deadline.getTime()) return { waitUntil: deadline, forDelay: true };
       // Only the account that sent the invitation can tell whether it was accepted: attached to the

@@ -199,6 +199,43 @@ describe('campaign conditions', () => {
     expect([await emailedWith('ID yes'), await emailedWith('ID no')]).toEqual([[], ['id-other@example.com']]);
   });
 
+  it('ACCEPTED_INVITE: an acceptance of an earlier stay in the campaign does not answer a new stay’s invitation', async () => {
+    clock.set('2026-12-22T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    const accounts = (await stack.call<{ accounts: { id: number; name: string }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts;
+    const other = accounts.find((account) => account.name === 'Looker')?.id as number;
+    const campaign = await campaignWith(world, 'Stayed twice', [{ step_type: 'NETWORK_INVITE', message_template: 'ST invite' }], { account_ids: [world.mailbox, world.network] });
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
+      YES: { step_type: 'EMAIL', subject_line: 'ST yes' },
+      NO: { step_type: 'EMAIL', subject_line: 'ST no' },
+    });
+    const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/st-twice', email: 'st-twice@example.com' }]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    const first = (await stack.provider.control.state()).invitations.find((item) => item.publicIdentifier === 'st-twice');
+    if (!first) throw new Error('no invitation to st-twice');
+    await stack.provider.control.acceptInvitation(first.id);
+    await play(stack);
+    expect(await emailedWith('ST yes')).toEqual(['st-twice@example.com']);
+    // Out, the campaign moved to the other network account, and in again: a new stay, a new invitation.
+    const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [id] } });
+    expect(removed.status, removed.text).toBe(200);
+    const swapped = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
+    expect(swapped.status, swapped.text).toBe(200);
+    clock.advance(60_000);
+    const again = await stack.call('POST', `/public/campaigns/${campaign.id}/import/`, { apiKey: world.ws.key, body: { activate: true, leads: [{ first_name: 'Stayed', last_name: 'Twice', network_profile_url: 'https://www.linkedin.com/in/st-twice' }] } });
+    expect([again.status, again.body.count], again.text).toEqual([200, 1]);
+    await advance(stack, clock, 2);
+    expect((await stack.provider.control.state()).invitations.filter((item) => item.publicIdentifier === 'st-twice').map((item) => item.accountId)).toEqual([
+      'sbx-network-dev',
+      'sbx-network-looker',
+    ]);
+    // Not YES at once: the first stay's acceptance was of another account's invitation.
+    expect(await emailedWith('ST yes')).toEqual(['st-twice@example.com']);
+    await advance(stack, clock, 24);
+    expect(await emailedWith('ST no')).toEqual(['st-twice@example.com']);
+  });
+
   it('ALREADY_CONNECTED: a first-degree connection (asked live) takes YES, anyone else NO', async () => {
     clock.set('2026-11-30T09:00:00.000Z'); // Monday
     const { stack } = world;
