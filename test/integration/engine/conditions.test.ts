@@ -22,6 +22,22 @@ describe('campaign conditions', () => {
   const networkSends = async (text: string) =>
     (await sandboxSent(world.stack)).filter((item) => item.kind !== 'email' && item.text === text).map((item) => [item.kind, item.at]);
 
+  /**
+   * A campaign through the dev mailbox and network account: an invitation (its note `<tag> invite`),
+   * then ACCEPTED_INVITE after 24 hours, YES and NO each an email (`<tag> yes`, `<tag> no`).
+   */
+  const inviteThenAccepted = async (name: string, tag: string) => {
+    const campaign = await campaignWith(world, name, [{ step_type: 'NETWORK_INVITE', message_template: `${tag} invite` }], { account_ids: [world.mailbox, world.network] });
+    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
+      YES: { step_type: 'EMAIL', subject_line: `${tag} yes` },
+      NO: { step_type: 'EMAIL', subject_line: `${tag} no` },
+    });
+    return campaign;
+  };
+  /** The second network account ('Looker'), registered by the first test that needs it. */
+  const lookerAccount = async () =>
+    (await world.stack.call<{ accounts: { id: number; name: string }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts.find((account) => account.name === 'Looker')?.id as number;
+
   it('HAS_EMAIL: a valid email takes YES, none takes NO', async () => {
     const campaign = await campaignWith(world, 'Has email', [{ step_type: 'EMAIL', subject_line: 'HE intro' }]);
     await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'HAS_EMAIL' }, {
@@ -147,11 +163,7 @@ describe('campaign conditions', () => {
     const registered = await stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: world.ws.key, body: { provider_account_id: 'sbx-network-looker' } });
     expect(registered.status, registered.text).toBe(201);
     const other = registered.body.account.id;
-    const campaign = await campaignWith(world, 'Looked through the inviter', [{ step_type: 'NETWORK_INVITE', message_template: 'LI invite' }], { account_ids: [world.mailbox, world.network] });
-    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
-      YES: { step_type: 'EMAIL', subject_line: 'LI yes' },
-      NO: { step_type: 'EMAIL', subject_line: 'LI no' },
-    });
+    const campaign = await inviteThenAccepted('Looked through the inviter', 'LI');
     const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/li-other', email: 'li-other@example.com' }]);
     await activate(world, campaign.id);
     await advance(stack, clock, 1);
@@ -180,13 +192,8 @@ describe('campaign conditions', () => {
   it('ACCEPTED_INVITE: the deadline look goes through the inviting account after it was detached from the campaign', async () => {
     clock.set('2026-12-15T09:00:00.000Z'); // Tuesday
     const { stack } = world;
-    const others = (await stack.call<{ accounts: { id: number; provider_account_id?: string; name: string }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts;
-    const other = others.find((account) => account.name === 'Looker')?.id as number;
-    const campaign = await campaignWith(world, 'Inviter detached', [{ step_type: 'NETWORK_INVITE', message_template: 'ID invite' }], { account_ids: [world.mailbox, world.network] });
-    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
-      YES: { step_type: 'EMAIL', subject_line: 'ID yes' },
-      NO: { step_type: 'EMAIL', subject_line: 'ID no' },
-    });
+    const other = await lookerAccount();
+    const campaign = await inviteThenAccepted('Inviter detached', 'ID');
     await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/id-other', email: 'id-other@example.com' }]);
     await activate(world, campaign.id);
     await advance(stack, clock, 1);
@@ -202,13 +209,8 @@ describe('campaign conditions', () => {
   it('ACCEPTED_INVITE: an acceptance of an earlier stay in the campaign does not answer a new stay’s invitation', async () => {
     clock.set('2026-12-22T09:00:00.000Z'); // Tuesday
     const { stack } = world;
-    const accounts = (await stack.call<{ accounts: { id: number; name: string }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts;
-    const other = accounts.find((account) => account.name === 'Looker')?.id as number;
-    const campaign = await campaignWith(world, 'Stayed twice', [{ step_type: 'NETWORK_INVITE', message_template: 'ST invite' }], { account_ids: [world.mailbox, world.network] });
-    await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
-      YES: { step_type: 'EMAIL', subject_line: 'ST yes' },
-      NO: { step_type: 'EMAIL', subject_line: 'ST no' },
-    });
+    const other = await lookerAccount();
+    const campaign = await inviteThenAccepted('Stayed twice', 'ST');
     const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/st-twice', email: 'st-twice@example.com' }]);
     await activate(world, campaign.id);
     await advance(stack, clock, 1);
