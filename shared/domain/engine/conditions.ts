@@ -118,19 +118,18 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
     }
     case 'ACCEPTED_INVITE': {
       if (action.alreadyConnected) return { branch: 'YES', reason: 'already connected when the invitation was to be sent' };
-      // An acceptance of this stay's invitation: on the account that sent it, since the stay began.
-      // (One of an earlier stay in this campaign, or of another account's invitation, says nothing
-      // of this one; the look at the deadline answers then.)
+      const inviterId = action.accounts.NETWORK;
+      // An acceptance of this stay's invitation: on the account that sent it (where either is
+      // known), since the stay began. One of an earlier stay in this campaign, or of another
+      // account's invitation, says nothing of this one; the look at the deadline answers then.
       const acceptance = await deps.acceptances.accepted(campaign.id, prospect.id);
-      if (acceptance && acceptance.at >= action.stint && (acceptance.accountId === null || acceptance.accountId === (action.accounts.NETWORK ?? acceptance.accountId))) {
-        return { branch: 'YES', reason: 'invitation accepted' };
-      }
+      const onInviter = acceptance?.accountId === null || inviterId === undefined || acceptance?.accountId === inviterId;
+      if (acceptance && acceptance.at >= action.stint && onInviter) return { branch: 'YES', reason: 'invitation accepted' };
       const deadline = acceptanceDeadline(condition, action, now);
       if (now.getTime() < deadline.getTime()) return { waitUntil: deadline, forDelay: true };
       // Only the account that sent the invitation can tell whether it was accepted: attached to the
       // campaign or not, waited for while it cannot look (up to a week past the deadline); deleted,
       // nobody can any more. (A prospect invited by no account of ours looks through the campaign's.)
-      const inviterId = action.accounts.NETWORK;
       const inviter = inviterId === undefined ? undefined : accounts.get(inviterId);
       if (inviterId !== undefined && inviter?.type !== 'NETWORK') return { branch: 'NO', reason: `the sender account that sent the invitation (${inviterId}) was deleted` };
       if (inviter && !canSendAt(inviter, now)) {

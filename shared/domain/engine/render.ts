@@ -77,12 +77,6 @@ export function renderStep(step: CampaignStep, prospect: Prospect, company: Comp
   return { variant, subject: renderTemplate(subject, prospect, company), text: step.stepType === 'NETWORK_INVITE' ? fitInvitationNote(rendered) : rendered };
 }
 
-/**
- * An invitation's note within the provider's 300 characters. The template is checked as written
- * (campaigns.md, "Content rules"), but a placeholder's value can take it past them, which the
- * provider refuses (`errors/too_many_characters`), and that ended the prospect's sequence. Cut at
- * the last space of the last 40 characters that fit, where there is one, and marked with an ellipsis.
- */
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Where the last white space (a space, a line break, a no-break space) of `text` is, or -1. */
@@ -91,6 +85,12 @@ function lastSpaceIn(text: string): number {
   return -1;
 }
 
+/**
+ * An invitation's note within the provider's 300 characters. The template is checked as written
+ * (campaigns.md, "Content rules"), but a placeholder's value can take it past them, which the
+ * provider refuses (`errors/too_many_characters`), and that ended the prospect's sequence. Cut at
+ * the last space of the last 40 characters that fit, where there is one, and marked with an ellipsis.
+ */
 export function fitInvitationNote(note: string): string {
   const trimmed = note.trim();
   // Counted as JavaScript counts a string's length (UTF-16 units), as the provider does; a

@@ -58,6 +58,14 @@ describe('replies', () => {
     const moved = await world.stack.call('POST', `/public/lead-lists/${listId}/add-to-campaign/`, { apiKey: world.ws.key, body: { campaign: campaignId, prospect_ids: ids, allow_duplicates: true } });
     expect([moved.status, moved.body.count], moved.text).toEqual([200, ids.length]);
   };
+  /** A list of prospects known by their network profiles (`<handle>` of linkedin.com/in/), in order; their ids. */
+  const listOfProfiles = async (name: string, rows: [number, string][]) => {
+    const list = await createList(world.stack, world.ws, name);
+    const imported = await importLeads(world.stack, world.ws, list.id, {
+      leads: rows.map(([row, handle]) => person(row, { network_profile_url: `https://www.linkedin.com/in/${handle}` })),
+    });
+    return { list, ids: imported.leads.map((lead) => lead.id) as number[] };
+  };
   /** The prospects whose acceptance a campaign recorded. */
   const acceptedIn = async (campaignId: number) => (await eventsOf(campaignId)).filter(([kind]) => kind === 'INVITE_ACCEPTED').map(([, prospectId]) => prospectId);
   const emailsWithSubject = async (subject: string) =>
@@ -207,12 +215,11 @@ describe('replies', () => {
     clock.set('2026-12-14T09:00:00.000Z'); // Monday
     const inviting = await campaignWith(world, 'Invited first', [{ step_type: 'NETWORK_INVITE' }]);
     const other = await campaignWith(world, 'Moved into later', [{ step_type: 'EMAIL', subject_line: 'AC email' }]);
-    const list = await createList(stack, ws, 'Accepting movers');
-    const [mover, leaver] = (
-      await importLeads(stack, ws, list.id, {
-        leads: [person(9101, { network_profile_url: 'https://www.linkedin.com/in/ac-mover' }), person(9102, { network_profile_url: 'https://www.linkedin.com/in/ac-leaver' })],
-      })
-    ).leads.map((lead) => lead.id) as [number, number];
+    const { list, ids } = await listOfProfiles('Accepting movers', [
+      [9101, 'ac-mover'],
+      [9102, 'ac-leaver'],
+    ]);
+    const [mover, leaver] = ids as [number, number];
     const addTo = (campaignId: number, ids: number[]) => moveInto(list.id, campaignId, ids);
     await addTo(inviting.id, [mover, leaver]);
     await activate(world, inviting.id);
@@ -241,8 +248,8 @@ describe('replies', () => {
     expect(registered.status, registered.text).toBe(201);
     const first = await campaignWith(world, 'Invited through the first', [{ step_type: 'NETWORK_INVITE' }]);
     const second = await campaignWith(world, 'Invited through the second', [{ step_type: 'NETWORK_INVITE' }], { account_ids: [registered.body.account.id] });
-    const list = await createList(stack, ws, 'Invited twice');
-    const [twice] = (await importLeads(stack, ws, list.id, { leads: [person(9201, { network_profile_url: 'https://www.linkedin.com/in/ac-twice' })] })).leads.map((lead) => lead.id) as [number];
+    const { list, ids } = await listOfProfiles('Invited twice', [[9201, 'ac-twice']]);
+    const [twice] = ids as [number];
     const addTo = (campaignId: number) => moveInto(list.id, campaignId, [twice]);
     await addTo(first.id);
     await activate(world, first.id);
@@ -263,12 +270,11 @@ describe('replies', () => {
     clock.set('2026-12-28T09:00:00.000Z'); // Monday
     const inviting = await campaignWith(world, 'Invited unlinked', [{ step_type: 'NETWORK_INVITE' }, { step_type: 'EMAIL', subject_line: 'UL later', delay_in_hours: 240 }]);
     const other = await campaignWith(world, 'Moved in unlinked', [{ step_type: 'EMAIL', subject_line: 'UL email', delay_in_hours: 240 }]);
-    const list = await createList(stack, ws, 'Unlinked');
-    const [stays, moves] = (
-      await importLeads(stack, ws, list.id, {
-        leads: [person(9301, { network_profile_url: 'https://www.linkedin.com/in/ul-stays' }), person(9302, { network_profile_url: 'https://www.linkedin.com/in/ul-moves' })],
-      })
-    ).leads.map((lead) => lead.id) as [number, number];
+    const { list, ids } = await listOfProfiles('Unlinked', [
+      [9301, 'ul-stays'],
+      [9302, 'ul-moves'],
+    ]);
+    const [stays, moves] = ids as [number, number];
     const addTo = (campaignId: number, ids: number[]) => moveInto(list.id, campaignId, ids);
     await addTo(inviting.id, [stays, moves]);
     await activate(world, inviting.id);
