@@ -136,8 +136,8 @@ export function controlRoutes(sandbox: SandboxInternals): Route[] {
     /^\/_sandbox\/faults$/,
     ({ body }) => {
       const kind = body.kind;
-      if (kind !== 'status' && kind !== 'error' && kind !== 'rate_limit' && kind !== 'timeout') {
-        throw new HttpError(400, 'errors/invalid_parameters', 'kind must be status, error, rate_limit or timeout');
+      if (kind !== 'status' && kind !== 'error' && kind !== 'rate_limit' && kind !== 'timeout' && kind !== 'lost_answer') {
+        throw new HttpError(400, 'errors/invalid_parameters', 'kind must be status, error, rate_limit, timeout or lost_answer');
       }
       const status = body.status;
       if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {

@@ -110,6 +110,37 @@ export function networkRoutes(deps: NetworkRouteDeps): Route[] {
       },
     ],
     [
+      'GET',
+      /^\/api\/v1\/chat_attendees\/([^/]+)\/chats$/,
+      ({ params, query }) => {
+        // The attendee by provider id (what the engine knows); the account's chats that include them.
+        const attendee = params[0] ?? '';
+        const account = query.account_id ? activeAccount(query.account_id) : undefined;
+        const items = [...chats.values()]
+          .filter((chat) => chat.attendees.includes(attendee) && (!account || chat.accountId === account.id))
+          .map((chat) => ({ object: 'Chat', id: chat.id, account_id: chat.accountId, account_type: 'LINKEDIN', provider_id: chat.id, attendee_provider_id: chat.attendees.length === 1 ? attendee : null, type: chat.attendees.length === 1 ? 0 : 1 }));
+        return [200, { object: 'ChatList', items, cursor: null }];
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/chats\/([^/]+)\/messages$/,
+      ({ params, query }) => {
+        const chat = chats.get(params[0] ?? '');
+        if (!chat) throw notFound('Chat not found');
+        const after = query.after ? Date.parse(query.after) : Number.NEGATIVE_INFINITY;
+        const limit = Math.min(Math.max(Number(query.limit) || 100, 1), 250);
+        // The account's own messages in the chat (what it sent here), newest first; the sandbox
+        // keeps no copy of the prospects' messages, which it only delivers as webhooks.
+        const items = sent
+          .filter((item) => item.chatId === chat.id && (item.kind === 'chat' || item.kind === 'message') && !(Date.parse(item.at) < after))
+          .reverse()
+          .slice(0, limit)
+          .map((item) => ({ object: 'Message', id: item.messageId, chat_id: chat.id, provider_id: item.messageId, account_id: item.accountId, sender_id: item.accountId, text: item.text, attachments: [], timestamp: item.at, is_sender: 1, seen: 0 }));
+        return [200, { object: 'MessageList', items, cursor: null }];
+      },
+    ],
+    [
       'POST',
       /^\/api\/v1\/chats\/([^/]+)\/messages$/,
       ({ params, body }) => {

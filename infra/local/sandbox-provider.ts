@@ -278,6 +278,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       return;
     }
     const recorded: RecordedRequest | undefined = isControl ? undefined : { method, path: url.pathname, query, at: now() };
+    let fault: Fault | undefined;
     if (recorded) {
       requests.push(recorded);
       // A long `npm start` session keeps only the latest calls.
@@ -285,7 +286,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
       if (req.headers['x-api-key'] !== options.accessToken) {
         throw new HttpError(401, 'errors/missing_credentials', 'Missing credentials', 'Provide a valid X-API-KEY header');
       }
-      const fault = takeFault(method, url.pathname);
+      fault = takeFault(method, url.pathname);
       if (fault?.kind === 'timeout') return; // never answers; the connection is closed on stop
       if (fault?.kind === 'rate_limit') {
         throw new HttpError(429, 'errors/too_many_requests', 'Too many requests', 'The provider cannot accept more requests now');
@@ -301,7 +302,8 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     const body = await parseBody(req, raw);
     if (recorded && url.pathname === '/api/v1/emails' && body.custom_headers !== undefined) recorded.emailHeaders = headersAsSent(body.custom_headers);
     const [status, payload, afterAnswer] = await found.handler({ params: found.params, query, body });
-    send(res, status, payload);
+    // `lost_answer`: carried out, but the answer never reaches the caller (which times out).
+    if (fault?.kind !== 'lost_answer') send(res, status, payload);
     afterAnswer?.();
   };
 

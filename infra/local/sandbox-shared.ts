@@ -160,9 +160,11 @@ export interface Fault {
   /**
    * `status`: answer with `status` (and `type` when given); `error`: answer the provider error
    * `type` with its documented status ({@link PROVIDER_ERROR_STATUS}); `rate_limit`: 429
-   * too_many_requests; `timeout`: never answer.
+   * too_many_requests; `timeout`: never answer (nothing is carried out); `lost_answer`: carry the
+   * call out (send the message, the email...) and never answer, as when a provider's answer is
+   * lost on the way back.
    */
-  kind: 'status' | 'error' | 'rate_limit' | 'timeout';
+  kind: 'status' | 'error' | 'rate_limit' | 'timeout' | 'lost_answer';
   /** An HTTP status from 400 to 599. With kind `status` and no status: the type's documented one, else 500. */
   status?: number;
   /**

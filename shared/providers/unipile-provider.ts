@@ -141,6 +141,29 @@ export class UnipileProvider implements NetworkProvider {
     return { chatId: str(raw.chat_id), messageId: str(raw.message_id) };
   }
 
+  async findSentMessage(input: { accountId: string; attendeeProviderId: string; text: string; since: string }) {
+    const chats = (await this.call((client) =>
+      client.messaging.getAllChatsFromAttendee({ attendee_id: input.attendeeProviderId, account_id: input.accountId, limit: 10 }),
+    )) as unknown as Loose;
+    const wanted = input.text.trim();
+    const since = Date.parse(input.since);
+    for (const chat of (chats.items as Loose[] | undefined) ?? []) {
+      const chatId = str(chat.id);
+      if (!chatId) continue;
+      // Newest first; a lost answer is minutes old, so one page of what came after it holds it.
+      const page = (await this.call((client) => client.messaging.getAllMessagesFromChat({ chat_id: chatId, after: input.since, limit: 100 }))) as unknown as Loose;
+      const found = ((page.items as Loose[] | undefined) ?? []).find(
+        (message) =>
+          (message.is_sender === 1 || message.is_sender === true) &&
+          String(message.text ?? '').trim() === wanted &&
+          !(Date.parse(String(message.timestamp ?? '')) < since),
+      );
+      const messageId = found ? str(found.id) : null;
+      if (messageId) return { chatId, messageId };
+    }
+    return undefined;
+  }
+
   async sendChatMessage(input: { accountId: string; chatId: string; text: string }) {
     // account_id guards against posting into another account's chat; the SDK sends it as an extra form field.
     const raw = (await this.call((client) =>

@@ -64,6 +64,12 @@ export interface OutreachAction {
   attempts: number;
   /** Why the current node's last attempt failed (a retry or an account problem), for the prospects page; null once it moves on. */
   lastError: string | null;
+  /**
+   * When a network message of the current node was first handed to the provider and no answer came
+   * back (a timeout): the provider may have sent it, so the next attempt looks for it in the chat
+   * before sending (docs/engine.md, "A timeout is ambiguous"); null once it moves on.
+   */
+  answerLostAt: string | null;
   /** The previous action of this prospect (sent or skipped). */
   lastActionAt: string | null;
   /**

@@ -4,7 +4,8 @@ import { publicIdOf } from '../inbox/inbound-message';
 import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind } from './action';
 import type { ActionResult, SenderDeps } from './sender-deps';
-import { keepInvitation } from './sent-messages';
+import { keepInvitation, keepSent } from './sent-messages';
+import { renderStep } from './render';
 import { connectedBySkip } from './steps';
 import type { BatchReads } from './sender-reads';
 
@@ -21,8 +22,9 @@ export interface CrashRuleMoves {
 /**
  * The crash rule for a claim that expired: the outcome record decides if it was written (the
  * crash came after it); otherwise an invitation is reconciled from the provider (it shows a
- * pending invitation or a connection), and an email or message, which the provider cannot tell,
- * counts as sent with the outcome UNCERTAIN: it is never repeated (at most once).
+ * pending invitation or a connection), as is a network message (the account's chat with the
+ * prospect shows it since the claim), and an email, which the provider cannot tell, counts as
+ * sent with the outcome UNCERTAIN: it is never repeated (at most once).
  */
 export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction, reads: BatchReads, now: Date): Promise<ActionResult> {
   const { deps, advance, finish, wait, giveBack, outcomeOf } = moves;
@@ -65,6 +67,29 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     await giveBack(claim, true, campaign.id);
     await wait(action, now, { dueAt: iso(now), claim: null });
     return 'retrying';
+  }
+  if (claim.kind === 'MESSAGE' && account) {
+    const prospect = await reads.prospectNow(action.prospectId);
+    const identifier = publicIdOf(prospect?.networkProfileUrl);
+    if (prospect && identifier) {
+      let found: Awaited<ReturnType<typeof deps.provider.findSentMessage>>;
+      const rendered = renderStep(node, prospect, await reads.company(prospect));
+      try {
+        const providerId = action.networkProviderId ?? (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
+        found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text: rendered.text, since: claim.at });
+      } catch {
+        return 'in_flight'; // the provider cannot tell now: the next full sweep tries again
+      }
+      if (found) {
+        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: rendered.variant, ...found }));
+        await keepSent(deps.sentMessages, { action, step: node, account, rendered, refs: found, networkProviderId: undefined, at: claim.at });
+        await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, NETWORK: claim.accountId } });
+        return 'sent';
+      }
+      await giveBack(claim, true, campaign.id);
+      await wait(action, now, { dueAt: iso(now), claim: null });
+      return 'retrying';
+    }
   }
   await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)' }));
   await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } });

@@ -55,6 +55,9 @@ export function classifyFailure(error: unknown): FailureClass {
   return { kind: 'prospect', reason, bounce: false };
 }
 
+/** Whether the provider did not answer in time: the call may still have been carried out (docs/engine.md, "A timeout is ambiguous"). */
+export const isLostAnswer = (error: unknown): boolean => isProviderFailure(error) && error.kind === 'timeout';
+
 /** Whether a failed email send was a hard bounce (the address goes on the suppression list). */
 export function isHardBounce(error: unknown): boolean {
   const failure = classifyFailure(error);

@@ -7,7 +7,7 @@ import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './ac
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce } from './provider-answers';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
 import { keepInvitation, keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
@@ -120,7 +120,7 @@ export function createSender(deps: SenderDeps) {
     const claim = claimed.claim as NonNullable<OutreachAction['claim']>;
     const learned = result.networkProviderId ? { networkProviderId: result.networkProviderId } : {};
     if ('sent' in result) {
-      await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? null, variant: result.variant, ...result.sent.refs }));
+      await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? result.sent.found ?? null, variant: result.variant, ...result.sent.refs }));
       if (rendered && !result.sent.note) {
         await keepSent(deps.sentMessages, { action: claimed, step, account, rendered, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
       }
@@ -160,7 +160,11 @@ export function createSender(deps: SenderDeps) {
         return finish(claimed, campaign, 'FINISHED', `gave up after ${attempts} attempts: ${failure.reason}`, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
-      await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts, lastError: failure.reason });
+      // A message the provider did not answer may still have gone out: the next attempt looks for it
+      // first, through the same account (the prospect's thread is there if it went out).
+      const lost = claimed.answerLostAt === null && claim.kind === 'MESSAGE' && isLostAnswer(result.error);
+      const afterLoss = lost ? { answerLostAt: claim.at, accounts: { ...claimed.accounts, NETWORK: account.id } } : {};
+      await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts, lastError: failure.reason, ...afterLoss });
       return 'retrying';
     }
     if (failure.kind === 'account') {
@@ -292,7 +296,15 @@ export function createSender(deps: SenderDeps) {
       await giveBack(claim, cap.fresh, campaign.id);
       return 'raced';
     }
-    const result = await performStep(deps.provider, { step: node, kind, account: choice.account, prospect, rendered, ...(unsubscribeUrl ? { unsubscribeUrl } : {}) });
+    const result = await performStep(deps.provider, {
+      step: node,
+      kind,
+      account: choice.account,
+      prospect,
+      rendered,
+      ...(unsubscribeUrl ? { unsubscribeUrl } : {}),
+      ...(action.answerLostAt ? { answerLostSince: action.answerLostAt } : {}),
+    });
     const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.
     const stale = action.reservation;

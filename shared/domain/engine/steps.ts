@@ -35,7 +35,12 @@ export interface SentRefs {
 }
 
 export type SendResult = { variant: Variant; networkProviderId?: string } & (
-  | { sent: { refs: SentRefs; note?: string } }
+  /**
+   * `note`: what was counted as sent without sending it (an invitation already pending): the
+   * outcome's reason, and nothing is kept for the conversation. `found`: why a send is known to
+   * have gone out though this attempt sent nothing (the outcome's reason; kept as sent).
+   */
+  | { sent: { refs: SentRefs; note?: string; found?: string } }
   | { skipped: string }
   | { error: unknown }
 );
@@ -48,7 +53,12 @@ export interface StepInput {
   rendered: RenderedStep;
   /** The prospect's unsubscribe URL, for an email step with `add_unsubscribe`. */
   unsubscribeUrl?: string;
+  /** A network message's earlier attempt got no answer since then (OutreachAction.answerLostAt): looked for before sending. */
+  answerLostSince?: string;
 }
+
+/** The outcome's reason of a network message found in the chat after its send's answer was lost. */
+export const FOUND_AFTER_LOST_ANSWER = 'found sent in the chat after the provider did not answer';
 
 /** The unsubscribe link appended to an email body (the URL is ours: base64url token, no markup to escape but `&`). */
 export const unsubscribeFooter = (url: string): string =>
@@ -93,6 +103,11 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
       const text = rendered.text.trim();
       const { invitationId } = await provider.sendInvitation({ accountId: account.providerAccountId, providerId: networkProviderId, ...(text ? { message: text } : {}) });
       return { variant, networkProviderId, sent: { refs: { invitationId } } };
+    }
+    if (input.answerLostSince) {
+      // An earlier attempt may have gone out without its answer: sent again only if it did not.
+      const found = await provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text, since: input.answerLostSince });
+      if (found) return { variant, networkProviderId, sent: { refs: found, found: FOUND_AFTER_LOST_ANSWER } };
     }
     if (profile.networkDistance !== 'FIRST_DEGREE') return { variant, networkProviderId, skipped: 'not a first-degree connection' };
     const { chatId, messageId } = await provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text });

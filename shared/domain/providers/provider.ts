@@ -82,6 +82,13 @@ export interface NetworkProvider {
   sendInvitation(input: { accountId: string; providerId: string; message?: string }): Promise<{ invitationId: string }>;
   /** Starts a chat with one attendee (or posts into the existing one); returns the message id. */
   sendMessage(input: { accountId: string; attendeeProviderId: string; text: string }): Promise<{ chatId: string | null; messageId: string | null }>;
+  /**
+   * A message with this text that the account sent to the attendee at or after `since`, looked up
+   * in their chats (`GET /api/v1/chat_attendees/{attendee_id}/chats`, then each chat's
+   * `GET /api/v1/chats/{chat_id}/messages?after=`); undefined when there is none. It tells whether
+   * a send whose answer was lost (a timeout, a crash) was carried out (docs/engine.md).
+   */
+  findSentMessage(input: { accountId: string; attendeeProviderId: string; text: string; since: string }): Promise<{ chatId: string; messageId: string } | undefined>;
   /** Posts into an existing chat of the account (`POST /api/v1/chats/{chat_id}/messages`); returns the message id. */
   sendChatMessage(input: { accountId: string; chatId: string; text: string }): Promise<{ messageId: string | null }>;
   sendEmail(input: {

@@ -1,8 +1,12 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { expect } from 'vitest';
-import { actionOutcomeKey, outreachActionKey } from '../../../shared/db/keys';
+import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
+import { actionOutcomeKey, campaignProspectKey, outreachActionKey } from '../../../shared/db/keys';
+import { firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
+import type { SendKind } from '../../../shared/domain/engine/action';
 import { OUTREACH, OUTREACH_SCHEDULER } from '../../../shared/runtime/catalog';
+import type { LocalStackOptions } from '../../../infra/local/local-stack';
 import type { ManualClock } from '../../../shared/time/clock';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, importLeads, leadsStack, person } from '../leads/helpers';
@@ -22,8 +26,8 @@ export interface EngineWorld {
   other: Workspace;
 }
 
-export async function engineWorld(clock: ManualClock): Promise<EngineWorld> {
-  const { stack, alice, bob } = await leadsStack({ clock });
+export async function engineWorld(clock: ManualClock, settings: LocalStackOptions['settings'] = {}): Promise<EngineWorld> {
+  const { stack, alice, bob } = await leadsStack({ clock, settings });
   const register = async (providerAccountId: string) => {
     const response = await stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: alice.key, body: { provider_account_id: providerAccountId } });
     expect(response.status, response.text).toBe(201);
@@ -216,3 +220,25 @@ export async function withCondition(
 /** What the sandbox sent, as `[kind, subject or text, at]`, in order. */
 export const sentSummary = async (stack: TestStack) =>
   (await sandboxSent(stack)).map((item) => [item.kind, item.kind === 'email' ? item.subject : item.text, item.at] as const);
+
+/**
+ * What a sender that claimed a first action and then crashed leaves: the claim is the first write
+ * of a first action, so its transaction put the claimed action item and took the due-time keys off
+ * the campaign prospect item. The action as claimed.
+ */
+export async function claimedAndCrashed(stack: TestStack, clock: ManualClock, campaignId: number, prospectId: number, kind: SendKind, accountId: number) {
+  const at = clock.now().toISOString();
+  const key = campaignProspectKey(campaignId, prospectId);
+  const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
+  const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
+  const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
+  await stack.db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
+        { Update: { TableName: stack.tableName, Key: key, UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
+      ],
+    }),
+  );
+  return { ...pending, claim };
+}

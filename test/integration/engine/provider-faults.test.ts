@@ -1,10 +1,8 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toCampaignProspect } from '../../../shared/db/campaign-prospects';
 import { campaignProspectKey, companyKey, inboundLinkKey, padId } from '../../../shared/db/keys';
 import { invitationLink } from '../../../shared/domain/inbox/inbound-router';
 import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
-import { firstAction, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { toMessage } from '../../../shared/messaging/outreach-queue';
 import { sendJsonMessages } from '../../../shared/messaging/sqs';
 import { ManualClock } from '../../../shared/time/clock';
@@ -15,6 +13,7 @@ import {
   advance,
   campaignStatus,
   campaignWith,
+  claimedAndCrashed,
   engineWorld,
   outcomesOf,
   play,
@@ -41,28 +40,8 @@ describe('provider answers, redelivery and crashes', () => {
   afterAll(async () => world?.stack.stop());
 
   const sentOfKind = async (kind: string) => (await sandboxSent(world.stack)).filter((item) => item.kind === kind);
-  /**
-   * What a sender that claimed a first action and then crashed leaves: the claim is the first write
-   * of a first action, so its transaction put the claimed action item and took the due-time keys off
-   * the campaign prospect item. The action as claimed.
-   */
-  const crashAfterClaim = async (campaignId: number, prospectId: number, kind: 'EMAIL' | 'INVITE', accountId: number) => {
-    const { stack } = world;
-    const at = clock.now().toISOString();
-    const key = campaignProspectKey(campaignId, prospectId);
-    const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
-    const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
-    const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
-    await stack.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
-          { Update: { TableName: stack.tableName, Key: key, UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
-        ],
-      }),
-    );
-    return { ...pending, claim };
-  };
+  const crashAfterClaim = (campaignId: number, prospectId: number, kind: 'EMAIL' | 'INVITE', accountId: number) =>
+    claimedAndCrashed(world.stack, clock, campaignId, prospectId, kind, accountId);
   /** The outcome record a sender wrote for a crashed invitation's claim before it crashed. */
   const recordInvitation = (pending: Awaited<ReturnType<typeof crashAfterClaim>>, campaign: { id: number; stepIds: number[] }, outcome: 'SENT' | 'SKIPPED', reason: string | null) =>
     new DynamoOutcomeLog(world.stack.db, world.stack.tableName, clock).record({

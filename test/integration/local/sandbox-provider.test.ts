@@ -228,7 +228,7 @@ describe('sandbox provider', () => {
         invalid('type goes with kind status or error'),
       );
       expect(await controlPost('/_sandbox/faults', { kind: 'status', status: 200 })).toEqual(invalid('status must be an HTTP status from 400 to 599'));
-      expect(await controlPost('/_sandbox/faults', { kind: 'boom' })).toEqual(invalid('kind must be status, error, rate_limit or timeout'));
+      expect(await controlPost('/_sandbox/faults', { kind: 'boom' })).toEqual(invalid('kind must be status, error, rate_limit, timeout or lost_answer'));
       expect((await sandbox.control.state()).faults).toEqual([]);
     });
   });
@@ -323,6 +323,41 @@ describe('sandbox provider', () => {
         detail: 'The account must be reconnected',
       });
       expect((await sandbox.control.state()).sent).toHaveLength(5);
+    });
+
+    it('carries out a call with a lost_answer fault without answering, and shows the message in the chat for the adapter to find', async () => {
+      const attendee = await firstDegree('lost-answer-person');
+      await sandbox.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/chats', times: 1 });
+      const quick = new UnipileProvider({ baseUrl: sandbox.url, accessToken: sandbox.accessToken, timeoutMs: 200 });
+      expect(fields(await failureOf(quick.sendMessage({ accountId: NETWORK, attendeeProviderId: attendee, text: 'Sent unanswered' })))).toEqual({
+        kind: 'timeout',
+        status: undefined,
+        type: undefined,
+        message: 'The provider did not answer within 200 ms',
+      });
+      const [sent] = (await sandbox.control.state()).sent.filter((item) => item.text === 'Sent unanswered');
+      expect(sent).toMatchObject({ kind: 'chat', accountId: NETWORK, to: attendee, at: NOW });
+
+      const chats = await fetch(`${sandbox.url}/api/v1/chat_attendees/${attendee}/chats?account_id=${NETWORK}`, { headers: { 'X-API-KEY': sandbox.accessToken } });
+      expect(await chats.json()).toEqual({
+        object: 'ChatList',
+        items: [{ object: 'Chat', id: sent?.chatId, account_id: NETWORK, account_type: 'LINKEDIN', provider_id: sent?.chatId, attendee_provider_id: attendee, type: 0 }],
+        cursor: null,
+      });
+      const messages = await fetch(`${sandbox.url}/api/v1/chats/${sent?.chatId}/messages?after=${NOW}`, { headers: { 'X-API-KEY': sandbox.accessToken } });
+      expect(await messages.json()).toEqual({
+        object: 'MessageList',
+        items: [{ object: 'Message', id: sent?.messageId, chat_id: sent?.chatId, provider_id: sent?.messageId, account_id: NETWORK, sender_id: NETWORK, text: 'Sent unanswered', attachments: [], timestamp: NOW, is_sender: 1, seen: 0 }],
+        cursor: null,
+      });
+      expect((await fetch(`${sandbox.url}/api/v1/chats/chat_unknown/messages`, { headers: { 'X-API-KEY': sandbox.accessToken } })).status).toBe(404);
+
+      // The adapter finds it by its text, from the time given on; not another text, nor before a later time.
+      const search = { accountId: NETWORK, attendeeProviderId: attendee, text: ' Sent unanswered ', since: NOW };
+      expect(await adapter.findSentMessage(search)).toEqual({ chatId: sent?.chatId, messageId: sent?.messageId });
+      expect(await adapter.findSentMessage({ ...search, text: 'Something else' })).toBeUndefined();
+      expect(await adapter.findSentMessage({ ...search, since: '2025-03-04T09:31:00.000Z' })).toBeUndefined();
+      expect(await adapter.findSentMessage({ ...search, accountId: MAILBOX })).toBeUndefined();
     });
 
     it('makes a prospect reply in the chat the account started with them', async () => {

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FOUND_AFTER_LOST_ANSWER } from '../../../shared/domain/engine/steps';
+import { ManualClock } from '../../../shared/time/clock';
+import {
+  type EngineWorld,
+  actionsOf,
+  activate,
+  advance,
+  campaignWith,
+  claimedAndCrashed,
+  engineWorld,
+  outcomesOf,
+  prospectStatuses,
+  prospectsIn,
+  sandboxSent,
+  tick,
+} from './helpers';
+
+/**
+ * A network message whose provider call got no answer (a timeout, or a crash after the claim) may
+ * have gone out: the engine looks for it in the account's chat with the prospect before sending it
+ * again, so the prospect gets it once (docs/engine.md, "A timeout is ambiguous" and the crash rule).
+ */
+describe('network messages whose answer was lost', () => {
+  // Monday 2026-11-23, 10:00 in Amsterdam.
+  const clock = new ManualClock('2026-11-23T09:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    // A short bound, so a call the sandbox never answers times out at once.
+    world = await engineWorld(clock, { providerTimeoutMs: 300 });
+  });
+  afterAll(async () => world?.stack.stop());
+
+  const chatsWithText = async (text: string) => (await sandboxSent(world.stack)).filter((item) => item.kind === 'chat' && item.text === text);
+  const outcomeSummary = async (campaignId: number) =>
+    (await outcomesOf(world.stack, campaignId)).map((o) => ({ prospect: o.prospectId, outcome: o.outcome, reason: o.reason, chatId: o.chatId ?? null, messageId: o.messageId ?? null }));
+  /** One prospect, a first-degree connection of the network account, in a campaign of one message step. */
+  const messageCampaign = async (name: string, slug: string) => {
+    const campaign = await campaignWith(world, name, [{ step_type: 'NETWORK_MESSAGE', message_template: `${name} {{first_name}}` }]);
+    const [prospectId] = await prospectsIn(world, campaign.id, [{ first_name: 'Lena', network_profile_url: `https://www.linkedin.com/in/${slug}` }]);
+    await world.stack.provider.control.setProfile(slug, { network_distance: 'FIRST_DEGREE' });
+    return { campaign, prospectId: prospectId as number, text: `${name} Lena` };
+  };
+  const conversationTexts = async (prospectId: number) => {
+    const response = await world.stack.call<{ messages: { text: string; kind: string }[] }>('GET', `/public/chats/${prospectId}/messages/`, { apiKey: world.ws.key });
+    expect(response.status, response.text).toBe(200);
+    return response.body.messages.map((message) => `${message.kind} ${message.text}`);
+  };
+
+  it('finds a message the provider sent without answering, and does not send it again', async () => {
+    const { campaign, prospectId, text } = await messageCampaign('Lost answer', 'lena-lost');
+    await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/chats', times: 1 });
+    await activate(world, campaign.id);
+    // Carried out, but no answer: the engine cannot know, and waits for its retry.
+    const [sent] = await chatsWithText(text);
+    expect(sent).toMatchObject({ accountId: 'sbx-network-dev', at: '2026-11-23T09:00:00.000Z' });
+    expect(await actionsOf(world.stack, campaign.id)).toEqual([
+      expect.objectContaining({ attempts: 1, dueAt: '2026-11-23T09:01:00.000Z', claim: null, answerLostAt: '2026-11-23T09:00:00.000Z', accounts: { NETWORK: world.network } }),
+    ]);
+    await advance(world.stack, clock, 1 / 60);
+    // The retry found it in the chat: recorded as sent with the provider's ids, never sent twice.
+    expect(await chatsWithText(text)).toHaveLength(1);
+    expect(await outcomeSummary(campaign.id)).toEqual([{ prospect: prospectId, outcome: 'SENT', reason: FOUND_AFTER_LOST_ANSWER, chatId: sent?.chatId, messageId: sent?.messageId }]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId]: { status: 'FINISHED', last_error: null } });
+    expect(await conversationTexts(prospectId)).toEqual([`MESSAGE ${text}`]);
+  });
+
+  it('sends on the retry a message whose call timed out before the provider carried it out, once', async () => {
+    const { campaign, prospectId, text } = await messageCampaign('Timed out', 'tim-timeout');
+    await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
+    await activate(world, campaign.id);
+    expect(await chatsWithText(text)).toEqual([]);
+    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLostAt: '2026-11-23T09:01:00.000Z' })]);
+    await advance(world.stack, clock, 1 / 60);
+    const sent = await chatsWithText(text);
+    expect(sent.map((item) => item.at)).toEqual(['2026-11-23T09:02:00.000Z']);
+    expect(await outcomeSummary(campaign.id)).toEqual([{ prospect: prospectId, outcome: 'SENT', reason: null, chatId: sent[0]?.chatId, messageId: sent[0]?.messageId }]);
+    expect(await conversationTexts(prospectId)).toEqual([`MESSAGE ${text}`]);
+  });
+
+  it('settles a crash after the claim of a message from the chat: sent when it shows there, sent now when not', async () => {
+    const { stack } = world;
+    const shown = await messageCampaign('Crash shown', 'cora-crashed');
+    const missing = await messageCampaign('Crash missing', 'mia-missing');
+    for (const { campaign } of [shown, missing]) {
+      expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    }
+    await stack.drain('campaign-scheduling');
+    // A sender claimed both and crashed: one after the provider sent the message, one before.
+    for (const { campaign, prospectId } of [shown, missing]) await claimedAndCrashed(stack, clock, campaign.id, prospectId, 'MESSAGE', world.network);
+    const form = new FormData();
+    form.set('account_id', 'sbx-network-dev');
+    form.set('attendees_ids', 'cora-crashed');
+    form.set('text', shown.text);
+    const direct = await fetch(`${stack.provider.url}/api/v1/chats`, { method: 'POST', headers: { 'X-API-KEY': stack.provider.accessToken }, body: form });
+    expect(direct.status).toBe(201);
+    const [sentBeforeCrash] = await chatsWithText(shown.text);
+    await tick(stack);
+    expect(await chatsWithText(missing.text)).toEqual([]);
+    // Once the claim has expired, the crash rule looks in each chat.
+    await advance(stack, clock, 0.5);
+    expect(await chatsWithText(shown.text)).toHaveLength(1);
+    expect(await outcomeSummary(shown.campaign.id)).toEqual([
+      { prospect: shown.prospectId, outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', chatId: sentBeforeCrash?.chatId, messageId: sentBeforeCrash?.messageId },
+    ]);
+    expect(await conversationTexts(shown.prospectId)).toEqual([`MESSAGE ${shown.text}`]);
+    const resent = await chatsWithText(missing.text);
+    expect(resent).toHaveLength(1);
+    expect(await outcomeSummary(missing.campaign.id)).toEqual([{ prospect: missing.prospectId, outcome: 'SENT', reason: null, chatId: resent[0]?.chatId, messageId: resent[0]?.messageId }]);
+    for (const { campaign, prospectId } of [shown, missing]) {
+      expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId]: { status: 'FINISHED', last_error: null } });
+    }
+  });
+});
