@@ -6,7 +6,7 @@ import { channelOfKind } from './action';
 import type { ActionResult, SenderDeps } from './sender-deps';
 import { keepInvitation, keepSent } from './sent-messages';
 import { renderStep } from './render';
-import { connectedBySkip } from './steps';
+import { connectedBySkip, lostAnswerLookSince } from './steps';
 import type { BatchReads } from './sender-reads';
 
 /** What the crash rule does with an action: the sender's own moves. */
@@ -76,7 +76,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
       const rendered = renderStep(node, prospect, await reads.company(prospect));
       try {
         const providerId = action.networkProviderId ?? (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
-        found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text: rendered.text, since: claim.at });
+        found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text: rendered.text, since: lostAnswerLookSince(claim.at) });
       } catch {
         return 'in_flight'; // the provider cannot tell now: the next full sweep tries again
       }

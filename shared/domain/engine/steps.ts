@@ -60,6 +60,12 @@ export interface StepInput {
 /** The outcome's reason of a network message found in the chat after its send's answer was lost. */
 export const FOUND_AFTER_LOST_ANSWER = 'found sent in the chat after the provider did not answer';
 
+/**
+ * Where the look for a message whose answer was lost starts: its claim, less two minutes, since the
+ * provider stamps messages with its own clock (a message stamped a little before our claim is ours).
+ */
+export const lostAnswerLookSince = (claimedAt: string): string => new Date(Date.parse(claimedAt) - 120_000).toISOString();
+
 /** The unsubscribe link appended to an email body (the URL is ours: base64url token, no markup to escape but `&`). */
 export const unsubscribeFooter = (url: string): string =>
   `<p style="font-size:12px;color:#777">If you would rather not hear from us, <a href="${url.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">unsubscribe</a>.</p>`;
@@ -106,7 +112,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     }
     if (input.answerLostSince) {
       // An earlier attempt may have gone out without its answer: sent again only if it did not.
-      const found = await provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text, since: input.answerLostSince });
+      const found = await provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text, since: lostAnswerLookSince(input.answerLostSince) });
       if (found) return { variant, networkProviderId, sent: { refs: found, found: FOUND_AFTER_LOST_ANSWER } };
     }
     if (profile.networkDistance !== 'FIRST_DEGREE') return { variant, networkProviderId, skipped: 'not a first-degree connection' };
