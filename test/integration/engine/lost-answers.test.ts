@@ -87,8 +87,7 @@ describe('network messages whose answer was lost', () => {
       expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
     }
     await stack.drain('campaign-scheduling');
-    // A sender claimed both and crashed: one after the provider sent the message, one before.
-    for (const { campaign, prospectId } of [shown, missing]) await claimedAndCrashed(stack, clock, campaign.id, prospectId, 'MESSAGE', world.network);
+    // The provider sent one message, stamped by its own clock a minute behind ours...
     const form = new FormData();
     form.set('account_id', 'sbx-network-dev');
     form.set('attendees_ids', 'cora-crashed');
@@ -96,6 +95,9 @@ describe('network messages whose answer was lost', () => {
     const direct = await fetch(`${stack.provider.url}/api/v1/chats`, { method: 'POST', headers: { 'X-API-KEY': stack.provider.accessToken }, body: form });
     expect(direct.status).toBe(201);
     const [sentBeforeCrash] = await chatsWithText(shown.text);
+    clock.advance(60_000);
+    // ...for a sender that claimed both and crashed: one after the provider sent the message, one before.
+    for (const { campaign, prospectId } of [shown, missing]) await claimedAndCrashed(stack, clock, campaign.id, prospectId, 'MESSAGE', world.network);
     await tick(stack);
     expect(await chatsWithText(missing.text)).toEqual([]);
     // Once the claim has expired, the crash rule looks in each chat.
