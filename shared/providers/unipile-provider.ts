@@ -25,6 +25,9 @@ const EMAIL_PROVIDERS = ['GOOGLE', 'OUTLOOK', 'MAIL'] as const;
 
 type Loose = Record<string, unknown>;
 
+/** A message's text as compared when looking for one we sent: the provider may normalise line breaks and spacing. */
+const comparableText = (text: string): string => text.normalize('NFC').replace(/\s+/g, ' ').trim();
+
 const str = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 
 function accountStatus(sources: unknown): string {
@@ -142,26 +145,39 @@ export class UnipileProvider implements NetworkProvider {
   }
 
   async findSentMessage(input: { accountId: string; attendeeProviderId: string; text: string; since: string }) {
-    const chats = (await this.call((client) =>
-      client.messaging.getAllChatsFromAttendee({ attendee_id: input.attendeeProviderId, account_id: input.accountId, limit: 10 }),
-    )) as unknown as Loose;
-    const wanted = input.text.trim();
+    // A person the account never wrote to may be unknown to the provider as an attendee (404), and
+    // a chat may be gone between the two calls: neither holds the message.
+    const chats = (await this.unlessNotFound(() =>
+      this.call((client) => client.messaging.getAllChatsFromAttendee({ attendee_id: input.attendeeProviderId, account_id: input.accountId, limit: 10 })),
+    )) as unknown as Loose | undefined;
+    const wanted = comparableText(input.text);
     const since = Date.parse(input.since);
-    for (const chat of (chats.items as Loose[] | undefined) ?? []) {
+    for (const chat of (chats?.items as Loose[] | undefined) ?? []) {
       const chatId = str(chat.id);
       if (!chatId) continue;
       // Newest first; a lost answer is minutes old, so one page of what came after it holds it.
-      const page = (await this.call((client) => client.messaging.getAllMessagesFromChat({ chat_id: chatId, after: input.since, limit: 100 }))) as unknown as Loose;
-      const found = ((page.items as Loose[] | undefined) ?? []).find(
+      const page = (await this.unlessNotFound(() =>
+        this.call((client) => client.messaging.getAllMessagesFromChat({ chat_id: chatId, after: input.since, limit: 100 })),
+      )) as unknown as Loose | undefined;
+      const found = ((page?.items as Loose[] | undefined) ?? []).find(
         (message) =>
           (message.is_sender === 1 || message.is_sender === true) &&
-          String(message.text ?? '').trim() === wanted &&
+          comparableText(String(message.text ?? '')) === wanted &&
           !(Date.parse(String(message.timestamp ?? '')) < since),
       );
       const messageId = found ? str(found.id) : null;
       if (messageId) return { chatId, messageId };
     }
     return undefined;
+  }
+
+  private async unlessNotFound<T>(run: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof ProviderFailure && error.kind === 'http' && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   async sendChatMessage(input: { accountId: string; chatId: string; text: string }) {

@@ -23,9 +23,18 @@ export interface CrashRuleMoves {
  * The crash rule for a claim that expired: the outcome record decides if it was written (the
  * crash came after it); otherwise an invitation is reconciled from the provider (it shows a
  * pending invitation or a connection), as is a network message (the account's chat with the
- * prospect shows it since the claim), and an email, which the provider cannot tell, counts as
- * sent with the outcome UNCERTAIN: it is never repeated (at most once).
+ * prospect shows it since the claim), and an email, which the provider cannot tell (or a network
+ * step the provider has not told about within CRASH_LOOK_LIMIT_MS), counts as sent with the
+ * outcome UNCERTAIN: it is never repeated (at most once).
  */
+/**
+ * How long the crash rule keeps asking a provider that cannot answer (or a prospect without the
+ * profile to ask about) before it settles the claim as for an email: UNCERTAIN, never sent again.
+ */
+export const CRASH_LOOK_LIMIT_MS = 24 * 3_600_000;
+
+const stillAsking = (claim: NonNullable<OutreachAction['claim']>, now: Date): boolean => now.getTime() - Date.parse(claim.at) < CRASH_LOOK_LIMIT_MS;
+
 export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction, reads: BatchReads, now: Date): Promise<ActionResult> {
   const { deps, advance, finish, wait, giveBack, outcomeOf } = moves;
   const iso = (date: Date) => date.toISOString();
@@ -49,46 +58,51 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     await advance(action, campaign, nodes, node.id, now, sticky);
     return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
   }
-  if (claim.kind === 'INVITE' && account) {
-    const prospect = await reads.prospectNow(action.prospectId);
-    const identifier = publicIdOf(prospect?.networkProfileUrl);
-    if (!identifier) return 'in_flight';
-    try {
-      const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
-      if (profile.invitationPending || profile.networkDistance === 'FIRST_DEGREE') {
-        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation' }));
-        await keepInvitation(deps.sentMessages, action, node, claim.accountId);
-        await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, NETWORK: claim.accountId } });
-        return 'sent';
-      }
-    } catch {
-      return 'in_flight'; // the provider cannot tell now: the next full sweep tries again
-    }
+  // Not sent: given back and sent now.
+  const sendNow = async (): Promise<ActionResult> => {
     await giveBack(claim, true, campaign.id);
     await wait(action, now, { dueAt: iso(now), claim: null });
     return 'retrying';
+  };
+  /** A provider look, or undefined when the provider cannot tell now (the claim then waits for the next sweep, for a day). */
+  const ask = async <T>(look: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await look();
+    } catch {
+      return undefined;
+    }
+  };
+  if (claim.kind === 'INVITE' && account) {
+    const prospect = await reads.prospectNow(action.prospectId);
+    const identifier = publicIdOf(prospect?.networkProfileUrl);
+    const profile = identifier ? await ask(() => deps.provider.getProfile({ accountId: account.providerAccountId, identifier })) : undefined;
+    if (profile && !profile.invitationPending && profile.networkDistance !== 'FIRST_DEGREE') return sendNow();
+    if (profile) {
+      await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation' }));
+      await keepInvitation(deps.sentMessages, action, node, claim.accountId);
+      await advance(action, campaign, nodes, node.id, now, { networkProviderId: profile.providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
+      return 'sent';
+    }
+    if (identifier && stillAsking(claim, now)) return 'in_flight';
   }
   if (claim.kind === 'MESSAGE' && account) {
     const prospect = await reads.prospectNow(action.prospectId);
     const identifier = publicIdOf(prospect?.networkProfileUrl);
     if (prospect && identifier) {
-      let found: Awaited<ReturnType<typeof deps.provider.findSentMessage>>;
       const rendered = renderStep(node, prospect, await reads.company(prospect));
-      try {
+      const look = await ask(async () => {
         const providerId = action.networkProviderId ?? (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
-        found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text: rendered.text, since: lostAnswerLookSince(claim.at) });
-      } catch {
-        return 'in_flight'; // the provider cannot tell now: the next full sweep tries again
-      }
-      if (found) {
+        return { providerId, found: await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text: rendered.text, since: lostAnswerLookSince(claim.at) }) };
+      });
+      if (look && !look.found) return sendNow();
+      if (look?.found) {
+        const { providerId, found } = look;
         await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: rendered.variant, ...found }));
-        await keepSent(deps.sentMessages, { action, step: node, account, rendered, refs: found, networkProviderId: undefined, at: claim.at });
-        await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, NETWORK: claim.accountId } });
+        await keepSent(deps.sentMessages, { action, step: node, account, rendered, refs: found, networkProviderId: providerId, at: claim.at });
+        await advance(action, campaign, nodes, node.id, now, { networkProviderId: providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
         return 'sent';
       }
-      await giveBack(claim, true, campaign.id);
-      await wait(action, now, { dueAt: iso(now), claim: null });
-      return 'retrying';
+      if (stillAsking(claim, now)) return 'in_flight';
     }
   }
   await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)' }));

@@ -55,8 +55,13 @@ export function classifyFailure(error: unknown): FailureClass {
   return { kind: 'prospect', reason, bounce: false };
 }
 
-/** Whether the provider did not answer in time: the call may still have been carried out (docs/engine.md, "A timeout is ambiguous"). */
-export const isLostAnswer = (error: unknown): boolean => isProviderFailure(error) && error.kind === 'timeout';
+/**
+ * Whether a failed call may still have been carried out (docs/engine.md, "A timeout is ambiguous"):
+ * no answer in time, a connection lost (or never made: the two look alike), or a gateway in front
+ * of the provider that answered for it (502, 504).
+ */
+export const isLostAnswer = (error: unknown): boolean =>
+  isProviderFailure(error) && (error.kind === 'timeout' || error.kind === 'network' || (error.kind === 'http' && (error.status === 502 || error.status === 504)));
 
 /** Whether a failed email send was a hard bounce (the address goes on the suppression list). */
 export function isHardBounce(error: unknown): boolean {

@@ -155,15 +155,19 @@ export function createSender(deps: SenderDeps) {
     await giveBack(claim, true, campaign.id);
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;
+      // A message whose send got no answer may still have gone out.
+      const lost = 'sendCalled' in result && result.sendCalled === true && isLostAnswer(result.error);
       if (attempts >= MAX_ATTEMPTS) {
-        await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'FAILED', reason: `gave up after ${attempts} attempts: ${failure.reason}` }));
-        return finish(claimed, campaign, 'FINISHED', `gave up after ${attempts} attempts: ${failure.reason}`, known);
+        const reason = `gave up after ${attempts} attempts: ${failure.reason}`;
+        // One that may have gone out is not called failed: at most once, like the crash rule.
+        const outcome = lost || claimed.answerLostAt !== null ? ({ outcome: 'UNCERTAIN', reason: `${reason} (an attempt got no answer: it may have gone out)` } as const) : ({ outcome: 'FAILED', reason } as const);
+        await recordAnswered(outcomeOf(claimed, step, now, outcome));
+        return finish(claimed, campaign, 'FINISHED', reason, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
-      // A message the provider did not answer may still have gone out: the next attempt looks for it
-      // first, through the same account (the prospect's thread is there if it went out).
-      const lost = claimed.answerLostAt === null && claim.kind === 'MESSAGE' && isLostAnswer(result.error);
-      const afterLoss = lost ? { answerLostAt: claim.at, accounts: { ...claimed.accounts, NETWORK: account.id } } : {};
+      // The next attempt looks for it first, through the same account (the prospect's thread is
+      // there if it went out).
+      const afterLoss = lost && claimed.answerLostAt === null ? { answerLostAt: claim.at, accounts: { ...claimed.accounts, NETWORK: account.id } } : {};
       await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts, lastError: failure.reason, ...afterLoss });
       return 'retrying';
     }

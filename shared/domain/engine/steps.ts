@@ -2,10 +2,10 @@ import { hasValidEmail } from './conditions';
 import type { CampaignStep } from '../campaigns/nodes';
 import { publicIdOf } from '../inbox/inbound-message';
 import type { Prospect } from '../leads/lead';
-import type { NetworkProvider } from '../providers/provider';
+import { type NetworkProvider, ProviderFailure, describeProviderFailure, isProviderFailure } from '../providers/provider';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { SendKind } from './action';
-import { ALREADY_PERFORMED } from './provider-answers';
+import { ALREADY_PERFORMED, classifyFailure } from './provider-answers';
 import type { RenderedStep, Variant } from './render';
 
 /**
@@ -42,7 +42,8 @@ export type SendResult = { variant: Variant; networkProviderId?: string } & (
    */
   | { sent: { refs: SentRefs; note?: string; found?: string } }
   | { skipped: string }
-  | { error: unknown }
+  /** `sendCalled`: the error came from the call that sends a network message (it may have gone out). */
+  | { error: unknown; sendCalled?: true }
 );
 
 export interface StepInput {
@@ -84,6 +85,17 @@ export function whyNotSendable(kind: SendKind, prospect: Prospect): string | und
   return prospect.networkProfileUrl ? undefined : 'no network profile URL';
 }
 
+/**
+ * What a failed look for a message whose answer was lost means for the action: an account problem
+ * is one (the account could not send either); anything else is retried, since a provider that
+ * cannot tell now says nothing about the prospect (its "not found" ends no sequence).
+ */
+function lookFailure(error: unknown): unknown {
+  if (classifyFailure(error).kind === 'account') return error;
+  const reason = isProviderFailure(error) ? describeProviderFailure(error) : String(error);
+  return new ProviderFailure('network', `could not look for a message whose answer was lost: ${reason}`);
+}
+
 export async function performStep(provider: NetworkProvider, input: StepInput): Promise<SendResult> {
   const { account, prospect, rendered } = input;
   const variant = rendered.variant;
@@ -112,12 +124,20 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     }
     if (input.answerLostSince) {
       // An earlier attempt may have gone out without its answer: sent again only if it did not.
-      const found = await provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text, since: lostAnswerLookSince(input.answerLostSince) });
-      if (found) return { variant, networkProviderId, sent: { refs: found, found: FOUND_AFTER_LOST_ANSWER } };
+      try {
+        const found = await provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text, since: lostAnswerLookSince(input.answerLostSince) });
+        if (found) return { variant, networkProviderId, sent: { refs: found, found: FOUND_AFTER_LOST_ANSWER } };
+      } catch (error) {
+        return { variant, networkProviderId, error: lookFailure(error) };
+      }
     }
     if (profile.networkDistance !== 'FIRST_DEGREE') return { variant, networkProviderId, skipped: 'not a first-degree connection' };
-    const { chatId, messageId } = await provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text });
-    return { variant, networkProviderId, sent: { refs: { ...(chatId ? { chatId } : {}), ...(messageId ? { messageId } : {}) } } };
+    try {
+      const { chatId, messageId } = await provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text });
+      return { variant, networkProviderId, sent: { refs: { ...(chatId ? { chatId } : {}), ...(messageId ? { messageId } : {}) } } };
+    } catch (error) {
+      return { variant, networkProviderId, error, sendCalled: true };
+    }
   } catch (error) {
     return { variant, error };
   }

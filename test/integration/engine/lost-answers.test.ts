@@ -114,4 +114,58 @@ describe('network messages whose answer was lost', () => {
       expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId]: { status: 'FINISHED', last_error: null } });
     }
   });
+
+  it('sends the message when the look cannot find the person (404) and retries a look the provider refuses, never ending the sequence for it', async () => {
+    const { campaign, prospectId, text } = await messageCampaign('Look refused', 'lou-look');
+    const control = world.stack.provider.control;
+    await control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
+    // The second attempt's look is refused (400); the third's finds no such attendee (404).
+    await control.addFault({ kind: 'status', status: 400, method: 'GET', path: '/api/v1/chat_attendees/', times: 1 });
+    await activate(world, campaign.id);
+    await advance(world.stack, clock, 1 / 60);
+    expect(await chatsWithText(text)).toEqual([]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [prospectId]: { status: 'IN_REVIEW', last_error: 'network' },
+    });
+    await control.addFault({ kind: 'error', type: 'errors/resource_not_found', method: 'GET', path: '/api/v1/chat_attendees/', times: 1 });
+    await advance(world.stack, clock, 5 / 60);
+    const sent = await chatsWithText(text);
+    expect(sent).toHaveLength(1);
+    expect(await outcomeSummary(campaign.id)).toEqual([{ prospect: prospectId, outcome: 'SENT', reason: null, chatId: sent[0]?.chatId, messageId: sent[0]?.messageId }]);
+  });
+
+  it('gives up on a message whose attempts got no answer as UNCERTAIN, not FAILED: it may have gone out', async () => {
+    const { campaign, prospectId, text } = await messageCampaign('Never answered', 'nora-never');
+    await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 8 });
+    await activate(world, campaign.id);
+    // The retries: 1, 5, 15, 60, 180, 180, 180 minutes later, within the window (09:00-17:00 on weekdays).
+    for (const minutes of [1, 5, 15, 60]) await advance(world.stack, clock, minutes / 60);
+    for (let hour = 0; hour < 30; hour += 1) await advance(world.stack, clock, 1);
+    expect(await chatsWithText(text)).toEqual([]);
+    expect(await outcomeSummary(campaign.id)).toEqual([
+      { prospect: prospectId, outcome: 'UNCERTAIN', reason: 'gave up after 8 attempts: timeout (an attempt got no answer: it may have gone out)', chatId: null, messageId: null },
+    ]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId]: { status: 'FINISHED', last_error: 'gave up after 8 attempts: timeout' } });
+  });
+
+  it('settles a crashed message claim as UNCERTAIN when the provider cannot tell for a day', async () => {
+    const { stack } = world;
+    const { campaign, prospectId, text } = await messageCampaign('Crash unanswered', 'una-unanswered');
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    await claimedAndCrashed(stack, clock, campaign.id, prospectId, 'MESSAGE', world.network);
+    await stack.provider.control.addFault({ kind: 'status', status: 503, method: 'GET', path: '/api/v1/chat_attendees/' });
+    try {
+      await advance(stack, clock, 12);
+      // Asked at every sweep, the claim waits.
+      expect((await actionsOf(stack, campaign.id)).map((action) => (action.claim as { token: string } | null)?.token)).toEqual(['crashed']);
+      await advance(stack, clock, 12.5);
+    } finally {
+      await stack.provider.control.clearFaults();
+    }
+    expect(await chatsWithText(text)).toEqual([]);
+    expect(await outcomeSummary(campaign.id)).toEqual([
+      { prospect: prospectId, outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)', chatId: null, messageId: null },
+    ]);
+  });
 });

@@ -352,9 +352,12 @@ describe('sandbox provider', () => {
       });
       expect((await fetch(`${sandbox.url}/api/v1/chats/chat_unknown/messages`, { headers: { 'X-API-KEY': sandbox.accessToken } })).status).toBe(404);
 
-      // The adapter finds it by its text, from the time given on; not another text, nor before a later time.
-      const search = { accountId: NETWORK, attendeeProviderId: attendee, text: ' Sent unanswered ', since: NOW };
+      // The adapter finds it by its text (spacing and line breaks aside), from the time given on; not
+      // another text, nor before a later time, nor for someone the account never wrote to.
+      const search = { accountId: NETWORK, attendeeProviderId: attendee, text: ' Sent \r\n unanswered ', since: NOW };
       expect(await adapter.findSentMessage(search)).toEqual({ chatId: sent?.chatId, messageId: sent?.messageId });
+      await sandbox.control.addFault({ kind: 'error', type: 'errors/resource_not_found', method: 'GET', path: '/api/v1/chat_attendees/', times: 1 });
+      expect(await adapter.findSentMessage(search)).toBeUndefined();
       expect(await adapter.findSentMessage({ ...search, text: 'Something else' })).toBeUndefined();
       expect(await adapter.findSentMessage({ ...search, since: '2025-03-04T09:31:00.000Z' })).toBeUndefined();
       expect(await adapter.findSentMessage({ ...search, accountId: MAILBOX })).toBeUndefined();

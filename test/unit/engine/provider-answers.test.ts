@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure } from '../../../shared/domain/engine/provider-answers';
+import { classifyFailure, isLostAnswer } from '../../../shared/domain/engine/provider-answers';
 import { ProviderFailure } from '../../../shared/domain/providers/provider';
 
 /** A provider error answer: its documented HTTP status and `type` (infra/local/sandbox-provider.ts PROVIDER_ERROR_STATUS). */
@@ -66,5 +66,18 @@ describe('sorting provider answers', () => {
   it('treats an error that is not a provider failure as transient', () => {
     expect(classifyFailure(new TypeError('fetch failed'))).toEqual({ kind: 'transient', reason: 'unexpected error calling the provider' });
     expect(classifyFailure('boom')).toEqual({ kind: 'transient', reason: 'unexpected error calling the provider' });
+  });
+
+  it.each([
+    ['no answer in time', new ProviderFailure('timeout', 'The provider did not answer within 8000 ms'), true],
+    ['a connection lost', new ProviderFailure('network', 'fetch failed'), true],
+    ['a gateway that answered for the provider (502)', answer(502), true],
+    ['a gateway timeout (504)', answer(504, 'errors/request_timeout'), true],
+    ['the provider itself refusing for now (503)', answer(503, 'errors/service_unavailable'), false],
+    ['a rate limit (429)', answer(429, 'errors/too_many_requests'), false],
+    ['a refusal (422)', answer(422, 'errors/no_connection_with_recipient'), false],
+    ['not a provider failure', new Error('boom'), false],
+  ])('a send that failed with %s may have gone out: %s', (_, error, lost) => {
+    expect(isLostAnswer(error)).toBe(lost);
   });
 });
