@@ -1,3 +1,4 @@
+import { oldestFirst } from '../domain/ordering';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
@@ -82,7 +83,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       ExpressionAttributeValues: { ':pk': apiKeyRecordKey(userId, 0).pk, ':prefix': API_KEY_RECORD_PREFIX },
       ...(options.consistent ? { ConsistentRead: true } : {}),
     });
-    return items.map((item) => parseItem(ApiKeyItem, item));
+    return items.map((item) => parseItem(ApiKeyItem, item)).sort(oldestFirst);
   }
 
   async get(userId: number, keyId: number): Promise<ApiKey | undefined> {

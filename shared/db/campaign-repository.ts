@@ -1,3 +1,4 @@
+import { newestFirst } from '../domain/ordering';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus, WEEKDAYS, numberedName } from '../domain/campaigns/campaign';
@@ -187,7 +188,7 @@ export class DynamoCampaignRepository implements CampaignRepository {
       ExpressionAttributeValues: { ':pk': key.gsi1pk },
       ScanIndexForward: false,
     });
-    return items.map((item) => parseItem(CampaignItem, item));
+    return items.map((item) => parseItem(CampaignItem, item)).sort(newestFirst);
   }
 
   async updateSettings(campaign: Campaign, change: CampaignSettingsChange, updatedAt: string): Promise<Campaign> {

@@ -1,3 +1,4 @@
+import { newestFirst } from '../domain/ordering';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict } from '../domain/errors';
 import type { LeadList } from '../domain/leads/lead';
@@ -47,10 +48,9 @@ export class DynamoLeadListRepository implements LeadListRepository {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': leadListKey(workspaceId, 0).pk, ':prefix': LEAD_LIST_PREFIX },
-      ScanIndexForward: false,
       ConsistentRead: true,
     });
-    return items.map(toLeadList);
+    return items.map(toLeadList).sort(newestFirst);
   }
 
   /** One page of a list's members in the requested order: see ListMembers.page. */

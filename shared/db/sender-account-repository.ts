@@ -1,3 +1,4 @@
+import { oldestFirst } from '../domain/ordering';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { SenderAccountChange, SenderAccountRepository } from '../domain/sender-accounts/ports';
@@ -53,7 +54,7 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
       ExpressionAttributeValues: { ':pk': senderAccountKey(workspaceId, 0).pk, ':prefix': SENDER_ACCOUNT_PREFIX },
       ConsistentRead: true,
     });
-    return items.map((item) => parseItem(SenderAccountItem, item));
+    return items.map((item) => parseItem(SenderAccountItem, item)).sort(oldestFirst);
   }
 
   async get(workspaceId: number, accountId: number): Promise<SenderAccount | undefined> {

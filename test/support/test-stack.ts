@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
 import { prospectKey } from '../../shared/db/keys';
@@ -160,4 +160,12 @@ export async function seedProspect(
     }),
   );
   return id;
+}
+
+/**
+ * Moves an item's `createdAt`: as if another process had made it, whose id shard gives ids out of
+ * creation order (docs/data-model.md, "Ids"), for tests of what is ordered by creation.
+ */
+export async function setCreatedAt(stack: TestStack, key: { pk: string; sk: string }, createdAt: string): Promise<void> {
+  await stack.db.send(new UpdateCommand({ TableName: stack.tableName, Key: key, UpdateExpression: 'SET createdAt = :at', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':at': createdAt } }));
 }

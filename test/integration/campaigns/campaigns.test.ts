@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../shared/time/clock';
 import { anId } from '../../support/formats';
-import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
+import { type SignedUpUser, type TestStack, createKey, setCreatedAt, signUp, startTestStack } from '../../support/test-stack';
+import { campaignKey } from '../../../shared/db/keys';
 
 interface CampaignView {
   id: number;
@@ -101,6 +102,14 @@ describe('campaigns: create, list, read, settings', () => {
     expect(listed.body.campaigns.map((c) => c.name)).toEqual(['Bob two', 'Bob one', 'Dup']);
     expect(listed.body.campaigns[0]).toEqual(second);
     expect(listed.body.campaigns[1]).toEqual(first);
+  });
+
+  it('orders campaigns by when they were created, not by id (a campaign made later may have a lower id)', async () => {
+    const madeLater = (await create(aliceKey, { name: 'Made later, lower id' })).body.campaign;
+    const madeFirst = (await create(aliceKey, { name: 'Made first, higher id' })).body.campaign;
+    await setCreatedAt(stack, campaignKey(madeLater.id), new Date(Date.parse(String(madeFirst.created_at)) + 1).toISOString());
+    const listed = await stack.call<{ campaigns: CampaignView[] }>('GET', '/public/campaigns/', { apiKey: aliceKey });
+    expect(listed.body.campaigns.slice(0, 2).map((c) => c.id)).toEqual([madeLater.id, madeFirst.id]);
   });
 
   it('reads a campaign detail with an empty flow, and 404s unknown or foreign ids', async () => {

@@ -4,7 +4,7 @@ import { providerAccountKey, senderAccountKey } from '../../../shared/db/keys';
 import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account-repository';
 import { aTimestamp, anId } from '../../support/formats';
 import { ManualClock } from '../../../shared/time/clock';
-import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
+import { type SignedUpUser, type TestStack, createKey, setCreatedAt, signUp, startTestStack } from '../../support/test-stack';
 
 type AccountView = {
   id: number;
@@ -97,6 +97,23 @@ describe('sender accounts and the inbound provider webhook', () => {
     expect(deleted.status).toBe(404);
     expect(deleted.body).toEqual({ error: 'Account not found' });
     expect((await list(aliceKey)).accounts.map((account) => account.provider_account_id)).toEqual(['sbx-network-dev', 'sbx-mailbox-dev']);
+  });
+
+  it('lists accounts oldest first by when they were registered, not by id (one registered later may have a lower id)', async () => {
+    const bob = (await stack.call<{ workspaces: { id: number }[] }>('GET', '/workspaces/', { apiKey: bobKey })).body.workspaces[0]?.id as number;
+    const registered = [];
+    for (const name of ['registered later, lower id', 'registered first, higher id']) {
+      const account = await stack.provider.control.createAccount({ type: 'LINKEDIN', name });
+      registered.push((await register(bobKey, { provider_account_id: account.id })).body.account);
+    }
+    const [later, first] = registered as [AccountView, AccountView];
+    try {
+      await setCreatedAt(stack, senderAccountKey(bob, later.id), new Date(Date.parse(first.created_at) + 1).toISOString());
+      expect((await list(bobKey)).accounts.map((account) => account.name)).toEqual(['registered first, higher id', 'registered later, lower id']);
+    } finally {
+      // Bob's workspace has no account in the tests after this one.
+      for (const account of registered) expect((await stack.call('DELETE', `/public/accounts/${account.id}/`, { apiKey: bobKey })).status).toBe(200);
+    }
   });
 
   it('refuses unknown, unsupported and malformed provider accounts with a clear 400', async () => {

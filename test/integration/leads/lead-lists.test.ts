@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aTimestamp, anId } from '../../support/formats';
-import type { TestStack } from '../../support/test-stack';
+import { type TestStack, setCreatedAt } from '../../support/test-stack';
+import { leadListKey } from '../../../shared/db/keys';
 import { type LeadListView, type Workspace, createList, getList, importLeads, leadsStack, person } from './helpers';
 
 const LIST_FIELDS = ['created_at', 'description', 'id', 'name', 'search_type', 'status', 'total_prospects', 'updated_at'];
@@ -93,6 +94,14 @@ describe('lead lists: create and list', () => {
     expect(response.body.searches.slice(0, 2)).toEqual([second, first]);
     expect(ids.indexOf(second.id)).toBe(ids.indexOf(first.id) - 1);
     for (const list of response.body.searches) expect(Object.keys(list).sort()).toEqual(LIST_FIELDS);
+  });
+
+  it('orders lists by when they were created, not by id (a list made later may have a lower id)', async () => {
+    const madeLater = await createList(stack, alice, 'Order: made later, lower id');
+    const madeFirst = await createList(stack, alice, 'Order: made first, higher id');
+    await setCreatedAt(stack, leadListKey(alice.workspaceId, madeLater.id), new Date(Date.parse(madeFirst.created_at) + 1).toISOString());
+    const response = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/', { apiKey: alice.key });
+    expect(response.body.searches.slice(0, 2).map((list) => list.name)).toEqual(['Order: made later, lower id', 'Order: made first, higher id']);
   });
 
   it('filters by name with q or search, case-insensitively, and an unmatched query gives an empty list', async () => {
