@@ -150,6 +150,15 @@ export const providerAccountKey = (providerAccountId: string) => ({
   sk: 'PROVIDER_ACCOUNT',
 });
 
+/**
+ * What a workspace kept of a sender account it deleted, by provider account id: registering that
+ * provider account again in the workspace brings back the same account id (and daily limits).
+ */
+export const formerAccountKey = (workspaceId: number, providerAccountId: string) => ({
+  pk: `WORKSPACE#${padId(workspaceId)}`,
+  sk: `FORMER_ACCOUNT#${providerAccountId}`,
+});
+
 /** A user's incoming-message webhook: URL and (encrypted) signing secrets. */
 export const webhookSettingsKey = (userId: number) => ({ pk: `USER#${padId(userId)}`, sk: 'WEBHOOK' });
 

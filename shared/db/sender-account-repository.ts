@@ -11,7 +11,9 @@ import {
 } from '../domain/sender-accounts/sender-account';
 import { isConditionFailed, isTransactionConditionFailed, queryAll } from './client';
 import { everyValueOf, intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
-import { SENDER_ACCOUNT_PREFIX, providerAccountKey, senderAccountKey } from './keys';
+import { SENDER_ACCOUNT_PREFIX, formerAccountKey, providerAccountKey, senderAccountKey } from './keys';
+
+const DailyLimitsAttribute = v.object({ emails: intAttribute, invitations: intAttribute, networkMessages: intAttribute });
 
 const accountItem = (account: SenderAccount) => ({
   ...senderAccountKey(account.workspaceId, account.id),
@@ -31,7 +33,7 @@ export const SenderAccountItem = itemSchema(
     providerType: v.string(),
     ownProviderUserId: nullableString,
     // Absent on accounts that never had them: the defaults, and no pause.
-    dailyLimits: v.optional(v.object({ emails: intAttribute, invitations: intAttribute, networkMessages: intAttribute })),
+    dailyLimits: v.optional(DailyLimitsAttribute),
     sendingPause: v.optional(v.nullable(v.object({ reason: v.string(), until: v.nullable(v.string()), at: v.string() }))),
     createdAt: v.string(),
     updatedAt: v.string(),
@@ -40,6 +42,9 @@ export const SenderAccountItem = itemSchema(
 
 /** The provider account guard: which workspace's account the provider account is. */
 export const ProviderAccountItem = itemSchema('ProviderAccount', v.object({ workspaceId: intAttribute, accountId: intAttribute }));
+
+
+export const FormerAccountItem = itemSchema('FormerSenderAccount', v.object({ accountId: intAttribute, dailyLimits: v.optional(DailyLimitsAttribute) }));
 
 export class DynamoSenderAccountRepository implements SenderAccountRepository {
   constructor(
@@ -97,6 +102,18 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
         TransactItems: [
           { Delete: { TableName: this.tableName, Key: senderAccountKey(account.workspaceId, account.id) } },
           {
+            // Registered again in this workspace, the provider account comes back as this account.
+            Put: {
+              TableName: this.tableName,
+              Item: {
+                ...formerAccountKey(account.workspaceId, account.providerAccountId),
+                entityType: 'FormerSenderAccount',
+                accountId: account.id,
+                ...(account.dailyLimits ? { dailyLimits: account.dailyLimits } : {}),
+              },
+            },
+          },
+          {
             // Only this account's guard: a re-registration elsewhere in between keeps its own.
             Delete: {
               TableName: this.tableName,
@@ -108,6 +125,11 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
         ],
       }),
     );
+  }
+
+  async formerAccount(workspaceId: number, providerAccountId: string) {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: formerAccountKey(workspaceId, providerAccountId), ConsistentRead: true }));
+    return Item ? parseItem(FormerAccountItem, Item) : undefined;
   }
 
   async findByProviderAccountId(providerAccountId: string): Promise<SenderAccount | undefined> {

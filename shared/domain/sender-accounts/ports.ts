@@ -13,7 +13,7 @@ export interface SenderAccountChange {
 }
 
 export interface SenderAccountRepository {
-  /** The workspace's accounts, oldest (lowest id) first. */
+  /** The workspace's accounts, oldest first (by createdAt, then id). */
   listForWorkspace(workspaceId: number): Promise<SenderAccount[]>;
   get(workspaceId: number, accountId: number): Promise<SenderAccount | undefined>;
   /**
@@ -21,8 +21,10 @@ export interface SenderAccountRepository {
    * already registered; `existing` tells which workspace holds it.
    */
   create(account: SenderAccount): Promise<{ created: true } | { created: false; existing: { workspaceId: number; accountId: number } }>;
-  /** Removes the account and its guard together. */
+  /** Removes the account and its guard together, keeping what `formerAccount` gives back. */
   remove(account: SenderAccount): Promise<void>;
+  /** The id (and daily limits, if set) of the workspace's deleted account of this provider account. */
+  formerAccount(workspaceId: number, providerAccountId: string): Promise<{ accountId: number; dailyLimits?: AccountDailyLimits | undefined } | undefined>;
   findByProviderAccountId(providerAccountId: string): Promise<SenderAccount | undefined>;
   /**
    * Sets the status if the account still exists; false when it does not. With `clearPause`, the

@@ -51,14 +51,18 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
     if (!provider) throw validationError('provider_account_id is not an account of the network provider');
     const type = senderTypeFor(provider.type);
     if (!type) throw validationError(`Unsupported provider account type: ${provider.type} (only network accounts and mailboxes)`);
-    const account = newSenderAccount({
-      id: await deps.ids.next(),
+    // A provider account this workspace deleted comes back as the same account: its sends, daily
+    // counts, conversations and the invitations it sent stay its own.
+    const former = await deps.accounts.formerAccount(workspaceId, input.providerAccountId);
+    const fresh = newSenderAccount({
+      id: former?.accountId ?? (await deps.ids.next()),
       workspaceId,
       type,
       provider,
       name: input.name,
       now: deps.clock.now().toISOString(),
     });
+    const account = former?.dailyLimits ? { ...fresh, dailyLimits: former.dailyLimits } : fresh;
     const outcome = await deps.accounts.create(account);
     if (outcome.created) return { account, created: true };
     if (outcome.existing.workspaceId !== workspaceId) throw conflict('This provider account is already connected to another workspace');

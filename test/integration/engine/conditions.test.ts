@@ -238,6 +238,27 @@ describe('campaign conditions', () => {
     expect(await emailedWith('ST no')).toEqual(['st-twice@example.com']);
   });
 
+  it('ACCEPTED_INVITE: an invitation of an account deleted and registered again counts when accepted (the account comes back as itself)', async () => {
+    clock.set('2026-12-29T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    const other = await lookerAccount();
+    const campaign = await inviteThenAccepted('Came back', 'CB');
+    const through = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
+    expect(through.status, through.text).toBe(200);
+    await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/cb-back', email: 'cb-back@example.com' }]);
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    const invitation = (await stack.provider.control.state()).invitations.find((item) => item.publicIdentifier === 'cb-back');
+    expect(invitation?.accountId).toBe('sbx-network-looker');
+    // The account is deleted (which detaches it) and registered again, then the invitation is accepted.
+    expect((await stack.call('DELETE', `/public/accounts/${other}/`, { apiKey: world.ws.key })).status).toBe(200);
+    const again = await stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: world.ws.key, body: { provider_account_id: 'sbx-network-looker' } });
+    expect([again.status, again.body.account.id]).toEqual([201, other]);
+    await stack.provider.control.acceptInvitation(invitation?.id as string);
+    await play(stack);
+    expect([await emailedWith('CB yes'), await emailedWith('CB no')]).toEqual([['cb-back@example.com'], []]);
+  });
+
   it('ALREADY_CONNECTED: a first-degree connection (asked live) takes YES, anyone else NO', async () => {
     clock.set('2026-11-30T09:00:00.000Z'); // Monday
     const { stack } = world;

@@ -156,6 +156,25 @@ describe('sender accounts and the inbound provider webhook', () => {
     expect((await stack.call('DELETE', '/public/accounts/abc/', { apiKey: bobKey })).status).toBe(404);
   });
 
+  it('brings a deleted account back with its id and daily limits when the workspace registers it again, and only there', async () => {
+    // Two workspaces of their own: what this test leaves registered is in no other test's way.
+    const [carolKey, daveKey] = [(await createKey(stack, await signUp(stack))).key, (await createKey(stack, await signUp(stack))).key];
+    const account = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Comes back' });
+    const first = (await register(carolKey, { provider_account_id: account.id })).body.account;
+    expect((await stack.call('PATCH', `/public/accounts/${first.id}/`, { apiKey: carolKey, body: { daily_limits: { invitations: 7 } } })).status).toBe(200);
+    expect((await stack.call('DELETE', `/public/accounts/${first.id}/`, { apiKey: carolKey })).status).toBe(200);
+    const again = await register(carolKey, { provider_account_id: account.id });
+    expect(again.status).toBe(201);
+    expect(again.body.account).toMatchObject({ id: first.id, name: 'Comes back', daily_limits: { emails: 50, invitations: 7, network_messages: 50 } });
+    expect((await list(carolKey)).accounts.map((listed) => listed.id)).toEqual([first.id]);
+    // Deleted again and registered in another workspace: a new account there.
+    expect((await stack.call('DELETE', `/public/accounts/${first.id}/`, { apiKey: carolKey })).status).toBe(200);
+    const elsewhere = await register(daveKey, { provider_account_id: account.id });
+    expect(elsewhere.status).toBe(201);
+    expect(elsewhere.body.account.id).not.toBe(first.id);
+    expect(elsewhere.body.account.daily_limits).toEqual({ emails: 50, invitations: 20, network_messages: 50 });
+  });
+
   it('follows status changes the provider posts to the inbound webhook', async () => {
     const account = await stack.provider.control.createAccount({ type: 'LINKEDIN' });
     await register(aliceKey, { provider_account_id: account.id });

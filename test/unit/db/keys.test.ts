@@ -114,6 +114,11 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
   senderAccountKey: () => expect(keys.senderAccountKey(8, 20)).toEqual({ pk: WORKSPACE, sk: 'SENDER_ACCOUNT#0000000000000020' }),
   SENDER_ACCOUNT_PREFIX: () => expect(keys.SENDER_ACCOUNT_PREFIX).toBe('SENDER_ACCOUNT#'),
   providerAccountKey: () => expect(keys.providerAccountKey('acc_9Xy')).toEqual({ pk: 'PROVIDER_ACCOUNT#acc_9Xy', sk: 'PROVIDER_ACCOUNT' }),
+  formerAccountKey: () => {
+    expect(keys.formerAccountKey(8, 'acc_9Xy')).toEqual({ pk: WORKSPACE, sk: 'FORMER_ACCOUNT#acc_9Xy' });
+    // Listing a workspace's accounts (begins_with SENDER_ACCOUNT#) must never return it.
+    expect(keys.formerAccountKey(8, 'acc_9Xy').sk.startsWith(keys.SENDER_ACCOUNT_PREFIX)).toBe(false);
+  },
   webhookSettingsKey: () => expect(keys.webhookSettingsKey(7)).toEqual({ pk: USER, sk: 'WEBHOOK' }),
   webhookDeliveryKey: () => expect(keys.webhookDeliveryKey(7, 'evt_1')).toEqual({ pk: USER, sk: 'WEBHOOK_DELIVERY#evt_1' }),
   webhookAttemptKey: () => {
