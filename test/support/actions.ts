@@ -18,7 +18,7 @@ export const actionWith = (at: string, fields: Partial<OutreachAction> = {}): Ou
   reachedAt: null,
   waitingForDelay: false,
   alreadyConnected: false,
-  answerLostAt: null,
+  answerLost: null,
   started: false,
   atEntry: false,
   done: [],

@@ -65,11 +65,12 @@ export interface OutreachAction {
   /** Why the current node's last attempt failed (a retry or an account problem), for the prospects page; null once it moves on. */
   lastError: string | null;
   /**
-   * When a network message of the current node was first handed to the provider and no answer came
-   * back (a timeout): the provider may have sent it, so the next attempt looks for it in the chat
-   * before sending (docs/engine.md, "A timeout is ambiguous"); null once it moves on.
+   * A network step of the current node handed to the provider without an answer coming back (a
+   * timeout, a lost connection): the provider may have carried it out, so every later attempt first
+   * looks, through that account, for what it sent (docs/engine.md, "A timeout is ambiguous"); null
+   * once it moves on.
    */
-  answerLostAt: string | null;
+  answerLost: LostAnswer | null;
   /** The previous action of this prospect (sent or skipped). */
   lastActionAt: string | null;
   /**
@@ -108,6 +109,14 @@ export interface OutreachAction {
   /** The prospect's id at the network provider, once looked up. */
   networkProviderId: string | null;
   updatedAt: string;
+}
+
+/** The first attempt of a network step whose answer was lost: when it was claimed, through which account, with what text. */
+export interface LostAnswer {
+  at: string;
+  accountId: number;
+  /** The message, or the invitation's note, as sent then (the step or the prospect may change before the next attempt). */
+  text: string;
 }
 
 /** What a due-time index entry names: enough to read the action and to tell a stale entry. */

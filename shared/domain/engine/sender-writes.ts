@@ -133,7 +133,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
         reservation: null,
         attempts: 0,
         lastError: null,
-        answerLostAt: null,
+        answerLost: null,
       }),
     );
   }

@@ -120,11 +120,17 @@ export function createSender(deps: SenderDeps) {
     const claim = claimed.claim as NonNullable<OutreachAction['claim']>;
     const learned = result.networkProviderId ? { networkProviderId: result.networkProviderId } : {};
     if ('sent' in result) {
-      await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? result.sent.found ?? null, variant: result.variant, ...result.sent.refs }));
-      if (rendered && !result.sent.note) {
-        await keepSent(deps.sentMessages, { action: claimed, step, account, rendered, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
+      const { found } = result.sent;
+      // A send an earlier attempt made (its answer lost) counts as made through its account, with its text.
+      const through = found?.through ?? account;
+      const kept = rendered && found ? { ...rendered, text: found.text } : rendered;
+      await recordAnswered(
+        outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? found?.reason ?? null, variant: result.variant, accountId: through.id, ...result.sent.refs }),
+      );
+      if (kept && !result.sent.note) {
+        await keepSent(deps.sentMessages, { action: claimed, step, account: through, rendered: kept, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
       }
-      if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step, account.id);
+      if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step, through.id);
       if (result.sent.refs.trackingId) {
         await deps.outcomes.recordEmail({
           trackingId: result.sent.refs.trackingId,
@@ -137,7 +143,7 @@ export function createSender(deps: SenderDeps) {
           messageId: null,
         });
       }
-      await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: account.id } }, known);
+      await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: through.id } }, known);
       return 'sent';
     }
     if ('skipped' in result) {
@@ -160,14 +166,17 @@ export function createSender(deps: SenderDeps) {
       if (attempts >= MAX_ATTEMPTS) {
         const reason = `gave up after ${attempts} attempts: ${failure.reason}`;
         // One that may have gone out is not called failed: at most once, like the crash rule.
-        const outcome = lost || claimed.answerLostAt !== null ? ({ outcome: 'UNCERTAIN', reason: `${reason} (an attempt got no answer: it may have gone out)` } as const) : ({ outcome: 'FAILED', reason } as const);
+        const outcome = lost || claimed.answerLost !== null ? ({ outcome: 'UNCERTAIN', reason: `${reason} (an attempt got no answer: it may have gone out)` } as const) : ({ outcome: 'FAILED', reason } as const);
         await recordAnswered(outcomeOf(claimed, step, now, outcome));
         return finish(claimed, campaign, 'FINISHED', reason, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
-      // The next attempt looks for it first, through the same account (the prospect's thread is
-      // there if it went out).
-      const afterLoss = lost && claimed.answerLostAt === null ? { answerLostAt: claim.at, accounts: { ...claimed.accounts, NETWORK: account.id } } : {};
+      // Every later attempt looks for it first, through the same account, which becomes the
+      // prospect's (the conversation is there if it went out).
+      const afterLoss =
+        lost && claimed.answerLost === null && rendered
+          ? { answerLost: { at: claim.at, accountId: account.id, text: rendered.text.trim() }, accounts: { ...claimed.accounts, NETWORK: account.id } }
+          : {};
       await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts, lastError: failure.reason, ...afterLoss });
       return 'retrying';
     }
@@ -281,6 +290,8 @@ export function createSender(deps: SenderDeps) {
       return skip('suppressed');
     }
     const accounts = await reads.accounts(action.workspaceId);
+    // An earlier attempt's account is asked what it sent, attached to the campaign or not (deleted: nobody can tell).
+    const lostThrough = action.answerLost ? accounts.get(action.answerLost.accountId) : undefined;
     const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
@@ -307,7 +318,7 @@ export function createSender(deps: SenderDeps) {
       prospect,
       rendered,
       ...(unsubscribeUrl ? { unsubscribeUrl } : {}),
-      ...(action.answerLostAt ? { answerLostSince: action.answerLostAt } : {}),
+      ...(lostThrough && action.answerLost ? { lost: { at: action.answerLost.at, text: action.answerLost.text, through: lostThrough } } : {}),
     });
     const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.

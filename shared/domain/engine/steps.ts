@@ -37,14 +37,22 @@ export interface SentRefs {
 export type SendResult = { variant: Variant; networkProviderId?: string } & (
   /**
    * `note`: what was counted as sent without sending it (an invitation already pending): the
-   * outcome's reason, and nothing is kept for the conversation. `found`: why a send is known to
-   * have gone out though this attempt sent nothing (the outcome's reason; kept as sent).
+   * outcome's reason, and nothing is kept for the conversation. `found`: an earlier attempt whose
+   * answer was lost went out (seen at the provider), through `through`, with `text`: recorded and
+   * kept as that send.
    */
-  | { sent: { refs: SentRefs; note?: string; found?: string } }
+  | { sent: { refs: SentRefs; note?: string; found?: FoundSend } }
   | { skipped: string }
-  /** `sendCalled`: the error came from the call that sends a network message (it may have gone out). */
+  /** `sendCalled`: the error came from the call that sends a network message or invitation (it may have gone out). */
   | { error: unknown; sendCalled?: true }
 );
+
+/** A send an earlier attempt made though its answer was lost, as the provider shows it. */
+export interface FoundSend {
+  reason: string;
+  through: SenderAccount;
+  text: string;
+}
 
 export interface StepInput {
   step: CampaignStep;
@@ -54,12 +62,15 @@ export interface StepInput {
   rendered: RenderedStep;
   /** The prospect's unsubscribe URL, for an email step with `add_unsubscribe`. */
   unsubscribeUrl?: string;
-  /** A network message's earlier attempt got no answer since then (OutreachAction.answerLostAt): looked for before sending. */
-  answerLostSince?: string;
+  /** An earlier attempt got no answer (OutreachAction.answerLost), through `through` (still registered): looked for before sending. */
+  lost?: { at: string; text: string; through: SenderAccount };
 }
 
 /** The outcome's reason of a network message found in the chat after its send's answer was lost. */
 export const FOUND_AFTER_LOST_ANSWER = 'found sent in the chat after the provider did not answer';
+
+/** The outcome's reason of an invitation found (pending, or accepted) after its send's answer was lost. */
+export const INVITATION_FOUND_AFTER_LOST_ANSWER = 'found at the provider (pending or accepted) after it did not answer';
 
 /**
  * Where the look for a message whose answer was lost starts: its claim, less two minutes, since the
@@ -115,18 +126,35 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     if (!identifier) return { variant, skipped: 'no network profile URL' };
     const profile = await provider.getProfile({ accountId: account.providerAccountId, identifier });
     const networkProviderId = profile.providerId;
+    const { lost } = input;
     if (input.kind === 'INVITE') {
+      if (lost) {
+        // An earlier invitation may have gone out without its answer: the account that sent it
+        // shows it pending, or the prospect connected (it was accepted meanwhile).
+        try {
+          const seen = lost.through.id === account.id ? profile : await provider.getProfile({ accountId: lost.through.providerAccountId, identifier });
+          if (seen.invitationPending || seen.networkDistance === 'FIRST_DEGREE') {
+            return { variant, networkProviderId, sent: { refs: {}, found: { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
+          }
+        } catch (error) {
+          return { variant, networkProviderId, error: lookFailure(error) };
+        }
+      }
       if (profile.networkDistance === 'FIRST_DEGREE') return { variant, networkProviderId, skipped: ALREADY_CONNECTED };
       if (profile.invitationPending) return { variant, networkProviderId, sent: { refs: {}, note: 'an invitation was already pending' } };
       const text = rendered.text.trim();
-      const { invitationId } = await provider.sendInvitation({ accountId: account.providerAccountId, providerId: networkProviderId, ...(text ? { message: text } : {}) });
-      return { variant, networkProviderId, sent: { refs: { invitationId } } };
+      try {
+        const { invitationId } = await provider.sendInvitation({ accountId: account.providerAccountId, providerId: networkProviderId, ...(text ? { message: text } : {}) });
+        return { variant, networkProviderId, sent: { refs: { invitationId } } };
+      } catch (error) {
+        return { variant, networkProviderId, error, sendCalled: true };
+      }
     }
-    if (input.answerLostSince) {
+    if (lost) {
       // An earlier attempt may have gone out without its answer: sent again only if it did not.
       try {
-        const found = await provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: networkProviderId, text: rendered.text, since: lostAnswerLookSince(input.answerLostSince) });
-        if (found) return { variant, networkProviderId, sent: { refs: found, found: FOUND_AFTER_LOST_ANSWER } };
+        const found = await provider.findSentMessage({ accountId: lost.through.providerAccountId, attendeeProviderId: networkProviderId, text: lost.text, since: lostAnswerLookSince(lost.at) });
+        if (found) return { variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
       } catch (error) {
         return { variant, networkProviderId, error: lookFailure(error) };
       }

@@ -76,7 +76,7 @@ describe('a first action carried by its campaign prospect item', () => {
       reachedAt: null,
       waitingForDelay: false,
       alreadyConnected: false,
-      answerLostAt: null,
+      answerLost: null,
       started: false,
       atEntry: true,
       done: [],

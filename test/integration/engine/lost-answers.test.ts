@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FOUND_AFTER_LOST_ANSWER } from '../../../shared/domain/engine/steps';
+import { FOUND_AFTER_LOST_ANSWER, INVITATION_FOUND_AFTER_LOST_ANSWER } from '../../../shared/domain/engine/steps';
 import { ManualClock } from '../../../shared/time/clock';
 import {
   type EngineWorld,
@@ -9,6 +9,7 @@ import {
   campaignWith,
   claimedAndCrashed,
   engineWorld,
+  extraAccount,
   outcomesOf,
   prospectStatuses,
   prospectsIn,
@@ -56,7 +57,13 @@ describe('network messages whose answer was lost', () => {
     const [sent] = await chatsWithText(text);
     expect(sent).toMatchObject({ accountId: 'sbx-network-dev', at: '2026-11-23T09:00:00.000Z' });
     expect(await actionsOf(world.stack, campaign.id)).toEqual([
-      expect.objectContaining({ attempts: 1, dueAt: '2026-11-23T09:01:00.000Z', claim: null, answerLostAt: '2026-11-23T09:00:00.000Z', accounts: { NETWORK: world.network } }),
+      expect.objectContaining({
+        attempts: 1,
+        dueAt: '2026-11-23T09:01:00.000Z',
+        claim: null,
+        answerLost: { at: '2026-11-23T09:00:00.000Z', accountId: world.network, text },
+        accounts: { NETWORK: world.network },
+      }),
     ]);
     await advance(world.stack, clock, 1 / 60);
     // The retry found it in the chat: recorded as sent with the provider's ids, never sent twice.
@@ -71,7 +78,7 @@ describe('network messages whose answer was lost', () => {
     await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
     await activate(world, campaign.id);
     expect(await chatsWithText(text)).toEqual([]);
-    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLostAt: '2026-11-23T09:01:00.000Z' })]);
+    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLost: { at: '2026-11-23T09:01:00.000Z', accountId: world.network, text } })]);
     await advance(world.stack, clock, 1 / 60);
     const sent = await chatsWithText(text);
     expect(sent.map((item) => item.at)).toEqual(['2026-11-23T09:02:00.000Z']);
@@ -167,5 +174,69 @@ describe('network messages whose answer was lost', () => {
     expect(await outcomeSummary(campaign.id)).toEqual([
       { prospect: prospectId, outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)', chatId: null, messageId: null },
     ]);
+  });
+
+  describe('when something changes before the next attempt', () => {
+    let second: number;
+    const both = () => ({ account_ids: [world.mailbox, world.network, second] });
+    const onlySecond = () => ({ account_ids: [world.mailbox, second] });
+    const patch = async (path: string, body: unknown) => {
+      const response = await world.stack.call('PATCH', path, { apiKey: world.ws.key, body });
+      expect(response.status, response.text).toBe(200);
+    };
+    const invitationsTo = async (slug: string) => (await world.stack.provider.control.state()).invitations.filter((item) => item.publicIdentifier === slug).map((item) => item.accountId);
+
+    beforeAll(async () => {
+      // A Monday morning after the tests above; a second network account for the campaigns below.
+      clock.set('2026-11-30T09:00:00.000Z');
+      second = await extraAccount(world, 'LINKEDIN', 'sbx-network-second');
+    });
+
+    it('looks for the text that was sent, not the step as edited since: sent once', async () => {
+      const { campaign, prospectId, text } = await messageCampaign('Edited after', 'eddie-edited');
+      await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/chats', times: 1 });
+      await activate(world, campaign.id);
+      await patch(`/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`, { message_template: 'Edited after {{first_name}}, now longer' });
+      await advance(world.stack, clock, 1 / 60);
+      expect((await sandboxSent(world.stack)).filter((item) => item.kind === 'chat' && item.text.startsWith('Edited after')).map((item) => item.text)).toEqual([text]);
+      expect(await conversationTexts(prospectId)).toEqual([`MESSAGE ${text}`]);
+    });
+
+    it('looks through the account that got no answer after it was detached: not sent again through another', async () => {
+      const { campaign, prospectId, text } = await messageCampaign('Detached after', 'dora-detached');
+      await patch(`/public/campaigns/${campaign.id}/`, both());
+      await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/chats', times: 1 });
+      await activate(world, campaign.id);
+      const [sent] = await chatsWithText(text);
+      await patch(`/public/campaigns/${campaign.id}/`, onlySecond());
+      await advance(world.stack, clock, 1 / 60);
+      expect((await chatsWithText(text)).map((item) => item.accountId)).toEqual([sent?.accountId]);
+      const [outcome] = await outcomesOf(world.stack, campaign.id);
+      const accountOf = (providerId: string | undefined) => (providerId === 'sbx-network-dev' ? world.network : second);
+      expect(outcome).toMatchObject({ prospectId, outcome: 'SENT', reason: FOUND_AFTER_LOST_ANSWER, accountId: accountOf(sent?.accountId), messageId: sent?.messageId });
+    });
+
+    it('finds an invitation whose answer was lost pending (after its account was detached) or accepted: sent once, counted, its note kept', async () => {
+      const campaign = await campaignWith(world, 'Invited unanswered', [{ step_type: 'NETWORK_INVITE', message_template: 'Unanswered invite {{first_name}}' }]);
+      const [pending, accepting] = await prospectsIn(world, campaign.id, [
+        { first_name: 'Penny', network_profile_url: 'https://www.linkedin.com/in/penny-pending' },
+        { first_name: 'Ace', network_profile_url: 'https://www.linkedin.com/in/ace-accepting' },
+      ]);
+      for (const slug of ['penny-pending', 'ace-accepting']) await world.stack.provider.control.setProfile(slug, { network_distance: 'THIRD_DEGREE' });
+      await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/users/invite', times: 2 });
+      await activate(world, campaign.id);
+      expect([await invitationsTo('penny-pending'), await invitationsTo('ace-accepting')]).toEqual([['sbx-network-dev'], ['sbx-network-dev']]);
+      // One is accepted before the next attempt; then the inviting account leaves the campaign.
+      const accepted = (await world.stack.provider.control.state()).invitations.find((item) => item.publicIdentifier === 'ace-accepting');
+      await world.stack.provider.control.acceptInvitation(accepted?.id as string);
+      await patch(`/public/campaigns/${campaign.id}/`, { account_ids: [world.mailbox, second] });
+      await advance(world.stack, clock, 1 / 60);
+      expect([await invitationsTo('penny-pending'), await invitationsTo('ace-accepting')]).toEqual([['sbx-network-dev'], ['sbx-network-dev']]);
+      const outcomes = await outcomesOf(world.stack, campaign.id);
+      expect(outcomes.map((o) => [o.prospectId, o.outcome, o.reason, o.accountId])).toEqual(
+        [pending, accepting].map((id) => [id, 'SENT', INVITATION_FOUND_AFTER_LOST_ANSWER, world.network]).sort((a, b) => Number(a[0]) - Number(b[0])),
+      );
+      expect(await conversationTexts(pending as number)).toEqual(['INVITATION Unanswered invite Penny']);
+    });
   });
 });
