@@ -97,12 +97,13 @@ export function whyNotSendable(kind: SendKind, prospect: Prospect): string | und
 }
 
 /**
- * What a failed look for a message whose answer was lost means for the action: an account problem
- * is one (the account could not send either); anything else is retried, since a provider that
- * cannot tell now says nothing about the prospect (its "not found" ends no sequence).
+ * What a failed look for a send whose answer was lost means for the action: an account problem of
+ * the account about to send is one (it could not send either); anything else is retried, since a
+ * provider that cannot tell now says nothing about the prospect (its "not found" ends no
+ * sequence), and another account's problem is not the sending account's.
  */
-function lookFailure(error: unknown): unknown {
-  if (classifyFailure(error).kind === 'account') return error;
+function lookFailure(error: unknown, throughSender: boolean): unknown {
+  if (throughSender && classifyFailure(error).kind === 'account') return error;
   const reason = isProviderFailure(error) ? describeProviderFailure(error) : String(error);
   return new ProviderFailure('network', `could not look for a message whose answer was lost: ${reason}`);
 }
@@ -137,7 +138,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
             return { variant, networkProviderId, sent: { refs: {}, found: { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
           }
         } catch (error) {
-          return { variant, networkProviderId, error: lookFailure(error) };
+          return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
         }
       }
       if (profile.networkDistance === 'FIRST_DEGREE') return { variant, networkProviderId, skipped: ALREADY_CONNECTED };
@@ -156,7 +157,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         const found = await provider.findSentMessage({ accountId: lost.through.providerAccountId, attendeeProviderId: networkProviderId, text: lost.text, since: lostAnswerLookSince(lost.at) });
         if (found) return { variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
       } catch (error) {
-        return { variant, networkProviderId, error: lookFailure(error) };
+        return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
       }
     }
     if (profile.networkDistance !== 'FIRST_DEGREE') return { variant, networkProviderId, skipped: 'not a first-degree connection' };

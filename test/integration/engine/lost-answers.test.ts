@@ -238,5 +238,27 @@ describe('network messages whose answer was lost', () => {
       );
       expect(await conversationTexts(pending as number)).toEqual(['INVITATION Unanswered invite Penny']);
     });
+
+    it('does not pause the sending account for a problem of the account it asks (detached, disconnected)', async () => {
+      const { stack } = world;
+      const campaign = await campaignWith(world, 'Asked elsewhere', [{ step_type: 'NETWORK_INVITE', message_template: 'Asked elsewhere {{first_name}}' }]);
+      const [prospectId] = await prospectsIn(world, campaign.id, [{ first_name: 'Ella', network_profile_url: 'https://www.linkedin.com/in/ella-elsewhere' }]);
+      await stack.provider.control.setProfile('ella-elsewhere', { network_distance: 'THIRD_DEGREE' });
+      await stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/users/invite', times: 1 });
+      await activate(world, campaign.id);
+      await patch(`/public/campaigns/${campaign.id}/`, { account_ids: [world.mailbox, second] });
+      await stack.provider.control.setAccountStatus('sbx-network-dev', 'CREDENTIALS');
+      try {
+        await advance(stack, clock, 1 / 60);
+        const accounts = (await stack.call<{ accounts: { id: number; sending_paused: unknown }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts;
+        expect(accounts.find((account) => account.id === second)?.sending_paused).toBeNull();
+        expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId as number]: { status: 'IN_REVIEW', last_error: 'network' } });
+      } finally {
+        await stack.provider.control.setAccountStatus('sbx-network-dev', 'OK');
+      }
+      await advance(stack, clock, 5 / 60);
+      expect(await invitationsTo('ella-elsewhere')).toEqual(['sbx-network-dev']);
+      expect((await outcomesOf(stack, campaign.id)).map((o) => [o.outcome, o.reason, o.accountId])).toEqual([['SENT', INVITATION_FOUND_AFTER_LOST_ANSWER, world.network]]);
+    });
   });
 });
