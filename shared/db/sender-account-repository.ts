@@ -44,7 +44,10 @@ export const SenderAccountItem = itemSchema(
 export const ProviderAccountItem = itemSchema('ProviderAccount', v.object({ workspaceId: intAttribute, accountId: intAttribute }));
 
 
-export const FormerAccountItem = itemSchema('FormerSenderAccount', v.object({ accountId: intAttribute, dailyLimits: v.optional(DailyLimitsAttribute) }));
+export const FormerAccountItem = itemSchema(
+  'FormerSenderAccount',
+  v.object({ accountId: intAttribute, createdAt: v.optional(v.string()), dailyLimits: v.optional(DailyLimitsAttribute) }),
+);
 
 export class DynamoSenderAccountRepository implements SenderAccountRepository {
   constructor(
@@ -109,6 +112,7 @@ export class DynamoSenderAccountRepository implements SenderAccountRepository {
                 ...formerAccountKey(account.workspaceId, account.providerAccountId),
                 entityType: 'FormerSenderAccount',
                 accountId: account.id,
+                createdAt: account.createdAt,
                 ...(account.dailyLimits ? { dailyLimits: account.dailyLimits } : {}),
               },
             },

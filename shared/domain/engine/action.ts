@@ -29,6 +29,12 @@ export interface ActionClaim {
   /** The UTC day the account's counter was taken in, and the campaign day of its counter. */
   accountDay: string;
   campaignDay: string;
+  /**
+   * A network step's text as it goes out (the message, or the invitation's note): what the crash
+   * rule looks for in the account's chat, whatever the step or the prospect became since. Unset
+   * for an email (the provider cannot be asked) and on claims written before 2026-11-27.
+   */
+  text?: string;
 }
 
 /** A slot taken in the campaign's daily cap for a later moment of the same day (sends spread through the window). */
@@ -113,6 +119,8 @@ export interface OutreachAction {
 
 /** The first attempt of a network step whose answer was lost: when it was claimed, through which account, with what text. */
 export interface LostAnswer {
+  /** The step it was (a flow edit may put another node where the prospect waits: that one is not it). */
+  nodeId: number;
   at: string;
   accountId: number;
   /** The message, or the invitation's note, as sent then (the step or the prospect may change before the next attempt). */

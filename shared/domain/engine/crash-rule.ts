@@ -52,9 +52,11 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
   const account = accounts.get(claim.accountId);
   if (recorded) {
     if (recorded.outcome === 'FAILED') return finish(action, campaign, 'FINISHED', recorded.reason);
-    const sticky = recorded.outcome === 'SKIPPED' ? connectedBySkip(claim.kind, recorded.reason) : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } };
+    // The account the record names: a send found after a lost answer went through that one, not the claim's.
+    const through = recorded.accountId ?? claim.accountId;
+    const sticky = recorded.outcome === 'SKIPPED' ? connectedBySkip(claim.kind, recorded.reason) : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: through } };
     // The crash may have come before the invitation's link (sender.ts settle): written again.
-    if (recorded.outcome === 'SENT' && node.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, action, node, claim.accountId);
+    if (recorded.outcome === 'SENT' && node.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, action, node, through);
     await advance(action, campaign, nodes, node.id, now, sticky);
     return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
   }
@@ -89,16 +91,18 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     const prospect = await reads.prospectNow(action.prospectId);
     const identifier = publicIdOf(prospect?.networkProfileUrl);
     if (prospect && identifier) {
+      // The text as claimed (the step or the prospect may have changed since); claims before 2026-11-27 carry none.
       const rendered = renderStep(node, prospect, await reads.company(prospect));
+      const text = claim.text ?? rendered.text;
       const look = await ask(async () => {
         const providerId = action.networkProviderId ?? (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
-        return { providerId, found: await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text: rendered.text, since: lostAnswerLookSince(claim.at) }) };
+        return { providerId, found: await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text, since: lostAnswerLookSince(claim.at) }) };
       });
       if (look && !look.found) return sendNow();
       if (look?.found) {
         const { providerId, found } = look;
         await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: rendered.variant, ...found }));
-        await keepSent(deps.sentMessages, { action, step: node, account, rendered, refs: found, networkProviderId: providerId, at: claim.at });
+        await keepSent(deps.sentMessages, { action, step: node, account, rendered: { ...rendered, text }, refs: found, networkProviderId: providerId, at: claim.at });
         await advance(action, campaign, nodes, node.id, now, { networkProviderId: providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
         return 'sent';
       }

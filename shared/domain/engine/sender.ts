@@ -166,17 +166,22 @@ export function createSender(deps: SenderDeps) {
       if (attempts >= MAX_ATTEMPTS) {
         const reason = `gave up after ${attempts} attempts: ${failure.reason}`;
         // One that may have gone out is not called failed: at most once, like the crash rule.
-        const outcome = lost || claimed.answerLost !== null ? ({ outcome: 'UNCERTAIN', reason: `${reason} (an attempt got no answer: it may have gone out)` } as const) : ({ outcome: 'FAILED', reason } as const);
+        const outcome = lost || claimed.answerLost?.nodeId === step.id ? ({ outcome: 'UNCERTAIN', reason: `${reason} (an attempt got no answer: it may have gone out)` } as const) : ({ outcome: 'FAILED', reason } as const);
         await recordAnswered(outcomeOf(claimed, step, now, outcome));
         return finish(claimed, campaign, 'FINISHED', reason, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
       // Every later attempt looks for it first, through the same account, which becomes the
-      // prospect's (the conversation is there if it went out).
-      const afterLoss =
-        lost && claimed.answerLost === null && rendered
-          ? { answerLost: { at: claim.at, accountId: account.id, text: rendered.text.trim() }, accounts: { ...claimed.accounts, NETWORK: account.id } }
-          : {};
+      // prospect's (the conversation is there if it went out), and the prospect stays at this step
+      // (it may have been contacted: no longer at its entry). A later lost attempt replaces an
+      // earlier one, which its own look found not sent.
+      const afterLoss = lost
+        ? {
+            answerLost: { nodeId: step.id, at: claim.at, accountId: account.id, text: claim.text ?? '' },
+            accounts: { ...claimed.accounts, NETWORK: account.id },
+            atEntry: false,
+          }
+        : {};
       await wait(claimed, now, { ...learned, dueAt: iso(retryAt), claim: null, attempts, lastError: failure.reason, ...afterLoss });
       return 'retrying';
     }
@@ -291,7 +296,7 @@ export function createSender(deps: SenderDeps) {
     }
     const accounts = await reads.accounts(action.workspaceId);
     // An earlier attempt's account is asked what it sent, attached to the campaign or not (deleted: nobody can tell).
-    const lostThrough = action.answerLost ? accounts.get(action.answerLost.accountId) : undefined;
+    const lostThrough = action.answerLost?.nodeId === node.id ? accounts.get(action.answerLost.accountId) : undefined;
     const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
@@ -304,7 +309,15 @@ export function createSender(deps: SenderDeps) {
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
     const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
-    const claim = { token: deps.newToken(), at: iso(now), accountId: choice.account.id, kind, accountDay: choice.day, campaignDay: span.day };
+    const claim = {
+      token: deps.newToken(),
+      at: iso(now),
+      accountId: choice.account.id,
+      kind,
+      accountDay: choice.day,
+      campaignDay: span.day,
+      ...(kind === 'EMAIL' ? {} : { text: rendered.text.trim() }),
+    };
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });
     if (!(await deps.actions.replace(action, claimed))) {
       // A reserved position stays with the action as stored: whoever wrote it meanwhile uses or releases it.

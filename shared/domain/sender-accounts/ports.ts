@@ -23,8 +23,11 @@ export interface SenderAccountRepository {
   create(account: SenderAccount): Promise<{ created: true } | { created: false; existing: { workspaceId: number; accountId: number } }>;
   /** Removes the account and its guard together, keeping what `formerAccount` gives back. */
   remove(account: SenderAccount): Promise<void>;
-  /** The id (and daily limits, if set) of the workspace's deleted account of this provider account. */
-  formerAccount(workspaceId: number, providerAccountId: string): Promise<{ accountId: number; dailyLimits?: AccountDailyLimits | undefined } | undefined>;
+  /** The id, creation time and daily limits (if set) of the workspace's deleted account of this provider account. */
+  formerAccount(
+    workspaceId: number,
+    providerAccountId: string,
+  ): Promise<{ accountId: number; createdAt?: string | undefined; dailyLimits?: AccountDailyLimits | undefined } | undefined>;
   findByProviderAccountId(providerAccountId: string): Promise<SenderAccount | undefined>;
   /**
    * Sets the status if the account still exists; false when it does not. With `clearPause`, the

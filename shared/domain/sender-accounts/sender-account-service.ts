@@ -62,7 +62,7 @@ export function createSenderAccountService(deps: SenderAccountServiceDeps) {
       name: input.name,
       now: deps.clock.now().toISOString(),
     });
-    const account = former?.dailyLimits ? { ...fresh, dailyLimits: former.dailyLimits } : fresh;
+    const account = { ...fresh, ...(former?.createdAt ? { createdAt: former.createdAt } : {}), ...(former?.dailyLimits ? { dailyLimits: former.dailyLimits } : {}) };
     const outcome = await deps.accounts.create(account);
     if (outcome.created) return { account, created: true };
     if (outcome.existing.workspaceId !== workspaceId) throw conflict('This provider account is already connected to another workspace');

@@ -226,12 +226,12 @@ export const sentSummary = async (stack: TestStack) =>
  * of a first action, so its transaction put the claimed action item and took the due-time keys off
  * the campaign prospect item. The action as claimed.
  */
-export async function claimedAndCrashed(stack: TestStack, clock: ManualClock, campaignId: number, prospectId: number, kind: SendKind, accountId: number) {
+export async function claimedAndCrashed(stack: TestStack, clock: ManualClock, campaignId: number, prospectId: number, kind: SendKind, accountId: number, text?: string) {
   const at = clock.now().toISOString();
   const key = campaignProspectKey(campaignId, prospectId);
   const { Item } = await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
   const pending = firstAction(toCampaignProspect(Item as Record<string, unknown>), Item?.dueAt as string);
-  const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10) } as const;
+  const claim = { token: 'crashed', at, accountId, kind, accountDay: at.slice(0, 10), campaignDay: at.slice(0, 10), ...(text === undefined ? {} : { text }) } as const;
   await stack.db.send(
     new TransactWriteCommand({
       TransactItems: [

@@ -1,4 +1,8 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboundLinkKey } from '../../../shared/db/keys';
+import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
+import { invitationLink } from '../../../shared/domain/inbox/inbound-router';
 import { FOUND_AFTER_LOST_ANSWER, INVITATION_FOUND_AFTER_LOST_ANSWER } from '../../../shared/domain/engine/steps';
 import { ManualClock } from '../../../shared/time/clock';
 import {
@@ -61,7 +65,8 @@ describe('network messages whose answer was lost', () => {
         attempts: 1,
         dueAt: '2026-11-23T09:01:00.000Z',
         claim: null,
-        answerLost: { at: '2026-11-23T09:00:00.000Z', accountId: world.network, text },
+        answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:00:00.000Z', accountId: world.network, text },
+        atEntry: false,
         accounts: { NETWORK: world.network },
       }),
     ]);
@@ -78,7 +83,7 @@ describe('network messages whose answer was lost', () => {
     await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
     await activate(world, campaign.id);
     expect(await chatsWithText(text)).toEqual([]);
-    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLost: { at: '2026-11-23T09:01:00.000Z', accountId: world.network, text } })]);
+    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:01:00.000Z', accountId: world.network, text } })]);
     await advance(world.stack, clock, 1 / 60);
     const sent = await chatsWithText(text);
     expect(sent.map((item) => item.at)).toEqual(['2026-11-23T09:02:00.000Z']);
@@ -259,6 +264,85 @@ describe('network messages whose answer was lost', () => {
       await advance(stack, clock, 5 / 60);
       expect(await invitationsTo('ella-elsewhere')).toEqual(['sbx-network-dev']);
       expect((await outcomesOf(stack, campaign.id)).map((o) => [o.outcome, o.reason, o.accountId])).toEqual([['SENT', INVITATION_FOUND_AFTER_LOST_ANSWER, world.network]]);
+    });
+
+    it('looks for the last attempt that got no answer: sent once when the step was edited between two of them', async () => {
+      const { campaign, text } = await messageCampaign('Twice lost', 'tom-twice');
+      const control = world.stack.provider.control;
+      // The first attempt is not carried out; the second, of the step as edited meanwhile, is, and its answer lost too.
+      await control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
+      await control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/chats', times: 1 });
+      await activate(world, campaign.id);
+      await patch(`/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`, { message_template: 'Twice lost, edited {{first_name}}' });
+      await advance(world.stack, clock, 1 / 60);
+      await advance(world.stack, clock, 5 / 60);
+      expect((await sandboxSent(world.stack)).filter((item) => item.kind === 'chat' && item.text.startsWith('Twice lost')).map((item) => item.text)).toEqual(['Twice lost, edited Lena']);
+      expect((await outcomesOf(world.stack, campaign.id)).map((o) => [o.outcome, o.reason])).toEqual([['SENT', FOUND_AFTER_LOST_ANSWER]]);
+      expect(text).toBe('Twice lost Lena');
+    });
+
+    it('keeps a prospect whose first step got no answer at that step when another is put first: found there, the new one passed over', async () => {
+      const { campaign, prospectId, text } = await messageCampaign('Entry lost', 'eve-entry');
+      await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/chats', times: 1 });
+      await activate(world, campaign.id);
+      expect((await world.stack.call('POST', `/public/campaigns/${campaign.id}/pause/`, { apiKey: world.ws.key })).status).toBe(200);
+      const added = await world.stack.call<{ step: { id: number } }>('POST', `/public/campaigns/${campaign.id}/steps/`, {
+        apiKey: world.ws.key,
+        body: { step_type: 'NETWORK_MESSAGE', message_template: 'Entry new {{first_name}}' },
+      });
+      expect(added.status, added.text).toBe(201);
+      await patch(`/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`, { parent_step_id: added.body.step.id });
+      expect((await world.stack.call('POST', `/public/campaigns/${campaign.id}/resume/`, { apiKey: world.ws.key })).status).toBe(200);
+      await advance(world.stack, clock, 1 / 60);
+      expect((await sandboxSent(world.stack)).filter((item) => item.kind === 'chat' && item.text.startsWith('Entry')).map((item) => item.text)).toEqual([text]);
+      expect((await outcomesOf(world.stack, campaign.id)).map((o) => [o.nodeId, o.outcome, o.reason])).toEqual([[campaign.stepIds[0], 'SENT', FOUND_AFTER_LOST_ANSWER]]);
+      expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId]: { status: 'FINISHED', last_error: null } });
+    });
+
+    it('settles a crashed message claim from the text claimed, whatever the step became since', async () => {
+      const { stack } = world;
+      const { campaign, prospectId, text } = await messageCampaign('Crash claimed', 'cid-claimed');
+      expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+      await stack.drain('campaign-scheduling');
+      await claimedAndCrashed(stack, clock, campaign.id, prospectId, 'MESSAGE', world.network, text);
+      const form = new FormData();
+      form.set('account_id', 'sbx-network-dev');
+      form.set('attendees_ids', 'cid-claimed');
+      form.set('text', text);
+      expect((await fetch(`${stack.provider.url}/api/v1/chats`, { method: 'POST', headers: { 'X-API-KEY': stack.provider.accessToken }, body: form })).status).toBe(201);
+      await patch(`/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`, { message_template: 'Crash claimed, edited {{first_name}}' });
+      await advance(stack, clock, 0.5);
+      expect((await sandboxSent(stack)).filter((item) => item.kind === 'chat' && item.text.startsWith('Crash claimed')).map((item) => item.text)).toEqual([text]);
+      expect((await outcomesOf(stack, campaign.id)).map((o) => [o.outcome, o.reason])).toEqual([['SENT', 'settled after a crash: the chat shows the message']]);
+      expect(await conversationTexts(prospectId)).toEqual([`MESSAGE ${text}`]);
+    });
+
+    it('settles a crash after a found send was recorded through the account the record names, not the claim’s', async () => {
+      const { stack } = world;
+      const campaign = await campaignWith(world, 'Found then crashed', [{ step_type: 'NETWORK_INVITE', message_template: 'Found then crashed' }]);
+      await patch(`/public/campaigns/${campaign.id}/`, both());
+      const [prospectId] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/fay-found' }]);
+      expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+      await stack.drain('campaign-scheduling');
+      // Claimed through the second account; the record (an invitation found after a lost answer) names the first.
+      const pending = await claimedAndCrashed(stack, clock, campaign.id, prospectId as number, 'INVITE', second, 'Found then crashed');
+      await new DynamoOutcomeLog(stack.db, stack.tableName, clock).record({
+        workspaceId: pending.workspaceId,
+        campaignId: campaign.id,
+        prospectId: prospectId as number,
+        stint: pending.stint,
+        nodeId: campaign.stepIds[0] as number,
+        stepType: 'NETWORK_INVITE',
+        outcome: 'SENT',
+        reason: INVITATION_FOUND_AFTER_LOST_ANSWER,
+        accountId: world.network,
+        variant: 'A',
+        at: pending.claim.at,
+      });
+      await advance(stack, clock, 0.5);
+      const linkOf = async (accountId: number) =>
+        (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: inboundLinkKey(invitationLink(pending.workspaceId, prospectId as number, accountId)), ConsistentRead: true }))).Item;
+      expect([Boolean(await linkOf(world.network)), Boolean(await linkOf(second))]).toEqual([true, false]);
     });
   });
 });

@@ -163,9 +163,10 @@ describe('sender accounts and the inbound provider webhook', () => {
     const first = (await register(carolKey, { provider_account_id: account.id })).body.account;
     expect((await stack.call('PATCH', `/public/accounts/${first.id}/`, { apiKey: carolKey, body: { daily_limits: { invitations: 7 } } })).status).toBe(200);
     expect((await stack.call('DELETE', `/public/accounts/${first.id}/`, { apiKey: carolKey })).status).toBe(200);
+    clock.advance(60_000);
     const again = await register(carolKey, { provider_account_id: account.id });
     expect(again.status).toBe(201);
-    expect(again.body.account).toMatchObject({ id: first.id, name: 'Comes back', daily_limits: { emails: 50, invitations: 7, network_messages: 50 } });
+    expect(again.body.account).toMatchObject({ id: first.id, name: 'Comes back', created_at: first.created_at, daily_limits: { emails: 50, invitations: 7, network_messages: 50 } });
     expect((await list(carolKey)).accounts.map((listed) => listed.id)).toEqual([first.id]);
     // Deleted again and registered in another workspace: a new account there.
     expect((await stack.call('DELETE', `/public/accounts/${first.id}/`, { apiKey: carolKey })).status).toBe(200);
