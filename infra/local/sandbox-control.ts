@@ -160,12 +160,17 @@ export function controlRoutes(sandbox: SandboxInternals): Route[] {
       }
       if (kind === 'status' && answered === undefined) answered = (type === undefined ? undefined : PROVIDER_ERROR_STATUS.get(type)) ?? 500;
       const times = typeof body.times === 'number' && body.times > 0 ? body.times : null;
+      const skip = body.skip;
+      if (skip !== undefined && (typeof skip !== 'number' || !Number.isInteger(skip) || skip < 0)) {
+        throw new HttpError(400, 'errors/invalid_parameters', 'skip must be an integer of at least 0');
+      }
       const fault = {
         kind,
         ...(str(body.method) ? { method: String(body.method).toUpperCase() } : {}),
         ...(str(body.path) ? { path: String(body.path) } : {}),
         ...(answered === undefined ? {} : { status: answered }),
         ...(type === undefined ? {} : { type }),
+        ...(skip ? { skip } : {}),
         remaining: times,
       } as Fault & { remaining: number | null };
       faults.push(fault);

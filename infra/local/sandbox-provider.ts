@@ -240,6 +240,10 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   function takeFault(method: string, path: string): (Fault & { remaining: number | null }) | undefined {
     const fault = faults.find((f) => (!f.method || f.method === method) && (!f.path || path.startsWith(f.path)));
     if (!fault) return undefined;
+    if (fault.skip) {
+      fault.skip -= 1;
+      return undefined;
+    }
     if (fault.remaining !== null) {
       fault.remaining -= 1;
       if (fault.remaining <= 0) faults.splice(faults.indexOf(fault), 1);

@@ -175,6 +175,8 @@ export interface Fault {
   type?: string;
   /** How many matching calls fail; unset or 0: until the faults are cleared. */
   times?: number;
+  /** How many matching calls go through before the fault starts (e.g. a flow's second send of a kind). */
+  skip?: number;
 }
 
 export interface RecordedRequest {

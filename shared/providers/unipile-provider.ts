@@ -144,7 +144,7 @@ export class UnipileProvider implements NetworkProvider {
     return { chatId: str(raw.chat_id), messageId: str(raw.message_id) };
   }
 
-  async findSentMessage(input: { accountId: string; attendeeProviderId: string; text: string; since: string }) {
+  async findSentMessage(input: Parameters<NetworkProvider['findSentMessage']>[0]) {
     // A person the account never wrote to may be unknown to the provider as an attendee (404), and
     // a chat may be gone between the two calls: neither holds the message.
     const chats = (await this.unlessNotFound(() =>
@@ -162,6 +162,7 @@ export class UnipileProvider implements NetworkProvider {
       const found = ((page?.items as Loose[] | undefined) ?? []).find(
         (message) =>
           (message.is_sender === 1 || message.is_sender === true) &&
+          !input.exclude?.includes(String(message.id)) &&
           comparableText(String(message.text ?? '')) === wanted &&
           !(Date.parse(String(message.timestamp ?? '')) < since),
       );

@@ -35,6 +35,8 @@ export interface ActionClaim {
    * for an email (the provider cannot be asked) and on claims written before 2026-11-27.
    */
   text?: string;
+  /** The A/B variant of that text. */
+  variant?: 'A' | 'B';
 }
 
 /** A slot taken in the campaign's daily cap for a later moment of the same day (sends spread through the window). */
@@ -125,6 +127,8 @@ export interface LostAnswer {
   accountId: number;
   /** The message, or the invitation's note, as sent then (the step or the prospect may change before the next attempt). */
   text: string;
+  /** Its A/B variant then (B may be added to the step before the next attempt). */
+  variant?: 'A' | 'B';
 }
 
 /** What a due-time index entry names: enough to read the action and to tell a stale entry. */

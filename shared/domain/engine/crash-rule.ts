@@ -96,12 +96,18 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
       const text = claim.text ?? rendered.text;
       const look = await ask(async () => {
         const providerId = action.networkProviderId ?? (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
-        return { providerId, found: await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text, since: lostAnswerLookSince(claim.at) }) };
+        // Messages earlier steps of this stay sent: one of the same text is not this one.
+        const earlier = await Promise.all(action.done.map((id) => deps.outcomes.find(action, id)));
+        const exclude = earlier.flatMap((outcome) => (outcome?.messageId ? [outcome.messageId] : []));
+        return {
+          providerId,
+          found: await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text, since: lostAnswerLookSince(claim.at), exclude }),
+        };
       });
       if (look && !look.found) return sendNow();
       if (look?.found) {
         const { providerId, found } = look;
-        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: rendered.variant, ...found }));
+        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: claim.variant ?? rendered.variant, ...found }));
         await keepSent(deps.sentMessages, { action, step: node, account, rendered: { ...rendered, text }, refs: found, networkProviderId: providerId, at: claim.at });
         await advance(action, campaign, nodes, node.id, now, { networkProviderId: providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
         return 'sent';

@@ -2,11 +2,11 @@
 import type { Campaign } from '../campaigns/campaign';
 import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { type Branch, resolveNode } from '../campaigns/flow';
-import type { SenderAccount } from '../sender-accounts/sender-account';
-import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './action';
+import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
+import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, SendKind } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
-import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
+import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount, contactedAccountWaits, pauseEnd } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
 import { keepInvitation, keepSent } from './sent-messages';
@@ -102,6 +102,17 @@ export function createSender(deps: SenderDeps) {
     ]);
   }
 
+  /**
+   * The provider's ids of the messages this stay's earlier steps sent (from their outcome records):
+   * a look for a message whose answer was lost passes them over, since one of them may have the
+   * same text. Read only on that look.
+   */
+  async function sentBefore(action: OutreachAction, kind: SendKind): Promise<string[]> {
+    if (kind !== 'MESSAGE' || action.done.length === 0) return [];
+    const earlier = await Promise.all(action.done.map((nodeId) => deps.outcomes.find(action, nodeId)));
+    return earlier.flatMap((outcome) => (outcome?.messageId ? [outcome.messageId] : []));
+  }
+
   /** The outcome record of an answered send, tried again before the delivery fails (answered-writes.ts). */
   const recordAnswered = (outcome: ActionOutcome) => tryAgainOnFailure(() => deps.outcomes.record(outcome), OUTCOME_RETRY_BACKOFF_MS);
 
@@ -177,7 +188,7 @@ export function createSender(deps: SenderDeps) {
       // earlier one, which its own look found not sent.
       const afterLoss = lost
         ? {
-            answerLost: { nodeId: step.id, at: claim.at, accountId: account.id, text: claim.text ?? '' },
+            answerLost: { nodeId: step.id, at: claim.at, accountId: account.id, text: claim.text ?? '', ...(claim.variant ? { variant: claim.variant } : {}) },
             accounts: { ...claimed.accounts, NETWORK: account.id },
             atEntry: false,
           }
@@ -297,7 +308,12 @@ export function createSender(deps: SenderDeps) {
     const accounts = await reads.accounts(action.workspaceId);
     // An earlier attempt's account is asked what it sent, attached to the campaign or not (deleted: nobody can tell).
     const lostThrough = action.answerLost?.nodeId === node.id ? accounts.get(action.answerLost.accountId) : undefined;
-    const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
+    // That account cannot answer while paused or not connected (detached or not): waited for, as
+    // the account that contacted the prospect is, without spending the step's attempts.
+    const choice =
+      lostThrough && !canSendAt(lostThrough, now)
+        ? { wait: pauseEnd(lostThrough, now), reason: contactedAccountWaits(lostThrough) }
+        : await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
       if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
@@ -316,7 +332,7 @@ export function createSender(deps: SenderDeps) {
       kind,
       accountDay: choice.day,
       campaignDay: span.day,
-      ...(kind === 'EMAIL' ? {} : { text: rendered.text.trim() }),
+      ...(kind === 'EMAIL' ? {} : { text: rendered.text.trim(), variant: rendered.variant }),
     };
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });
     if (!(await deps.actions.replace(action, claimed))) {
@@ -331,7 +347,9 @@ export function createSender(deps: SenderDeps) {
       prospect,
       rendered,
       ...(unsubscribeUrl ? { unsubscribeUrl } : {}),
-      ...(lostThrough && action.answerLost ? { lost: { at: action.answerLost.at, text: action.answerLost.text, through: lostThrough } } : {}),
+      ...(lostThrough && action.answerLost
+        ? { lost: { at: action.answerLost.at, text: action.answerLost.text, variant: action.answerLost.variant, through: lostThrough, exclude: await sentBefore(action, kind) } }
+        : {}),
     });
     const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.

@@ -63,7 +63,14 @@ export interface StepInput {
   /** The prospect's unsubscribe URL, for an email step with `add_unsubscribe`. */
   unsubscribeUrl?: string;
   /** An earlier attempt got no answer (OutreachAction.answerLost), through `through` (still registered): looked for before sending. */
-  lost?: { at: string; text: string; through: SenderAccount };
+  lost?: {
+    at: string;
+    text: string;
+    variant?: Variant | undefined;
+    through: SenderAccount;
+    /** The provider's ids of messages earlier steps of this stay sent (one of the same text is not this one). */
+    exclude?: readonly string[];
+  };
 }
 
 /** The outcome's reason of a network message found in the chat after its send's answer was lost. */
@@ -135,7 +142,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         try {
           const seen = lost.through.id === account.id ? profile : await provider.getProfile({ accountId: lost.through.providerAccountId, identifier });
           if (seen.invitationPending || seen.networkDistance === 'FIRST_DEGREE') {
-            return { variant, networkProviderId, sent: { refs: {}, found: { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
+            return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: {}, found: { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
           }
         } catch (error) {
           return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
@@ -154,8 +161,14 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     if (lost) {
       // An earlier attempt may have gone out without its answer: sent again only if it did not.
       try {
-        const found = await provider.findSentMessage({ accountId: lost.through.providerAccountId, attendeeProviderId: networkProviderId, text: lost.text, since: lostAnswerLookSince(lost.at) });
-        if (found) return { variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
+        const found = await provider.findSentMessage({
+          accountId: lost.through.providerAccountId,
+          attendeeProviderId: networkProviderId,
+          text: lost.text,
+          since: lostAnswerLookSince(lost.at),
+          ...(lost.exclude ? { exclude: lost.exclude } : {}),
+        });
+        if (found) return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
       } catch (error) {
         return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
       }

@@ -88,7 +88,14 @@ export interface NetworkProvider {
    * `GET /api/v1/chats/{chat_id}/messages?after=`); undefined when there is none. It tells whether
    * a send whose answer was lost (a timeout, a crash) was carried out (docs/engine.md).
    */
-  findSentMessage(input: { accountId: string; attendeeProviderId: string; text: string; since: string }): Promise<{ chatId: string; messageId: string } | undefined>;
+  findSentMessage(input: {
+    accountId: string;
+    attendeeProviderId: string;
+    text: string;
+    since: string;
+    /** Messages known to be another send's (earlier steps of the same text): never this one. */
+    exclude?: readonly string[];
+  }): Promise<{ chatId: string; messageId: string } | undefined>;
   /** Posts into an existing chat of the account (`POST /api/v1/chats/{chat_id}/messages`); returns the message id. */
   sendChatMessage(input: { accountId: string; chatId: string; text: string }): Promise<{ messageId: string | null }>;
   sendEmail(input: {

@@ -65,7 +65,7 @@ describe('network messages whose answer was lost', () => {
         attempts: 1,
         dueAt: '2026-11-23T09:01:00.000Z',
         claim: null,
-        answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:00:00.000Z', accountId: world.network, text },
+        answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:00:00.000Z', accountId: world.network, text, variant: 'A' },
         atEntry: false,
         accounts: { NETWORK: world.network },
       }),
@@ -83,7 +83,7 @@ describe('network messages whose answer was lost', () => {
     await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
     await activate(world, campaign.id);
     expect(await chatsWithText(text)).toEqual([]);
-    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:01:00.000Z', accountId: world.network, text } })]);
+    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:01:00.000Z', accountId: world.network, text, variant: 'A' } })]);
     await advance(world.stack, clock, 1 / 60);
     const sent = await chatsWithText(text);
     expect(sent.map((item) => item.at)).toEqual(['2026-11-23T09:02:00.000Z']);
@@ -244,7 +244,7 @@ describe('network messages whose answer was lost', () => {
       expect(await conversationTexts(pending as number)).toEqual(['INVITATION Unanswered invite Penny']);
     });
 
-    it('does not pause the sending account for a problem of the account it asks (detached, disconnected)', async () => {
+    it('waits for the account that got no answer while it is disconnected (detached too), spending no attempt and pausing no other account', async () => {
       const { stack } = world;
       const campaign = await campaignWith(world, 'Asked elsewhere', [{ step_type: 'NETWORK_INVITE', message_template: 'Asked elsewhere {{first_name}}' }]);
       const [prospectId] = await prospectsIn(world, campaign.id, [{ first_name: 'Ella', network_profile_url: 'https://www.linkedin.com/in/ella-elsewhere' }]);
@@ -254,16 +254,51 @@ describe('network messages whose answer was lost', () => {
       await patch(`/public/campaigns/${campaign.id}/`, { account_ids: [world.mailbox, second] });
       await stack.provider.control.setAccountStatus('sbx-network-dev', 'CREDENTIALS');
       try {
-        await advance(stack, clock, 1 / 60);
+        // Three hourly looks (within the weekday window): it waits, its attempts stay as they were.
+        for (let hour = 0; hour < 3; hour += 1) await advance(stack, clock, 1);
         const accounts = (await stack.call<{ accounts: { id: number; sending_paused: unknown }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts;
         expect(accounts.find((account) => account.id === second)?.sending_paused).toBeNull();
-        expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId as number]: { status: 'IN_REVIEW', last_error: 'network' } });
+        expect(await prospectStatuses(world, campaign.id)).toEqual({
+          [prospectId as number]: { status: 'IN_REVIEW', last_error: `sender account ${world.network}, which contacted the prospect, cannot send now (paused, or not connected): it is waited for` },
+        });
+        expect(await actionsOf(stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1 })]);
       } finally {
         await stack.provider.control.setAccountStatus('sbx-network-dev', 'OK');
       }
-      await advance(stack, clock, 5 / 60);
+      await advance(stack, clock, 1);
       expect(await invitationsTo('ella-elsewhere')).toEqual(['sbx-network-dev']);
       expect((await outcomesOf(stack, campaign.id)).map((o) => [o.outcome, o.reason, o.accountId])).toEqual([['SENT', INVITATION_FOUND_AFTER_LOST_ANSWER, world.network]]);
+    });
+
+    it('passes over an earlier step’s message of the same text: the step whose answer was lost is sent, once', async () => {
+      const campaign = await campaignWith(world, 'Same text', [
+        { step_type: 'NETWORK_MESSAGE', message_template: 'Same text {{first_name}}' },
+        { step_type: 'NETWORK_MESSAGE', message_template: 'Same text {{first_name}}', delay_in_hours: 0 },
+      ]);
+      const [prospectId] = await prospectsIn(world, campaign.id, [{ first_name: 'Vic', network_profile_url: 'https://www.linkedin.com/in/vic-same' }]);
+      await world.stack.provider.control.setProfile('vic-same', { network_distance: 'FIRST_DEGREE' });
+      // The first step goes; the second, right after it (no delay), gets no answer and was not carried out.
+      await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1, skip: 1 });
+      await activate(world, campaign.id);
+      expect(await chatsWithText('Same text Vic')).toHaveLength(1);
+      await advance(world.stack, clock, 1 / 60);
+      expect(await chatsWithText('Same text Vic')).toHaveLength(2);
+      expect((await outcomesOf(world.stack, campaign.id)).map((o) => [o.nodeId, o.outcome, o.reason])).toEqual(campaign.stepIds.map((id) => [id, 'SENT', null]));
+      expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId as number]: { status: 'FINISHED', last_error: null } });
+    });
+
+    it('records a send found after a lost answer with the variant it went out with, not the step’s as edited since', async () => {
+      const campaign = await campaignWith(world, 'Variant kept', [{ step_type: 'NETWORK_MESSAGE', message_template: 'Variant A {{first_name}}' }]);
+      const slugs = ['va-one', 'va-two', 'va-three', 'va-four', 'va-five', 'va-six'];
+      await prospectsIn(world, campaign.id, slugs.map((slug) => ({ first_name: slug, network_profile_url: `https://www.linkedin.com/in/${slug}` })));
+      for (const slug of slugs) await world.stack.provider.control.setProfile(slug, { network_distance: 'FIRST_DEGREE' });
+      await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/chats', times: slugs.length });
+      await activate(world, campaign.id);
+      // A B text, added before the next attempts: about half the prospects would now be on B.
+      await patch(`/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`, { message_template_b: 'Variant B {{first_name}}' });
+      await advance(world.stack, clock, 1 / 60);
+      expect((await sandboxSent(world.stack)).filter((item) => item.text.startsWith('Variant ')).map((item) => item.text.split(' ')[1])).toEqual(slugs.map(() => 'A'));
+      expect((await outcomesOf(world.stack, campaign.id)).map((o) => [o.outcome, o.reason, o.variant])).toEqual(slugs.map(() => ['SENT', FOUND_AFTER_LOST_ANSWER, 'A']));
     });
 
     it('looks for the last attempt that got no answer: sent once when the step was edited between two of them', async () => {

@@ -229,6 +229,7 @@ describe('sandbox provider', () => {
       );
       expect(await controlPost('/_sandbox/faults', { kind: 'status', status: 200 })).toEqual(invalid('status must be an HTTP status from 400 to 599'));
       expect(await controlPost('/_sandbox/faults', { kind: 'boom' })).toEqual(invalid('kind must be status, error, rate_limit, timeout or lost_answer'));
+      expect(await controlPost('/_sandbox/faults', { kind: 'timeout', skip: -1 })).toEqual(invalid('skip must be an integer of at least 0'));
       expect((await sandbox.control.state()).faults).toEqual([]);
     });
   });
