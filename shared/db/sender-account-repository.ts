@@ -43,7 +43,7 @@ export const SenderAccountItem = itemSchema(
 /** The provider account guard: which workspace's account the provider account is. */
 export const ProviderAccountItem = itemSchema('ProviderAccount', v.object({ workspaceId: intAttribute, accountId: intAttribute }));
 
-
+/** What a workspace keeps of a sender account it deleted: registered there again, it comes back as itself. */
 export const FormerAccountItem = itemSchema(
   'FormerSenderAccount',
   v.object({ accountId: intAttribute, createdAt: v.optional(v.string()), dailyLimits: v.optional(DailyLimitsAttribute) }),

@@ -4,7 +4,7 @@ import { publicIdOf } from '../inbox/inbound-message';
 import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind } from './action';
 import type { ActionResult, SenderDeps } from './sender-deps';
-import { keepInvitation, keepSent } from './sent-messages';
+import { keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
 import { renderStep } from './render';
 import { connectedBySkip, lostAnswerLookSince } from './steps';
 import type { BatchReads } from './sender-reads';
@@ -20,14 +20,6 @@ export interface CrashRuleMoves {
 }
 
 /**
- * The crash rule for a claim that expired: the outcome record decides if it was written (the
- * crash came after it); otherwise an invitation is reconciled from the provider (it shows a
- * pending invitation or a connection), as is a network message (the account's chat with the
- * prospect shows it since the claim), and an email, which the provider cannot tell (or a network
- * step the provider has not told about within CRASH_LOOK_LIMIT_MS), counts as sent with the
- * outcome UNCERTAIN: it is never repeated (at most once).
- */
-/**
  * How long the crash rule keeps asking a provider that cannot answer (or a prospect without the
  * profile to ask about) before it settles the claim as for an email: UNCERTAIN, never sent again.
  */
@@ -35,6 +27,14 @@ export const CRASH_LOOK_LIMIT_MS = 24 * 3_600_000;
 
 const stillAsking = (claim: NonNullable<OutreachAction['claim']>, now: Date): boolean => now.getTime() - Date.parse(claim.at) < CRASH_LOOK_LIMIT_MS;
 
+/**
+ * The crash rule for a claim that expired: the outcome record decides if it was written (the
+ * crash came after it); otherwise an invitation is reconciled from the provider (it shows a
+ * pending invitation or a connection), as is a network message (the account's chat with the
+ * prospect shows it since the claim), and an email, which the provider cannot tell (or a network
+ * step the provider has not told about within CRASH_LOOK_LIMIT_MS), counts as sent with the
+ * outcome UNCERTAIN: it is never repeated (at most once).
+ */
 export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction, reads: BatchReads, now: Date): Promise<ActionResult> {
   const { deps, advance, finish, wait, giveBack, outcomeOf } = moves;
   const iso = (date: Date) => date.toISOString();
@@ -96,9 +96,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
       const text = claim.text ?? rendered.text;
       const look = await ask(async () => {
         const providerId = action.networkProviderId ?? (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
-        // Messages earlier steps of this stay sent: one of the same text is not this one.
-        const earlier = await Promise.all(action.done.map((id) => deps.outcomes.find(action, id)));
-        const exclude = earlier.flatMap((outcome) => (outcome?.messageId ? [outcome.messageId] : []));
+        const exclude = await messagesSentBefore(deps.outcomes, action);
         return {
           providerId,
           found: await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: providerId, text, since: lostAnswerLookSince(claim.at), exclude }),

@@ -3,13 +3,13 @@ import type { Campaign } from '../campaigns/campaign';
 import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { type Branch, resolveNode } from '../campaigns/flow';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
-import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction, SendKind } from './action';
+import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount, contactedAccountWaits, pauseEnd } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
-import { keepInvitation, keepSent } from './sent-messages';
+import { keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
@@ -102,17 +102,6 @@ export function createSender(deps: SenderDeps) {
     ]);
   }
 
-  /**
-   * The provider's ids of the messages this stay's earlier steps sent (from their outcome records):
-   * a look for a message whose answer was lost passes them over, since one of them may have the
-   * same text. Read only on that look.
-   */
-  async function sentBefore(action: OutreachAction, kind: SendKind): Promise<string[]> {
-    if (kind !== 'MESSAGE' || action.done.length === 0) return [];
-    const earlier = await Promise.all(action.done.map((nodeId) => deps.outcomes.find(action, nodeId)));
-    return earlier.flatMap((outcome) => (outcome?.messageId ? [outcome.messageId] : []));
-  }
-
   /** The outcome record of an answered send, tried again before the delivery fails (answered-writes.ts). */
   const recordAnswered = (outcome: ActionOutcome) => tryAgainOnFailure(() => deps.outcomes.record(outcome), OUTCOME_RETRY_BACKOFF_MS);
 
@@ -172,7 +161,7 @@ export function createSender(deps: SenderDeps) {
     await giveBack(claim, true, campaign.id);
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;
-      // A message whose send got no answer may still have gone out.
+      // A network step whose send got no answer may still have gone out.
       const lost = 'sendCalled' in result && result.sendCalled === true && isLostAnswer(result.error);
       if (attempts >= MAX_ATTEMPTS) {
         const reason = `gave up after ${attempts} attempts: ${failure.reason}`;
@@ -325,6 +314,16 @@ export function createSender(deps: SenderDeps) {
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
     const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
+    const lost =
+      lostThrough && action.answerLost
+        ? {
+            at: action.answerLost.at,
+            text: action.answerLost.text,
+            variant: action.answerLost.variant,
+            through: lostThrough,
+            exclude: kind === 'MESSAGE' ? await messagesSentBefore(deps.outcomes, action) : [],
+          }
+        : undefined;
     const claim = {
       token: deps.newToken(),
       at: iso(now),
@@ -347,9 +346,7 @@ export function createSender(deps: SenderDeps) {
       prospect,
       rendered,
       ...(unsubscribeUrl ? { unsubscribeUrl } : {}),
-      ...(lostThrough && action.answerLost
-        ? { lost: { at: action.answerLost.at, text: action.answerLost.text, variant: action.answerLost.variant, through: lostThrough, exclude: await sentBefore(action, kind) } }
-        : {}),
+      ...(lost ? { lost } : {}),
     });
     const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.

@@ -2,7 +2,7 @@ import type { CampaignStep } from '../campaigns/nodes';
 import { type ConversationStore, textOfHtml } from '../inbox/conversations';
 import { type InboundLinks, chatLink, invitationLink, memberLink } from '../inbox/inbound-router';
 import type { SenderAccount } from '../sender-accounts/sender-account';
-import type { OutreachAction } from './action';
+import type { ActionOutcome, OutreachAction } from './action';
 import type { RenderedStep } from './render';
 import type { SentRefs } from './steps';
 
@@ -66,4 +66,17 @@ export async function keepInvitation(deps: Pick<SentMessageDeps, 'links'>, actio
     campaignId: action.campaignId,
     nodeId: step.id,
   });
+}
+
+/**
+ * The provider's ids of the messages this stay's earlier steps sent (from their outcome records):
+ * a look for a message whose answer was lost passes them over, since one of them may have the same
+ * text. Read only for such a look (the sender's retry, the crash rule).
+ */
+export async function messagesSentBefore(
+  outcomes: { find(action: OutreachAction, nodeId: number): Promise<ActionOutcome | undefined> },
+  action: OutreachAction,
+): Promise<string[]> {
+  const earlier = await Promise.all(action.done.map((nodeId) => outcomes.find(action, nodeId)));
+  return earlier.flatMap((outcome) => (outcome?.messageId ? [outcome.messageId] : []));
 }

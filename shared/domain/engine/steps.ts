@@ -112,7 +112,7 @@ export function whyNotSendable(kind: SendKind, prospect: Prospect): string | und
 function lookFailure(error: unknown, throughSender: boolean): unknown {
   if (throughSender && classifyFailure(error).kind === 'account') return error;
   const reason = isProviderFailure(error) ? describeProviderFailure(error) : String(error);
-  return new ProviderFailure('network', `could not look for a message whose answer was lost: ${reason}`);
+  return new ProviderFailure('network', `could not look for a send whose answer was lost: ${reason}`);
 }
 
 export async function performStep(provider: NetworkProvider, input: StepInput): Promise<SendResult> {
