@@ -172,6 +172,7 @@ export class UnipileProvider implements NetworkProvider {
     return undefined;
   }
 
+  /** The call's answer, or undefined when the provider answers 404. */
   private async unlessNotFound<T>(run: () => Promise<T>): Promise<T | undefined> {
     try {
       return await run();
@@ -216,12 +217,8 @@ export class UnipileProvider implements NetworkProvider {
   }
 
   async getAccount(accountId: string): Promise<ProviderAccount | undefined> {
-    try {
-      return toAccount((await this.call((client) => client.account.getOne(accountId))) as unknown as Loose);
-    } catch (error) {
-      if (error instanceof ProviderFailure && error.kind === 'http' && error.status === 404) return undefined;
-      throw error;
-    }
+    const raw = await this.unlessNotFound(() => this.call((client) => client.account.getOne(accountId)));
+    return raw === undefined ? undefined : toAccount(raw as unknown as Loose);
   }
 
   async createConnectLink(request: ConnectLinkRequest): Promise<{ url: string }> {
