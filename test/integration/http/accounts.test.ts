@@ -4,7 +4,7 @@ import { providerAccountKey, senderAccountKey } from '../../../shared/db/keys';
 import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account-repository';
 import { aTimestamp, anId } from '../../support/formats';
 import { ManualClock } from '../../../shared/time/clock';
-import { type SignedUpUser, type TestStack, createKey, setCreatedAt, signUp, startTestStack } from '../../support/test-stack';
+import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
 type AccountView = {
   id: number;
@@ -99,23 +99,6 @@ describe('sender accounts and the inbound provider webhook', () => {
     expect((await list(aliceKey)).accounts.map((account) => account.provider_account_id)).toEqual(['sbx-network-dev', 'sbx-mailbox-dev']);
   });
 
-  it('lists accounts oldest first by when they were registered, not by id (one registered later may have a lower id)', async () => {
-    const bob = (await stack.call<{ workspaces: { id: number }[] }>('GET', '/workspaces/', { apiKey: bobKey })).body.workspaces[0]?.id as number;
-    const registered = [];
-    for (const name of ['registered later, lower id', 'registered first, higher id']) {
-      const account = await stack.provider.control.createAccount({ type: 'LINKEDIN', name });
-      registered.push((await register(bobKey, { provider_account_id: account.id })).body.account);
-    }
-    const [later, first] = registered as [AccountView, AccountView];
-    try {
-      await setCreatedAt(stack, senderAccountKey(bob, later.id), new Date(Date.parse(first.created_at) + 1).toISOString());
-      expect((await list(bobKey)).accounts.map((account) => account.name)).toEqual(['registered first, higher id', 'registered later, lower id']);
-    } finally {
-      // Bob's workspace has no account in the tests after this one.
-      for (const account of registered) expect((await stack.call('DELETE', `/public/accounts/${account.id}/`, { apiKey: bobKey })).status).toBe(200);
-    }
-  });
-
   it('refuses unknown, unsupported and malformed provider accounts with a clear 400', async () => {
     const whatsapp = await stack.provider.control.createAccount({ type: 'WHATSAPP' });
     const cases: [unknown, string][] = [
@@ -154,26 +137,6 @@ describe('sender accounts and the inbound provider webhook', () => {
     expect(Item).toBeUndefined();
     expect((await register(aliceKey, { provider_account_id: account.id })).status).toBe(201);
     expect((await stack.call('DELETE', '/public/accounts/abc/', { apiKey: bobKey })).status).toBe(404);
-  });
-
-  it('brings a deleted account back with its id and daily limits when the workspace registers it again, and only there', async () => {
-    // Two workspaces of their own: what this test leaves registered is in no other test's way.
-    const [carolKey, daveKey] = [(await createKey(stack, await signUp(stack))).key, (await createKey(stack, await signUp(stack))).key];
-    const account = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Comes back' });
-    const first = (await register(carolKey, { provider_account_id: account.id })).body.account;
-    expect((await stack.call('PATCH', `/public/accounts/${first.id}/`, { apiKey: carolKey, body: { daily_limits: { invitations: 7 } } })).status).toBe(200);
-    expect((await stack.call('DELETE', `/public/accounts/${first.id}/`, { apiKey: carolKey })).status).toBe(200);
-    clock.advance(60_000);
-    const again = await register(carolKey, { provider_account_id: account.id });
-    expect(again.status).toBe(201);
-    expect(again.body.account).toMatchObject({ id: first.id, name: 'Comes back', created_at: first.created_at, daily_limits: { emails: 50, invitations: 7, network_messages: 50 } });
-    expect((await list(carolKey)).accounts.map((listed) => listed.id)).toEqual([first.id]);
-    // Deleted again and registered in another workspace: a new account there.
-    expect((await stack.call('DELETE', `/public/accounts/${first.id}/`, { apiKey: carolKey })).status).toBe(200);
-    const elsewhere = await register(daveKey, { provider_account_id: account.id });
-    expect(elsewhere.status).toBe(201);
-    expect(elsewhere.body.account.id).not.toBe(first.id);
-    expect(elsewhere.body.account.daily_limits).toEqual({ emails: 50, invitations: 20, network_messages: 50 });
   });
 
   it('follows status changes the provider posts to the inbound webhook', async () => {
