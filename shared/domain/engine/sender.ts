@@ -9,7 +9,7 @@ import { decideCondition } from './conditions';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount, contactedAccountWaits, pauseEnd } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
-import { keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
+import { keepAcceptance, keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
@@ -131,6 +131,7 @@ export function createSender(deps: SenderDeps) {
         await keepSent(deps.sentMessages, { action: claimed, step, account: through, rendered: kept, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
       }
       if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step, through.id);
+      if (found?.accepted) await keepAcceptance(deps.conditions.acceptances, claimed, step, through.id, iso(now));
       if (result.sent.refs.trackingId) {
         await deps.outcomes.recordEmail({
           trackingId: result.sent.refs.trackingId,

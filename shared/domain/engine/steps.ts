@@ -52,6 +52,8 @@ export interface FoundSend {
   reason: string;
   through: SenderAccount;
   text: string;
+  /** An invitation found accepted already (the prospect a connection of that account). */
+  accepted?: true;
 }
 
 export interface StepInput {
@@ -142,7 +144,9 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         try {
           const seen = lost.through.id === account.id ? profile : await provider.getProfile({ accountId: lost.through.providerAccountId, identifier });
           if (seen.invitationPending || seen.networkDistance === 'FIRST_DEGREE') {
-            return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: {}, found: { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
+            const accepted = seen.networkDistance === 'FIRST_DEGREE' ? { accepted: true as const } : {};
+            const found = { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text, ...accepted };
+            return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: {}, found } };
           }
         } catch (error) {
           return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };

@@ -379,5 +379,20 @@ describe('network messages whose answer was lost', () => {
         (await stack.db.send(new GetCommand({ TableName: stack.tableName, Key: inboundLinkKey(invitationLink(pending.workspaceId, prospectId as number, accountId)), ConsistentRead: true }))).Item;
       expect([Boolean(await linkOf(world.network)), Boolean(await linkOf(second))]).toEqual([true, false]);
     });
+
+    it('counts the acceptance of an invitation found accepted after its answer was lost, when no webhook named it', async () => {
+      const campaign = await campaignWith(world, 'Accepted unseen', [{ step_type: 'NETWORK_INVITE', message_template: 'Accepted unseen {{first_name}}' }]);
+      await prospectsIn(world, campaign.id, [{ first_name: 'Una', network_profile_url: 'https://www.linkedin.com/in/una-unseen' }]);
+      await world.stack.provider.control.setProfile('una-unseen', { network_distance: 'THIRD_DEGREE' });
+      await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/users/invite', times: 1 });
+      await activate(world, campaign.id);
+      // Accepted, and its webhook lost (or come while nothing named the invitation): the profile alone says so.
+      await world.stack.provider.control.setProfile('una-unseen', { network_distance: 'FIRST_DEGREE', account_id: 'sbx-network-dev' });
+      await advance(world.stack, clock, 1 / 60);
+      expect(await invitationsTo('una-unseen')).toEqual(['sbx-network-dev']);
+      const analytics = await world.stack.call<{ analytics: Record<string, unknown> }>('GET', `/public/campaigns/${campaign.id}/analytics/`, { apiKey: world.ws.key });
+      expect(analytics.status, analytics.text).toBe(200);
+      expect(analytics.body.analytics).toMatchObject({ amount_of_invites_sent: 1, amount_of_invites_accepted: 1 });
+    });
   });
 });
