@@ -41,3 +41,29 @@ export interface CampaignEvents {
   /** The prospect's recorded acceptance in the campaign (one per campaign and prospect): when, and on which account. */
   accepted(campaignId: number, prospectId: number): Promise<{ at: string; accountId: number | null } | undefined>;
 }
+
+/**
+ * An acceptance seen without the provider's webhook counting it: at the ACCEPTED_INVITE deadline
+ * (the profile first degree; `nodeId` null), or when an invitation whose answer was lost is looked
+ * for and found accepted (the webhook may have come while nothing named the invitation). Counted
+ * once: the event is keyed by campaign and prospect, and a webhook coming later finds it recorded.
+ */
+export async function keepAcceptance(
+  events: Pick<CampaignEvents, 'record'>,
+  action: { workspaceId: number; campaignId: number; prospectId: number },
+  nodeId: number | null,
+  accountId: number,
+  at: string,
+): Promise<void> {
+  await events.record({
+    workspaceId: action.workspaceId,
+    campaignId: action.campaignId,
+    prospectId: action.prospectId,
+    kind: 'INVITE_ACCEPTED',
+    ref: ACCEPTANCE_REF,
+    at,
+    channel: 'NETWORK',
+    accountId,
+    nodeId,
+  });
+}

@@ -7,7 +7,7 @@ import { type MxResolver, domainOfEmail, isPremiumMailbox, mailboxProviderOf } f
 import type { NetworkProvider } from '../providers/provider';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
 import type { OutreachAction } from './action';
-import { ACCEPTANCE_REF, type CampaignEvents } from './campaign-events';
+import { type CampaignEvents, keepAcceptance } from './campaign-events';
 import { NO_ACCOUNT_CAN_SEND, NO_ACCOUNT_RETRY_MS, campaignAccountsOf, contactedAccountWaits, pauseEnd, spreadIndex, stickyAccount } from './pacing';
 
 /**
@@ -141,17 +141,7 @@ export async function decideCondition(deps: ConditionDeps, input: ConditionInput
       if (!checked.connected) return { branch: 'NO', reason: `invitation not accepted within ${condition.delayInHours} hours` };
       // Accepted without a webhook (it was lost, or is hours late): counted like one, once (a
       // webhook coming later finds it recorded), so that analytics agree with the YES branch.
-      await deps.acceptances.record({
-        workspaceId: action.workspaceId,
-        campaignId: campaign.id,
-        prospectId: prospect.id,
-        kind: 'INVITE_ACCEPTED',
-        ref: ACCEPTANCE_REF,
-        at: now.toISOString(),
-        channel: 'NETWORK',
-        accountId: checked.account.id,
-        nodeId: null,
-      });
+      await keepAcceptance(deps.acceptances, action, null, checked.account.id, now.toISOString());
       return { branch: 'YES', reason: 'connected (seen on the profile at the deadline)' };
     }
     case 'ALREADY_CONNECTED': {

@@ -6,10 +6,11 @@ import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account
 import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
+import { keepAcceptance } from './campaign-events';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount, contactedAccountWaits, pauseEnd } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
-import { keepAcceptance, keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
+import { keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
@@ -131,7 +132,7 @@ export function createSender(deps: SenderDeps) {
         await keepSent(deps.sentMessages, { action: claimed, step, account: through, rendered: kept, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
       }
       if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step, through.id);
-      if (found?.accepted) await keepAcceptance(deps.conditions.acceptances, claimed, step, through.id, iso(now));
+      if (found?.accepted) await keepAcceptance(deps.conditions.acceptances, claimed, step.id, through.id, iso(now));
       if (result.sent.refs.trackingId) {
         await deps.outcomes.recordEmail({
           trackingId: result.sent.refs.trackingId,

@@ -3,7 +3,6 @@ import { type ConversationStore, textOfHtml } from '../inbox/conversations';
 import { type InboundLinks, chatLink, invitationLink, memberLink } from '../inbox/inbound-router';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { ActionOutcome, OutreachAction } from './action';
-import { ACCEPTANCE_REF, type CampaignEvents } from './campaign-events';
 import type { RenderedStep } from './render';
 import type { SentRefs } from './steps';
 
@@ -80,23 +79,4 @@ export async function messagesSentBefore(
 ): Promise<string[]> {
   const earlier = await Promise.all(action.done.map((nodeId) => outcomes.find(action, nodeId)));
   return earlier.flatMap((outcome) => (outcome?.messageId ? [outcome.messageId] : []));
-}
-
-/**
- * An invitation found accepted when an attempt whose answer was lost is looked for: the provider's
- * webhook may have come while nothing named the invitation (and counted nowhere). Counted here,
- * once (the event is keyed by campaign and prospect), as the ACCEPTED_INVITE deadline look does.
- */
-export async function keepAcceptance(events: Pick<CampaignEvents, 'record'>, action: OutreachAction, step: CampaignStep, accountId: number, at: string): Promise<void> {
-  await events.record({
-    workspaceId: action.workspaceId,
-    campaignId: action.campaignId,
-    prospectId: action.prospectId,
-    kind: 'INVITE_ACCEPTED',
-    ref: ACCEPTANCE_REF,
-    at,
-    channel: 'NETWORK',
-    accountId,
-    nodeId: step.id,
-  });
 }
