@@ -186,8 +186,8 @@ export class DynamoCampaignRepository implements CampaignRepository {
       IndexName: TABLE.gsi1.name,
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': key.gsi1pk },
-      ScanIndexForward: false,
     });
+    // Sorted here, not by the index's id order: ids are not given out in creation order.
     return items.map((item) => parseItem(CampaignItem, item)).sort(newestFirst);
   }
 

@@ -23,16 +23,21 @@ describe('campaign conditions', () => {
     (await sandboxSent(world.stack)).filter((item) => item.kind !== 'email' && item.text === text).map((item) => [item.kind, item.at]);
 
   /**
-   * A campaign through the dev mailbox and network account: an invitation (its note `<tag> invite`),
-   * then ACCEPTED_INVITE after 24 hours, YES and NO each an email (`<tag> yes`, `<tag> no`).
+   * A campaign through the dev mailbox and network account (or `accountIds`): an invitation (its note
+   * `<tag> invite`), then ACCEPTED_INVITE after 24 hours, YES and NO each an email (`<tag> yes`,
+   * `<tag> no`); one prospect (profile `<slug>`, email `<slug>@example.com`), invited: the campaign
+   * activated and an hour played.
    */
-  const inviteThenAccepted = async (name: string, tag: string) => {
-    const campaign = await campaignWith(world, name, [{ step_type: 'NETWORK_INVITE', message_template: `${tag} invite` }], { account_ids: [world.mailbox, world.network] });
+  const invitedOne = async (name: string, tag: string, slug: string, accountIds = [world.mailbox, world.network]) => {
+    const campaign = await campaignWith(world, name, [{ step_type: 'NETWORK_INVITE', message_template: `${tag} invite` }], { account_ids: accountIds });
     await withCondition(world, campaign.id, campaign.stepIds[0] as number, { condition_type: 'ACCEPTED_INVITE', delay_in_hours: 24 }, {
       YES: { step_type: 'EMAIL', subject_line: `${tag} yes` },
       NO: { step_type: 'EMAIL', subject_line: `${tag} no` },
     });
-    return campaign;
+    const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: `https://www.linkedin.com/in/${slug}`, email: `${slug}@example.com` }]);
+    await activate(world, campaign.id);
+    await advance(world.stack, clock, 1);
+    return { campaign, id: id as number };
   };
   /** The second network account ('Looker'), registered by the first test that needs it. */
   const lookerAccount = async () =>
@@ -163,10 +168,7 @@ describe('campaign conditions', () => {
     const registered = await stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: world.ws.key, body: { provider_account_id: 'sbx-network-looker' } });
     expect(registered.status, registered.text).toBe(201);
     const other = registered.body.account.id;
-    const campaign = await inviteThenAccepted('Looked through the inviter', 'LI');
-    const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/li-other', email: 'li-other@example.com' }]);
-    await activate(world, campaign.id);
-    await advance(stack, clock, 1);
+    const { campaign, id } = await invitedOne('Looked through the inviter', 'LI', 'li-other');
     expect((await networkSends('LI invite')).map(([kind]) => kind)).toEqual(['invitation']);
     // The second account joins the campaign; the prospect is a connection of that one only, and
     // the inviting account is disconnected when the deadline comes.
@@ -193,10 +195,7 @@ describe('campaign conditions', () => {
     clock.set('2026-12-15T09:00:00.000Z'); // Tuesday
     const { stack } = world;
     const other = await lookerAccount();
-    const campaign = await inviteThenAccepted('Inviter detached', 'ID');
-    await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/id-other', email: 'id-other@example.com' }]);
-    await activate(world, campaign.id);
-    await advance(stack, clock, 1);
+    const { campaign } = await invitedOne('Inviter detached', 'ID', 'id-other');
     expect((await networkSends('ID invite')).map(([kind]) => kind)).toEqual(['invitation']);
     // The inviter leaves the campaign for the other account, of which the prospect is a connection.
     const swapped = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
@@ -210,10 +209,7 @@ describe('campaign conditions', () => {
     clock.set('2026-12-22T09:00:00.000Z'); // Tuesday
     const { stack } = world;
     const other = await lookerAccount();
-    const campaign = await inviteThenAccepted('Stayed twice', 'ST');
-    const [id] = await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/st-twice', email: 'st-twice@example.com' }]);
-    await activate(world, campaign.id);
-    await advance(stack, clock, 1);
+    const { campaign, id } = await invitedOne('Stayed twice', 'ST', 'st-twice');
     const first = (await stack.provider.control.state()).invitations.find((item) => item.publicIdentifier === 'st-twice');
     if (!first) throw new Error('no invitation to st-twice');
     await stack.provider.control.acceptInvitation(first.id);
@@ -242,12 +238,7 @@ describe('campaign conditions', () => {
     clock.set('2026-12-29T09:00:00.000Z'); // Tuesday
     const { stack } = world;
     const other = await lookerAccount();
-    const campaign = await inviteThenAccepted('Came back', 'CB');
-    const through = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
-    expect(through.status, through.text).toBe(200);
-    await prospectsIn(world, campaign.id, [{ network_profile_url: 'https://www.linkedin.com/in/cb-back', email: 'cb-back@example.com' }]);
-    await activate(world, campaign.id);
-    await advance(stack, clock, 1);
+    await invitedOne('Came back', 'CB', 'cb-back', [world.mailbox, other]);
     const invitation = (await stack.provider.control.state()).invitations.find((item) => item.publicIdentifier === 'cb-back');
     expect(invitation?.accountId).toBe('sbx-network-looker');
     // The account is deleted (which detaches it) and registered again, then the invitation is accepted.
