@@ -1,5 +1,5 @@
 /** What the flow-edit unit tests share: edits that must succeed, the errors' shapes, two sample flows. */
-import { emptyFlow, type FlowStructure, } from '../../../../shared/domain/campaigns/flow';
+import { emptyFlow, type FlowStructure } from '../../../../shared/domain/campaigns/flow';
 import {
   addCondition,
   addStep,
