@@ -7,7 +7,6 @@ import {
   type ProspectView,
   type Workspace,
   createList,
-  expectedCompany,
   expectedCompanySummary,
   expectedImport,
   expectedProspect,
@@ -18,6 +17,7 @@ import {
   person,
 } from './helpers';
 
+/** Importing JSON rows into a PEOPLE list: fields, matching, updates, refusals, companies, workspaces. CSV: csv-import.test.ts; COMPANY lists: company-import.test.ts. */
 describe('import into a lead list', () => {
   let stack: TestStack;
   let alice: Workspace;
@@ -30,6 +30,7 @@ describe('import into a lead list', () => {
     ({ stack, alice, bob } = await leadsStack());
   });
   afterAll(async () => stack?.stop());
+
 
   it('imports JSON leads with every field, nested or flat company, and answers with counts and ids', async () => {
     const list = await createList(stack, alice, 'JSON import');
@@ -324,88 +325,6 @@ describe('import into a lead list', () => {
     expect((await prospectsOf(alice, list.id)).map((p) => [p.id, p.status])).toEqual([[id, 'NEW']]);
   });
 
-  it('imports CSV whose header uses field names (any case and spacing); other columns become custom fields', async () => {
-    const list = await createList(stack, alice, 'CSV');
-    const csv = [
-      '\uFEFFFirst Name,last_name,Network Profile URL,EMAIL,Job Title,Company Name,company_website_url,Plan',
-      'Ada,Lovelace,https://www.linkedin.com/in/ada-l/,ADA@example.com,"Analyst, Engines",Engines Ltd,engines.example,gold',
-      'Alan,Turing,,alan@example.com,,,,',
-      ',Nobody,,nobody@example.com,,,,',
-    ].join('\r\n');
-    const result = await importLeads(stack, alice, list.id, { csv });
-    expect(result).toEqual(
-      expectedImport({
-        total_rows: 3,
-        created: 2,
-        skipped: 1,
-        skipped_rows: [{ row: 3, reason: 'first_name is required' }],
-        leads: [
-          { row: 1, id: anId(), status: 'created' },
-          { row: 2, id: anId(), status: 'created' },
-        ],
-        total_prospects: 2,
-      }),
-    );
-    const [ada, alan] = await prospectsOf(alice, list.id);
-    expect(ada).toEqual(
-      expectedProspect({
-        id: result.leads[0]?.id,
-        first_name: 'Ada',
-        last_name: 'Lovelace',
-        email: 'ada@example.com',
-        network_profile_url: 'https://www.linkedin.com/in/ada-l',
-        job_title: 'Analyst, Engines',
-        custom_fields: { Plan: 'gold' },
-        company: expectedCompanySummary({ name: 'Engines Ltd', website_url: 'engines.example' }),
-      }),
-    );
-    expect(alan).toEqual(
-      expectedProspect({ id: result.leads[1]?.id, first_name: 'Alan', last_name: 'Turing', email: 'alan@example.com', company: null, custom_fields: {} }),
-    );
-  });
-
-  it('imports CSV through a column mapping; a null mapping ignores a column', async () => {
-    const list = await createList(stack, alice, 'Mapped CSV');
-    const csv = 'Given,Family,Profile,Mail,Secret,Tier\nGrace,Hopper,linkedin.com/in/grace-h,grace@example.com,xyz,1';
-    const result = await importLeads(stack, alice, list.id, {
-      csv,
-      mapping: { Given: 'first_name', Family: 'last_name', profile: 'network_profile_url', Mail: 'email', Secret: null, Tier: 'custom_fields.tier' },
-    });
-    expect(result).toEqual(expectedImport({ total_rows: 1, created: 1, leads: [{ row: 1, id: anId(), status: 'created' }], total_prospects: 1 }));
-    const [grace] = await prospectsOf(alice, list.id);
-    expect(grace).toEqual(
-      expectedProspect({
-        id: result.leads[0]?.id,
-        first_name: 'Grace',
-        last_name: 'Hopper',
-        email: 'grace@example.com',
-        network_profile_url: 'https://www.linkedin.com/in/grace-h',
-        custom_fields: { tier: '1' },
-      }),
-    );
-    expect(JSON.stringify(grace)).not.toContain('xyz');
-  });
-
-  it.each([
-    [{}, 'leads or csv is required'],
-    [{ leads: [], csv: 'a,b' }, 'Send either leads or csv, not both'],
-    [{ leads: 'nope' }, 'leads must be an array of lead objects'],
-    [{ csv: 5 }, 'csv must be a string holding the CSV text'],
-    [{ csv: '' }, 'csv must have a header row'],
-    [{ csv: 'first_name,last_name\n"unclosed,x' }, 'csv could not be parsed: Quote Not Closed: the parsing is finished with an opening quote at line 2'],
-    [
-      { csv: 'a,b\n1,2', mapping: { a: 'shoe_size' } },
-      "mapping: unknown field 'shoe_size' for column 'a'. Fields: first_name, last_name, network_profile_url, email, phone_number, job_title, location, headline, industry, profile_picture_url, custom_fields, company_name, company_website_url, company_network_url, company_logo_url, company_industry, company_location, company_amount_of_employees, company_revenue",
-    ],
-    [{ csv: 'a,b\n1,2', mapping: { c: 'first_name' } }, "mapping: column 'c' is not in the CSV header"],
-    [{ csv: 'a,b\n1,2', mapping: ['first_name'] }, 'mapping must be an object of column name -> field name'],
-  ])('refuses %j with 400', async (body, error) => {
-    const list = await createList(stack, alice, 'Import errors');
-    const response = await stack.call('POST', `/public/lead-lists/${list.id}/import/`, { apiKey: alice.key, body });
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error });
-    expect((await getList(stack, alice, list.id))?.total_prospects).toBe(0);
-  });
 
   it('refuses more than 1000 rows with 413, JSON or CSV, and writes nothing', async () => {
     const list = await createList(stack, alice, 'Too many');
@@ -428,89 +347,5 @@ describe('import into a lead list', () => {
       expect(response.body).toEqual({ error: 'Lead list not found' });
     }
     expect((await getList(stack, bob, theirs.id))?.total_prospects).toBe(0);
-  });
-});
-
-describe('import into a COMPANY list', () => {
-  let stack: TestStack;
-  let alice: Workspace;
-
-  beforeAll(async () => {
-    ({ stack, alice } = await leadsStack());
-  });
-  afterAll(async () => stack?.stop());
-
-  it('turns rows into companies, matched by domain or network URL, updated in place', async () => {
-    const list = await createList(stack, alice, 'Accounts', 'COMPANY');
-    const first = await importLeads(stack, alice, list.id, {
-      leads: [
-        { name: 'Acme', website_url: 'https://www.acme.example', industry: 'Software', amount_of_employees: '51-200', revenue: '$1M-$10M' },
-        { company_name: 'Beta', company_network_url: 'https://www.linkedin.com/company/beta/', company_location: 'Berlin' },
-        { industry: 'No name' },
-        { name: 'Acme again', website_url: 'acme.example' },
-      ],
-    });
-    expect(first).toEqual(
-      expectedImport({
-        search_type: 'COMPANY',
-        total_rows: 4,
-        created: 2,
-        updated: 0,
-        skipped: 2,
-        skipped_rows: first.skipped_rows,
-        leads: [
-          { row: 1, id: anId(), status: 'created' },
-          { row: 2, id: anId(), status: 'created' },
-        ],
-        total_prospects: 2,
-      }),
-    );
-    expect(first.skipped_rows).toEqual([
-      { row: 3, reason: 'name is required' },
-      { row: 4, reason: 'duplicate of row 1 (same domain, network_url or name)' },
-    ]);
-    const updated = await importLeads(stack, alice, list.id, {
-      csv: 'name,website_url,industry,location\nAcme Corp,http://acme.example/about,Fintech,Paris',
-    });
-    expect(updated).toEqual(
-      expectedImport({ search_type: 'COMPANY', total_rows: 1, created: 0, updated: 1, leads: [{ row: 1, id: first.leads[0]?.id, status: 'updated' }], total_prospects: 2 }),
-    );
-    expect(updated.leads[0]?.id).toBe(first.leads[0]?.id);
-    const page = await leadsOf(stack, alice, list.id);
-    expect(page.companies?.find((c) => c.id === first.leads[0]?.id)).toEqual(
-      expectedCompany({
-        id: first.leads[0]?.id,
-        name: 'Acme Corp',
-        // The row's non-empty values replace the stored ones.
-        website_url: 'http://acme.example/about',
-        industry: 'Fintech',
-        location: 'Paris',
-        amount_of_employees: '51-200',
-        revenue: '$1M-$10M',
-      }),
-    );
-    expect(page.companies?.find((c) => c.id === first.leads[1]?.id)).toEqual(
-      expectedCompany({
-        id: first.leads[1]?.id,
-        name: 'Beta',
-        network_url: 'https://www.linkedin.com/company/beta',
-        location: 'Berlin',
-      }),
-    );
-    expect((await leadsOf(stack, alice, list.id, 'industry=fintech')).total_count).toBe(1);
-  });
-
-  it('a company update reaches the filters of PEOPLE lists holding its prospects', async () => {
-    const people = await createList(stack, alice, 'People at Zeta');
-    const accounts = await createList(stack, alice, 'Zeta account', 'COMPANY');
-    await importLeads(stack, alice, people.id, {
-      leads: [person(1, { company_name: 'Zeta', company_website_url: 'zeta.example', company_industry: 'Mining' }), person(2)],
-    });
-    expect((await leadsOf(stack, alice, people.id, 'company_industry=mining')).total_count).toBe(1);
-    await importLeads(stack, alice, accounts.id, { leads: [{ name: 'Zeta', website_url: 'zeta.example', industry: 'Robotics' }] });
-    expect((await leadsOf(stack, alice, people.id, 'company_industry=mining')).total_count).toBe(0);
-    const robotics = await leadsOf(stack, alice, people.id, 'company_industry=robotics');
-    expect(robotics.prospects?.map((p) => p.first_name)).toEqual(['First1']);
-    expect(robotics.prospects?.[0]?.company).toEqual(expectedCompanySummary({ name: 'Zeta', website_url: 'zeta.example', industry: 'Robotics' }));
   });
 });
