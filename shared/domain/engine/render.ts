@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { MAX_INVITE_MESSAGE_LENGTH } from '../campaigns/flow-content';
 import type { CampaignStep } from '../campaigns/nodes';
 import type { Company, Prospect } from '../leads/lead';
+import { escapeHtml } from '../mail/email-html';
 
 /**
  * What a step sends to one prospect: its A/B variant and its texts with the placeholders filled.
@@ -52,9 +53,6 @@ function placeholderValue(name: string, prospect: Prospect, company: Company | u
       return '';
   }
 }
-
-const escapeHtml = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
  * Fills `{{name}}` placeholders (spaces inside the braces allowed) from the prospect and its

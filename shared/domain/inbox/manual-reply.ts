@@ -8,6 +8,7 @@ import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-a
 import { type ConversationMessage, type ConversationStore, type MessageChannel, textOfHtml } from './conversations';
 import { type InboundLinks, chatLink } from './inbound-router';
 import type { Suppressions } from '../suppressions/suppression-service';
+import { emailHtmlBody } from '../mail/email-html';
 
 /**
  * A manual message to a prospect from the inbox (docs/engine.md, "Inbox"), on the conversation's
@@ -53,10 +54,8 @@ export interface ManualReplyDeps {
   clock: Clock;
 }
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** An email body: HTML as written, or plain text with its line breaks kept. */
-const emailHtml = (message: string) => (/<[a-z][^>]*>/i.test(message) ? message : escapeHtml(message).replace(/\r?\n/g, '<br>'));
+/** An email body: HTML as written, or plain text (escaped) with its line breaks kept. */
+const emailHtml = (message: string) => emailHtmlBody(message, true);
 
 const replySubject = (subject: string) => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
 

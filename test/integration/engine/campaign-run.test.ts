@@ -101,4 +101,21 @@ describe('the outreach engine plays a campaign', () => {
     await advance(stack, clock, 72);
     expect((await sandboxSent(stack)).length).toBe(4);
   });
+
+  it('sends a plain-text email with its line breaks as <br>, an HTML one as written, placeholder values escaped in both', async () => {
+    const { stack } = world;
+    const plain = await campaignWith(world, 'Plain text', [{ step_type: 'EMAIL', subject_line: 'Plain {{first_name}}', message_template: 'Hi {{first_name}},\n\nWe met at {{company_name}}.\r\nBest,\nMe' }]);
+    const html = await campaignWith(world, 'Written as HTML', [{ step_type: 'EMAIL', subject_line: 'Html {{first_name}}', message_template: '<p>Hi {{first_name}},</p>\n<p>{{company_name}}</p>' }]);
+    await prospectsIn(world, plain.id, [{ first_name: 'Ada', company_name: 'Smith & Co' }]);
+    await prospectsIn(world, html.id, [{ first_name: 'Bea', company_name: 'Tags <b>' }]);
+    for (const campaign of [plain, html]) await activate(world, campaign.id);
+    // Saturday: both go when the window opens on Monday.
+    await advance(stack, clock, 48);
+    const bodies = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && ['Plain Ada', 'Html Bea'].includes(item.subject ?? '')).map((item) => [item.subject, item.text]);
+    expect(bodies.sort()).toEqual([
+      // A form field's line break goes as CRLF (multipart/form-data), as to the real provider.
+      ['Html Bea', '<p>Hi Bea,</p>\r\n<p>Tags &lt;b&gt;</p>'],
+      ['Plain Ada', 'Hi Ada,<br><br>We met at Smith &amp; Co.<br>Best,<br>Me'],
+    ]);
+  });
 });
