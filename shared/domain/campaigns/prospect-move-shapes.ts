@@ -130,13 +130,3 @@ export function decodeProspectsCursor(cursor: string, campaignId: number, status
 export const STATUS_MESSAGE = `status must be one of: ${PROSPECT_STATUSES.join(', ')}`;
 
 export const URL_REQUIRED = 'network_profile_url is required';
-
-/**
- * Why a campaign import row's custom fields are refused, if they are: they are message
- * placeholders, so each value is a string, a number or a boolean (the list import also keeps
- * objects, arrays and null).
- */
-export function placeholderFieldsProblem(fields: Record<string, unknown> | undefined): string | undefined {
-  const key = fields && Object.keys(fields).find((name) => !['string', 'number', 'boolean'].includes(typeof fields[name]));
-  return key === undefined ? undefined : `custom_fields.${key} must be a string, a number or a boolean`;
-}

@@ -18,7 +18,6 @@ import {
   placement,
   type ProspectMoveDeps,
   URL_REQUIRED,
-  placeholderFieldsProblem,
 } from './prospect-move-shapes';
 import { completeCampaignsLeft } from './completion';
 import { type MoveOutcome, createMoveWriter } from './prospect-move-writes';
@@ -282,9 +281,10 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
           skipped.push({ index: row.row, reason: row.error === 'network_profile_url or email is required' ? URL_REQUIRED : row.error });
         } else {
           const input = row.input as ProspectInput;
-          const problem = input.fields.networkProfileUrl ? placeholderFieldsProblem(input.fields.customFields) : URL_REQUIRED;
-          if (problem) skipped.push({ index: row.row, reason: problem });
-          else valid.push({ row: row.row, input });
+          // Custom fields as the list import keeps them (a JSON object): a placeholder renders null
+          // empty and an object or array as its JSON (engine.md, "Templates").
+          if (input.fields.networkProfileUrl) valid.push({ row: row.row, input });
+          else skipped.push({ index: row.row, reason: URL_REQUIRED });
         }
       }
       const upserted = await deps.writer.upsertProspects(workspaceId, valid.map((r) => r.input), { overwrite: true, timeLeft });
