@@ -37,6 +37,12 @@ export interface ActionClaim {
   text?: string;
   /** The A/B variant of that text. */
   variant?: 'A' | 'B';
+  /**
+   * A look only, for a send whose answer was lost (LostAnswer.counted): it carries that send's
+   * counts (its days) instead of taking new ones, and sends nothing (docs/engine.md, "A timeout is
+   * ambiguous").
+   */
+  lookOnly?: true;
 }
 
 /** A slot taken in the campaign's daily cap for a later moment of the same day (sends spread through the window). */
@@ -129,6 +135,12 @@ export interface LostAnswer {
   text: string;
   /** Its A/B variant then (B may be added to the step before the next attempt). */
   variant?: 'A' | 'B';
+  /**
+   * The days its account's and campaign's counts were taken in: kept (it may have gone out, so the
+   * daily limits hold it) until a look shows it was not sent. Unset on answers lost before
+   * 2026-11-27 20:00, whose counts were given back.
+   */
+  counted?: { accountDay: string; campaignDay: string };
 }
 
 /** What a due-time index entry names: enough to read the action and to tell a stale entry. */

@@ -60,6 +60,9 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     await advance(action, campaign, nodes, node.id, now, sticky);
     return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
   }
+  // A look for a send whose answer was lost (lost-answer-look.ts) sent nothing: it looks again, the
+  // counts it carries kept.
+  if (claim.lookOnly) return (await wait(action, now, { dueAt: iso(now), claim: null })) ? 'retrying' : 'raced';
   // Not sent: given back and sent now.
   const sendNow = async (): Promise<ActionResult> => {
     await giveBack(claim, true, campaign.id);

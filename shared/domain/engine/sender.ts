@@ -2,18 +2,19 @@
 import type { Campaign } from '../campaigns/campaign';
 import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { type Branch, resolveNode } from '../campaigns/flow';
-import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
+import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
 import { keepAcceptance } from './campaign-events';
-import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount, contactedAccountWaits, pauseEnd } from './pacing';
+import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
 import { type RenderedStep, renderStep } from './render';
-import { keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
+import { keepInvitation, keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
+import { lookForLostSend } from './lost-answer-look';
 import { OUTCOME_RETRY_BACKOFF_MS, tryAgainOnFailure } from './answered-writes';
 import type { ActionResult, SenderDeps } from './sender-deps';
 import type { KnownProspect } from './ports';
@@ -96,7 +97,7 @@ export function createSender(deps: SenderDeps) {
     };
   }
 
-  async function giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, campaignId: number): Promise<void> {
+  async function giveBack(claim: Pick<NonNullable<OutreachAction['claim']>, 'accountId' | 'accountDay' | 'campaignDay' | 'kind'>, campaignSlot: boolean, campaignId: number): Promise<void> {
     await Promise.all([
       deps.counters.returnAccountSend(claim.accountId, claim.accountDay, claim.kind),
       campaignSlot ? deps.counters.returnCampaignSlot(campaignId, claim.campaignDay, claim.kind) : Promise.resolve(),
@@ -148,8 +149,15 @@ export function createSender(deps: SenderDeps) {
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: through.id } }, known);
       return 'sent';
     }
+    // A look (lost-answer-look.ts) carries the counts of a send that may have gone out: given back only when it was not.
+    const lookOnly = claim.lookOnly === true;
+    if ('lostNotSent' in result) {
+      if (claimed.answerLost?.counted) await giveBack(claim, true, campaign.id);
+      await wait(claimed, now, { ...learned, dueAt: iso(now), claim: null, answerLost: null });
+      return 'retrying';
+    }
     if ('skipped' in result) {
-      await giveBack(claim, true, campaign.id);
+      if (!lookOnly) await giveBack(claim, true, campaign.id);
       await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
       const connected = connectedBySkip(claim.kind, result.skipped);
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
@@ -160,11 +168,11 @@ export function createSender(deps: SenderDeps) {
       // An invitation already pending counts as sent (the caps keep it).
       return settle(claimed, campaign, nodes, step, account, { ...result, sent: { refs: {}, note: 'an invitation was already pending' } }, now, undefined, known);
     }
-    await giveBack(claim, true, campaign.id);
+    // A network step whose send got no answer may still have gone out: its counts are kept.
+    const lost = failure.kind === 'transient' && 'sendCalled' in result && result.sendCalled === true && isLostAnswer(result.error);
+    if (!lost && !lookOnly) await giveBack(claim, true, campaign.id);
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;
-      // A network step whose send got no answer may still have gone out.
-      const lost = 'sendCalled' in result && result.sendCalled === true && isLostAnswer(result.error);
       if (attempts >= MAX_ATTEMPTS) {
         const reason = `gave up after ${attempts} attempts: ${failure.reason}`;
         // One that may have gone out is not called failed: at most once, like the crash rule.
@@ -173,13 +181,19 @@ export function createSender(deps: SenderDeps) {
         return finish(claimed, campaign, 'FINISHED', reason, known);
       }
       const retryAt = new Date(now.getTime() + (RETRY_DELAYS_MINUTES[attempts - 1] ?? 180) * 60_000);
-      // Every later attempt looks for it first, through the same account, which becomes the
-      // prospect's (the conversation is there if it went out), and the prospect stays at this step
-      // (it may have been contacted: no longer at its entry). A later lost attempt replaces an
-      // earlier one, which its own look found not sent.
+      // The next attempt looks for it (lost-answer-look.ts), through this account, which becomes the
+      // prospect's (the conversation is there if it went out); the prospect stays at this step (it
+      // may have been contacted: no longer at its entry); its counts stay taken meanwhile.
       const afterLoss = lost
         ? {
-            answerLost: { nodeId: step.id, at: claim.at, accountId: account.id, text: claim.text ?? '', ...(claim.variant ? { variant: claim.variant } : {}) },
+            answerLost: {
+              nodeId: step.id,
+              at: claim.at,
+              accountId: account.id,
+              text: claim.text ?? '',
+              ...(claim.variant ? { variant: claim.variant } : {}),
+              counted: { accountDay: claim.accountDay, campaignDay: claim.campaignDay },
+            },
             accounts: { ...claimed.accounts, NETWORK: account.id },
             atEntry: false,
           }
@@ -282,6 +296,14 @@ export function createSender(deps: SenderDeps) {
     if (unsendable && !consistent) return again();
     if (unsendable) return skip(unsendable);
 
+    // An earlier attempt of this step got no answer: it is looked for first, through the account that
+    // sent it, attached to the campaign or not (lost-answer-look.ts). That account deleted, nobody
+    // can tell: the step is sent as any step (the counts of the lost attempt stay where they were).
+    const loss = action.answerLost?.nodeId === node.id ? action.answerLost : undefined;
+    const lossThrough = loss && (await reads.accounts(action.workspaceId)).get(loss.accountId);
+    if (loss && lossThrough) {
+      return lookForLostSend({ deps, bump, wait, settle }, { action, campaign, nodes, node, lost: loss, through: lossThrough, prospect, campaignDay: span.day }, reads, now);
+    }
     const cap = await checkCampaignCap(deps.counters, campaign, action, kind, span, now);
     if (!cap.go) {
       const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null, lastError: cap.reason ?? null });
@@ -297,14 +319,7 @@ export function createSender(deps: SenderDeps) {
       return skip('suppressed');
     }
     const accounts = await reads.accounts(action.workspaceId);
-    // An earlier attempt's account is asked what it sent, attached to the campaign or not (deleted: nobody can tell).
-    const lostThrough = action.answerLost?.nodeId === node.id ? accounts.get(action.answerLost.accountId) : undefined;
-    // That account cannot answer while paused or not connected (detached or not): waited for, as
-    // the account that contacted the prospect is, without spending the step's attempts.
-    const choice =
-      lostThrough && !canSendAt(lostThrough, now)
-        ? { wait: pauseEnd(lostThrough, now), reason: contactedAccountWaits(lostThrough) }
-        : await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
+    const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
       if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
@@ -316,16 +331,6 @@ export function createSender(deps: SenderDeps) {
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
     const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
-    const lost =
-      lostThrough && action.answerLost
-        ? {
-            at: action.answerLost.at,
-            text: action.answerLost.text,
-            variant: action.answerLost.variant,
-            through: lostThrough,
-            exclude: kind === 'MESSAGE' ? await messagesSentBefore(deps.outcomes, action) : [],
-          }
-        : undefined;
     const claim = {
       token: deps.newToken(),
       at: iso(now),
@@ -348,7 +353,6 @@ export function createSender(deps: SenderDeps) {
       prospect,
       rendered,
       ...(unsubscribeUrl ? { unsubscribeUrl } : {}),
-      ...(lost ? { lost } : {}),
     });
     const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.

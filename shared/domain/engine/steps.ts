@@ -46,6 +46,8 @@ export type SendResult = { variant: Variant; networkProviderId?: string } & (
   | { skipped: string }
   /** `sendCalled`: the error came from the call that sends a network message or invitation (it may have gone out). */
   | { error: unknown; sendCalled?: true }
+  /** The look for a send whose answer was lost (`lost`) found that it did not go out. */
+  | { lostNotSent: true }
 );
 
 /** A send an earlier attempt made though its answer was lost, as the provider shows it. */
@@ -65,7 +67,7 @@ export interface StepInput {
   rendered: RenderedStep;
   /** The prospect's unsubscribe URL, for an email step with `add_unsubscribe`. */
   unsubscribeUrl?: string;
-  /** An earlier attempt got no answer (OutreachAction.answerLost), through `through` (still registered): looked for before sending. */
+  /** An earlier attempt got no answer (OutreachAction.answerLost), through `through` (still registered): looked for, and nothing is sent. */
   lost?: {
     at: string;
     text: string;
@@ -149,6 +151,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
             const found = { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text, ...accepted };
             return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: {}, found } };
           }
+          return { variant, networkProviderId, lostNotSent: true };
         } catch (error) {
           return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
         }
@@ -174,6 +177,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
           ...(lost.exclude ? { exclude: lost.exclude } : {}),
         });
         if (found) return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
+        return { variant, networkProviderId, lostNotSent: true };
       } catch (error) {
         return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
       }
