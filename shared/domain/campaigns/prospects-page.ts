@@ -8,6 +8,12 @@ import { resolveNode } from './flow';
 import { requireCampaign } from './lookup';
 import { CAMPAIGN_PROSPECTS_PAGE_SIZE, type ProspectMoveDeps, STATUS_MESSAGE, decodeProspectsCursor, encodeProspectsCursor } from './prospect-move-shapes';
 
+/**
+ * Why a prospect added without `activate` to an ACTIVE or COMPLETED campaign has no next action:
+ * nothing schedules it until the campaign is activated (again).
+ */
+export const WAITING_FOR_ACTIVATION = 'not scheduled: added without activate; activate the campaign (or add it with activate: true) to start its sequence';
+
 /** What a campaign's prospects page reads: the campaign, its prospect items and actions, the prospects and their companies. */
 export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads'> & {
   loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>>;
@@ -41,9 +47,13 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
     campaign.id,
     page.prospects.filter(running).map((item) => item.prospectId),
   );
-  // An ended sequence shows its campaign prospect's error (why it ended); a running one its action's (a retry's).
+  // An ended sequence shows its campaign prospect's error (why it ended); a running one its action's
+  // (a retry's); one added without `activate` to a campaign that runs (or ran) why nothing comes.
   const positionOf = (item: CampaignProspect): ActionPosition => {
     if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null, lastError: item.lastError };
+    if (item.schedule === 'WAITING' && (campaign.status === 'ACTIVE' || campaign.status === 'COMPLETED')) {
+      return { nodeId: item.nodeId, dueAt: null, lastError: item.lastError ?? WAITING_FOR_ACTIVATION };
+    }
     return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt, lastError: item.lastError };
   };
   // A page ends early, its cursor after the last prospect shown, before its views pass what one

@@ -140,6 +140,23 @@ describe('a campaign’s prospects, and taking prospects out', () => {
     });
   });
 
+  it('says why a prospect added without activate to a running or finished campaign has no next action', async () => {
+    const flow = { root: 20, nodes: { 20: { kind: 'STEP' as const, type: 'EMAIL', parent: null, child: null } }, redirects: {} };
+    const lead = (n: number) => ({ first_name: 'Unactivated', last_name: `${n}`, network_profile_url: `https://www.linkedin.com/in/unactivated-${n}` });
+    const shown = async (status: 'ACTIVE' | 'COMPLETED' | 'PAUSED' | 'DRAFT', n: number) => {
+      const target = await createCampaign(stack, alice, `Added without activate, ${status}`, { status, flow });
+      const imported = await stack.call<{ count: number }>('POST', `/public/campaigns/${target.id}/import/`, { apiKey: alice.key, body: { leads: [lead(n)] } });
+      expect(imported.body.count).toBe(1);
+      return (await page(alice, target.id)).body.prospects.map((p) => [p.status, p.next_action_at, p.last_error]);
+    };
+    const why = 'not scheduled: added without activate; activate the campaign (or add it with activate: true) to start its sequence';
+    expect(await shown('ACTIVE', 1)).toEqual([['IN_REVIEW', null, why]]);
+    expect(await shown('COMPLETED', 2)).toEqual([['IN_REVIEW', null, why]]);
+    // A paused or draft campaign's prospects wait for it, as expected.
+    expect(await shown('PAUSED', 3)).toEqual([['IN_REVIEW', null, null]]);
+    expect(await shown('DRAFT', 4)).toEqual([['IN_REVIEW', null, null]]);
+  });
+
   it('takes prospects out: NEW again, out of the campaign and its count, still in their lists', async () => {
     const list = await createList(stack, alice, 'Removal');
     const listed = (await importLeads(stack, alice, list.id, { leads: [person(1), person(2), person(3)] })).leads.map((lead) => lead.id);
