@@ -59,13 +59,13 @@ describe('the engine and the campaign lifecycle', () => {
     const [first] = await prospectsIn(world, campaign.id, [{}]);
     await activate(world, campaign.id);
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
-    // Added without activate: it waits, and the campaign stays COMPLETED.
+    // Added without activate: it waits, saying why, and the campaign stays COMPLETED.
     const [waiting] = await prospectsIn(world, campaign.id, [{}]);
     await play(stack);
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
     expect(await prospectStatuses(world, campaign.id)).toEqual({
       [first as number]: { status: 'FINISHED', last_error: null },
-      [waiting as number]: { status: 'IN_REVIEW', last_error: null },
+      [waiting as number]: { status: 'IN_REVIEW', last_error: 'not scheduled: added without activate; activate the campaign (or add it with activate: true) to start its sequence' },
     });
     // Added with activate: the campaign is ACTIVE again, and the one waiting goes too.
     const [added] = await prospectsIn(world, campaign.id, [{}], { activate: true });
