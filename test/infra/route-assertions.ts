@@ -1,4 +1,3 @@
-
 import type { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
 import { type AuthMode, FUNCTION_GROUPS, type FunctionGroup, type RegisteredRoute, isRateLimited } from '../../shared/http/route-table';

@@ -1,4 +1,3 @@
-
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '../../shared/runtime/catalog';
