@@ -27,6 +27,11 @@ import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey
 /** A slot reserved in the campaign's daily cap (SlotReservation), or null. */
 export const ReservationAttribute = v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute }));
 
+/** A send whose answer was lost (LostAnswer), or null; `counted` since 2026-11-27 20:00. */
+const LostAnswerAttribute = v.nullable(
+  v.object({ nodeId: intAttribute, at: v.string(), accountId: intAttribute, text: v.string(), variant: v.optional(v.picklist(['A', 'B'])), counted: v.optional(v.object({ accountDay: v.string(), campaignDay: v.string() })) }),
+);
+
 const OutreachActionItem = itemSchema(
   'OutreachAction',
   v.object({
@@ -54,19 +59,7 @@ const OutreachActionItem = itemSchema(
     reservation: ReservationAttribute,
     attempts: intAttribute,
     lastError: v.optional(v.nullable(v.string()), null),
-    answerLost: v.optional(
-      v.nullable(
-        v.object({
-          nodeId: intAttribute,
-          at: v.string(),
-          accountId: intAttribute,
-          text: v.string(),
-          variant: v.optional(v.picklist(['A', 'B'])),
-          counted: v.optional(v.object({ accountDay: v.string(), campaignDay: v.string() })),
-        }),
-      ),
-      null,
-    ),
+    answerLost: v.optional(LostAnswerAttribute, null),
     lastActionAt: v.nullable(v.string()),
     reachedAt: v.optional(v.nullable(v.string()), null),
     waitingForDelay: v.optional(v.boolean(), false),
