@@ -145,6 +145,17 @@ export async function activate(world: EngineWorld, campaignId: number): Promise<
 
 export const sandboxSent = async (stack: TestStack) => (await stack.provider.control.state()).sent;
 
+/** When the sandbox sent items of a kind (through an account), sorted. */
+export const sentAt = async (world: EngineWorld, kind: string, accountId?: string) =>
+  (await sandboxSent(world.stack)).filter((item) => item.kind === kind && (accountId === undefined || item.accountId === accountId)).map((item) => item.at).sort();
+
+/** The emails the sandbox sent through an account, as `<to> <at>`, sorted. */
+export const emailsFrom = async (world: EngineWorld, accountId: string) =>
+  (await sandboxSent(world.stack))
+    .filter((item) => item.kind === 'email' && item.accountId === accountId)
+    .map((item) => `${item.to} ${item.at}`)
+    .sort();
+
 /** The outcome records of a campaign, in key order. */
 export async function outcomesOf(stack: TestStack, campaignId: number): Promise<Record<string, unknown>[]> {
   const { Items } = await stack.db.send(

@@ -3,17 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedProspect } from '../campaigns/helpers';
 import { OUTREACH_SCHEDULER } from '../../../shared/runtime/catalog';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, actionsOf, activate, campaignWith, engineWorld, extraAccount, play, playAt, prospectsIn, sandboxSent } from './helpers';
-
-const sentAt = async (world: EngineWorld, kind: string, accountId?: string) =>
-  (await sandboxSent(world.stack)).filter((item) => item.kind === kind && (accountId === undefined || item.accountId === accountId)).map((item) => item.at).sort();
-
-/** The emails the sandbox sent through an account, as `<to> <at>`, sorted. */
-const emailsFrom = async (world: EngineWorld, accountId: string) =>
-  (await sandboxSent(world.stack))
-    .filter((item) => item.kind === 'email' && item.accountId === accountId)
-    .map((item) => `${item.to} ${item.at}`)
-    .sort();
+import { type EngineWorld, actionsOf, activate, campaignWith, engineWorld, extraAccount, play, playAt, prospectsIn, sentAt, emailsFrom } from './helpers';
 
 /** Daily slots given back when prospects leave, a window open across 00:00 UTC, and the sender's time left. Windows and caps: windows-and-caps.test.ts. */
 describe('sending windows and caps: slots given back, windows across midnight UTC, time left', () => {

@@ -2,17 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spreadIndex } from '../../../shared/domain/engine/pacing';
 import { chooseVariant } from '../../../shared/domain/engine/render';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent } from './helpers';
-
-const sentAt = async (world: EngineWorld, kind: string, accountId?: string) =>
-  (await sandboxSent(world.stack)).filter((item) => item.kind === kind && (accountId === undefined || item.accountId === accountId)).map((item) => item.at).sort();
-
-/** The emails the sandbox sent through an account, as `<to> <at>`, sorted. */
-const emailsFrom = async (world: EngineWorld, accountId: string) =>
-  (await sandboxSent(world.stack))
-    .filter((item) => item.kind === 'email' && item.accountId === accountId)
-    .map((item) => `${item.to} ${item.at}`)
-    .sort();
+import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, extraAccount, outcomesOf, play, playAt, prospectsIn, sandboxSent, sentAt, emailsFrom } from './helpers';
 
 describe('sending windows, daily caps and the A/B split', () => {
   // Friday 2026-10-23, 18:00 in Amsterdam (UTC+2, summer time): after the window has closed.
