@@ -6,29 +6,17 @@ import type { LostAnswer, OutreachAction } from './action';
 import { kindOfStep } from './action';
 import { contactedAccountWaits, pauseEnd } from './pacing';
 import { renderStep } from './render';
-import type { ActionResult, SenderDeps } from './sender-deps';
+import type { ActionResult, SenderDeps, SettleClaimed } from './sender-deps';
 import type { BatchReads } from './sender-reads';
 import { messagesSentBefore } from './sent-messages';
-import type { KnownProspect } from './ports';
-import type { RenderedStep } from './render';
-import { type SendResult, performStep } from './steps';
+import { performStep } from './steps';
 
 /** What the look needs of the sender: its writes and the settling of a claimed action. */
 export interface LostLookMoves {
   deps: Pick<SenderDeps, 'actions' | 'counters' | 'outcomes' | 'provider' | 'newToken'>;
   bump(action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction;
   wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
-  settle(
-    claimed: OutreachAction,
-    campaign: Campaign,
-    nodes: Map<number, CampaignNode>,
-    step: CampaignStep,
-    account: SenderAccount,
-    result: SendResult,
-    now: Date,
-    rendered?: RenderedStep,
-    known?: KnownProspect,
-  ): Promise<ActionResult>;
+  settle: SettleClaimed;
 }
 
 /**

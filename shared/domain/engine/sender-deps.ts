@@ -1,4 +1,6 @@
 import type { Clock } from '../../time/clock';
+import type { Campaign } from '../campaigns/campaign';
+import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
 import type { CampaignRepository } from '../campaigns/ports';
 import type { Company, Prospect } from '../leads/lead';
 import type { NetworkProvider } from '../providers/provider';
@@ -8,7 +10,9 @@ import type { UnsubscribeLinks } from '../suppressions/ports';
 import type { Suppressions } from '../suppressions/suppression-service';
 import type { ActionOutcome, OutreachAction } from './action';
 import type { ConditionDeps } from './conditions';
-import type { ActionStore, CampaignCompletion, OutcomeLog, ProspectProgress, SendCounters } from './ports';
+import type { ActionStore, CampaignCompletion, KnownProspect, OutcomeLog, ProspectProgress, SendCounters } from './ports';
+import type { RenderedStep } from './render';
+import type { SendResult } from './steps';
 import type { SentMessageDeps } from './sent-messages';
 
 /** What the sender (shared/domain/engine/sender.ts) is built from, and what it answers per action. */
@@ -26,6 +30,22 @@ export type ActionResult =
   | 'raced'
   /** Not started: the function's time left could not hold it (its message is delivered again). */
   | 'deferred';
+
+/**
+ * Applies what the provider answered to a claimed action (the sender's `settle`): the outcome
+ * record, the counts, the action's next state. `rendered` and `known`: what the send was made from.
+ */
+export type SettleClaimed = (
+  claimed: OutreachAction,
+  campaign: Campaign,
+  nodes: Map<number, CampaignNode>,
+  step: CampaignStep,
+  account: SenderAccount,
+  result: SendResult,
+  now: Date,
+  rendered?: RenderedStep,
+  known?: KnownProspect,
+) => Promise<ActionResult>;
 
 export interface SenderDeps {
   actions: ActionStore;

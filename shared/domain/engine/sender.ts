@@ -2,25 +2,23 @@
 import type { Campaign } from '../campaigns/campaign';
 import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { type Branch, resolveNode } from '../campaigns/flow';
-import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
 import { keepAcceptance } from './campaign-events';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
-import { type RenderedStep, renderStep } from './render';
+import { renderStep } from './render';
 import { keepInvitation, keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
 import { settleCrash } from './crash-rule';
 import { lookForLostSend } from './lost-answer-look';
 import { OUTCOME_RETRY_BACKOFF_MS, tryAgainOnFailure } from './answered-writes';
-import type { ActionResult, SenderDeps } from './sender-deps';
-import type { KnownProspect } from './ports';
+import type { ActionResult, SenderDeps, SettleClaimed } from './sender-deps';
 
 export type { ActionResult, SenderDeps } from './sender-deps';
-import { type SendResult, connectedBySkip, performStep, whyNotSendable } from './steps';
+import { connectedBySkip, performStep, whyNotSendable } from './steps';
 import { heldUntil } from './node-timing';
 import { nextUtcDay, openSpanFrom } from './window';
 
@@ -108,17 +106,7 @@ export function createSender(deps: SenderDeps) {
   const recordAnswered = (outcome: ActionOutcome) => tryAgainOnFailure(() => deps.outcomes.record(outcome), OUTCOME_RETRY_BACKOFF_MS);
 
   /** Applies what the provider answered to a claimed action. */
-  async function settle(
-    claimed: OutreachAction,
-    campaign: Campaign,
-    nodes: Map<number, CampaignNode>,
-    step: CampaignStep,
-    account: SenderAccount,
-    result: SendResult,
-    now: Date,
-    rendered?: RenderedStep,
-    known?: KnownProspect,
-  ): Promise<ActionResult> {
+  const settle: SettleClaimed = async (claimed, campaign, nodes, step, account, result, now, rendered, known) => {
     const claim = claimed.claim as NonNullable<OutreachAction['claim']>;
     const learned = result.networkProviderId ? { networkProviderId: result.networkProviderId } : {};
     if ('sent' in result) {

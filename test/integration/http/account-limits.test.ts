@@ -4,20 +4,7 @@ import { senderAccountKey } from '../../../shared/db/keys';
 import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account-repository';
 import { ManualClock } from '../../../shared/time/clock';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
-
-type AccountView = {
-  id: number;
-  name: string;
-  type: string;
-  status: string;
-  is_active: boolean;
-  provider_account_id: string;
-  provider_type: string;
-  daily_limits: { emails: number; invitations: number; network_messages: number };
-  sending_paused: { reason: string; until: string | null; at: string } | null;
-  created_at: string;
-  updated_at: string;
-};
+import type { AccountView } from './account-view';
 
 /** A sender account's daily limits (PATCH) and its sending pause: set by the engine, ended by the provider, the clock or the owner. */
 describe('sender accounts: daily limits and the sending pause', () => {

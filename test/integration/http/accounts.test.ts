@@ -4,20 +4,7 @@ import { providerAccountKey } from '../../../shared/db/keys';
 import { aTimestamp, anId } from '../../support/formats';
 import { ManualClock } from '../../../shared/time/clock';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
-
-type AccountView = {
-  id: number;
-  name: string;
-  type: string;
-  status: string;
-  is_active: boolean;
-  provider_account_id: string;
-  provider_type: string;
-  daily_limits: { emails: number; invitations: number; network_messages: number };
-  sending_paused: { reason: string; until: string | null; at: string } | null;
-  created_at: string;
-  updated_at: string;
-};
+import type { AccountView } from './account-view';
 
 /** What an account shows before anyone changes its limits or the engine pauses it. */
 const DEFAULTS = { daily_limits: { emails: 50, invitations: 20, network_messages: 50 }, sending_paused: null };
