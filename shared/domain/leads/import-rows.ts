@@ -65,11 +65,57 @@ export function readJsonLeads(leads: unknown[], searchType: SearchType): ImportR
   });
 }
 
+/** A header as a field name: `First Name`, `first-name`, `FIRST_NAME` and `firstName` are `first_name`. */
 const normalizeHeader = (header: string): string =>
   header
     .trim()
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[\s.-]+/g, '_');
+
+/**
+ * Headers other tools export (lemlist, Apollo, Sales Navigator, HubSpot), normalized, and the field
+ * each means: a CSV exported from them imports without a mapping (docs/lead-lists.md, "Import").
+ */
+const PEOPLE_HEADER_ALIASES: Record<string, string> = {
+  firstname: 'first_name',
+  given_name: 'first_name',
+  lastname: 'last_name',
+  surname: 'last_name',
+  family_name: 'last_name',
+  email_address: 'email',
+  e_mail: 'email',
+  work_email: 'email',
+  linkedin_url: 'network_profile_url',
+  linkedin: 'network_profile_url',
+  linkedin_profile: 'network_profile_url',
+  linkedin_profile_url: 'network_profile_url',
+  person_linkedin_url: 'network_profile_url',
+  profile_url: 'network_profile_url',
+  title: 'job_title',
+  jobtitle: 'job_title',
+  position: 'job_title',
+  phone: 'phone_number',
+  mobile_phone: 'phone_number',
+  company: 'company_name',
+  companyname: 'company_name',
+  organization: 'company_name',
+  organization_name: 'company_name',
+  company_website: 'company_website_url',
+  website: 'company_website_url',
+  company_linkedin_url: 'company_network_url',
+  company_linkedin: 'company_network_url',
+};
+const COMPANY_HEADER_ALIASES: Record<string, string> = {
+  company: 'name',
+  organization: 'name',
+  organization_name: 'name',
+  website: 'website_url',
+  company_website: 'website_url',
+  linkedin_url: 'network_url',
+  company_linkedin_url: 'network_url',
+  company_linkedin: 'network_url',
+};
 
 /** Where each column goes: a field, `custom_fields.<key>`, or nowhere (null). */
 function columnTargets(header: string[], mapping: Record<string, string | null> | undefined, searchType: SearchType): (string | null)[] {
@@ -84,7 +130,8 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
   }
   return header.map((name, index) => {
     if (mapped.has(index)) return mapped.get(index) ?? null;
-    const normalized = normalizeHeader(name);
+    const header = normalizeHeader(name);
+    const normalized = fields.includes(header) ? header : ((searchType === 'PEOPLE' ? PEOPLE_HEADER_ALIASES : COMPANY_HEADER_ALIASES)[header] ?? header);
     if (fields.includes(normalized) && normalized !== 'custom_fields') return normalized;
     if (searchType === 'COMPANY' && fields.includes(normalized.replace(/^company_/, ''))) return normalized.replace(/^company_/, '');
     return searchType === 'PEOPLE' && name.trim() ? `${CUSTOM_FIELD_PREFIX}${name.trim()}` : null;

@@ -27,7 +27,6 @@ describe('import of CSV into a lead list', () => {
   });
   afterAll(async () => stack?.stop());
 
-
   it('imports CSV whose header uses field names (any case and spacing); other columns become custom fields', async () => {
     const list = await createList(stack, alice, 'CSV');
     const csv = [
@@ -109,5 +108,21 @@ describe('import of CSV into a lead list', () => {
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error });
     expect((await getList(stack, alice, list.id))?.total_prospects).toBe(0);
+  });
+
+  it('reads the headers other tools export (lemlist, Apollo) without a mapping', async () => {
+    const list = await createList(stack, alice, 'Exported elsewhere');
+    const csv = [
+      'firstName,lastName,email,linkedinUrl,companyName,Title,Website,Person Linkedin Url,Source',
+      'Grace,Hopper,grace.exported@navy.example,https://www.linkedin.com/in/grace-hopper-export,Navy,Rear Admiral,https://navy.example,,lemlist',
+      'Katherine,Johnson,,,NASA,Mathematician,,https://www.linkedin.com/in/katherine-exported,apollo',
+    ].join('\n');
+    const result = await importLeads(stack, alice, list.id, { csv });
+    expect([result.created, result.skipped]).toEqual([2, 0]);
+    const people = (await prospectsOf(alice, list.id)).map((p) => [p.first_name, p.last_name, p.email, p.network_profile_url, p.job_title, p.company?.name, p.company?.website_url, p.custom_fields]);
+    expect(people).toEqual([
+      ['Grace', 'Hopper', 'grace.exported@navy.example', 'https://www.linkedin.com/in/grace-hopper-export', 'Rear Admiral', 'Navy', 'https://navy.example', { Source: 'lemlist' }],
+      ['Katherine', 'Johnson', '', 'https://www.linkedin.com/in/katherine-exported', 'Mathematician', 'NASA', '', { Source: 'apollo' }],
+    ]);
   });
 });
