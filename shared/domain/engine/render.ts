@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { MAX_INVITE_MESSAGE_LENGTH } from '../campaigns/flow-content';
 import type { CampaignStep } from '../campaigns/nodes';
 import type { Company, Prospect } from '../leads/lead';
-import { escapeHtml } from '../mail/email-html';
+import { escapeHtml, isHtmlBody, plainTextAsHtml } from '../mail/email-html';
 
 /**
  * What a step sends to one prospect: its A/B variant and its texts with the placeholders filled.
@@ -66,12 +66,20 @@ export function renderTemplate(template: string, prospect: Prospect, company: Co
   });
 }
 
+/**
+ * An email body as HTML: a template written as HTML with its values escaped; a plain-text one
+ * (no HTML tag) escaped whole, its line breaks kept as `<br>` (since 2026-11-27; a mail client ran
+ * its lines together). Decided by the template, never by what a value holds.
+ */
+function renderEmailBody(template: string, prospect: Prospect, company: Company | undefined): string {
+  return isHtmlBody(template) ? renderTemplate(template, prospect, company, true) : plainTextAsHtml(renderTemplate(template, prospect, company));
+}
+
 export function renderStep(step: CampaignStep, prospect: Prospect, company: Company | undefined): RenderedStep {
   const variant = chooseVariant(step, prospect.id);
   const text = variant === 'B' && step.messageTemplateB.trim() !== '' ? step.messageTemplateB : step.messageTemplate;
   const subject = variant === 'B' && step.subjectLineB.trim() !== '' ? step.subjectLineB : step.subjectLine;
-  const html = step.stepType === 'EMAIL';
-  const rendered = renderTemplate(text, prospect, company, html);
+  const rendered = step.stepType === 'EMAIL' ? renderEmailBody(text, prospect, company) : renderTemplate(text, prospect, company);
   return { variant, subject: renderTemplate(subject, prospect, company), text: step.stepType === 'NETWORK_INVITE' ? fitInvitationNote(rendered) : rendered };
 }
 

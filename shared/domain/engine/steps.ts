@@ -7,7 +7,6 @@ import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { SendKind } from './action';
 import { ALREADY_PERFORMED, classifyFailure } from './provider-answers';
 import type { RenderedStep, Variant } from './render';
-import { emailHtmlBody } from '../mail/email-html';
 
 /**
  * The provider calls of one step. A network step first reads the prospect's profile through the
@@ -130,7 +129,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         accountId: account.providerAccountId,
         to: { email: prospect.email as string, ...(name ? { name } : {}) },
         subject: rendered.subject,
-        htmlBody: input.unsubscribeUrl ? `${emailHtmlBody(rendered.text, false)}${unsubscribeFooter(input.unsubscribeUrl)}` : emailHtmlBody(rendered.text, false),
+        htmlBody: input.unsubscribeUrl ? `${rendered.text}${unsubscribeFooter(input.unsubscribeUrl)}` : rendered.text,
         ...(input.unsubscribeUrl ? { customHeaders: unsubscribeHeaders(input.unsubscribeUrl) } : {}),
       });
       return { variant, sent: { refs: { trackingId } } };

@@ -55,7 +55,7 @@ export interface ManualReplyDeps {
 }
 
 /** An email body: HTML as written, or plain text (escaped) with its line breaks kept. */
-const emailHtml = (message: string) => emailHtmlBody(message, true);
+const emailHtml = (message: string) => emailHtmlBody(message);
 
 const replySubject = (subject: string) => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
 

@@ -1,16 +1,18 @@
 /** HTML escaping of text put into an email body. */
 export const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** Whether an email body is written as HTML: it holds a tag (a plain-text body may still hold a lone `<`). */
-const isHtmlBody = (body: string): boolean => /<[a-z][^>]*>/i.test(body);
-
 /**
- * A body as the provider takes it (HTML): one written as HTML as it is, plain text with its line
- * breaks kept as `<br>` (a mail client would run its lines together). `textIsRaw`: the plain text
- * is not escaped yet (a manual message; a campaign step's placeholder values are escaped as
- * they are filled in, and its literal text is the user's own).
+ * The tags that make a body HTML. Any `<word>` would not do: plain text holds `<https://...>` and
+ * `<bob@example.com>` (autolinks), which a mail client would hide as unknown tags.
  */
-export function emailHtmlBody(body: string, textIsRaw: boolean): string {
-  if (isHtmlBody(body)) return body;
-  return (textIsRaw ? escapeHtml(body) : body).replace(/\r\n|\r|\n/g, '<br>');
-}
+const HTML_TAG =
+  /<\/?(a|abbr|b|big|blockquote|body|br|center|code|div|em|font|h[1-6]|head|hr|html|i|img|li|ol|p|pre|s|small|span|strong|style|sub|sup|table|tbody|td|tfoot|th|thead|tr|u|ul)(\s[^>]*)?\/?>/i;
+
+/** Whether an email body is written as HTML: it holds an HTML tag. */
+export const isHtmlBody = (body: string): boolean => HTML_TAG.test(body);
+
+/** Plain text as an HTML email body: escaped, its line breaks kept as `<br>` (a mail client would run its lines together). */
+export const plainTextAsHtml = (text: string): string => escapeHtml(text).replace(/\r\n|\r|\n/g, '<br>');
+
+/** A body as the provider takes it (HTML): one written as HTML as it is, plain text as HTML. */
+export const emailHtmlBody = (body: string): string => (isHtmlBody(body) ? body : plainTextAsHtml(body));

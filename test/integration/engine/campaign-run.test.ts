@@ -104,7 +104,7 @@ describe('the outreach engine plays a campaign', () => {
 
   it('sends a plain-text email with its line breaks as <br>, an HTML one as written, placeholder values escaped in both', async () => {
     const { stack } = world;
-    const plain = await campaignWith(world, 'Plain text', [{ step_type: 'EMAIL', subject_line: 'Plain {{first_name}}', message_template: 'Hi {{first_name}},\n\nWe met at {{company_name}}.\r\nBest,\nMe' }]);
+    const plain = await campaignWith(world, 'Plain text', [{ step_type: 'EMAIL', subject_line: 'Plain {{first_name}}', message_template: 'Hi {{first_name}},\n\nWe met at {{company_name}}: <https://a.example/x>, 2<3.\r\nBest,\nMe' }]);
     const html = await campaignWith(world, 'Written as HTML', [{ step_type: 'EMAIL', subject_line: 'Html {{first_name}}', message_template: '<p>Hi {{first_name}},</p>\n<p>{{company_name}}</p>' }]);
     await prospectsIn(world, plain.id, [{ first_name: 'Ada', company_name: 'Smith & Co' }]);
     await prospectsIn(world, html.id, [{ first_name: 'Bea', company_name: 'Tags <b>' }]);
@@ -115,7 +115,8 @@ describe('the outreach engine plays a campaign', () => {
     expect(bodies.sort()).toEqual([
       // A form field's line break goes as CRLF (multipart/form-data), as to the real provider.
       ['Html Bea', '<p>Hi Bea,</p>\r\n<p>Tags &lt;b&gt;</p>'],
-      ['Plain Ada', 'Hi Ada,<br><br>We met at Smith &amp; Co.<br>Best,<br>Me'],
+      // An autolink and a lone < are text, not tags.
+      ['Plain Ada', 'Hi Ada,<br><br>We met at Smith &amp; Co: &lt;https://a.example/x&gt;, 2&lt;3.<br>Best,<br>Me'],
     ]);
   });
 });
