@@ -140,9 +140,10 @@ export function createSender(deps: SenderDeps) {
     // A look (lost-answer-look.ts) carries the counts of a send that may have gone out: given back only when it was not.
     const lookOnly = claim.lookOnly === true;
     if ('lostNotSent' in result) {
-      if (claimed.answerLost?.counted) await giveBack(claim, true, campaign.id);
-      await wait(claimed, now, { ...learned, dueAt: iso(now), claim: null, answerLost: null });
-      return 'retrying';
+      // Written first: a crash between the two keeps the counts (a day sends one fewer), never gives them back twice.
+      const cleared = await wait(claimed, now, { ...learned, dueAt: iso(now), claim: null, answerLost: null });
+      if (cleared && claimed.answerLost?.counted) await giveBack(claim, true, campaign.id);
+      return cleared ? 'retrying' : 'raced';
     }
     if ('skipped' in result) {
       if (!lookOnly) await giveBack(claim, true, campaign.id);

@@ -136,9 +136,15 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     }
     const identifier = publicIdOf(prospect.networkProfileUrl);
     if (!identifier) return { variant, skipped: 'no network profile URL' };
-    const profile = await provider.getProfile({ accountId: account.providerAccountId, identifier });
-    const networkProviderId = profile.providerId;
     const { lost } = input;
+    // In a look for a send whose answer was lost the profile read is part of the look: its failure
+    // (a 404 included) is retried, never ends the sequence of a prospect the send may have reached.
+    const profile = await provider.getProfile({ accountId: account.providerAccountId, identifier }).catch((error: unknown) => {
+      if (lost) return { lookFailed: lookFailure(error, lost.through.id === account.id) } as const;
+      throw error;
+    });
+    if ('lookFailed' in profile) return { variant, error: profile.lookFailed };
+    const networkProviderId = profile.providerId;
     if (input.kind === 'INVITE') {
       if (lost) {
         // An earlier invitation may have gone out without its answer: the account that sent it

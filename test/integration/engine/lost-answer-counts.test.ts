@@ -106,4 +106,19 @@ describe('the counts of a network send whose answer was lost', () => {
     // Monday, 09:00 in Amsterdam: the day's one message went.
     expect(await actionsOf(world.stack, other.campaign.id)).toEqual([expect.objectContaining({ dueAt: '2026-11-30T08:00:00.000Z' })]);
   });
+
+  it('retries a look whose profile read fails, even with a 404, and finds the invitation: the sequence does not end', async () => {
+    clock.set('2026-11-30T09:00:00.000Z');
+    const account = await accountOfOneADay('sbx-network-failed-look');
+    const { campaign, prospectId } = await oneProspect(account, 'NETWORK_INVITE', 'Failed look', 'fay-failed', 'SECOND_DEGREE');
+    await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/users/invite', times: 1 });
+    await activate(world, campaign.id);
+    await world.stack.provider.control.addFault({ kind: 'status', status: 404, method: 'GET', path: '/api/v1/users/', times: 1 });
+    await advance(world.stack, clock, 1 / 60);
+    expect(await outcomesOf(world.stack, campaign.id)).toEqual([]);
+    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ prospectId, attempts: 2, dueAt: '2026-11-30T09:06:00.000Z' })]);
+    await advance(world.stack, clock, 5 / 60);
+    expect((await outcomesOf(world.stack, campaign.id)).map((o) => [o.outcome, o.reason])).toEqual([['SENT', INVITATION_FOUND_AFTER_LOST_ANSWER]]);
+    expect(await sentThrough('sbx-network-failed-look')).toEqual([['invitation', 'Failed look Lena', '2026-11-30T09:00:00.000Z']]);
+  });
 });
