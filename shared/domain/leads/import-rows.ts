@@ -65,13 +65,14 @@ export function readJsonLeads(leads: unknown[], searchType: SearchType): ImportR
   });
 }
 
-/** A header as a field name: `First Name`, `first-name`, `FIRST_NAME` and `firstName` are `first_name`. */
-const normalizeHeader = (header: string): string =>
-  header
-    .trim()
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[\s.-]+/g, '_');
+const snakeCase = (header: string): string => header.trim().toLowerCase().replace(/[\s.-]+/g, '_');
+
+/**
+ * The names a header may stand for, most literal first: `First Name`, `first-name` and `FIRST_NAME`
+ * are `first_name`; `firstName` is `firstname`, then `first_name` (camelCase split), so `LinkedIn`
+ * stays `linkedin` before it is `linked_in`.
+ */
+const headerNames = (header: string): string[] => [...new Set([snakeCase(header), snakeCase(header.trim().replace(/([a-z0-9])([A-Z])/g, '$1_$2'))])];
 
 /**
  * Headers other tools export (lemlist, Apollo, Sales Navigator, HubSpot), normalized, and the field
@@ -103,11 +104,13 @@ const PEOPLE_HEADER_ALIASES: Record<string, string> = {
   organization_name: 'company_name',
   company_website: 'company_website_url',
   website: 'company_website_url',
+  website_url: 'company_website_url',
   company_linkedin_url: 'company_network_url',
   company_linkedin: 'company_network_url',
 };
 const COMPANY_HEADER_ALIASES: Record<string, string> = {
   company: 'name',
+  companyname: 'name',
   organization: 'name',
   organization_name: 'name',
   website: 'website_url',
@@ -130,8 +133,9 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
   }
   return header.map((name, index) => {
     if (mapped.has(index)) return mapped.get(index) ?? null;
-    const header = normalizeHeader(name);
-    const normalized = fields.includes(header) ? header : ((searchType === 'PEOPLE' ? PEOPLE_HEADER_ALIASES : COMPANY_HEADER_ALIASES)[header] ?? header);
+    const names = headerNames(name);
+    const aliases = searchType === 'PEOPLE' ? PEOPLE_HEADER_ALIASES : COMPANY_HEADER_ALIASES;
+    const normalized = names.find((candidate) => fields.includes(candidate)) ?? names.map((candidate) => aliases[candidate]).find(Boolean) ?? (names[0] as string);
     if (fields.includes(normalized) && normalized !== 'custom_fields') return normalized;
     if (searchType === 'COMPANY' && fields.includes(normalized.replace(/^company_/, ''))) return normalized.replace(/^company_/, '');
     return searchType === 'PEOPLE' && name.trim() ? `${CUSTOM_FIELD_PREFIX}${name.trim()}` : null;

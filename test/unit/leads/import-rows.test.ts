@@ -152,6 +152,16 @@ describe('readCsvLeads', () => {
     expect(rows).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de' } } }]);
   });
 
+  it('reads headers other tools export: camelCase, LinkedIn URL, Title, Company, Website', () => {
+    const csv = 'firstName,Last Name,Email Address,LinkedIn URL,Title,Company,websiteUrl,Team\nAda,Byron,ada@x.com,https://www.linkedin.com/in/ada-b,CTO,Engines,https://engines.example,R&D\n';
+    const rows = readCsvLeads(csv, undefined, 'PEOPLE');
+    const fields = (rows[0] as { input: ProspectInput }).input.fields;
+    expect([fields.firstName, fields.lastName, fields.email, fields.networkProfileUrl, fields.jobTitle, fields.customFields]).toEqual(['Ada', 'Byron', 'ada@x.com', 'https://www.linkedin.com/in/ada-b', 'CTO', { Team: 'R&D' }]);
+    expect((rows[0] as { input: ProspectInput }).input.company).toMatchObject({ name: 'Engines', websiteUrl: 'https://engines.example' });
+    const companies = readCsvLeads('companyName,LinkedIn URL,Website\nEngines,https://www.linkedin.com/company/engines,https://engines.example\n', undefined, 'COMPANY');
+    expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Engines', networkUrl: 'https://www.linkedin.com/company/engines', websiteUrl: 'https://engines.example' }) }]);
+  });
+
   it('two columns going to one field: a row takes the last of them that is not empty in it', () => {
     const csv = 'first_name,last_name,Email,email,Work Email\nA,One,a@x.com,,\nB,Two,,b@x.com,\nC,Three,c@x.com,c2@x.com,\nD,Four,d@x.com,,d-work@x.com\n';
     const rows = readCsvLeads(csv, { 'Work Email': 'email' }, 'PEOPLE');
