@@ -110,7 +110,10 @@ export function createManualReplies(deps: ManualReplyDeps) {
         // Read strongly: no sequence stop protects a manual email, so an address suppressed a
         // moment ago (an unsubscribe, a POST /suppressions) must be seen.
         if (await deps.suppressions.check(workspaceId, prospect.email, { consistent: true })) throw validationError(REPLY_ERRORS.suppressed);
-        const text = textOfHtml(input.message);
+        // What goes out, and what the conversation shows of it (the text of that body: a plain-text
+        // message's `<https://...>` or `2<3` kept, as sent).
+        const htmlBody = emailHtml(input.message.trim());
+        const text = textOfHtml(htmlBody);
         if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
         const subject = input.subjectLine?.trim() || (lastEmail?.subject ? replySubject(lastEmail.subject) : '');
         if (!subject) throw validationError(REPLY_ERRORS.noSubject);
@@ -124,7 +127,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
             accountId: account.providerAccountId,
             to: { email: prospect.email as string, ...(name ? { name } : {}) },
             subject,
-            htmlBody: emailHtml(input.message.trim()),
+            htmlBody,
             ...(replyTo ? { replyTo } : {}),
           }),
         );

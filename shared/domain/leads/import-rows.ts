@@ -92,7 +92,8 @@ const PEOPLE_HEADER_ALIASES: Record<string, string> = {
   linkedin_profile: 'network_profile_url',
   linkedin_profile_url: 'network_profile_url',
   person_linkedin_url: 'network_profile_url',
-  profile_url: 'network_profile_url',
+  linked_in_url: 'network_profile_url',
+  linked_in_profile_url: 'network_profile_url',
   title: 'job_title',
   jobtitle: 'job_title',
   position: 'job_title',
@@ -107,6 +108,7 @@ const PEOPLE_HEADER_ALIASES: Record<string, string> = {
   website_url: 'company_website_url',
   company_linkedin_url: 'company_network_url',
   company_linkedin: 'company_network_url',
+  company_linked_in_url: 'company_network_url',
 };
 const COMPANY_HEADER_ALIASES: Record<string, string> = {
   company: 'name',
@@ -118,10 +120,23 @@ const COMPANY_HEADER_ALIASES: Record<string, string> = {
   linkedin_url: 'network_url',
   company_linkedin_url: 'network_url',
   company_linkedin: 'network_url',
+  company_linked_in_url: 'network_url',
 };
 
-/** Where each column goes: a field, `custom_fields.<key>`, or nowhere (null). */
-function columnTargets(header: string[], mapping: Record<string, string | null> | undefined, searchType: SearchType): (string | null)[] {
+/**
+ * Where a column goes: a field, `custom_fields.<key>`, or nowhere (null). `orCustom`: a column read
+ * into a URL field through another tool's header name (`LinkedIn`, `Website`) whose cell is no URL
+ * (`Yes`, `N/A`) goes to this custom field instead of failing its row, as it did before the aliases.
+ */
+interface ColumnTarget {
+  target: string | null;
+  orCustom?: string;
+}
+
+const URL_FIELDS = new Set(['network_profile_url', 'company_website_url', 'company_network_url', 'website_url', 'network_url']);
+const looksLikeUrl = (cell: string): boolean => /^(https?:\/\/)?[^\s/]+\.[^\s]+$/i.test(cell);
+
+function columnTargets(header: string[], mapping: Record<string, string | null> | undefined, searchType: SearchType): ColumnTarget[] {
   const fields: readonly string[] = searchType === 'PEOPLE' ? PEOPLE_IMPORT_FIELDS : COMPANY_IMPORT_FIELDS;
   const mapped = new Map<number, string | null>();
   for (const [column, field] of Object.entries(parseOrThrow(CsvMapping, mapping ?? {}))) {
@@ -131,14 +146,19 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
     if (problem) throw validationError(problem);
     mapped.set(index, field);
   }
-  return header.map((name, index) => {
-    if (mapped.has(index)) return mapped.get(index) ?? null;
+  const aliases = searchType === 'PEOPLE' ? PEOPLE_HEADER_ALIASES : COMPANY_HEADER_ALIASES;
+  const fieldOf = (name: string) => (fields.includes(name) && name !== 'custom_fields' ? name : undefined);
+  return header.map((name, index): ColumnTarget => {
+    if (mapped.has(index)) return { target: mapped.get(index) ?? null };
+    const custom = searchType === 'PEOPLE' && name.trim() ? `${CUSTOM_FIELD_PREFIX}${name.trim()}` : null;
     const names = headerNames(name);
-    const aliases = searchType === 'PEOPLE' ? PEOPLE_HEADER_ALIASES : COMPANY_HEADER_ALIASES;
-    const normalized = names.find((candidate) => fields.includes(candidate)) ?? names.map((candidate) => aliases[candidate]).find(Boolean) ?? (names[0] as string);
-    if (fields.includes(normalized) && normalized !== 'custom_fields') return normalized;
-    if (searchType === 'COMPANY' && fields.includes(normalized.replace(/^company_/, ''))) return normalized.replace(/^company_/, '');
-    return searchType === 'PEOPLE' && name.trim() ? `${CUSTOM_FIELD_PREFIX}${name.trim()}` : null;
+    // Its own name (COMPANY rows also with a `company_` prefix), then another tool's name for it.
+    const own = names.map(fieldOf).find(Boolean) ?? (searchType === 'COMPANY' ? names.map((candidate) => fieldOf(candidate.replace(/^company_/, ''))).find(Boolean) : undefined);
+    if (own) return { target: own };
+    // A field a mapping names takes no other tool's column (the caller said which one it is).
+    const aliased = names.map((candidate) => (Object.hasOwn(aliases, candidate) ? aliases[candidate] : undefined)).find((field) => field !== undefined && ![...mapped.values()].includes(field));
+    if (aliased) return { target: aliased, ...(custom && URL_FIELDS.has(aliased) ? { orCustom: custom } : {}) };
+    return { target: custom };
   });
 }
 
@@ -165,7 +185,8 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
     // A Map, so that a column named like `__proto__` is a key like any other until it is validated.
     const custom = new Map<string, string>();
     cells.forEach((cell, column) => {
-      const target = targets[column];
+      const { target: field, orCustom } = targets[column] ?? { target: null };
+      const target = orCustom && !looksLikeUrl(cell) ? orCustom : field;
       if (!target || cell === '') return;
       if (target.startsWith(CUSTOM_FIELD_PREFIX)) custom.set(target.slice(CUSTOM_FIELD_PREFIX.length), cell);
       else flat[target] = cell;

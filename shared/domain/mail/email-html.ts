@@ -6,7 +6,7 @@ export const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').
  * `<bob@example.com>` (autolinks), which a mail client would hide as unknown tags.
  */
 const HTML_TAG =
-  /<\/?(a|abbr|b|big|blockquote|body|br|center|code|div|em|font|h[1-6]|head|hr|html|i|img|li|ol|p|pre|s|small|span|strong|style|sub|sup|table|tbody|td|tfoot|th|thead|tr|u|ul)(\s[^>]*)?\/?>/i;
+  /<(!doctype|!--)|<\/?(a|abbr|article|aside|b|big|blockquote|body|br|caption|center|code|col|colgroup|dd|del|div|dl|dt|em|figcaption|figure|font|footer|h[1-6]|head|header|hr|html|i|img|ins|li|main|mark|meta|nav|ol|p|pre|s|section|small|span|strike|strong|style|sub|sup|table|tbody|td|tfoot|th|thead|title|tr|u|ul)(\s[^>]*)?\/?>/i;
 
 /** Whether an email body is written as HTML: it holds an HTML tag. */
 export const isHtmlBody = (body: string): boolean => HTML_TAG.test(body);

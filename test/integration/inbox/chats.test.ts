@@ -229,6 +229,9 @@ describe('chats', () => {
     expect((await messages(eve)).body.messages).toHaveLength(3);
     const again = await send(eve, { message: 'Again', subject_line: 'Other subject' });
     expect([again.status, (await lastSent())?.subject]).toEqual([201, 'Other subject']);
+    // Plain text with an autolink and a lone <: sent escaped, shown in the conversation as written.
+    const linked = await send(eve, { message: 'See <https://a.example/x>\nif 2<3' });
+    expect([linked.status, (await lastSent())?.text, linked.body.message?.text]).toEqual([201, 'See &lt;https://a.example/x&gt;<br>if 2&lt;3', 'See <https://a.example/x>\nif 2<3']);
   });
 
   it('builds a manual email on the prospect’s last real email, not on an out-of-office that came after it', async () => {

@@ -162,6 +162,15 @@ describe('readCsvLeads', () => {
     expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Engines', networkUrl: 'https://www.linkedin.com/company/engines', websiteUrl: 'https://engines.example' }) }]);
   });
 
+  it('reads another tool\'s URL column holding no URL as a custom field, and lets a mapping choose over another tool\'s column', () => {
+    const rows = readCsvLeads('First Name,Last Name,Email,LinkedIn,Website\nAda,Lovelace,ada@x.example,Yes,N/A\n', undefined, 'PEOPLE');
+    expect(rows).toEqual([{ row: 1, input: { fields: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@x.example', customFields: { LinkedIn: 'Yes', Website: 'N/A' } } } }]);
+    const mapped = readCsvLeads('First Name,Last Name,Contact Email,Email Address\nAda,Lovelace,ada@work.example,ada@home.example\n', { 'Contact Email': 'email' }, 'PEOPLE');
+    expect((mapped[0] as { input: ProspectInput }).input.fields).toMatchObject({ email: 'ada@work.example', customFields: { 'Email Address': 'ada@home.example' } });
+    const companies = readCsvLeads('companyName,companyIndustry,companyWebsiteUrl,companyLocation\nAcme,Steel,https://acme.example,Berlin\n', undefined, 'COMPANY');
+    expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Acme', industry: 'Steel', websiteUrl: 'https://acme.example', location: 'Berlin' }) }]);
+  });
+
   it('two columns going to one field: a row takes the last of them that is not empty in it', () => {
     const csv = 'first_name,last_name,Email,email,Work Email\nA,One,a@x.com,,\nB,Two,,b@x.com,\nC,Three,c@x.com,c2@x.com,\nD,Four,d@x.com,,d-work@x.com\n';
     const rows = readCsvLeads(csv, { 'Work Email': 'email' }, 'PEOPLE');

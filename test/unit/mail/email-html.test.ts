@@ -3,7 +3,7 @@ import { emailHtmlBody, isHtmlBody } from '../../../shared/domain/mail/email-htm
 
 describe('email bodies', () => {
   it('takes a body with an HTML tag as HTML, and autolinks, addresses and comparisons as text', () => {
-    expect(['<p>Hi</p>', 'Hi<br>there', '<a href="https://x.example">x</a>', 'Bold <B>news</B>', '<img src="x.png"/>'].map(isHtmlBody)).toEqual([true, true, true, true, true]);
+    expect(['<p>Hi</p>', 'Hi<br>there', '<a href="https://x.example">x</a>', 'Bold <B>news</B>', '<img src="x.png"/>', '<section>Hi</section>', '<!DOCTYPE html><html>'].map(isHtmlBody)).toEqual([true, true, true, true, true, true, true]);
     expect(['see <https://example.com/x>', 'write to <bob@example.com>', 'if 2 < 3 and 3 > 1', 'A<B', 'plain'].map(isHtmlBody)).toEqual([false, false, false, false, false]);
   });
 
