@@ -8,6 +8,7 @@ import {
   PEOPLE_IMPORT_FIELDS,
   PeopleImportRow,
   importRowSchema,
+  cellFits,
   mappingFieldProblem,
 } from './import-schemas';
 import { LIMITS, type SearchType } from './lead';
@@ -124,17 +125,16 @@ const COMPANY_HEADER_ALIASES: Record<string, string> = {
 };
 
 /**
- * Where a column goes: a field, `custom_fields.<key>`, or nowhere (null). `orCustom`: a column read
- * into a URL field through another tool's header name (`LinkedIn`, `Website`) whose cell is no URL
- * (`Yes`, `N/A`) goes to this custom field instead of failing its row, as it did before the aliases.
+ * Where a column goes: a field, `custom_fields.<key>`, or nowhere (null). `alias`: read through
+ * another tool's header name (`LinkedIn`, `Website`, `Work Email`), so it never fails a row its own
+ * way: a cell that is no valid value of the field goes to `orCustom` (the custom field of its header,
+ * as before the aliases; nowhere in a COMPANY list), and it never replaces a value a column named
+ * for the field gave.
  */
 interface ColumnTarget {
   target: string | null;
-  orCustom?: string;
+  alias?: { orCustom: string | null };
 }
-
-const URL_FIELDS = new Set(['network_profile_url', 'company_website_url', 'company_network_url', 'website_url', 'network_url']);
-const looksLikeUrl = (cell: string): boolean => /^(https?:\/\/)?[^\s/]+\.[^\s]+$/i.test(cell);
 
 function columnTargets(header: string[], mapping: Record<string, string | null> | undefined, searchType: SearchType): ColumnTarget[] {
   const fields: readonly string[] = searchType === 'PEOPLE' ? PEOPLE_IMPORT_FIELDS : COMPANY_IMPORT_FIELDS;
@@ -157,7 +157,7 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
     if (own) return { target: own };
     // A field a mapping names takes no other tool's column (the caller said which one it is).
     const aliased = names.map((candidate) => (Object.hasOwn(aliases, candidate) ? aliases[candidate] : undefined)).find((field) => field !== undefined && ![...mapped.values()].includes(field));
-    if (aliased) return { target: aliased, ...(custom && URL_FIELDS.has(aliased) ? { orCustom: custom } : {}) };
+    if (aliased) return { target: aliased, alias: { orCustom: custom } };
     return { target: custom };
   });
 }
@@ -184,12 +184,18 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
     const flat = bareObject();
     // A Map, so that a column named like `__proto__` is a key like any other until it is validated.
     const custom = new Map<string, string>();
+    // Fields a column named for them (or mapped to them) gave: another tool's column does not replace them.
+    const given = new Set<string>();
     cells.forEach((cell, column) => {
-      const { target: field, orCustom } = targets[column] ?? { target: null };
-      const target = orCustom && !looksLikeUrl(cell) ? orCustom : field;
-      if (!target || cell === '') return;
+      const { target: field, alias } = targets[column] ?? { target: null };
+      if (!field || cell === '') return;
+      const target = alias && (given.has(field) || !cellFits(searchType, field, cell)) ? alias.orCustom : field;
+      if (!target) return;
       if (target.startsWith(CUSTOM_FIELD_PREFIX)) custom.set(target.slice(CUSTOM_FIELD_PREFIX.length), cell);
-      else flat[target] = cell;
+      else {
+        flat[target] = cell;
+        if (!alias) given.add(target);
+      }
     });
     if (custom.size > 0) {
       const fields = bareObject<string>();

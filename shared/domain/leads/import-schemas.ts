@@ -253,6 +253,18 @@ export const CompanyImportRow = v.pipe(
   v.transform((row) => companyOf(row, '') as CompanyInput),
 );
 
+const COMPANY_ENTRIES: Record<string, v.GenericSchema> = companyEntries('');
+
+/**
+ * Whether a cell is a valid value of one field of a row of that list type (a column read through
+ * another tool's header name falls back when it is not: import-rows.ts).
+ */
+export function cellFits(searchType: SearchType, field: string, cell: string): boolean {
+  const entries: Record<string, v.GenericSchema> = searchType === 'PEOPLE' ? PeopleImportRowFields.entries : COMPANY_ENTRIES;
+  const schema = Object.hasOwn(entries, field) ? entries[field] : undefined;
+  return schema === undefined || v.safeParse(schema, cell).success;
+}
+
 /** The import row schema of a list type. */
 export const importRowSchema = (searchType: SearchType) => (searchType === 'PEOPLE' ? PeopleImportRow : CompanyImportRow);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flattenJsonLead, normalizeCompany, normalizeProspect, readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
-import { CompanyImportRow, PeopleImportRow, type ProspectInput, importRowSchema } from '../../../shared/domain/leads/import-schemas';
+import { type CompanyInput, CompanyImportRow, PeopleImportRow, type ProspectInput, importRowSchema } from '../../../shared/domain/leads/import-schemas';
 
 describe('readJsonLeads', () => {
   it('normalises a PEOPLE row and takes the nested company', () => {
@@ -169,6 +169,20 @@ describe('readCsvLeads', () => {
     expect((mapped[0] as { input: ProspectInput }).input.fields).toMatchObject({ email: 'ada@work.example', customFields: { 'Email Address': 'ada@home.example' } });
     const companies = readCsvLeads('companyName,companyIndustry,companyWebsiteUrl,companyLocation\nAcme,Steel,https://acme.example,Berlin\n', undefined, 'COMPANY');
     expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Acme', industry: 'Steel', websiteUrl: 'https://acme.example', location: 'Berlin' }) }]);
+  });
+
+  it('keeps another tool\'s column that holds no valid value as a custom field (PEOPLE) or drops it (COMPANY), and never lets it replace a column named for the field', () => {
+    const people = readCsvLeads('First Name,Last Name,Email,LinkedIn,Work Email\nNoa,One,noa@one.io,n.a.,not-an-email\nKate,Bell,,linkedin.com/in/kate-bell,N/A\nLiam,Ng,liam@ng.io,https://linkedin.com/in/liam-ng,liam@work.io\n', undefined, 'PEOPLE');
+    expect(people).toEqual([
+      { row: 1, input: { fields: { firstName: 'Noa', lastName: 'One', email: 'noa@one.io', customFields: { LinkedIn: 'n.a.', 'Work Email': 'not-an-email' } } } },
+      { row: 2, input: { fields: { firstName: 'Kate', lastName: 'Bell', networkProfileUrl: 'https://www.linkedin.com/in/kate-bell', customFields: { 'Work Email': 'N/A' } } } },
+      { row: 3, input: { fields: { firstName: 'Liam', lastName: 'Ng', email: 'liam@ng.io', networkProfileUrl: 'https://www.linkedin.com/in/liam-ng', customFields: { 'Work Email': 'liam@work.io' } } } },
+    ]);
+    const companies = readCsvLeads('Company,Website,Company Linkedin Url,Industry\nBeta LLC,N/A,,Software\nGamma Inc,gamma.io,n/a,Retail\n', undefined, 'COMPANY');
+    expect(companies.map((row) => ('input' in row ? [(row.input as CompanyInput).name, (row.input as CompanyInput).websiteUrl, (row.input as CompanyInput).networkUrl] : row))).toEqual([
+      ['Beta LLC', undefined, undefined],
+      ['Gamma Inc', 'gamma.io', undefined],
+    ]);
   });
 
   it('two columns going to one field: a row takes the last of them that is not empty in it', () => {
