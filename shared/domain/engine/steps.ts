@@ -66,7 +66,7 @@ export interface StepInput {
   rendered: RenderedStep;
   /** The prospect's unsubscribe URL, for an email step with `add_unsubscribe`. */
   unsubscribeUrl?: string;
-  /** An earlier attempt got no answer (OutreachAction.answerLost), through `through` (still registered): looked for, and nothing is sent. */
+  /** An earlier attempt got no answer (OutreachAction.answerLost), through `through` (the account of this call: lost-answer-look.ts): looked for, and nothing is sent. */
   lost?: {
     at: string;
     text: string;
@@ -109,12 +109,11 @@ export function whyNotSendable(kind: SendKind, prospect: Prospect): string | und
 
 /**
  * What a failed look for a send whose answer was lost means for the action: an account problem of
- * the account about to send is one (it could not send either); anything else is retried, since a
- * provider that cannot tell now says nothing about the prospect (its "not found" ends no
- * sequence), and another account's problem is not the sending account's.
+ * the account it looks through is one (the look waits for it); anything else is retried, since a
+ * provider that cannot tell now says nothing about the prospect (its "not found" ends no sequence).
  */
-function lookFailure(error: unknown, throughSender: boolean): unknown {
-  if (throughSender && classifyFailure(error).kind === 'account') return error;
+function lookFailure(error: unknown): unknown {
+  if (classifyFailure(error).kind === 'account') return error;
   const reason = isProviderFailure(error) ? describeProviderFailure(error) : String(error);
   return new ProviderFailure('network', `could not look for a send whose answer was lost: ${reason}`);
 }
@@ -140,7 +139,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     // In a look for a send whose answer was lost the profile read is part of the look: its failure
     // (a 404 included) is retried, never ends the sequence of a prospect the send may have reached.
     const profile = await provider.getProfile({ accountId: account.providerAccountId, identifier }).catch((error: unknown) => {
-      if (lost) return { lookFailed: lookFailure(error, lost.through.id === account.id) } as const;
+      if (lost) return { lookFailed: lookFailure(error) } as const;
       throw error;
     });
     if ('lookFailed' in profile) return { variant, error: profile.lookFailed };
@@ -148,18 +147,13 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
     if (input.kind === 'INVITE') {
       if (lost) {
         // An earlier invitation may have gone out without its answer: the account that sent it
-        // shows it pending, or the prospect connected (it was accepted meanwhile).
-        try {
-          const seen = lost.through.id === account.id ? profile : await provider.getProfile({ accountId: lost.through.providerAccountId, identifier });
-          if (seen.invitationPending || seen.networkDistance === 'FIRST_DEGREE') {
-            const accepted = seen.networkDistance === 'FIRST_DEGREE' ? { accepted: true as const } : {};
-            const found = { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text, ...accepted };
-            return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: {}, found } };
-          }
-          return { variant, networkProviderId, lostNotSent: true };
-        } catch (error) {
-          return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
+        // (the one the look goes through) shows it pending, or the prospect connected (accepted meanwhile).
+        if (profile.invitationPending || profile.networkDistance === 'FIRST_DEGREE') {
+          const accepted = profile.networkDistance === 'FIRST_DEGREE' ? { accepted: true as const } : {};
+          const found = { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text, ...accepted };
+          return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: {}, found } };
         }
+        return { variant, networkProviderId, lostNotSent: true };
       }
       if (profile.networkDistance === 'FIRST_DEGREE') return { variant, networkProviderId, skipped: ALREADY_CONNECTED };
       if (profile.invitationPending) return { variant, networkProviderId, sent: { refs: {}, note: 'an invitation was already pending' } };
@@ -184,7 +178,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         if (found) return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
         return { variant, networkProviderId, lostNotSent: true };
       } catch (error) {
-        return { variant, networkProviderId, error: lookFailure(error, lost.through.id === account.id) };
+        return { variant, networkProviderId, error: lookFailure(error) };
       }
     }
     if (profile.networkDistance !== 'FIRST_DEGREE') return { variant, networkProviderId, skipped: 'not a first-degree connection' };
