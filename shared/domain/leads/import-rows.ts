@@ -118,7 +118,7 @@ const COMPANY_HEADER_ALIASES: Record<string, string> = {
   organization_name: 'name',
   website: 'website_url',
   company_website: 'website_url',
-  linkedin_url: 'network_url',
+  // Not a bare `LinkedIn URL`: in a people export it is the person's page.
   company_linkedin_url: 'network_url',
   company_linkedin: 'network_url',
   company_linked_in_url: 'network_url',
@@ -184,19 +184,25 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
     const flat = bareObject();
     // A Map, so that a column named like `__proto__` is a key like any other until it is validated.
     const custom = new Map<string, string>();
-    // Fields a column named for them (or mapped to them) gave: another tool's column does not replace them.
-    const given = new Set<string>();
-    cells.forEach((cell, column) => {
-      const { target: field, alias } = targets[column] ?? { target: null };
-      if (!field || cell === '') return;
-      const target = alias && (given.has(field) || !cellFits(searchType, field, cell)) ? alias.orCustom : field;
-      if (!target) return;
+    const put = (target: string, cell: string) => {
       if (target.startsWith(CUSTOM_FIELD_PREFIX)) custom.set(target.slice(CUSTOM_FIELD_PREFIX.length), cell);
-      else {
-        flat[target] = cell;
-        if (!alias) given.add(target);
-      }
+      else flat[target] = cell;
+    };
+    // Columns named for their field (or mapped to it) first, then other tools' columns, which take
+    // a field none of those (nor an earlier such column) gave, with a valid value; else they keep
+    // their cell as a custom field: whatever the order of the columns.
+    const aliased: [number, string][] = [];
+    cells.forEach((cell, column) => {
+      const { target, alias } = targets[column] ?? { target: null };
+      if (!target || cell === '') return;
+      if (alias) aliased.push([column, cell]);
+      else put(target, cell);
     });
+    for (const [column, cell] of aliased) {
+      const { target: field, alias } = targets[column] as Required<ColumnTarget>;
+      const target = Object.hasOwn(flat, field as string) || !cellFits(searchType, field as string, cell) ? alias.orCustom : field;
+      if (target) put(target, cell);
+    }
     if (custom.size > 0) {
       const fields = bareObject<string>();
       for (const [key, value] of custom) fields[key] = value;

@@ -289,8 +289,9 @@ export const CsvMapping = v.pipe(
 
 /** Why a column cannot go to `field` in a list of the type; undefined when it can. */
 export function mappingFieldProblem(searchType: SearchType, column: string, field: string): string | undefined {
-  const fields: readonly string[] = searchType === 'PEOPLE' ? PEOPLE_IMPORT_FIELDS : COMPANY_IMPORT_FIELDS;
-  if (fields.includes(field)) return undefined;
+  // `custom_fields` itself is an object a CSV cell cannot be: a column goes to one of its keys.
+  const fields: readonly string[] = (searchType === 'PEOPLE' ? PEOPLE_IMPORT_FIELDS : COMPANY_IMPORT_FIELDS).map((name) => (name === 'custom_fields' ? `${CUSTOM_FIELD_PREFIX}<key>` : name));
+  if (fields.includes(field) && !field.startsWith(CUSTOM_FIELD_PREFIX)) return undefined;
   if (searchType === 'PEOPLE' && field.startsWith(CUSTOM_FIELD_PREFIX) && field.length > CUSTOM_FIELD_PREFIX.length) {
     const problem = customFieldKeyProblem(field.slice(CUSTOM_FIELD_PREFIX.length));
     return problem && `mapping: column '${column}' cannot go to '${field}': ${problem}`;

@@ -98,7 +98,7 @@ describe('import of CSV into a lead list', () => {
     [{ csv: 'first_name,last_name\n"unclosed,x' }, 'csv could not be parsed: Quote Not Closed: the parsing is finished with an opening quote at line 2'],
     [
       { csv: 'a,b\n1,2', mapping: { a: 'shoe_size' } },
-      "mapping: unknown field 'shoe_size' for column 'a'. Fields: first_name, last_name, network_profile_url, email, phone_number, job_title, location, headline, industry, profile_picture_url, custom_fields, company_name, company_website_url, company_network_url, company_logo_url, company_industry, company_location, company_amount_of_employees, company_revenue",
+      "mapping: unknown field 'shoe_size' for column 'a'. Fields: first_name, last_name, network_profile_url, email, phone_number, job_title, location, headline, industry, profile_picture_url, custom_fields.<key>, company_name, company_website_url, company_network_url, company_logo_url, company_industry, company_location, company_amount_of_employees, company_revenue",
     ],
     [{ csv: 'a,b\n1,2', mapping: { c: 'first_name' } }, "mapping: column 'c' is not in the CSV header"],
     [{ csv: 'a,b\n1,2', mapping: ['first_name'] }, 'mapping must be an object of column name -> field name'],

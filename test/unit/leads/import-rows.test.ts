@@ -158,7 +158,7 @@ describe('readCsvLeads', () => {
     const fields = (rows[0] as { input: ProspectInput }).input.fields;
     expect([fields.firstName, fields.lastName, fields.email, fields.networkProfileUrl, fields.jobTitle, fields.customFields]).toEqual(['Ada', 'Byron', 'ada@x.com', 'https://www.linkedin.com/in/ada-b', 'CTO', { Team: 'R&D' }]);
     expect((rows[0] as { input: ProspectInput }).input.company).toMatchObject({ name: 'Engines', websiteUrl: 'https://engines.example' });
-    const companies = readCsvLeads('companyName,LinkedIn URL,Website\nEngines,https://www.linkedin.com/company/engines,https://engines.example\n', undefined, 'COMPANY');
+    const companies = readCsvLeads('companyName,Company LinkedIn URL,Website\nEngines,https://www.linkedin.com/company/engines,https://engines.example\n', undefined, 'COMPANY');
     expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Engines', networkUrl: 'https://www.linkedin.com/company/engines', websiteUrl: 'https://engines.example' }) }]);
   });
 
@@ -183,6 +183,22 @@ describe('readCsvLeads', () => {
       ['Beta LLC', undefined, undefined],
       ['Gamma Inc', 'gamma.io', undefined],
     ]);
+  });
+
+  it('lets a column named for a field win over another tool\'s, whatever their order, keeping the other as a custom field', () => {
+    const rows = readCsvLeads('First Name,Last Name,Work Email,Email,Title,Job Title\nAnn,Lee,ann@work.example,ann@home.example,Dr.,CTO\n', undefined, 'PEOPLE');
+    expect((rows[0] as { input: ProspectInput }).input.fields).toMatchObject({
+      email: 'ann@home.example',
+      jobTitle: 'CTO',
+      customFields: { 'Work Email': 'ann@work.example', Title: 'Dr.' },
+    });
+    // A COMPANY list takes its page from a company's column, never a person's LinkedIn URL.
+    const companies = readCsvLeads('Company,Company Linkedin Url,LinkedIn URL\nR2 Corp,https://www.linkedin.com/company/r2corp,https://www.linkedin.com/in/r2-ceo\n', undefined, 'COMPANY');
+    expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'R2 Corp', networkUrl: 'https://www.linkedin.com/company/r2corp' }) }]);
+  });
+
+  it('refuses a mapping to custom_fields itself: a column goes to one of its keys', () => {
+    expect(() => readCsvLeads('First Name,Last Name,Email,Tier\nBo,Ray,bo@x.example,gold\n', { Tier: 'custom_fields' }, 'PEOPLE')).toThrow("mapping: unknown field 'custom_fields' for column 'Tier'");
   });
 
   it('two columns going to one field: a row takes the last of them that is not empty in it', () => {
