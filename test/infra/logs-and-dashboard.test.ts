@@ -5,7 +5,7 @@ import { DASHBOARD_WIDGETS } from '../../infra/constructs/service-dashboard';
 import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
 import { type CfnResource, type Json, flatten, logicalId, resourcesOfType } from './template-helpers';
-import { FILLED_SUM, alarmsByName, probeViews, synth } from './monitoring-helpers';
+import { FILLED_SUM, probeViews, synth } from './monitoring-helpers';
 
 /** The stack's API Gateway logging, log groups and dashboard. Alarms: monitoring.test.ts. */
 describe('OutreachStack logs and dashboard (cdk.json context, no bundling)', () => {
@@ -15,8 +15,7 @@ describe('OutreachStack logs and dashboard (cdk.json context, no bundling)', () 
   let alarms: Map<string, Json>;
 
   beforeAll(() => {
-    ({ stack, template, resources } = synth('MonitoringProbe'));
-    alarms = alarmsByName(template);
+    ({ stack, template, resources, alarms } = synth('MonitoringProbe'));
   });
 
   const { functionKeys } = probeViews(() => ({ stack, alarms }));

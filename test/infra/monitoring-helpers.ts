@@ -14,7 +14,7 @@ export function synth(name: string, context: Record<string, unknown> = {}) {
   const app = testApp({ bundle: false, context });
   const stack = new OutreachStack(app, name, { config: loadConfig(app.node) });
   const template = Template.fromStack(stack);
-  return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource> };
+  return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource>, alarms: alarmsByName(template) };
 }
 
 /** Every alarm by its name (the dead-letter alarms included: the monitoring names them). */

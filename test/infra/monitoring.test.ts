@@ -16,12 +16,10 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
   let alarms: Map<string, Json>;
 
   beforeAll(() => {
-    ({ stack, template, resources } = synth('MonitoringProbe'));
-    alarms = alarmsByName(template);
+    ({ stack, template, resources, alarms } = synth('MonitoringProbe'));
   });
 
   const { ref, topicRef, alarm, consumer, functionKeys } = probeViews(() => ({ stack, alarms }));
-
 
   describe('the alarm topic', () => {
     it('is one SNS topic with no subscription when alarmEmail is unset', () => {

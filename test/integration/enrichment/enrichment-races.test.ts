@@ -10,10 +10,10 @@ import type { EnrichmentJob } from '../../../shared/domain/enrichment/ports';
 import { chunksOf, createEnrichmentService, newJob } from '../../../shared/domain/enrichment/enrichment-service';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { type TestStack, createKey, signUp } from '../../support/test-stack';
-import { type Workspace, importLeads, leadsOf, leadsStack } from '../leads/helpers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Workspace, importLeads, leadsOf } from '../leads/helpers';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../shared/time/clock';
-import { enrichmentHelpers, finding, showLogs, slowFinding } from './world';
+import { enrichmentHelpers, finding, slowFinding , useEnrichmentStack } from './world';
 
 /**
  * Enrichment's exactness when things go at once or go wrong: starts racing for credits or
@@ -25,13 +25,8 @@ describe('enrichment with credits: races, redeliveries and the sweeper', () => {
   let alice: Workspace;
   const { grant, credits, enrich, job, peopleList, processorWith, workspaceWith, memberIds, jobBehindTheService } = enrichmentHelpers(() => stack, clock);
 
-  beforeAll(async () => {
-    ({ stack, alice } = await leadsStack({ clock }));
-    await grant(alice.workspaceId, 100);
-  });
-  afterAll(async () => {
-    showLogs(stack);
-    await stack?.stop();
+  useEnrichmentStack(clock, (world) => {
+    ({ stack, alice } = world);
   });
 
   it('two enrichments racing for the last credits: one wins, the balance is exact', async () => {

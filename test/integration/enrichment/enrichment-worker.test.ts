@@ -4,10 +4,10 @@ import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-reposi
 import { enrichmentRunningKey } from '../../../shared/db/keys';
 import type { Finder } from '../../../shared/domain/enrichment/enrichment';
 import type { TestStack } from '../../support/test-stack';
-import { type Workspace, createList, importLeads, leadsOf, leadsStack } from '../leads/helpers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Workspace, createList, importLeads, leadsOf } from '../leads/helpers';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../shared/time/clock';
-import { enrichmentHelpers, finding, showLogs, slowFinding } from './world';
+import { enrichmentHelpers, finding, slowFinding , useEnrichmentStack } from './world';
 
 /**
  * The enrichment worker: prospects and companies changing while the providers are asked, groups of
@@ -19,13 +19,8 @@ describe('enrichment with credits: the worker', () => {
   let alice: Workspace;
   const { grant, credits, enrich, count, job, peopleList, processorWith, workspaceWith, runningJobItems, memberIds, jobBehindTheService } = enrichmentHelpers(() => stack, clock);
 
-  beforeAll(async () => {
-    ({ stack, alice } = await leadsStack({ clock }));
-    await grant(alice.workspaceId, 100);
-  });
-  afterAll(async () => {
-    showLogs(stack);
-    await stack?.stop();
+  useEnrichmentStack(clock, (world) => {
+    ({ stack, alice } = world);
   });
 
   it('a prospect that changes while the providers are asked gets its email on its new version', async () => {

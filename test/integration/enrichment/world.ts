@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
 import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
@@ -11,7 +11,7 @@ import { chunksOf, newJob } from '../../../shared/domain/enrichment/enrichment-s
 import { createEnrichmentProcessor } from '../../../shared/domain/enrichment/processor';
 import type { ManualClock } from '../../../shared/time/clock';
 import { type TestStack, createKey, signUp } from '../../support/test-stack';
-import { type Workspace, createList, importLeads, leadsOf } from '../leads/helpers';
+import { type Workspace, createList, importLeads, leadsOf, leadsStack } from '../leads/helpers';
 
 /**
  * What the enrichment test files share: calls of the enrichment API, the sandbox providers' rules,
@@ -129,4 +129,22 @@ export const slowFinding = (suffix: string, calls: string[], time: { left: numbe
 export function showLogs(stack: TestStack | undefined): void {
   if (!process.env.SHOW_LOGS || !stack) return;
   for (const line of stack.logs.filter((l) => l.includes('"level":"ERROR"') || l.includes('"level":"WARN"'))) console.log(line.slice(0, 1500));
+}
+
+/**
+ * A test file's stack for the enrichment tests: Alice with 100 credits (handed to `set` before the
+ * tests), its ERROR and WARN lines shown (SHOW_LOGS) and the stack stopped after them.
+ */
+export function useEnrichmentStack(clock: ManualClock, set: (world: { stack: TestStack; alice: Workspace }) => void): void {
+  let stack: TestStack | undefined;
+  beforeAll(async () => {
+    const world = await leadsStack({ clock });
+    stack = world.stack;
+    set(world);
+    await enrichmentHelpers(() => world.stack, clock).grant(world.alice.workspaceId, 100);
+  });
+  afterAll(async () => {
+    showLogs(stack);
+    await stack?.stop();
+  });
 }

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SandboxProvider } from '../../../infra/local/sandbox-provider';
 import type { UnipileProvider } from '../../../shared/providers/unipile-provider';
 import { ManualClock } from '../../../shared/time/clock';
 import type { Receiver } from '../../support/receiver';
-import { MAILBOX, NETWORK, NOW, failureOf, fields, sandboxHelpers, startSandboxWorld } from './sandbox-world';
+import { MAILBOX, NETWORK, NOW, failureOf, fields, sandboxHelpers, useSandboxWorld } from './sandbox-world';
 
 /**
  * The sandbox provider on its own, through the real adapter (and the provider's SDK) over HTTP:
@@ -17,16 +17,8 @@ describe('sandbox provider', () => {
   const clock = new ManualClock(NOW);
   const { controlPost, secondDegree, firstDegree } = sandboxHelpers(() => ({ sandbox, receiver, adapter }));
 
-  beforeAll(async () => {
-    ({ sandbox, receiver, adapter } = await startSandboxWorld(clock));
-  });
-  afterAll(async () => {
-    await sandbox?.stop();
-    await receiver?.stop();
-  });
-  beforeEach(async () => {
-    await sandbox.control.reset();
-    receiver.reset();
+  useSandboxWorld(clock, (world) => {
+    ({ sandbox, receiver, adapter } = world);
   });
 
   describe('faults by provider error type', () => {

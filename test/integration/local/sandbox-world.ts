@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { type SandboxProvider, startSandboxProvider } from '../../../infra/local/sandbox-provider';
 import { ProviderFailure } from '../../../shared/domain/providers/provider';
 import { UnipileProvider } from '../../../shared/providers/unipile-provider';
@@ -90,4 +90,24 @@ export function sandboxHelpers(world: () => SandboxWorld) {
     return (await world().adapter.getProfile({ accountId: NETWORK, identifier: slug })).providerId;
   };
   return { controlPost, providerForm, registerWebhook, deliveries, secondDegree, firstDegree };
+}
+
+/**
+ * A test file's sandbox world: started before its tests (handed to `set`), reset before each test,
+ * stopped after them.
+ */
+export function useSandboxWorld(clock: ManualClock, set: (world: SandboxWorld) => void): void {
+  let world: SandboxWorld | undefined;
+  beforeAll(async () => {
+    world = await startSandboxWorld(clock);
+    set(world);
+  });
+  afterAll(async () => {
+    await world?.sandbox.stop();
+    await world?.receiver.stop();
+  });
+  beforeEach(async () => {
+    await world?.sandbox.control.reset();
+    world?.receiver.reset();
+  });
 }
