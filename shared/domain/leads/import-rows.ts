@@ -110,6 +110,13 @@ const PEOPLE_HEADER_ALIASES: Record<string, string> = {
   company_linkedin_url: 'company_network_url',
   company_linkedin: 'company_network_url',
   company_linked_in_url: 'company_network_url',
+  company_domain: 'company_website_url',
+  '#_employees': 'company_amount_of_employees',
+  employees: 'company_amount_of_employees',
+  number_of_employees: 'company_amount_of_employees',
+  employee_count: 'company_amount_of_employees',
+  company_size: 'company_amount_of_employees',
+  annual_revenue: 'company_revenue',
 };
 const COMPANY_HEADER_ALIASES: Record<string, string> = {
   company: 'name',
@@ -122,6 +129,15 @@ const COMPANY_HEADER_ALIASES: Record<string, string> = {
   company_linkedin_url: 'network_url',
   company_linkedin: 'network_url',
   company_linked_in_url: 'network_url',
+  domain: 'website_url',
+  company_domain: 'website_url',
+  '#_employees': 'amount_of_employees',
+  employees: 'amount_of_employees',
+  number_of_employees: 'amount_of_employees',
+  employee_count: 'amount_of_employees',
+  company_size: 'amount_of_employees',
+  size: 'amount_of_employees',
+  annual_revenue: 'revenue',
 };
 
 /**
@@ -162,6 +178,25 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
   });
 }
 
+const DELIMITERS = [',', ';', '\t'] as const;
+
+/**
+ * The delimiter of a CSV file: whichever of comma, semicolon and tab its header row holds most
+ * often outside quotes (a comma on a tie or none). Spreadsheets in locales whose decimal mark is a
+ * comma save `;`-separated files, and some tools export tab-separated ones: read with a comma, such
+ * a file was one column and every row skipped.
+ */
+export function csvDelimiter(csv: string): (typeof DELIMITERS)[number] {
+  const counts = new Map<string, number>(DELIMITERS.map((delimiter) => [delimiter, 0]));
+  let quoted = false;
+  for (const char of csv) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1);
+  }
+  return DELIMITERS.reduce((best, delimiter) => ((counts.get(delimiter) ?? 0) > (counts.get(best) ?? 0) ? delimiter : best));
+}
+
 /**
  * CSV text with a header row. Each column goes to the field its mapping names, else to the field
  * its header names (`First Name` -> first_name); other columns become custom fields of prospects
@@ -171,7 +206,17 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
   let records: string[][];
   try {
     // relax_quotes: a quote inside an unquoted field (`5" screen`, `=HYPERLINK("x")`) is text, not a parse error that loses the whole file.
-    records = parseCsv(csv, { bom: true, skip_empty_lines: true, relax_column_count: true, relax_quotes: true, trim: true }) as string[][];
+    // skip_records_with_empty_values: a row of empty cells (`,,,`, what spreadsheets leave after
+    // the data) is no row, as an empty line is not.
+    records = parseCsv(csv, {
+      bom: true,
+      delimiter: csvDelimiter(csv),
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      trim: true,
+    }) as string[][];
   } catch (error) {
     throw validationError(`csv could not be parsed: ${(error as Error).message}`);
   }

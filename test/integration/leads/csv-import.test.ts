@@ -125,4 +125,13 @@ describe('import of CSV into a lead list', () => {
       ['Katherine', 'Johnson', '', 'https://www.linkedin.com/in/katherine-exported', 'Mathematician', 'NASA', '', { Source: 'apollo' }],
     ]);
   });
+
+  it('reads a semicolon-separated spreadsheet export, its rows of empty cells being no rows', async () => {
+    const list = await createList(stack, alice, 'Semicolons');
+    const csv = ['Vorname;Nachname;E-Mail;Firma;# Employees;Notiz', 'Anna;Schmidt;anna@beispiel.example;Beispiel GmbH;11-50;"Termin, Montag"', ';;;;;', ';;;;;'].join('\r\n');
+    const result = await importLeads(stack, alice, list.id, { csv, mapping: { Vorname: 'first_name', Nachname: 'last_name', 'E-Mail': 'email', Firma: 'company_name' } });
+    expect(result).toEqual(expectedImport({ total_rows: 1, created: 1, leads: [{ row: 1, id: anId(), status: 'created' }], total_prospects: 1 }));
+    const [anna] = await prospectsOf(alice, list.id);
+    expect([anna?.first_name, anna?.email, anna?.company?.name, anna?.company?.amount_of_employees, anna?.custom_fields]).toEqual(['Anna', 'anna@beispiel.example', 'Beispiel GmbH', '11-50', { Notiz: 'Termin, Montag' }]);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenJsonLead, normalizeCompany, normalizeProspect, readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
+import { flattenJsonLead, normalizeCompany, normalizeProspect, csvDelimiter, readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
 import { type CompanyInput, CompanyImportRow, PeopleImportRow, type ProspectInput, importRowSchema } from '../../../shared/domain/leads/import-schemas';
 
 describe('readJsonLeads', () => {
@@ -160,6 +160,29 @@ describe('readCsvLeads', () => {
     expect((rows[0] as { input: ProspectInput }).input.company).toMatchObject({ name: 'Engines', websiteUrl: 'https://engines.example' });
     const companies = readCsvLeads('companyName,Company LinkedIn URL,Website\nEngines,https://www.linkedin.com/company/engines,https://engines.example\n', undefined, 'COMPANY');
     expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Engines', networkUrl: 'https://www.linkedin.com/company/engines', websiteUrl: 'https://engines.example' }) }]);
+  });
+
+  it('reads Apollo\'s # Employees and Annual Revenue and lemlist\'s companyDomain as the company\'s size, revenue and website', () => {
+    const csv = 'First Name,Last Name,Email,Company,# Employees,Annual Revenue,companyDomain\nAda,Byron,ada@x.com,Engines,51-200,$10M,engines.example\n';
+    const rows = readCsvLeads(csv, undefined, 'PEOPLE');
+    expect((rows[0] as { input: ProspectInput }).input.fields.customFields).toBeUndefined();
+    expect((rows[0] as { input: ProspectInput }).input.company).toMatchObject({ name: 'Engines', amountOfEmployees: '51-200', revenue: '$10M', websiteUrl: 'engines.example', domain: 'engines.example' });
+    const companies = readCsvLeads('Company,Domain,Employees,Annual Revenue\nEngines,engines.example,11-50,$2M\n', undefined, 'COMPANY');
+    expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Engines', websiteUrl: 'engines.example', amountOfEmployees: '11-50', revenue: '$2M' }) }]);
+  });
+
+  it('reads a semicolon- or tab-separated file by its header row, and a comma file whose header quotes a semicolon as commas', () => {
+    const expected = [{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { Note: 'a, b' } } } }];
+    expect(readCsvLeads('First Name;Last Name;Email;Note\r\nAnna;Schmidt;anna@example.de;a, b\r\n', undefined, 'PEOPLE')).toEqual(expected);
+    expect(readCsvLeads('First Name\tLast Name\tEmail\tNote\nAnna\tSchmidt\tanna@example.de\ta, b\n', undefined, 'PEOPLE')).toEqual(expected);
+    const quoted = readCsvLeads('First Name,Last Name,Email,"Note; long"\nAnna,Schmidt,anna@example.de,"a, b"\n', undefined, 'PEOPLE');
+    expect(quoted).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { 'Note; long': 'a, b' } } } }]);
+    expect(csvDelimiter('Email\nanna@example.de;x\n')).toBe(',');
+  });
+
+  it('takes rows of empty cells as no rows, as it takes empty lines', () => {
+    const rows = readCsvLeads('First Name,Last Name,Email\nAnna,Schmidt,anna@example.de\n,,\n\n , ,\nBo,Berg,bo@example.de\n,,\n', undefined, 'PEOPLE');
+    expect(rows.map((row) => [row.row, 'input' in row ? row.input.fields.firstName : row.error])).toEqual([[1, 'Anna'], [2, 'Bo']]);
   });
 
   it('reads another tool\'s URL column holding no URL as a custom field, and lets a mapping choose over another tool\'s column', () => {
