@@ -182,7 +182,7 @@ describe('readCsvLeads', () => {
 
   it('takes rows of empty cells as no rows, as it takes empty lines', () => {
     const rows = readCsvLeads('First Name,Last Name,Email\nAnna,Schmidt,anna@example.de\n,,\n\n , ,\nBo,Berg,bo@example.de\n,,\n', undefined, 'PEOPLE');
-    expect(rows.map((row) => [row.row, 'input' in row ? row.input.fields.firstName : row.error])).toEqual([[1, 'Anna'], [2, 'Bo']]);
+    expect(rows.map((row) => [row.row, 'input' in row ? (row.input as ProspectInput).fields.firstName : row.error])).toEqual([[1, 'Anna'], [2, 'Bo']]);
   });
 
   it('reads another tool\'s URL column holding no URL as a custom field, and lets a mapping choose over another tool\'s column', () => {
