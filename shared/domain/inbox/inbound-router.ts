@@ -3,7 +3,7 @@ import type { ActionStore } from '../engine/ports';
 import { ACCEPTANCE_REF, type CampaignEventKind, type CampaignEvents } from '../engine/campaign-events';
 import type { SequenceStops } from '../engine/sequence-stop';
 import type { Prospect } from '../leads/lead';
-import { canonicalPageUrl, normalizeEmail } from '../leads/normalize';
+import { canonicalPageUrl, normalizeEmail, pageUrlIdentity } from '../leads/normalize';
 import type { LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
@@ -229,7 +229,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
           ...(input.chatId ? [chatLink(input.accountId, input.chatId)] : []),
           ...(input.sender.providerId ? [memberLink(account.workspaceId, input.sender.providerId)] : []),
         ],
-        canonical ? [`url:${canonical}`] : [],
+        canonical ? [`url:${pageUrlIdentity(canonical)}`] : [],
       );
       if (!found) return { handled: false, reason: 'unknown_sender' };
       return received({
@@ -287,7 +287,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       const url = input.profileUrl ?? (input.publicIdentifier ? `https://www.linkedin.com/in/${input.publicIdentifier}` : undefined);
       const canonical = url ? canonicalPageUrl(url) : undefined;
       const prospect = (
-        await prospectBy(account.workspaceId, input.providerId ? [memberLink(account.workspaceId, input.providerId)] : [], canonical ? [`url:${canonical}`] : [])
+        await prospectBy(account.workspaceId, input.providerId ? [memberLink(account.workspaceId, input.providerId)] : [], canonical ? [`url:${pageUrlIdentity(canonical)}`] : [])
       )?.prospect;
       if (!prospect) return { handled: false, reason: 'unknown_sender' };
       // The campaign that sent the invitation, wherever the prospect is now (moved to another

@@ -3,6 +3,8 @@
  * Limits are documented in docs/lead-lists.md.
  */
 
+import { pageUrlIdentity } from './normalize';
+
 export const SEARCH_TYPES = ['PEOPLE', 'COMPANY'] as const;
 
 /** Where a prospect search looks: the B2B directory, or the workspace's own leads. */
@@ -147,7 +149,7 @@ export const LIMITS = {
 /** Every identity a prospect is matched by: canonical profile URL and email. */
 export function prospectIdentities(fields: Pick<ProspectFields, 'networkProfileUrl' | 'email'>): string[] {
   return [
-    ...(fields.networkProfileUrl ? [`url:${fields.networkProfileUrl}`] : []),
+    ...(fields.networkProfileUrl ? [`url:${pageUrlIdentity(fields.networkProfileUrl)}`] : []),
     ...(fields.email ? [`email:${fields.email}`] : []),
   ];
 }
@@ -157,7 +159,7 @@ export function companyIdentities(fields: Pick<Company, 'domain' | 'networkUrl' 
   const name = fields.name.trim().toLowerCase().replace(/\s+/g, ' ');
   return [
     ...(fields.domain ? [`domain:${fields.domain}`] : []),
-    ...(fields.networkUrl ? [`url:${fields.networkUrl}`] : []),
+    ...(fields.networkUrl ? [`url:${pageUrlIdentity(fields.networkUrl)}`] : []),
     ...(name ? [`name:${name.slice(0, 300)}`] : []),
   ];
 }

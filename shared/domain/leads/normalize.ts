@@ -41,10 +41,20 @@ function parseLooseUrl(input: string): URL | undefined {
 }
 
 /**
+ * A provider's member id heading a network path segment: `ACoAA...` (classic), `ACwAA...` (Sales
+ * Navigator, whose lead URLs follow it with `,NAME_SEARCH,<token>`). Unlike a profile's slug it is
+ * case-sensitive: lower-cased, the provider no longer knows it.
+ */
+const PROVIDER_MEMBER_ID = /^AC[ow]AA[A-Za-z0-9_-]+/;
+
+const canonicalNetworkSegment = (segment: string): string => PROVIDER_MEMBER_ID.exec(segment)?.[0] ?? segment.toLowerCase();
+
+/**
  * One canonical form of a profile or company page URL: https, lower-case host without `www.`/`m.`
  * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
- * slash; network paths are lower-cased (their slugs are case-insensitive). Undefined when the
- * input is not an http(s) URL with a path.
+ * slash; network paths are lower-cased (their slugs are case-insensitive) but for a provider's
+ * member id, which keeps its case and loses what follows it in its segment (a Sales Navigator lead
+ * URL's search tokens). Undefined when the input is not an http(s) URL with a path.
  */
 export function canonicalPageUrl(input: string): string | undefined {
   const url = parseLooseUrl(input);
@@ -54,9 +64,18 @@ export function canonicalPageUrl(input: string): string | undefined {
   if (isNetwork) host = CANONICAL_NETWORK_HOST;
   else host = host.replace(/^(www|m)\./, '');
   let path = url.pathname.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
-  if (isNetwork) path = path.toLowerCase();
+  if (isNetwork) path = path.split('/').map(canonicalNetworkSegment).join('/');
   if (path === '') return undefined;
   return `https://${host}${path}`;
+}
+
+/**
+ * What a canonical page URL is matched by: a network page's URL lower-cased (its slug is
+ * case-insensitive, and a member id in it is told apart by more than its case), any other as it is.
+ * Every identity stored before member ids kept their case is this form.
+ */
+export function pageUrlIdentity(canonicalUrl: string): string {
+  return canonicalUrl.startsWith(`https://${CANONICAL_NETWORK_HOST}/`) ? canonicalUrl.toLowerCase() : canonicalUrl;
 }
 
 /** The registrable part a website is known by: lower-case host without `www.`; undefined if not a URL. */

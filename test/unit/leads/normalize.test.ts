@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalPageUrl, foldText, isEmail, normalizeEmail, rangeLowerBound, websiteDomain } from '../../../shared/domain/leads/normalize';
+import { networkIdentifier } from '../../../shared/domain/connections/connection-status';
+import { canonicalPageUrl, foldText, isEmail, normalizeEmail, pageUrlIdentity, rangeLowerBound, websiteDomain } from '../../../shared/domain/leads/normalize';
 
 describe('canonicalPageUrl', () => {
   it.each([
@@ -10,8 +11,20 @@ describe('canonicalPageUrl', () => {
     ['linkedin.com/in/alex-doe', 'https://www.linkedin.com/in/alex-doe'],
     ['  https://WWW.LINKEDIN.COM:443/company/Acme/  ', 'https://www.linkedin.com/company/acme'],
     ['https://www.example.com/People/Jane/', 'https://example.com/People/Jane'],
+    ['https://www.linkedin.com/in/ACoAAB3xYz_k-Q9', 'https://www.linkedin.com/in/ACoAAB3xYz_k-Q9'],
+    ['https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd?_ntb=x', 'https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3'],
+    ['https://www.linkedin.com/In/ACoolGuy', 'https://www.linkedin.com/in/acoolguy'],
   ])('%s -> %s', (input, expected) => {
     expect(canonicalPageUrl(input)).toBe(expected);
+  });
+
+  it('matches network pages whatever their case (the identities stored before member ids kept theirs), other pages as written', () => {
+    expect(pageUrlIdentity('https://www.linkedin.com/in/ACoAAB3xYz')).toBe('https://www.linkedin.com/in/acoaab3xyz');
+    expect(pageUrlIdentity('https://example.com/People/Jane')).toBe('https://example.com/People/Jane');
+  });
+
+  it('gives the provider the member id of a Sales Navigator lead URL, with its case', () => {
+    expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd') as string)).toBe('ACwAAAB1x2Y3');
   });
 
   it.each(['', 'not a url', 'ftp://linkedin.com/in/x', 'https://linkedin.com/', 'https://localhost/in/x', 'mailto:a@b.c'])(
