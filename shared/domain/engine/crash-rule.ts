@@ -83,7 +83,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     const profile = identifier ? await ask(() => deps.provider.getProfile({ accountId: account.providerAccountId, identifier })) : undefined;
     if (profile && !profile.invitationPending && profile.networkDistance !== 'FIRST_DEGREE') return sendNow();
     if (profile) {
-      await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation' }));
+      await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation', at: claim.at }));
       await keepInvitation(deps.sentMessages, action, node, claim.accountId);
       await advance(action, campaign, nodes, node.id, now, { networkProviderId: profile.providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
       return 'sent';
@@ -108,7 +108,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
       if (look && !look.found) return sendNow();
       if (look?.found) {
         const { providerId, found } = look;
-        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: claim.variant ?? rendered.variant, ...found }));
+        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: claim.variant ?? rendered.variant, at: claim.at, ...found }));
         await keepSent(deps.sentMessages, { action, step: node, account, rendered: { ...rendered, text }, refs: found, networkProviderId: providerId, at: claim.at });
         await advance(action, campaign, nodes, node.id, now, { networkProviderId: providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
         return 'sent';

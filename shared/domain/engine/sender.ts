@@ -114,11 +114,13 @@ export function createSender(deps: SenderDeps) {
       // A send an earlier attempt made (its answer lost) counts as made through its account, with its text.
       const through = found?.through ?? account;
       const kept = rendered && found ? { ...rendered, text: found.text } : rendered;
+      // Dated when it went out (analytics' day, the conversation's order), not when it was found.
+      const sentAt = found?.at ?? iso(now);
       await recordAnswered(
-        outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? found?.reason ?? null, variant: result.variant, accountId: through.id, ...result.sent.refs }),
+        outcomeOf(claimed, step, now, { outcome: 'SENT', reason: result.sent.note ?? found?.reason ?? null, variant: result.variant, accountId: through.id, at: sentAt, ...result.sent.refs }),
       );
       if (kept && !result.sent.note) {
-        await keepSent(deps.sentMessages, { action: claimed, step, account: through, rendered: kept, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: iso(now) });
+        await keepSent(deps.sentMessages, { action: claimed, step, account: through, rendered: kept, refs: result.sent.refs, networkProviderId: result.networkProviderId, at: sentAt });
       }
       if (step.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, claimed, step, through.id);
       if (found?.accepted) await keepAcceptance(deps.conditions.acceptances, claimed, step.id, through.id, iso(now));

@@ -54,6 +54,8 @@ export interface FoundSend {
   reason: string;
   through: SenderAccount;
   text: string;
+  /** When it went out, as far as the engine knows: the claim of the attempt whose answer was lost. */
+  at: string;
   /** An invitation found accepted already (the prospect a connection of that account). */
   accepted?: true;
 }
@@ -150,7 +152,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
         // (the one the look goes through) shows it pending, or the prospect connected (accepted meanwhile).
         if (profile.invitationPending || profile.networkDistance === 'FIRST_DEGREE') {
           const accepted = profile.networkDistance === 'FIRST_DEGREE' ? { accepted: true as const } : {};
-          const found = { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text, ...accepted };
+          const found = { reason: INVITATION_FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text, at: lost.at, ...accepted };
           return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: {}, found } };
         }
         return { variant, networkProviderId, lostNotSent: true };
@@ -175,7 +177,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
           since: lostAnswerLookSince(lost.at),
           ...(lost.exclude ? { exclude: lost.exclude } : {}),
         });
-        if (found) return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text } } };
+        if (found) return { variant: lost.variant ?? variant, networkProviderId, sent: { refs: found, found: { reason: FOUND_AFTER_LOST_ANSWER, through: lost.through, text: lost.text, at: lost.at } } };
         return { variant, networkProviderId, lostNotSent: true };
       } catch (error) {
         return { variant, networkProviderId, error: lookFailure(error) };

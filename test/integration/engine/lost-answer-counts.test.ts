@@ -46,7 +46,7 @@ describe('the counts of a network send whose answer was lost', () => {
     // The retry a minute later finds it through the account at its limit.
     await advance(world.stack, clock, 1 / 60);
     expect(await sentThrough('sbx-network-one-message')).toEqual([['chat', 'Held message Lena', '2026-11-23T09:00:00.000Z']]);
-    expect((await outcomesOf(world.stack, lost.campaign.id)).map((o) => [o.outcome, o.reason, o.at])).toEqual([['SENT', FOUND_AFTER_LOST_ANSWER, '2026-11-23T09:01:00.000Z']]);
+    expect((await outcomesOf(world.stack, lost.campaign.id)).map((o) => [o.outcome, o.reason, o.at])).toEqual([['SENT', FOUND_AFTER_LOST_ANSWER, '2026-11-23T09:00:00.000Z']]);
     expect(await actionsOf(world.stack, other.campaign.id)).toEqual([expect.objectContaining({ dueAt: '2026-11-24T08:00:00.000Z', claim: null })]);
     // Tuesday, when the window opens (played at the end of the move, a minute late): the other one goes.
     await advance(world.stack, clock, 23);
@@ -79,7 +79,7 @@ describe('the counts of a network send whose answer was lost', () => {
     await activate(world, other.campaign.id);
     await advance(world.stack, clock, 1 / 60);
     expect(await sentThrough('sbx-network-found-invite')).toEqual([['invitation', 'Unanswered invite Lena', '2026-11-25T09:00:00.000Z']]);
-    expect((await outcomesOf(world.stack, campaign.id)).map((o) => [o.outcome, o.reason, o.at])).toEqual([['SENT', INVITATION_FOUND_AFTER_LOST_ANSWER, '2026-11-25T09:01:00.000Z']]);
+    expect((await outcomesOf(world.stack, campaign.id)).map((o) => [o.outcome, o.reason, o.at])).toEqual([['SENT', INVITATION_FOUND_AFTER_LOST_ANSWER, '2026-11-25T09:00:00.000Z']]);
     // The day's one invitation is that one: the other prospect waits for Thursday.
     expect(await actionsOf(world.stack, other.campaign.id)).toEqual([expect.objectContaining({ dueAt: '2026-11-26T08:00:00.000Z' })]);
   });

@@ -110,6 +110,7 @@ describe('network messages whose answer was lost', () => {
     const [sentBeforeCrash] = await chatsWithText(shown.text);
     clock.advance(60_000);
     // ...for a sender that claimed both and crashed: one after the provider sent the message, one before.
+    const claimedAt = clock.now().toISOString();
     for (const { campaign, prospectId } of [shown, missing]) await claimedAndCrashed(stack, clock, campaign.id, prospectId, 'MESSAGE', world.network);
     await tick(stack);
     expect(await chatsWithText(missing.text)).toEqual([]);
@@ -120,6 +121,8 @@ describe('network messages whose answer was lost', () => {
       { prospect: shown.prospectId, outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', chatId: sentBeforeCrash?.chatId, messageId: sentBeforeCrash?.messageId },
     ]);
     expect(await conversationTexts(shown.prospectId)).toEqual([`MESSAGE ${shown.text}`]);
+    // Dated by the claim it went out under (analytics' day), not by the look half an hour later.
+    expect((await outcomesOf(stack, shown.campaign.id)).map((o) => o.at)).toEqual([claimedAt]);
     const resent = await chatsWithText(missing.text);
     expect(resent).toHaveLength(1);
     expect(await outcomeSummary(missing.campaign.id)).toEqual([{ prospect: missing.prospectId, outcome: 'SENT', reason: null, chatId: resent[0]?.chatId, messageId: resent[0]?.messageId }]);
