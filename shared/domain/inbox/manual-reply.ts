@@ -9,6 +9,8 @@ import { type ConversationMessage, type ConversationStore, type MessageChannel, 
 import { type InboundLinks, chatLink } from './inbound-router';
 import type { Suppressions } from '../suppressions/suppression-service';
 import { emailHtmlBody } from '../mail/email-html';
+import { isLostAnswer } from '../engine/provider-answers';
+import { lostAnswerLookSince } from '../engine/steps';
 
 /**
  * A manual message to a prospect from the inbox (docs/engine.md, "Inbox"), on the conversation's
@@ -46,7 +48,7 @@ export interface ManualReplyDeps {
   prospects: { owned(workspaceId: number, prospectId: number): Promise<Prospect> };
   conversations: Pick<ConversationStore, 'latestOn' | 'append'>;
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
-  provider: Pick<NetworkProvider, 'sendEmail' | 'sendMessage' | 'sendChatMessage' | 'getProfile'>;
+  provider: Pick<NetworkProvider, 'sendEmail' | 'sendMessage' | 'sendChatMessage' | 'getProfile' | 'findSentMessage'>;
   links: Pick<InboundLinks, 'put'>;
   /** The workspace suppression list: a manual email checks it like every email the engine sends. */
   suppressions: Pick<Suppressions, 'check'>;
@@ -74,12 +76,49 @@ export function createManualReplies(deps: ManualReplyDeps) {
     return chosen;
   }
 
-  async function viaProvider<T>(send: () => Promise<T>): Promise<T> {
+  /** A provider failure as the 502 the caller gets; `mayHaveGoneOut` says why it should look before sending again. */
+  function providerError(error: unknown, mayHaveGoneOut?: string): unknown {
+    if (!isProviderFailure(error)) return error;
+    return upstreamError(REPLY_ERRORS.providerFailed, `${describeProviderFailure(error)}${mayHaveGoneOut ? `; ${mayHaveGoneOut}` : ''}`);
+  }
+
+  async function viaProvider<T>(send: () => Promise<T>, mayHaveGoneOut?: string): Promise<T> {
     try {
       return await send();
     } catch (error) {
-      if (isProviderFailure(error)) throw upstreamError(REPLY_ERRORS.providerFailed, describeProviderFailure(error));
-      throw error;
+      throw providerError(error, mayHaveGoneOut && isLostAnswer(error) ? mayHaveGoneOut : undefined);
+    }
+  }
+
+  /**
+   * A network send whose answer was lost (no answer in time, the connection dropped, a gateway's
+   * 502/504) may have gone out: before the caller is told it failed (and sends it again), the
+   * account's chats with the prospect are looked at, as the engine does for its own sends
+   * (docs/engine.md, "A timeout is ambiguous"). Found, it was sent; not found, the 502 is safe to
+   * retry; a look that fails says so.
+   */
+  async function sendNetwork(
+    account: SenderAccount,
+    text: string,
+    previous: ConversationMessage | undefined,
+    send: () => Promise<{ chatId: string | null; messageId: string | null }>,
+    attendee: () => Promise<string>,
+  ): Promise<{ chatId: string | null; messageId: string | null }> {
+    const since = lostAnswerLookSince(deps.clock.now().toISOString());
+    try {
+      return await send();
+    } catch (error) {
+      if (!isLostAnswer(error)) throw providerError(error);
+      let found: { chatId: string; messageId: string } | undefined;
+      try {
+        // The conversation's last message of the same text is another send, never this one.
+        const exclude = previous?.channel === 'NETWORK' && previous.text === text && !previous.sentByLead ? [previous.ref] : [];
+        found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: await attendee(), text, since, exclude });
+      } catch {
+        throw providerError(error, 'the message may have gone out (the chat could not be read to tell): look at the chat before sending it again');
+      }
+      if (!found) throw providerError(error, 'it did not go out (the chat does not show it): it can be sent again');
+      return found;
     }
   }
 
@@ -130,6 +169,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
             htmlBody,
             ...(replyTo ? { replyTo } : {}),
           }),
+          'the email may have gone out (the provider gives no way to tell): a copy sent again may reach the prospect twice',
         );
         const message: ConversationMessage = {
           ...base,
@@ -149,19 +189,20 @@ export function createManualReplies(deps: ManualReplyDeps) {
       if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
       const account = accountFor(accounts, 'NETWORK', given, lastNetwork);
       const chatId = lastNetwork?.chatId && lastNetwork.senderAccountId === account.id ? lastNetwork.chatId : null;
+      const identifier = prospect.networkProfileUrl ? networkIdentifier(prospect.networkProfileUrl) : undefined;
+      const attendeeOf = async () => {
+        if (!identifier) throw validationError(REPLY_ERRORS.noProfileUrl);
+        return (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
+      };
       let sent: { chatId: string | null; messageId: string | null };
       if (chatId) {
-        sent = { chatId, ...(await viaProvider(() => deps.provider.sendChatMessage({ accountId: account.providerAccountId, chatId, text }))) };
+        sent = await sendNetwork(account, text, lastNetwork, async () => ({ chatId, ...(await deps.provider.sendChatMessage({ accountId: account.providerAccountId, chatId, text })) }), attendeeOf);
       } else {
-        const identifier = prospect.networkProfileUrl ? networkIdentifier(prospect.networkProfileUrl) : undefined;
-        if (!identifier) throw validationError(REPLY_ERRORS.noProfileUrl);
-        sent = await viaProvider(async () => {
-          const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
-          return deps.provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId: profile.providerId, text });
-        });
-        // An answer in the new chat finds its prospect by the chat, as for the engine's messages.
-        if (sent.chatId) await deps.links.put(chatLink(account.providerAccountId, sent.chatId), target);
+        const attendeeProviderId = await viaProvider(attendeeOf);
+        sent = await sendNetwork(account, text, lastNetwork, () => deps.provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId, text }), async () => attendeeProviderId);
       }
+      // An answer in a new chat (or one a lost answer's look found) finds its prospect by the chat, as for the engine's messages.
+      if (sent.chatId && sent.chatId !== chatId) await deps.links.put(chatLink(account.providerAccountId, sent.chatId), target);
       const message: ConversationMessage = {
         ...base,
         ref: sent.messageId ?? `manual-${await deps.ids.next()}`,
