@@ -178,6 +178,18 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
   });
 }
 
+/**
+ * What spreadsheets and other tools' exports put in a cell that has no value (`N/A`, `#N/A`, `-`,
+ * `null`, `none`, ...). In a field it is no value: `Company` = `N/A` named a company `N/A`, and an
+ * `Email` of `N/A` failed its row beside a valid `Work Email`. Names are kept as written (a row
+ * whose name is a dash still imports), and custom fields too (they are the user's own data).
+ */
+const PLACEHOLDER_CELL = /^(?:n\/a|n\.a\.?|#n\/a|-+|null|\(null\)|none|\(none\)|undefined|not available)$/i;
+const NAME_FIELDS: ReadonlySet<string> = new Set(['first_name', 'last_name']);
+
+const isPlaceholderFor = (target: string, cell: string): boolean =>
+  PLACEHOLDER_CELL.test(cell) && !NAME_FIELDS.has(target) && !target.startsWith(CUSTOM_FIELD_PREFIX);
+
 const DELIMITERS = [',', ';', '\t'] as const;
 
 /**
@@ -239,7 +251,7 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
     const aliased: [number, string][] = [];
     cells.forEach((cell, column) => {
       const { target, alias } = targets[column] ?? { target: null };
-      if (!target || cell === '') return;
+      if (!target || cell === '' || isPlaceholderFor(target, cell)) return;
       if (alias) aliased.push([column, cell]);
       else put(target, cell);
     });

@@ -185,20 +185,20 @@ describe('readCsvLeads', () => {
     expect(rows.map((row) => [row.row, 'input' in row ? (row.input as ProspectInput).fields.firstName : row.error])).toEqual([[1, 'Anna'], [2, 'Bo']]);
   });
 
-  it('reads another tool\'s URL column holding no URL as a custom field, and lets a mapping choose over another tool\'s column', () => {
+  it('reads another tool\'s URL column holding no URL as a custom field (a placeholder such as N/A as no value), and lets a mapping choose over another tool\'s column', () => {
     const rows = readCsvLeads('First Name,Last Name,Email,LinkedIn,Website\nAda,Lovelace,ada@x.example,Yes,N/A\n', undefined, 'PEOPLE');
-    expect(rows).toEqual([{ row: 1, input: { fields: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@x.example', customFields: { LinkedIn: 'Yes', Website: 'N/A' } } } }]);
+    expect(rows).toEqual([{ row: 1, input: { fields: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@x.example', customFields: { LinkedIn: 'Yes' } } } }]);
     const mapped = readCsvLeads('First Name,Last Name,Contact Email,Email Address\nAda,Lovelace,ada@work.example,ada@home.example\n', { 'Contact Email': 'email' }, 'PEOPLE');
     expect((mapped[0] as { input: ProspectInput }).input.fields).toMatchObject({ email: 'ada@work.example', customFields: { 'Email Address': 'ada@home.example' } });
     const companies = readCsvLeads('companyName,companyIndustry,companyWebsiteUrl,companyLocation\nAcme,Steel,https://acme.example,Berlin\n', undefined, 'COMPANY');
     expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Acme', industry: 'Steel', websiteUrl: 'https://acme.example', location: 'Berlin' }) }]);
   });
 
-  it('keeps another tool\'s column that holds no valid value as a custom field (PEOPLE) or drops it (COMPANY), and never lets it replace a column named for the field', () => {
+  it('keeps another tool\'s column that holds no valid value (but a placeholder) as a custom field (PEOPLE) or drops it (COMPANY), and never lets it replace a column named for the field', () => {
     const people = readCsvLeads('First Name,Last Name,Email,LinkedIn,Work Email\nNoa,One,noa@one.io,n.a.,not-an-email\nKate,Bell,,linkedin.com/in/kate-bell,N/A\nLiam,Ng,liam@ng.io,https://linkedin.com/in/liam-ng,liam@work.io\n', undefined, 'PEOPLE');
     expect(people).toEqual([
-      { row: 1, input: { fields: { firstName: 'Noa', lastName: 'One', email: 'noa@one.io', customFields: { LinkedIn: 'n.a.', 'Work Email': 'not-an-email' } } } },
-      { row: 2, input: { fields: { firstName: 'Kate', lastName: 'Bell', networkProfileUrl: 'https://www.linkedin.com/in/kate-bell', customFields: { 'Work Email': 'N/A' } } } },
+      { row: 1, input: { fields: { firstName: 'Noa', lastName: 'One', email: 'noa@one.io', customFields: { 'Work Email': 'not-an-email' } } } },
+      { row: 2, input: { fields: { firstName: 'Kate', lastName: 'Bell', networkProfileUrl: 'https://www.linkedin.com/in/kate-bell' } } },
       { row: 3, input: { fields: { firstName: 'Liam', lastName: 'Ng', email: 'liam@ng.io', networkProfileUrl: 'https://www.linkedin.com/in/liam-ng', customFields: { 'Work Email': 'liam@work.io' } } } },
     ]);
     const companies = readCsvLeads('Company,Website,Company Linkedin Url,Industry\nBeta LLC,N/A,,Software\nGamma Inc,gamma.io,n/a,Retail\n', undefined, 'COMPANY');
@@ -206,6 +206,17 @@ describe('readCsvLeads', () => {
       ['Beta LLC', undefined, undefined],
       ['Gamma Inc', 'gamma.io', undefined],
     ]);
+  });
+
+  it('takes placeholder cells (N/A, #N/A, -, null, none) in a field as no value, but in a name or a custom field as written', () => {
+    const csv = 'First Name,Last Name,Email,Work Email,Company,Phone,Title,Plan\n-,Ng,N/A,liam@work.io,#N/A,null,--,n/a\nAda,Byron,ada@x.com,,None,+44 20 1234 5678,CTO,gold\n';
+    const rows = readCsvLeads(csv, undefined, 'PEOPLE');
+    expect(rows).toEqual([
+      { row: 1, input: { fields: { firstName: '-', lastName: 'Ng', email: 'liam@work.io', customFields: { Plan: 'n/a' } } } },
+      { row: 2, input: { fields: { firstName: 'Ada', lastName: 'Byron', email: 'ada@x.com', phoneNumber: '+44 20 1234 5678', jobTitle: 'CTO', customFields: { Plan: 'gold' } } } },
+    ]);
+    const companies = readCsvLeads('Company,Website,Industry\nBeta LLC,N/A,-\n', undefined, 'COMPANY');
+    expect(companies).toEqual([{ row: 1, input: { name: 'Beta LLC' } }]);
   });
 
   it('lets a column named for a field win over another tool\'s, whatever their order, keeping the other as a custom field', () => {
