@@ -163,4 +163,19 @@ export class DynamoConversationStore implements ConversationStore {
     const found = Items?.[0];
     return found ? parseItem(MessageItem, found) : undefined;
   }
+
+  async ownSince(workspaceId: number, prospectId: number, channel: MessageChannel, since: string): Promise<ConversationMessage[]> {
+    const { pk } = conversationKey(workspaceId, prospectId);
+    // Sort keys are `MSG#<sentAt>#<ref>`: a range from `since` is the messages sent since, in order.
+    const { Items } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        FilterExpression: 'channel = :channel AND sentByLead = :lead',
+        ExpressionAttributeValues: { ':pk': pk, ':from': `${CONVERSATION_MESSAGE_PREFIX}${since}`, ':to': `${CONVERSATION_MESSAGE_PREFIX}\uffff`, ':channel': channel, ':lead': false },
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map((item) => parseItem(MessageItem, item));
+  }
 }

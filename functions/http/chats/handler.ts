@@ -7,13 +7,16 @@ import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account
 import { createInboxService } from '../../../shared/domain/inbox/inbox-service';
 import { createManualReplies } from '../../../shared/domain/inbox/manual-reply';
 import { httpHandler } from '../../../shared/http/http-handler';
-import type { GroupConfig } from '../../../shared/http/route-table';
+import { CHATS_TIMEOUT_SECONDS, type GroupConfig } from '../../../shared/http/route-table';
 import { chatRoutes } from '../../../shared/http/routes/chats';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { providerFrom } from '../../../shared/runtime/integrations';
 import { suppressionsFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
 import { chatHandlers } from './routes';
+
+/** Time a manual message keeps after its look, for its writes and the answer. */
+const LOOK_RESERVE_MS = 3_000;
 
 /** The chats function: the inbox (conversations and their messages) and manual messages through the provider. */
 export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDeps) {
@@ -37,6 +40,9 @@ export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDe
     provider: providerFrom(config),
     links: new DynamoInboundLinks(db, tableName),
     suppressions: suppressionsFrom(table, deps.clock),
+    // What the request has left after a profile read and the send (each bounded by the provider
+    // timeout), less time for its writes and the answer.
+    lookBudgetMs: Math.max(1_000, CHATS_TIMEOUT_SECONDS * 1000 - 2 * config.providerTimeoutMs - LOOK_RESERVE_MS),
     ids,
     clock: deps.clock,
   });

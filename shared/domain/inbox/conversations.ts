@@ -54,6 +54,8 @@ export interface ConversationStore {
   messages(workspaceId: number, prospectId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationMessage>>;
   /** The newest message of the prospect on a channel (of the prospect's only, with `sentByLead`), auto-replies and bounces left out, if any (what a manual reply builds on). */
   latestOn(workspaceId: number, prospectId: number, channel: MessageChannel, sentByLead?: boolean): Promise<ConversationMessage | undefined>;
+  /** The messages sent to the prospect on a channel (not the prospect's) since a time, oldest first. */
+  ownSince(workspaceId: number, prospectId: number, channel: MessageChannel, since: string): Promise<ConversationMessage[]>;
 }
 
 /**

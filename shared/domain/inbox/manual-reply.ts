@@ -36,6 +36,10 @@ export const REPLY_ERRORS = {
   noSubject: 'subject_line is required for a first email to a prospect',
   suppressed: "The prospect's email address is on this workspace's suppression list (unsubscribed or bounced); remove it there to write to it",
   providerFailed: 'The provider could not send the message',
+  /** Ends the 502's details of a network message whose answer was lost, looked for and not found. */
+  notSeenYet: 'the chat does not show it yet (the provider may still carry it out): look at the chat before sending it again',
+  /** Ends the 502's details of a network message whose answer was lost when the look could not tell. */
+  mayHaveGoneOut: 'the message may have gone out (the chat could not be read to tell): look at the chat before sending it again',
 } as const;
 
 export interface ManualReply {
@@ -46,12 +50,14 @@ export interface ManualReply {
 
 export interface ManualReplyDeps {
   prospects: { owned(workspaceId: number, prospectId: number): Promise<Prospect> };
-  conversations: Pick<ConversationStore, 'latestOn' | 'append'>;
+  conversations: Pick<ConversationStore, 'latestOn' | 'append' | 'ownSince'>;
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
   provider: Pick<NetworkProvider, 'sendEmail' | 'sendMessage' | 'sendChatMessage' | 'getProfile' | 'findSentMessage'>;
   links: Pick<InboundLinks, 'put'>;
   /** The workspace suppression list: a manual email checks it like every email the engine sends. */
   suppressions: Pick<Suppressions, 'check'>;
+  /** How long the look for a network message whose answer was lost may take: what the request has left after its provider calls. */
+  lookBudgetMs: number;
   ids: IdGenerator;
   clock: Clock;
 }
@@ -94,13 +100,15 @@ export function createManualReplies(deps: ManualReplyDeps) {
    * A network send whose answer was lost (no answer in time, the connection dropped, a gateway's
    * 502/504) may have gone out: before the caller is told it failed (and sends it again), the
    * account's chats with the prospect are looked at, as the engine does for its own sends
-   * (docs/engine.md, "A timeout is ambiguous"). Found, it was sent; not found, the 502 is safe to
-   * retry; a look that fails says so.
+   * (docs/engine.md, "A timeout is ambiguous"). Found, it was sent. Not found, the provider may
+   * still carry it out (the look comes right after our timeout; the engine's comes a minute later),
+   * so the caller is told to look before sending it again. The look is bounded by what is left of
+   * the request's time: past it, the caller is told it may have gone out.
    */
   async function sendNetwork(
+    target: { workspaceId: number; prospectId: number },
     account: SenderAccount,
     text: string,
-    previous: ConversationMessage | undefined,
     send: () => Promise<{ chatId: string | null; messageId: string | null }>,
     attendee: () => Promise<string>,
   ): Promise<{ chatId: string | null; messageId: string | null }> {
@@ -109,16 +117,22 @@ export function createManualReplies(deps: ManualReplyDeps) {
       return await send();
     } catch (error) {
       if (!isLostAnswer(error)) throw providerError(error);
-      let found: { chatId: string; messageId: string } | undefined;
-      try {
-        // The conversation's last message of the same text is another send, never this one.
-        const exclude = previous?.channel === 'NETWORK' && previous.text === text && !previous.sentByLead ? [previous.ref] : [];
-        found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: await attendee(), text, since, exclude });
-      } catch {
-        throw providerError(error, 'the message may have gone out (the chat could not be read to tell): look at the chat before sending it again');
-      }
-      if (!found) throw providerError(error, 'it did not go out (the chat does not show it): it can be sent again');
-      return found;
+      const look = async () => {
+        // Every message of ours in the window (and a little before it: the provider stamps with its
+        // own clock) is another send, never this one: a message of the same text a moment earlier
+        // would otherwise be taken for it.
+        const others = (await deps.conversations.ownSince(target.workspaceId, target.prospectId, 'NETWORK', lostAnswerLookSince(since))).map((message) => message.ref);
+        const found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: await attendee(), text, since, exclude: others });
+        return { found: found && !others.includes(found.messageId) ? found : undefined };
+      };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const outOfTime = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), deps.lookBudgetMs);
+      });
+      const looked = await Promise.race([look().catch(() => undefined), outOfTime]).finally(() => clearTimeout(timer));
+      if (!looked) throw providerError(error, REPLY_ERRORS.mayHaveGoneOut);
+      if (!looked.found) throw providerError(error, REPLY_ERRORS.notSeenYet);
+      return looked.found;
     }
   }
 
@@ -196,10 +210,10 @@ export function createManualReplies(deps: ManualReplyDeps) {
       };
       let sent: { chatId: string | null; messageId: string | null };
       if (chatId) {
-        sent = await sendNetwork(account, text, lastNetwork, async () => ({ chatId, ...(await deps.provider.sendChatMessage({ accountId: account.providerAccountId, chatId, text })) }), attendeeOf);
+        sent = await sendNetwork(target, account, text, async () => ({ chatId, ...(await deps.provider.sendChatMessage({ accountId: account.providerAccountId, chatId, text })) }), attendeeOf);
       } else {
         const attendeeProviderId = await viaProvider(attendeeOf);
-        sent = await sendNetwork(account, text, lastNetwork, () => deps.provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId, text }), async () => attendeeProviderId);
+        sent = await sendNetwork(target, account, text, () => deps.provider.sendMessage({ accountId: account.providerAccountId, attendeeProviderId, text }), async () => attendeeProviderId);
       }
       // An answer in a new chat (or one a lost answer's look found) finds its prospect by the chat, as for the engine's messages.
       if (sent.chatId && sent.chatId !== chatId) await deps.links.put(chatLink(account.providerAccountId, sent.chatId), target);

@@ -53,12 +53,12 @@ describe('a manual message whose provider answer was lost', () => {
     expect(await messages(prospectId)).toEqual(['Hello Lou', 'Hello Lou']);
   });
 
-  it('answers 502, saying it can be sent again, when the provider timed out before carrying it out; sent again, it goes once', async () => {
+  it('answers 502, saying the chat does not show it yet, when the provider timed out before carrying it out; sent again, it goes once', async () => {
     const prospectId = await networkProspect('tia-timeout');
     await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
     const failed = await send(prospectId, { message: 'Hi Tia' });
     expect([failed.status, failed.body.error]).toEqual([502, 'The provider could not send the message']);
-    expect(failed.body.details).toMatch(/; it did not go out \(the chat does not show it\): it can be sent again$/);
+    expect(failed.body.details).toMatch(/; the chat does not show it yet \(the provider may still carry it out\): look at the chat before sending it again$/);
     expect(await chatsWithText('Hi Tia')).toEqual([]);
     expect(await messages(prospectId)).toEqual([]);
     const again = await send(prospectId, { message: 'Hi Tia' });
@@ -69,9 +69,26 @@ describe('a manual message whose provider answer was lost', () => {
     clock.advance(30_000);
     await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: `/api/v1/chats/${sent?.chatId}/messages`, times: 1 });
     const timedOut = await send(prospectId, { message: 'Hi Tia' });
-    expect([timedOut.status, timedOut.body.details?.endsWith('; it did not go out (the chat does not show it): it can be sent again')]).toEqual([502, true]);
+    expect([timedOut.status, timedOut.body.details?.endsWith('; the chat does not show it yet (the provider may still carry it out): look at the chat before sending it again')]).toEqual([502, true]);
     expect(await chatsWithText('Hi Tia')).toHaveLength(1);
     expect(await messages(prospectId)).toEqual(['Hi Tia']);
+  });
+
+  it('takes no earlier message of ours for the one whose answer was lost, whatever came between them', async () => {
+    const prospectId = await networkProspect('olga-ok');
+    const ok = await send(prospectId, { message: 'Ok' });
+    expect(ok.status, ok.text).toBe(201);
+    const [first] = await chatsWithText('Ok');
+    clock.advance(10_000);
+    expect((await send(prospectId, { message: 'Thanks' })).status).toBe(201);
+    clock.advance(10_000);
+    await world.stack.provider.control.reply({ account_id: 'sbx-network-dev', from: 'olga-ok', text: 'Sure' });
+    clock.advance(10_000);
+    await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: `/api/v1/chats/${first?.chatId}/messages`, times: 1 });
+    const timedOut = await send(prospectId, { message: 'Ok' });
+    expect([timedOut.status, timedOut.body.error]).toEqual([502, 'The provider could not send the message']);
+    expect(await chatsWithText('Ok')).toHaveLength(1);
+    expect(await messages(prospectId)).toEqual(['Ok', 'Thanks', 'Sure']);
   });
 
   it('says an email whose answer was lost may have gone out: the provider gives no way to tell', async () => {
