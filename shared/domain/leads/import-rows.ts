@@ -190,23 +190,46 @@ const NAME_FIELDS: ReadonlySet<string> = new Set(['first_name', 'last_name']);
 const isPlaceholderFor = (target: string, cell: string): boolean =>
   PLACEHOLDER_CELL.test(cell) && !NAME_FIELDS.has(target) && !target.startsWith(CUSTOM_FIELD_PREFIX);
 
+/** The fields of a PEOPLE row that name its company (companyOf makes none without one). */
+const COMPANY_NAMING_FIELDS = ['company_name', 'company_website_url', 'company_network_url'];
+const COMPANY_DETAIL_FIELD = /^company_(?!name$|website_url$|network_url$)/;
+
 const DELIMITERS = [',', ';', '\t'] as const;
 
 /**
- * The delimiter of a CSV file: whichever of comma, semicolon and tab its header row holds most
- * often outside quotes (a comma on a tie or none). Spreadsheets in locales whose decimal mark is a
+ * How a CSV file is laid out: its delimiter, and the line its records start on (1-based). An Excel
+ * `sep=;` first line names the delimiter and is no record. Otherwise the delimiter is whichever of
+ * comma, semicolon and tab the header row (its first line that is not blank) holds most often
+ * outside quoted fields (a comma on a tie or none). Spreadsheets in locales whose decimal mark is a
  * comma save `;`-separated files, and some tools export tab-separated ones: read with a comma, such
  * a file was one column and every row skipped.
  */
-export function csvDelimiter(csv: string): (typeof DELIMITERS)[number] {
+export function csvLayout(csv: string): { delimiter: string; fromLine: number } {
+  const text = csv.replace(/^\uFEFF/, '');
+  const lines = text.split(/\r\n|\n|\r/);
+  const first = lines.findIndex((line) => line.trim() !== '');
+  const separator = first < 0 ? null : /^sep=(.)\s*$/i.exec(lines[first] as string);
+  if (separator) return { delimiter: separator[1] as string, fromLine: first + 2 };
   const counts = new Map<string, number>(DELIMITERS.map((delimiter) => [delimiter, 0]));
   let quoted = false;
-  for (const char of csv) {
-    if (char === '"') quoted = !quoted;
-    else if (!quoted && (char === '\n' || char === '\r')) break;
-    else if (!quoted && counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let fieldStart = true;
+  const header = first < 0 ? '' : lines.slice(first).join('\n');
+  for (let i = 0; i < header.length; i += 1) {
+    const char = header[i] as string;
+    if (quoted) {
+      // A doubled quote is a quote inside the field; a single one ends it.
+      if (char === '"' && header[i + 1] === '"') i += 1;
+      else if (char === '"') quoted = false;
+      continue;
+    }
+    if (char === '\n') break;
+    // Only a quote that opens a field quotes it: one inside an unquoted header (`Size 5"`) is text.
+    if (char === '"' && fieldStart) quoted = true;
+    else if (counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1);
+    fieldStart = counts.has(char) || (fieldStart && (char === ' ' || char === '"'));
   }
-  return DELIMITERS.reduce((best, delimiter) => ((counts.get(delimiter) ?? 0) > (counts.get(best) ?? 0) ? delimiter : best));
+  const delimiter = DELIMITERS.reduce((best, candidate) => ((counts.get(candidate) ?? 0) > (counts.get(best) ?? 0) ? candidate : best));
+  return { delimiter, fromLine: 1 };
 }
 
 /**
@@ -216,13 +239,15 @@ export function csvDelimiter(csv: string): (typeof DELIMITERS)[number] {
  */
 export function readCsvLeads(csv: string, mapping: Record<string, string | null> | undefined, searchType: SearchType): ImportRow[] {
   let records: string[][];
+  const { delimiter, fromLine } = csvLayout(csv);
   try {
     // relax_quotes: a quote inside an unquoted field (`5" screen`, `=HYPERLINK("x")`) is text, not a parse error that loses the whole file.
     // skip_records_with_empty_values: a row of empty cells (`,,,`, what spreadsheets leave after
     // the data) is no row, as an empty line is not.
     records = parseCsv(csv, {
       bom: true,
-      delimiter: csvDelimiter(csv),
+      delimiter,
+      from_line: fromLine,
       skip_empty_lines: true,
       skip_records_with_empty_values: true,
       relax_column_count: true,
@@ -255,10 +280,20 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
       if (alias) aliased.push([column, cell]);
       else put(target, cell);
     });
+    const companyDetails: { field: string; orCustom: string | null; cell: string }[] = [];
     for (const [column, cell] of aliased) {
       const { target: field, alias } = targets[column] as Required<ColumnTarget>;
       const target = Object.hasOwn(flat, field as string) || !cellFits(searchType, field as string, cell) ? alias.orCustom : field;
       if (target) put(target, cell);
+      if (target && target === field && COMPANY_DETAIL_FIELD.test(target)) companyDetails.push({ field: target, orCustom: alias.orCustom, cell });
+    }
+    // A company's size or revenue from another tool's column needs a company to go to: in a row
+    // naming none it stays the custom field of its header, as before such columns were read.
+    if (searchType === 'PEOPLE' && !COMPANY_NAMING_FIELDS.some((field) => Object.hasOwn(flat, field))) {
+      for (const { field, orCustom, cell } of companyDetails) {
+        delete flat[field];
+        if (orCustom) put(orCustom, cell);
+      }
     }
     if (custom.size > 0) {
       const fields = bareObject<string>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenJsonLead, normalizeCompany, normalizeProspect, csvDelimiter, readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
+import { flattenJsonLead, normalizeCompany, normalizeProspect, csvLayout, readCsvLeads, readJsonLeads } from '../../../shared/domain/leads/import-rows';
 import { type CompanyInput, CompanyImportRow, PeopleImportRow, type ProspectInput, importRowSchema } from '../../../shared/domain/leads/import-schemas';
 
 describe('readJsonLeads', () => {
@@ -171,13 +171,32 @@ describe('readCsvLeads', () => {
     expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Engines', websiteUrl: 'engines.example', amountOfEmployees: '11-50', revenue: '$2M' }) }]);
   });
 
+  it('keeps another tool\'s company size and revenue as custom fields in a row that names no company', () => {
+    const rows = readCsvLeads('First Name,Last Name,Email,Company,Company Size,Annual Revenue\nAda,Byron,ada@x.com,,51-200,$10M\nBo,Berg,bo@x.com,Engines,11-50,$2M\n', undefined, 'PEOPLE');
+    expect(rows).toEqual([
+      { row: 1, input: { fields: { firstName: 'Ada', lastName: 'Byron', email: 'ada@x.com', customFields: { 'Company Size': '51-200', 'Annual Revenue': '$10M' } } } },
+      { row: 2, input: { fields: { firstName: 'Bo', lastName: 'Berg', email: 'bo@x.com' }, company: expect.objectContaining({ name: 'Engines', amountOfEmployees: '11-50', revenue: '$2M' }) } },
+    ]);
+  });
+
   it('reads a semicolon- or tab-separated file by its header row, and a comma file whose header quotes a semicolon as commas', () => {
     const expected = [{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { Note: 'a, b' } } } }];
     expect(readCsvLeads('First Name;Last Name;Email;Note\r\nAnna;Schmidt;anna@example.de;a, b\r\n', undefined, 'PEOPLE')).toEqual(expected);
     expect(readCsvLeads('First Name\tLast Name\tEmail\tNote\nAnna\tSchmidt\tanna@example.de\ta, b\n', undefined, 'PEOPLE')).toEqual(expected);
     const quoted = readCsvLeads('First Name,Last Name,Email,"Note; long"\nAnna,Schmidt,anna@example.de,"a, b"\n', undefined, 'PEOPLE');
     expect(quoted).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { 'Note; long': 'a, b' } } } }]);
-    expect(csvDelimiter('Email\nanna@example.de;x\n')).toBe(',');
+    expect(csvLayout('Email\nanna@example.de;x\n')).toEqual({ delimiter: ',', fromLine: 1 });
+  });
+
+  it('reads the layout past blank lines, from Excel\'s sep= line, and with a quote inside an unquoted header', () => {
+    const expected = [{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de' } } }];
+    expect(readCsvLeads('\n  \nFirst Name;Last Name;Email\nAnna;Schmidt;anna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
+    expect(csvLayout('\uFEFFsep=;\r\nFirst Name;Last Name,Email\r\n')).toEqual({ delimiter: ';', fromLine: 2 });
+    expect(readCsvLeads('\uFEFFsep=;\r\nFirst Name;Last Name;Email\r\nAnna;Schmidt;anna@example.de\r\n', undefined, 'PEOPLE')).toEqual(expected);
+    expect(readCsvLeads('sep=\t\nFirst Name\tLast Name\tEmail\nAnna\tSchmidt\tanna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
+    const quoted = readCsvLeads('Size 5";First Name;Last Name;Email\n12;Anna;Schmidt;anna@example.de\n', undefined, 'PEOPLE');
+    expect(quoted).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { 'Size 5"': '12' } } } }]);
+    expect(csvLayout('"Note; long",First Name,"Say ""hi"", then"\n')).toEqual({ delimiter: ',', fromLine: 1 });
   });
 
   it('takes rows of empty cells as no rows, as it takes empty lines', () => {
