@@ -41,20 +41,21 @@ function parseLooseUrl(input: string): URL | undefined {
 }
 
 /**
- * A provider's member id heading a network path segment: `ACoAA...` (classic), `ACwAA...` (Sales
- * Navigator, whose lead URLs follow it with `,NAME_SEARCH,<token>`). Unlike a profile's slug it is
- * case-sensitive: lower-cased, the provider no longer knows it.
+ * A network path segment headed by a provider's member id: `ACoAA...` (classic), `ACwAA...` (Sales
+ * Navigator, whose lead URLs follow it with `,NAME_SEARCH,<token>`). Unlike a profile's slug the id
+ * is case-sensitive: lower-cased, the provider no longer knows it. The segment is kept whole, so
+ * its identity (pageUrlIdentity) is the one stored before ids kept their case.
  */
-const PROVIDER_MEMBER_ID = /^AC[ow]AA[A-Za-z0-9_-]+/;
+const PROVIDER_MEMBER_ID = /^AC[ow]AA[A-Za-z0-9_-]/;
 
-const canonicalNetworkSegment = (segment: string): string => PROVIDER_MEMBER_ID.exec(segment)?.[0] ?? segment.toLowerCase();
+const canonicalNetworkSegment = (segment: string): string => (PROVIDER_MEMBER_ID.test(segment) ? segment : segment.toLowerCase());
 
 /**
  * One canonical form of a profile or company page URL: https, lower-case host without `www.`/`m.`
  * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
- * slash; network paths are lower-cased (their slugs are case-insensitive) but for a provider's
- * member id, which keeps its case and loses what follows it in its segment (a Sales Navigator lead
- * URL's search tokens). Undefined when the input is not an http(s) URL with a path.
+ * slash; network paths are lower-cased (their slugs are case-insensitive) but for a segment headed
+ * by a provider's member id, which keeps its case. Undefined when the input is not an http(s) URL
+ * with a path.
  */
 export function canonicalPageUrl(input: string): string | undefined {
   const url = parseLooseUrl(input);

@@ -178,7 +178,12 @@ describe('import into a lead list', () => {
   it('keeps the case of a provider member id in a profile URL, and matches the person however it is written', async () => {
     const list = await createList(stack, alice, 'Member ids');
     // Stored lower-cased, as every member id was before they kept their case.
-    const first = await importLeads(stack, alice, list.id, { leads: [{ first_name: 'Ida', last_name: 'Ng', network_profile_url: 'https://www.linkedin.com/in/acoaab3xyz' }] });
+    const first = await importLeads(stack, alice, list.id, {
+      leads: [
+        { first_name: 'Ida', last_name: 'Ng', network_profile_url: 'https://www.linkedin.com/in/acoaab3xyz' },
+        { first_name: 'Sal', last_name: 'Nav', network_profile_url: 'https://www.linkedin.com/sales/lead/acwaaab1x2y3,name_search,abcd' },
+      ],
+    });
     const again = await importLeads(stack, alice, list.id, {
       leads: [
         { first_name: 'Ida', last_name: 'Ng', network_profile_url: 'https://www.linkedin.com/in/ACoAAB3xYz/' },
@@ -187,12 +192,12 @@ describe('import into a lead list', () => {
     });
     expect(again.leads).toEqual([
       { row: 1, id: first.leads[0]?.id, status: 'updated' },
-      { row: 2, id: anId(), status: 'created' },
+      { row: 2, id: first.leads[1]?.id, status: 'updated' },
     ]);
     const people = await prospectsOf(alice, list.id);
     expect(people.map((p) => [p.first_name, p.network_profile_url])).toEqual([
       ['Ida', 'https://www.linkedin.com/in/ACoAAB3xYz'],
-      ['Sal', 'https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3'],
+      ['Sal', 'https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd'],
     ]);
   });
 

