@@ -52,6 +52,8 @@ describe('network messages whose answer was lost', () => {
     expect(response.status, response.text).toBe(200);
     return response.body.messages.map((message) => `${message.kind} ${message.text}`);
   };
+  const conversationTimes = async (prospectId: number) =>
+    (await world.stack.call<{ messages: { sent_at: string }[] }>('GET', `/public/chats/${prospectId}/messages/`, { apiKey: world.ws.key })).body.messages.map((message) => message.sent_at);
 
   it('finds a message the provider sent without answering, and does not send it again', async () => {
     const { campaign, prospectId, text } = await messageCampaign('Lost answer', 'lena-lost');
@@ -77,6 +79,9 @@ describe('network messages whose answer was lost', () => {
     expect(await outcomeSummary(campaign.id)).toEqual([{ prospect: prospectId, outcome: 'SENT', reason: FOUND_AFTER_LOST_ANSWER, chatId: sent?.chatId, messageId: sent?.messageId }]);
     expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId]: { status: 'FINISHED', last_error: null } });
     expect(await conversationTexts(prospectId)).toEqual([`MESSAGE ${text}`]);
+    // Dated when it went out (the lost attempt's claim), as its outcome record is, not by the look.
+    expect(await conversationTimes(prospectId)).toEqual(['2026-11-23T09:00:00.000Z']);
+    expect((await outcomesOf(world.stack, campaign.id)).map((o) => o.at)).toEqual(['2026-11-23T09:00:00.000Z']);
   });
 
   it('sends on the retry a message whose call timed out before the provider carried it out, once', async () => {

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
+import { type EngineWorld, advance, campaignWith, claimedAndCrashed, engineWorld, outcomesOf, prospectsIn, sandboxSent, tick } from './helpers';
+
+/**
+ * The crash rule for an invitation: a sender that crashed between its claim and the provider's
+ * answer is settled from the account's view of the profile (docs/engine.md, the crash rule).
+ */
+describe('an invitation claimed by a sender that crashed', () => {
+  // Monday 2026-11-23, 10:00 in Amsterdam.
+  const clock = new ManualClock('2026-11-23T09:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  const invitationsTo = async (slug: string) => (await sandboxSent(world.stack)).filter((item) => item.kind === 'invitation' && item.text.endsWith(slug));
+  /** One prospect, a stranger to the network account, in a campaign of one invitation step whose note names it. */
+  const inviteCampaign = async (name: string, slug: string) => {
+    const campaign = await campaignWith(world, name, [{ step_type: 'NETWORK_INVITE', message_template: `Hi {{first_name}}, ${slug}` }]);
+    const [prospectId] = await prospectsIn(world, campaign.id, [{ first_name: 'Ines', network_profile_url: `https://www.linkedin.com/in/${slug}` }]);
+    expect((await world.stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    return { campaign, prospectId: prospectId as number };
+  };
+
+  it('records an invitation the profile shows pending as sent, dated by its claim, and sends one it does not show', async () => {
+    const { stack } = world;
+    const shown = await inviteCampaign('Crash invite shown', 'ines-invited');
+    const missing = await inviteCampaign('Crash invite missing', 'ivo-missing');
+    await stack.drain('campaign-scheduling');
+    // The provider carried one invitation out...
+    const direct = await fetch(`${stack.provider.url}/api/v1/users/invite`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': stack.provider.accessToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ account_id: 'sbx-network-dev', provider_id: 'ines-invited', message: 'Hi Ines, ines-invited' }),
+    });
+    expect(direct.status, await direct.text()).toBe(200);
+    clock.advance(60_000);
+    // ...for a sender that claimed both and crashed: one after the provider carried it out, one before.
+    const claimedAt = clock.now().toISOString();
+    for (const { campaign, prospectId } of [shown, missing]) await claimedAndCrashed(stack, clock, campaign.id, prospectId, 'INVITE', world.network);
+    await tick(stack);
+    expect(await invitationsTo('ivo-missing')).toEqual([]);
+    // Once the claim has expired, the crash rule looks at each profile.
+    await advance(stack, clock, 0.5);
+    expect(await invitationsTo('ines-invited')).toHaveLength(1);
+    expect((await outcomesOf(stack, shown.campaign.id)).map((o) => [o.outcome, o.reason, o.at])).toEqual([['SENT', 'settled after a crash: the provider shows the invitation', claimedAt]]);
+    expect(await invitationsTo('ivo-missing')).toHaveLength(1);
+    expect((await outcomesOf(stack, missing.campaign.id)).map((o) => [o.outcome, o.reason])).toEqual([['SENT', null]]);
+  });
+});
