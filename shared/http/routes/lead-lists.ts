@@ -13,7 +13,7 @@ export const CreateLeadListBody = v.object({
     v.nonEmpty('name is required'),
     v.maxLength(LIMITS.maxListNameLength, `name must be at most ${LIMITS.maxListNameLength} characters`),
   ),
-  search_type: v.optional(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
+  search_type: v.nullish(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
 });
 
 /** Ids as a JSON array, numeric strings or one comma-separated string; checked by `idList`. */

@@ -39,6 +39,11 @@ describe('lead lists: create and list', () => {
     expect(list.created_at).toBe(list.updated_at);
   });
 
+  it('takes a null search_type as the default, PEOPLE, as it takes one left out', async () => {
+    const response = await stack.call<{ lead_list: { search_type: string } }>('POST', '/public/lead-lists/', { apiKey: alice.key, body: { name: 'Null type', search_type: null } });
+    expect([response.status, response.body.lead_list?.search_type]).toEqual([201, 'PEOPLE']);
+  });
+
   it('creates a COMPANY list when asked', async () => {
     const list = await createList(stack, alice, 'Target accounts', 'COMPANY');
     expect(list).toEqual({
