@@ -72,11 +72,12 @@ export function parseRange(rawStart: string | undefined, rawEnd: string | undefi
   const start = rawStart?.trim() === '' ? undefined : rawStart;
   const end = rawEnd?.trim() === '' ? undefined : rawEnd;
   if (start === undefined && end === undefined) return undefined;
-  if (start === undefined || end === undefined) throw validationError(RANGE_ERRORS.together);
-  const from = dayNumber(start);
-  if (from === undefined) throw validationError(RANGE_ERRORS.startDate);
-  const to = dayNumber(end);
-  if (to === undefined) throw validationError(RANGE_ERRORS.endDate);
+  // A malformed date is named as such, even alone (then the other one is asked for).
+  const from = start === undefined ? undefined : dayNumber(start);
+  if (start !== undefined && from === undefined) throw validationError(RANGE_ERRORS.startDate);
+  const to = end === undefined ? undefined : dayNumber(end);
+  if (end !== undefined && to === undefined) throw validationError(RANGE_ERRORS.endDate);
+  if (start === undefined || end === undefined || from === undefined || to === undefined) throw validationError(RANGE_ERRORS.together);
   if (to < from) throw validationError(RANGE_ERRORS.order);
   if (to - from + 1 > MAX_RANGE_DAYS) throw validationError(RANGE_ERRORS.tooLong);
   return { from: start, to: end };

@@ -51,6 +51,8 @@ describe('analytics counting rules (docs/analytics.md)', () => {
     };
     expect(refused('2026-11-05', undefined)).toBe('start_date and end_date must be given together');
     expect(refused(undefined, '2026-11-05')).toBe('start_date and end_date must be given together');
+    expect(refused('2026-13-01', undefined)).toBe('start_date must be a date as YYYY-MM-DD');
+    expect(refused(undefined, '5 Nov')).toBe('end_date must be a date as YYYY-MM-DD');
     expect(refused('2026-2-05', '2026-11-05')).toBe('start_date must be a date as YYYY-MM-DD');
     expect(refused('2025-02-29', '2026-11-05')).toBe('start_date must be a date as YYYY-MM-DD');
     expect(refused('2026-11-05', '2026-13-01')).toBe('end_date must be a date as YYYY-MM-DD');
