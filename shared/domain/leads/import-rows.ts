@@ -111,6 +111,8 @@ const PEOPLE_HEADER_ALIASES: Record<string, string> = {
   company_linkedin: 'company_network_url',
   company_linked_in_url: 'company_network_url',
   company_domain: 'company_website_url',
+  company_domain_name: 'company_website_url',
+  linkedin_company_page: 'company_network_url',
   '#_employees': 'company_amount_of_employees',
   employees: 'company_amount_of_employees',
   number_of_employees: 'company_amount_of_employees',
@@ -131,6 +133,8 @@ const COMPANY_HEADER_ALIASES: Record<string, string> = {
   company_linked_in_url: 'network_url',
   domain: 'website_url',
   company_domain: 'website_url',
+  company_domain_name: 'website_url',
+  linkedin_company_page: 'network_url',
   '#_employees': 'amount_of_employees',
   employees: 'amount_of_employees',
   number_of_employees: 'amount_of_employees',
@@ -188,7 +192,7 @@ const PLACEHOLDER_CELL = /^(?:n\/a|n\.a\.?|#n\/a|-+|null|\(null\)|none|\(none\)|
 const NAME_FIELDS: ReadonlySet<string> = new Set(['first_name', 'last_name']);
 
 const isPlaceholderFor = (target: string, cell: string): boolean =>
-  PLACEHOLDER_CELL.test(cell) && !NAME_FIELDS.has(target) && !target.startsWith(CUSTOM_FIELD_PREFIX);
+  PLACEHOLDER_CELL.test(cell.trim()) && !NAME_FIELDS.has(target) && !target.startsWith(CUSTOM_FIELD_PREFIX);
 
 /** The fields of a PEOPLE row that name its company (companyOf makes none without one). */
 const COMPANY_NAMING_FIELDS = ['company_name', 'company_website_url', 'company_network_url'];
@@ -208,7 +212,8 @@ export function csvLayout(csv: string): { delimiter: string; fromLine: number } 
   const text = csv.replace(/^\uFEFF/, '');
   const lines = text.split(/\r\n|\n|\r/);
   const first = lines.findIndex((line) => line.trim() !== '');
-  const separator = first < 0 ? null : /^sep=(.)\s*$/i.exec(lines[first] as string);
+  // `sep=;`, quoted as some writers do (`"sep=;"`), or padded with delimiters (`sep=;;;`).
+  const separator = first < 0 ? null : /^"?sep=([^"])"?[,;\t]*\s*$/i.exec(lines[first] as string);
   if (separator) return { delimiter: separator[1] as string, fromLine: first + 2 };
   const counts = new Map<string, number>(DELIMITERS.map((delimiter) => [delimiter, 0]));
   let quoted = false;

@@ -169,6 +169,12 @@ describe('readCsvLeads', () => {
     expect((rows[0] as { input: ProspectInput }).input.company).toMatchObject({ name: 'Engines', amountOfEmployees: '51-200', revenue: '$10M', websiteUrl: 'engines.example', domain: 'engines.example' });
     const companies = readCsvLeads('Company,Domain,Employees,Annual Revenue\nEngines,engines.example,11-50,$2M\n', undefined, 'COMPANY');
     expect(companies).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Engines', websiteUrl: 'engines.example', amountOfEmployees: '11-50', revenue: '$2M' }) }]);
+    // HubSpot's company export; a placeholder name, the domain names it.
+    const hubspot = readCsvLeads('Company name,Company Domain Name,LinkedIn Company Page\nWayne,wayne.example,https://www.linkedin.com/company/wayne\nN/A,stark.example,\n', undefined, 'COMPANY');
+    expect(hubspot).toEqual([
+      { row: 1, input: expect.objectContaining({ name: 'Wayne', websiteUrl: 'wayne.example', networkUrl: 'https://www.linkedin.com/company/wayne' }) },
+      { row: 2, input: expect.objectContaining({ name: 'stark.example', websiteUrl: 'stark.example' }) },
+    ]);
   });
 
   it('keeps another tool\'s company size and revenue as custom fields in a row that names no company', () => {
@@ -194,6 +200,8 @@ describe('readCsvLeads', () => {
     expect(csvLayout('\uFEFFsep=;\r\nFirst Name;Last Name,Email\r\n')).toEqual({ delimiter: ';', fromLine: 2 });
     expect(readCsvLeads('\uFEFFsep=;\r\nFirst Name;Last Name;Email\r\nAnna;Schmidt;anna@example.de\r\n', undefined, 'PEOPLE')).toEqual(expected);
     expect(readCsvLeads('sep=\t\nFirst Name\tLast Name\tEmail\nAnna\tSchmidt\tanna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
+    expect(readCsvLeads('"sep=;"\nFirst Name;Last Name;Email\nAnna;Schmidt;anna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
+    expect(readCsvLeads('sep=;;;\nFirst Name;Last Name;Email\nAnna;Schmidt;anna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
     const quoted = readCsvLeads('Size 5";First Name;Last Name;Email\n12;Anna;Schmidt;anna@example.de\n', undefined, 'PEOPLE');
     expect(quoted).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { 'Size 5"': '12' } } } }]);
     expect(csvLayout('"Note; long",First Name,"Say ""hi"", then"\n')).toEqual({ delimiter: ',', fromLine: 1 });
@@ -236,6 +244,9 @@ describe('readCsvLeads', () => {
     ]);
     const companies = readCsvLeads('Company,Website,Industry\nBeta LLC,N/A,-\n', undefined, 'COMPANY');
     expect(companies).toEqual([{ row: 1, input: { name: 'Beta LLC' } }]);
+    // Quoted, with spaces around it (exports that quote every cell).
+    const quoted = readCsvLeads('"First Name","Last Name","Email","Work Email","Company"\n"Ann","Lee"," N/A ","ann@work.io","N/A "\n', undefined, 'PEOPLE');
+    expect(quoted).toEqual([{ row: 1, input: { fields: { firstName: 'Ann', lastName: 'Lee', email: 'ann@work.io' } } }]);
   });
 
   it('lets a column named for a field win over another tool\'s, whatever their order, keeping the other as a custom field', () => {
