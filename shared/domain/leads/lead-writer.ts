@@ -3,6 +3,7 @@ import { type Fingerprint, type FingerprintStamp, fastPathCandidates, primaryIde
 import type { CompanyInput, ProspectInput } from './import-rows';
 import { type Company, PROSPECT_STATUS, type Prospect, companyIdentities, prospectIdentities } from './lead';
 import { prospectMember } from './list-query';
+import { keptPageUrl } from './normalize';
 import {
   type LeadWriterDeps,
   type PlannedWrite,
@@ -42,6 +43,7 @@ export function createLeadWriter(deps: LeadWriterDeps) {
   function mergeProspect(prospect: Prospect, input: ProspectInput['fields']): Prospect {
     const { customFields, ...fields } = input;
     const merged: Prospect = { ...prospect, ...defined(fields) };
+    if (fields.networkProfileUrl) merged.networkProfileUrl = keptPageUrl(prospect.networkProfileUrl, fields.networkProfileUrl);
     if (customFields) merged.customFields = mergeCustomFields(prospect.customFields, customFields);
     return merged;
   }

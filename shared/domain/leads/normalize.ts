@@ -79,6 +79,16 @@ export function pageUrlIdentity(canonicalUrl: string): string {
   return canonicalUrl.startsWith(`https://${CANONICAL_NETWORK_HOST}/`) ? canonicalUrl.toLowerCase() : canonicalUrl;
 }
 
+/**
+ * The page URL a lead keeps when a row gives one for the same page: the given one, unless it only
+ * lower-cases what the stored one has in capitals (a member id: lower-cased, the provider no longer
+ * knows it; a re-import of a lower-cased export would otherwise undo the id's case).
+ */
+export function keptPageUrl(stored: string | undefined, given: string): string {
+  if (!stored || stored === given || pageUrlIdentity(stored) !== pageUrlIdentity(given)) return given;
+  return given === given.toLowerCase() ? stored : given;
+}
+
 /** The registrable part a website is known by: lower-case host without `www.`; undefined if not a URL. */
 export function websiteDomain(input: string): string | undefined {
   const url = parseLooseUrl(input);

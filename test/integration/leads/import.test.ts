@@ -199,6 +199,21 @@ describe('import into a lead list', () => {
       ['Ida', 'https://www.linkedin.com/in/ACoAAB3xYz'],
       ['Sal', 'https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd'],
     ]);
+    // A lower-cased (or upper-cased) export of the same person matches, and leaves the id's case alone.
+    const lowered = await importLeads(stack, alice, list.id, {
+      leads: [
+        { first_name: 'Ida', last_name: 'Ng', network_profile_url: 'https://www.linkedin.com/in/acoaab3xyz', job_title: 'CFO' },
+        { first_name: 'Sal', last_name: 'Nav', network_profile_url: 'https://WWW.LINKEDIN.COM/SALES/LEAD/ACWAAAB1X2Y3,NAME_SEARCH,ABCD' },
+      ],
+    });
+    expect(lowered.leads.map((lead) => [lead.id, lead.status])).toEqual([
+      [first.leads[0]?.id, 'updated'],
+      [first.leads[1]?.id, 'updated'],
+    ]);
+    expect((await prospectsOf(alice, list.id)).map((p) => [p.network_profile_url, p.job_title])).toEqual([
+      ['https://www.linkedin.com/in/ACoAAB3xYz', 'CFO'],
+      ['https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd', ''],
+    ]);
   });
 
   it('updates a matched lead with the row’s values and keeps values the row leaves out', async () => {
