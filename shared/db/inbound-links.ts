@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batch-get';
+import { isConditionFailed } from './client';
 import * as v from 'valibot';
 import type { InboundLinkTarget, InboundLinks } from '../domain/inbox/inbound-router';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
@@ -25,6 +26,22 @@ export class DynamoInboundLinks implements InboundLinks {
 
   async put(link: string, target: InboundLinkTarget): Promise<void> {
     await this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...inboundLinkKey(link), entityType: 'InboundLink', link, ...target } }));
+  }
+
+  async claim(link: string, target: InboundLinkTarget): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...inboundLinkKey(link), entityType: 'InboundLink', link, ...target },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
   }
 
   async find(links: string[]): Promise<InboundLinkTarget | undefined> {

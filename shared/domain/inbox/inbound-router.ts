@@ -53,9 +53,18 @@ export interface InboundLinkTarget {
   nodeId?: number;
 }
 
+/**
+ * A provider message a look for a manual message whose answer was lost took as that send: two
+ * such looks at once (a double-click, both answers lost) find the same message first, and one
+ * takes it (manual-reply.ts).
+ */
+export const foundMessageLink = (providerAccountId: string, messageId: string) => `FOUND#${providerAccountId}#${messageId}`;
+
 export interface InboundLinks {
   /** Where an inbound message in this chat, or from this member, leads (written by the engine when it sends). */
   put(link: string, target: InboundLinkTarget): Promise<void>;
+  /** Puts a link that does not exist yet; false when it does (someone else holds it). */
+  claim(link: string, target: InboundLinkTarget): Promise<boolean>;
   /** The first of the links that exists. */
   find(links: string[]): Promise<InboundLinkTarget | undefined>;
 }

@@ -6,7 +6,7 @@ import { type NetworkProvider, describeProviderFailure, isProviderFailure } from
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-account';
 import { type ConversationMessage, type ConversationStore, type MessageChannel, textOfHtml } from './conversations';
-import { type InboundLinks, chatLink } from './inbound-router';
+import { type InboundLinks, chatLink, foundMessageLink } from './inbound-router';
 import type { Suppressions } from '../suppressions/suppression-service';
 import { emailHtmlBody } from '../mail/email-html';
 import { isLostAnswer } from '../engine/provider-answers';
@@ -42,6 +42,9 @@ export const REPLY_ERRORS = {
   mayHaveGoneOut: 'the message may have gone out (the chat could not be read to tell): look at the chat before sending it again',
 } as const;
 
+/** Looks at most this many times past messages other looks took (manual-reply.ts, sendNetwork). */
+const FOUND_CLAIM_ATTEMPTS = 3;
+
 export interface ManualReply {
   message: string;
   subjectLine?: string | undefined;
@@ -53,7 +56,7 @@ export interface ManualReplyDeps {
   conversations: Pick<ConversationStore, 'latestOn' | 'append' | 'ownSince'>;
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
   provider: Pick<NetworkProvider, 'sendEmail' | 'sendMessage' | 'sendChatMessage' | 'getProfile' | 'findSentMessage'>;
-  links: Pick<InboundLinks, 'put'>;
+  links: Pick<InboundLinks, 'put' | 'claim'>;
   /** The workspace suppression list: a manual email checks it like every email the engine sends. */
   suppressions: Pick<Suppressions, 'check'>;
   /** How long the look for a network message whose answer was lost may take: what the request has left after its provider calls. */
@@ -111,8 +114,9 @@ export function createManualReplies(deps: ManualReplyDeps) {
     text: string,
     send: () => Promise<{ chatId: string | null; messageId: string | null }>,
     attendee: () => Promise<string>,
-  ): Promise<{ chatId: string | null; messageId: string | null }> {
-    const since = lostAnswerLookSince(deps.clock.now().toISOString());
+  ): Promise<{ chatId: string | null; messageId: string | null; sentAt?: string }> {
+    const startedAt = deps.clock.now().toISOString();
+    const since = lostAnswerLookSince(startedAt);
     try {
       return await send();
     } catch (error) {
@@ -121,9 +125,18 @@ export function createManualReplies(deps: ManualReplyDeps) {
         // Every message of ours in the window (and a little before it: the provider stamps with its
         // own clock) is another send, never this one: a message of the same text a moment earlier
         // would otherwise be taken for it.
-        const others = (await deps.conversations.ownSince(target.workspaceId, target.prospectId, 'NETWORK', lostAnswerLookSince(since))).map((message) => message.ref);
-        const found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId: await attendee(), text, since, exclude: others });
-        return { found: found && !others.includes(found.messageId) ? found : undefined };
+        const exclude = (await deps.conversations.ownSince(target.workspaceId, target.prospectId, 'NETWORK', lostAnswerLookSince(since))).map((message) => message.ref);
+        const attendeeProviderId = await attendee();
+        for (let attempt = 0; attempt < FOUND_CLAIM_ATTEMPTS; attempt += 1) {
+          const found = await deps.provider.findSentMessage({ accountId: account.providerAccountId, attendeeProviderId, text, since, exclude });
+          if (!found || exclude.includes(found.messageId)) return { found: undefined };
+          // Two such looks at once (a double-click, both answers lost) find the same message: one
+          // takes it, the other looks past it for its own. Dated when the send began (it went out
+          // then), so a reply that came meanwhile stays after it.
+          if (await deps.links.claim(foundMessageLink(account.providerAccountId, found.messageId), target)) return { found: { ...found, sentAt: startedAt } };
+          exclude.push(found.messageId);
+        }
+        return undefined;
       };
       let timer: ReturnType<typeof setTimeout> | undefined;
       const outOfTime = new Promise<undefined>((resolve) => {
@@ -208,7 +221,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
         if (!identifier) throw validationError(REPLY_ERRORS.noProfileUrl);
         return (await deps.provider.getProfile({ accountId: account.providerAccountId, identifier })).providerId;
       };
-      let sent: { chatId: string | null; messageId: string | null };
+      let sent: { chatId: string | null; messageId: string | null; sentAt?: string };
       if (chatId) {
         sent = await sendNetwork(target, account, text, async () => ({ chatId, ...(await deps.provider.sendChatMessage({ accountId: account.providerAccountId, chatId, text })) }), attendeeOf);
       } else {
@@ -225,7 +238,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
         subject: null,
         senderAccountId: account.id,
         chatId: sent.chatId,
-        sentAt: deps.clock.now().toISOString(),
+        sentAt: sent.sentAt ?? deps.clock.now().toISOString(),
       };
       await deps.conversations.append(message);
       return message;

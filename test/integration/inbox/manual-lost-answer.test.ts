@@ -91,6 +91,20 @@ describe('a manual message whose provider answer was lost', () => {
     expect(await messages(prospectId)).toEqual(['Ok', 'Thanks', 'Sure']);
   });
 
+  it('gives two sends at once whose answers were both lost a message each (a double-click)', async () => {
+    const prospectId = await networkProspect('dora-double');
+    expect((await send(prospectId, { message: 'First' })).status).toBe(201);
+    const [chat] = await chatsWithText('First');
+    clock.advance(10_000);
+    await world.stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: `/api/v1/chats/${chat?.chatId}/messages`, times: 2 });
+    const both = await Promise.all([send(prospectId, { message: 'Same again' }), send(prospectId, { message: 'Same again' })]);
+    expect(both.map((answer) => answer.status)).toEqual([201, 201]);
+    const sent = await chatsWithText('Same again');
+    expect(new Set(both.map((answer) => answer.body.message.id))).toEqual(new Set(sent.map((item) => item.messageId)));
+    expect(sent).toHaveLength(2);
+    expect(await messages(prospectId)).toEqual(['First', 'Same again', 'Same again']);
+  });
+
   it('says an email whose answer was lost may have gone out: the provider gives no way to tell', async () => {
     const campaign = await world.stack.call<{ campaign: { id: number } }>('POST', '/public/campaigns/', { apiKey: world.ws.key, body: { name: 'Inbox email' } });
     const [prospectId] = await prospectsIn(world, campaign.body.campaign.id, [{ first_name: 'Eve', email: 'eve@lost.example' }]);
