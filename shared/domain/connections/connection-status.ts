@@ -47,6 +47,8 @@ export function networkIdentifier(profileUrl: string): string | undefined {
   } catch {
     return undefined;
   }
+  // A Sales Navigator lead URL's segment is the member id, then its search's tokens: `ACwAA...,NAME_SEARCH,x`.
+  slug = slug.split(',')[0] ?? '';
   return slug.length > 0 && slug.length <= 200 && !/[/?#\s]/.test(slug) ? slug : undefined;
 }
 

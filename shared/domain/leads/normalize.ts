@@ -48,13 +48,29 @@ function parseLooseUrl(input: string): URL | undefined {
  */
 const PROVIDER_MEMBER_ID = /^AC[ow]AA[A-Za-z0-9_-]/;
 
-const canonicalNetworkSegment = (segment: string): string => (PROVIDER_MEMBER_ID.test(segment) ? segment : segment.toLowerCase());
+/** A network path segment: a member id as it is, a slug lower-cased (`J%C3%9CRGEN` as `jürgen` is, `j%C3%BCrgen`). */
+function canonicalNetworkSegment(segment: string): string {
+  if (PROVIDER_MEMBER_ID.test(segment)) return segment;
+  // Each run of percent-escapes is lower-cased as the text it encodes; the rest as it is written.
+  return segment.replace(/(?:%[0-9A-Fa-f]{2})+|[^%]+|%/g, (part) => {
+    if (!/^%[0-9A-Fa-f]{2}/.test(part)) return part.toLowerCase();
+    try {
+      return encodeURIComponent(decodeURIComponent(part).toLowerCase());
+    } catch {
+      return part.toLowerCase();
+    }
+  });
+}
+
+/** Network pages whose path goes on past the page's own (`/in/<slug>/details/experience`, `/company/<slug>/about`). */
+const NETWORK_PAGE_KINDS = new Set(['in', 'company', 'school', 'showcase']);
 
 /**
  * One canonical form of a profile or company page URL: https, lower-case host without `www.`/`m.`
  * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
  * slash; network paths are lower-cased (their slugs are case-insensitive) but for a segment headed
- * by a provider's member id, which keeps its case. Undefined when the input is not an http(s) URL
+ * by a provider's member id, which keeps its case, and a profile's or company's subpage is that
+ * page. Undefined when the input is not an http(s) URL
  * with a path.
  */
 export function canonicalPageUrl(input: string): string | undefined {
@@ -65,7 +81,12 @@ export function canonicalPageUrl(input: string): string | undefined {
   if (isNetwork) host = CANONICAL_NETWORK_HOST;
   else host = host.replace(/^(www|m)\./, '');
   let path = url.pathname.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
-  if (isNetwork) path = path.split('/').map(canonicalNetworkSegment).join('/');
+  if (isNetwork) {
+    const segments = path.split('/');
+    // A profile's or company's subpage is that page: `/in/<slug>/details/experience` is `/in/<slug>`.
+    const page = NETWORK_PAGE_KINDS.has((segments[1] ?? '').toLowerCase()) && segments.length > 3 ? segments.slice(0, 3) : segments;
+    path = page.map(canonicalNetworkSegment).join('/');
+  }
   if (path === '') return undefined;
   return `https://${host}${path}`;
 }

@@ -14,6 +14,10 @@ describe('canonicalPageUrl', () => {
     ['https://www.linkedin.com/in/ACoAAB3xYz_k-Q9', 'https://www.linkedin.com/in/ACoAAB3xYz_k-Q9'],
     ['https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd?_ntb=x', 'https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd'],
     ['https://www.linkedin.com/In/ACoolGuy', 'https://www.linkedin.com/in/acoolguy'],
+    ['https://www.linkedin.com/in/ada-b/details/experience/', 'https://www.linkedin.com/in/ada-b'],
+    ['https://www.linkedin.com/company/Acme/about', 'https://www.linkedin.com/company/acme'],
+    ['https://www.linkedin.com/in/J%C3%9CRGEN-M%C3%9CLLER', 'https://www.linkedin.com/in/j%C3%BCrgen-m%C3%BCller'],
+    ['https://www.linkedin.com/in/jürgen-müller', 'https://www.linkedin.com/in/j%C3%BCrgen-m%C3%BCller'],
   ])('%s -> %s', (input, expected) => {
     expect(canonicalPageUrl(input)).toBe(expected);
   });
@@ -23,8 +27,9 @@ describe('canonicalPageUrl', () => {
     expect(pageUrlIdentity('https://example.com/People/Jane')).toBe('https://example.com/People/Jane');
   });
 
-  it('gives the provider a member id in a profile URL with its case', () => {
+  it('gives the provider a member id in a profile URL with its case, without a Sales Navigator search\'s tokens', () => {
     expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/in/ACoAAB3xYz_k-Q9/') as string)).toBe('ACoAAB3xYz_k-Q9');
+    expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd') as string)).toBe('ACwAAAB1x2Y3');
   });
 
   it.each(['', 'not a url', 'ftp://linkedin.com/in/x', 'https://linkedin.com/', 'https://localhost/in/x', 'mailto:a@b.c'])(
