@@ -210,15 +210,14 @@ const DELIMITERS = [',', ';', '\t'] as const;
  */
 export function csvLayout(csv: string): { delimiter: string; fromLine: number } {
   const text = csv.replace(/^\uFEFF/, '');
-  const lines = text.split(/\r\n|\n|\r/);
-  const first = lines.findIndex((line) => line.trim() !== '');
+  const blankLines = /^(?:[ \t]*(?:\r\n|\n|\r))*/.exec(text)?.[0] ?? '';
+  const header = text.slice(blankLines.length);
   // `sep=;`, quoted as some writers do (`"sep=;"`), or padded with delimiters (`sep=;;;`).
-  const separator = first < 0 ? null : /^"?sep=([^"])"?[,;\t]*\s*$/i.exec(lines[first] as string);
-  if (separator) return { delimiter: separator[1] as string, fromLine: first + 2 };
+  const separator = /^"?sep=([^"\r\n])"?[,;\t]*[ \t]*(?:\r\n|\n|\r|$)/i.exec(header);
+  if (separator) return { delimiter: separator[1] as string, fromLine: (blankLines.match(/\r\n|\n|\r/g)?.length ?? 0) + 2 };
   const counts = new Map<string, number>(DELIMITERS.map((delimiter) => [delimiter, 0]));
   let quoted = false;
   let fieldStart = true;
-  const header = first < 0 ? '' : lines.slice(first).join('\n');
   for (let i = 0; i < header.length; i += 1) {
     const char = header[i] as string;
     if (quoted) {
@@ -227,11 +226,11 @@ export function csvLayout(csv: string): { delimiter: string; fromLine: number } 
       else if (char === '"') quoted = false;
       continue;
     }
-    if (char === '\n') break;
+    if (char === '\n' || char === '\r') break;
     // Only a quote that opens a field quotes it: one inside an unquoted header (`Size 5"`) is text.
     if (char === '"' && fieldStart) quoted = true;
     else if (counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1);
-    fieldStart = counts.has(char) || (fieldStart && (char === ' ' || char === '"'));
+    fieldStart = counts.has(char) || (fieldStart && char === ' ');
   }
   const delimiter = DELIMITERS.reduce((best, candidate) => ((counts.get(candidate) ?? 0) > (counts.get(best) ?? 0) ? candidate : best));
   return { delimiter, fromLine: 1 };

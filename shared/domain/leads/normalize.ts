@@ -70,8 +70,7 @@ const NETWORK_PAGE_KINDS = new Set(['in', 'company', 'school', 'showcase']);
  * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
  * slash; network paths are lower-cased (their slugs are case-insensitive) but for a segment headed
  * by a provider's member id, which keeps its case, and a profile's or company's subpage is that
- * page. Undefined when the input is not an http(s) URL
- * with a path.
+ * page. Undefined when the input is not an http(s) URL with a path.
  */
 export function canonicalPageUrl(input: string): string | undefined {
   const url = parseLooseUrl(input);
