@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { type Company, LIMITS, type Prospect, type SearchType, toCompanyView, toProspectView } from './lead';
-import { foldText, rangeLowerBound } from './normalize';
+import { canonicalPageUrl, foldText, rangeLowerBound } from './normalize';
 import { validationError } from '../errors';
 import { bareObject, firstProblemInInputOrder, validate } from '../validation';
 
@@ -132,13 +132,27 @@ function sortFieldParam(searchType: SearchType) {
   );
 }
 
+/** Filters on a network page URL: a whole URL in one is matched in the canonical form leads are stored in. */
+const PAGE_URL_FILTERS: ReadonlySet<string> = new Set(['network_profile_url', 'network_url']);
+
+/**
+ * A page URL filter's value: a network page's URL written as people paste it
+ * (`https://linkedin.com/in/ada-b/`) in its canonical form (`https://www.linkedin.com/in/ada-b`),
+ * which "contains" then finds; any other value as it is (`ada-b` still matches).
+ */
+const pageUrlFilterValue = (value: string): string => {
+  const canonical = /linkedin\.com\//i.test(value) ? canonicalPageUrl(value) : undefined;
+  return canonical ?? value;
+};
+
 /** The values of one filter parameter, folded; blank ones are dropped. */
 function filterValuesParam(name: string) {
   const message = `Filter ${name} must be at most ${MAX_FILTER_VALUE_LENGTH} characters`;
+  const asWritten = PAGE_URL_FILTERS.has(name) ? pageUrlFilterValue : (value: string) => value;
   return v.optional(
     v.pipe(
       v.array(v.pipe(v.string(message), v.maxLength(MAX_FILTER_VALUE_LENGTH, message)), message),
-      v.transform((values) => values.map(foldText).filter((value) => value !== '')),
+      v.transform((values) => values.map((value) => foldText(asWritten(value))).filter((value) => value !== '')),
     ),
   );
 }

@@ -62,6 +62,13 @@ describe('parseLeadsQuery', () => {
     });
   });
 
+  it('matches a network page URL filter written as people paste it in the form leads are stored in', () => {
+    expect(parseLeadsQuery('PEOPLE', { network_profile_url: ['http://linkedin.com/in/ACoAAZz9/?trk=x', 'ada-b'] }).filters).toEqual([
+      { key: 'network_profile_url', values: ['https://www.linkedin.com/in/acoaazz9', 'ada-b'] },
+    ]);
+    expect(parseLeadsQuery('COMPANY', { network_url: ['linkedin.com/company/Acme/'] }).filters).toEqual([{ key: 'network_url', values: ['https://www.linkedin.com/company/acme'] }]);
+  });
+
   it('ignores a filter whose values are all empty', () => {
     expect(parseLeadsQuery('COMPANY', { industry: ['  '] }).filters).toEqual([]);
   });
