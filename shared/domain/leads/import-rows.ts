@@ -100,6 +100,8 @@ const PEOPLE_HEADER_ALIASES: Record<string, string> = {
   position: 'job_title',
   phone: 'phone_number',
   mobile_phone: 'phone_number',
+  first_phone: 'phone_number',
+  work_direct_phone: 'phone_number',
   company: 'company_name',
   companyname: 'company_name',
   organization: 'company_name',
@@ -213,7 +215,7 @@ export function csvLayout(csv: string): { delimiter: string; fromLine: number } 
   const blankLines = /^(?:[ \t]*(?:\r\n|\n|\r))*/.exec(text)?.[0] ?? '';
   const header = text.slice(blankLines.length);
   // `sep=;`, quoted as some writers do (`"sep=;"`), or padded with delimiters (`sep=;;;`).
-  const separator = /^"?sep=([^"\r\n])"?[,;\t]*[ \t]*(?:\r\n|\n|\r|$)/i.exec(header);
+  const separator = /^[ \t]*"?sep=([^"\r\n])"?[,;\t]*[ \t]*(?:\r\n|\n|\r|$)/i.exec(header);
   if (separator) return { delimiter: separator[1] as string, fromLine: (blankLines.match(/\r\n|\n|\r/g)?.length ?? 0) + 2 };
   const counts = new Map<string, number>(DELIMITERS.map((delimiter) => [delimiter, 0]));
   let quoted = false;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { type Company, LIMITS, type Prospect, type SearchType, toCompanyView, toProspectView } from './lead';
-import { canonicalPageUrl, foldText, rangeLowerBound } from './normalize';
+import { canonicalPageUrl, foldText, rangeLowerBound, slugSegment } from './normalize';
 import { validationError } from '../errors';
 import { bareObject, firstProblemInInputOrder, validate } from '../validation';
 
@@ -142,7 +142,8 @@ const PAGE_URL_FILTERS: ReadonlySet<string> = new Set(['network_profile_url', 'n
  */
 const pageUrlFilterValue = (value: string): string => {
   const canonical = /linkedin\.com\//i.test(value) ? canonicalPageUrl(value) : undefined;
-  return canonical ?? value;
+  // A part of a slug with letters beyond ASCII (`jürgen`) as the stored URL holds it, percent-encoded.
+  return canonical ?? (Array.from(value).some((char) => char.charCodeAt(0) > 0x7f) ? slugSegment(value) : value);
 };
 
 /** The values of one filter parameter, folded; blank ones are dropped. */

@@ -46,20 +46,28 @@ function parseLooseUrl(input: string): URL | undefined {
  * is case-sensitive: lower-cased, the provider no longer knows it. The segment is kept whole, so
  * its identity (pageUrlIdentity) is the one stored before ids kept their case.
  */
-const PROVIDER_MEMBER_ID = /^AC[ow]AA[A-Za-z0-9_-]/;
+const PROVIDER_MEMBER_ID = /^(?:AC[ow]AA|AEMAA)[A-Za-z0-9_-]/;
 
-/** A network path segment: a member id as it is, a slug lower-cased (`J%C3%9CRGEN` as `jürgen` is, `j%C3%BCrgen`). */
+/** Characters a URL path segment holds as they are; every other one is percent-encoded. */
+const PATH_SEGMENT_CHAR = /[A-Za-z0-9\-._~!$&'()*+,;=:@]/;
+
+/**
+ * A slug as text in a path segment: lower-cased, composed (`u` and a combining diaeresis, as macOS
+ * pastes it, is `ü`), and percent-encoded where a path must be. `J%C3%9CRGEN`, `jürgen` and a
+ * decomposed `jürgen` are all `j%C3%BCrgen`.
+ */
+export function slugSegment(text: string): string {
+  return Array.from(text.normalize('NFC').toLowerCase(), (char) => (PATH_SEGMENT_CHAR.test(char) ? char : encodeURIComponent(char))).join('');
+}
+
+/** A network path segment: a member id as it is, a slug as text (slugSegment). */
 function canonicalNetworkSegment(segment: string): string {
   if (PROVIDER_MEMBER_ID.test(segment)) return segment;
-  // Each run of percent-escapes is lower-cased as the text it encodes; the rest as it is written.
-  return segment.replace(/(?:%[0-9A-Fa-f]{2})+|[^%]+|%/g, (part) => {
-    if (!/^%[0-9A-Fa-f]{2}/.test(part)) return part.toLowerCase();
-    try {
-      return encodeURIComponent(decodeURIComponent(part).toLowerCase());
-    } catch {
-      return part.toLowerCase();
-    }
-  });
+  try {
+    return slugSegment(decodeURIComponent(segment));
+  } catch {
+    return segment.toLowerCase();
+  }
 }
 
 /** Network pages whose path goes on past the page's own (`/in/<slug>/details/experience`, `/company/<slug>/about`). */

@@ -163,6 +163,8 @@ describe('readCsvLeads', () => {
   });
 
   it('reads Apollo\'s # Employees and Annual Revenue and lemlist\'s companyDomain as the company\'s size, revenue and website', () => {
+    const apolloPhone = readCsvLeads('First Name,Last Name,Email,First Phone\nLou,Reed,lou@x.com,+1 555 0100\n', undefined, 'PEOPLE');
+    expect((apolloPhone[0] as { input: ProspectInput }).input.fields).toEqual({ firstName: 'Lou', lastName: 'Reed', email: 'lou@x.com', phoneNumber: '+1 555 0100' });
     const csv = 'First Name,Last Name,Email,Company,# Employees,Annual Revenue,companyDomain\nAda,Byron,ada@x.com,Engines,51-200,$10M,engines.example\n';
     const rows = readCsvLeads(csv, undefined, 'PEOPLE');
     expect((rows[0] as { input: ProspectInput }).input.fields.customFields).toBeUndefined();
@@ -202,6 +204,7 @@ describe('readCsvLeads', () => {
     expect(readCsvLeads('sep=\t\nFirst Name\tLast Name\tEmail\nAnna\tSchmidt\tanna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
     expect(readCsvLeads('"sep=;"\nFirst Name;Last Name;Email\nAnna;Schmidt;anna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
     expect(readCsvLeads('sep=;;;\nFirst Name;Last Name;Email\nAnna;Schmidt;anna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
+    expect(readCsvLeads(' sep=; \nFirst Name;Last Name;Email\nAnna;Schmidt;anna@example.de\n', undefined, 'PEOPLE')).toEqual(expected);
     const quoted = readCsvLeads('Size 5";First Name;Last Name;Email\n12;Anna;Schmidt;anna@example.de\n', undefined, 'PEOPLE');
     expect(quoted).toEqual([{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { 'Size 5"': '12' } } } }]);
     expect(csvLayout('"Note; long",First Name,"Say ""hi"", then"\n')).toEqual({ delimiter: ',', fromLine: 1 });

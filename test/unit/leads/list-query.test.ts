@@ -67,6 +67,8 @@ describe('parseLeadsQuery', () => {
       { key: 'network_profile_url', values: ['https://www.linkedin.com/in/acoaazz9', 'ada-b'] },
     ]);
     expect(parseLeadsQuery('COMPANY', { network_url: ['linkedin.com/company/Acme/'] }).filters).toEqual([{ key: 'network_url', values: ['https://www.linkedin.com/company/acme'] }]);
+    // A part of a slug beyond ASCII, as the stored URL holds it.
+    expect(parseLeadsQuery('PEOPLE', { network_profile_url: ['Jürgen'] }).filters).toEqual([{ key: 'network_profile_url', values: ['j%c3%bcrgen'] }]);
   });
 
   it('ignores a filter whose values are all empty', () => {

@@ -18,6 +18,8 @@ describe('canonicalPageUrl', () => {
     ['https://www.linkedin.com/company/Acme/about', 'https://www.linkedin.com/company/acme'],
     ['https://www.linkedin.com/in/J%C3%9CRGEN-M%C3%9CLLER', 'https://www.linkedin.com/in/j%C3%BCrgen-m%C3%BCller'],
     ['https://www.linkedin.com/in/jürgen-müller', 'https://www.linkedin.com/in/j%C3%BCrgen-m%C3%BCller'],
+    ['https://www.linkedin.com/in/ju\u0308rgen-mu\u0308ller', 'https://www.linkedin.com/in/j%C3%BCrgen-m%C3%BCller'],
+    ['https://www.linkedin.com/talent/profile/AEMAAB1234xY', 'https://www.linkedin.com/talent/profile/AEMAAB1234xY'],
   ])('%s -> %s', (input, expected) => {
     expect(canonicalPageUrl(input)).toBe(expected);
   });
