@@ -42,7 +42,7 @@ function parseLooseUrl(input: string): URL | undefined {
 
 /**
  * A network path segment headed by a provider's member id: `ACoAA...` (classic), `ACwAA...` (Sales
- * Navigator, whose lead URLs follow it with `,NAME_SEARCH,<token>`). Unlike a profile's slug the id
+ * Navigator, whose lead URLs follow it with `,NAME_SEARCH,<token>`), `AEMAA...` (Recruiter). Unlike a profile's slug the id
  * is case-sensitive: lower-cased, the provider no longer knows it. The segment is kept whole, so
  * its identity (pageUrlIdentity) is the one stored before ids kept their case.
  */
