@@ -156,7 +156,36 @@ const COMPANY_HEADER_ALIASES: Record<string, string> = {
 interface ColumnTarget {
   target: string | null;
   alias?: { orCustom: string | null };
+  /** A part of a location other tools split (`City`, `State`, `Country`): joined into `field` (readCsvLeads). */
+  part?: { field: string; orCustom: string | null };
 }
+
+/**
+ * Columns other tools split a location into (Apollo, HubSpot: `City`, `State`, `Country`,
+ * `Country/Region`; `Company City`, ...), normalized, and the field their parts join into.
+ */
+const LOCATION_PARTS: Record<SearchType, Record<string, string>> = {
+  PEOPLE: {
+    city: 'location',
+    state: 'location',
+    country: 'location',
+    'country/region': 'location',
+    company_city: 'company_location',
+    company_state: 'company_location',
+    company_country: 'company_location',
+    'company_country/region': 'company_location',
+  },
+  COMPANY: {
+    city: 'location',
+    state: 'location',
+    country: 'location',
+    'country/region': 'location',
+    company_city: 'location',
+    company_state: 'location',
+    company_country: 'location',
+    'company_country/region': 'location',
+  },
+};
 
 function columnTargets(header: string[], mapping: Record<string, string | null> | undefined, searchType: SearchType): ColumnTarget[] {
   const fields: readonly string[] = searchType === 'PEOPLE' ? PEOPLE_IMPORT_FIELDS : COMPANY_IMPORT_FIELDS;
@@ -180,6 +209,8 @@ function columnTargets(header: string[], mapping: Record<string, string | null> 
     // A field a mapping names takes no other tool's column (the caller said which one it is).
     const aliased = names.map((candidate) => (Object.hasOwn(aliases, candidate) ? aliases[candidate] : undefined)).find((field) => field !== undefined && ![...mapped.values()].includes(field));
     if (aliased) return { target: aliased, alias: { orCustom: custom } };
+    const part = names.map((candidate) => (Object.hasOwn(LOCATION_PARTS[searchType], candidate) ? LOCATION_PARTS[searchType][candidate] : undefined)).find(Boolean);
+    if (part && ![...mapped.values()].includes(part)) return { target: custom, part: { field: part, orCustom: custom } };
     return { target: custom };
   });
 }
@@ -280,8 +311,13 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
     // a field none of those (nor an earlier such column) gave, with a valid value; else they keep
     // their cell as a custom field: whatever the order of the columns.
     const aliased: [number, string][] = [];
+    const parts = new Map<string, { orCustom: string | null; cell: string }[]>();
     cells.forEach((cell, column) => {
-      const { target, alias } = targets[column] ?? { target: null };
+      const { target, alias, part } = targets[column] ?? { target: null };
+      if (part) {
+        if (cell !== '' && !PLACEHOLDER_CELL.test(cell.trim())) parts.set(part.field, [...(parts.get(part.field) ?? []), { orCustom: part.orCustom, cell }]);
+        return;
+      }
       if (!target || cell === '' || isPlaceholderFor(target, cell)) return;
       if (alias) aliased.push([column, cell]);
       else put(target, cell);
@@ -292,6 +328,17 @@ export function readCsvLeads(csv: string, mapping: Record<string, string | null>
       const target = Object.hasOwn(flat, field as string) || !cellFits(searchType, field as string, cell) ? alias.orCustom : field;
       if (target) put(target, cell);
       if (target && target === field && COMPANY_DETAIL_FIELD.test(target)) companyDetails.push({ field: target, orCustom: alias.orCustom, cell });
+    }
+    // A location's parts, in the order of their columns, make the location a column named for it
+    // did not give (`Boston, MA, United States`); else each stays the custom field of its header.
+    for (const [field, given] of parts) {
+      if (Object.hasOwn(flat, field)) {
+        for (const { orCustom, cell } of given) if (orCustom) put(orCustom, cell);
+        continue;
+      }
+      put(field, given.map(({ cell }) => cell).join(', '));
+      // The company's location needs a company, as its size does (below).
+      if (field !== 'location') for (const { orCustom, cell } of given) companyDetails.push({ field, orCustom, cell });
     }
     // A company's size or revenue from another tool's column needs a company to go to: in a row
     // naming none it stays the custom field of its header, as before such columns were read.

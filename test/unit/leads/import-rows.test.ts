@@ -187,6 +187,19 @@ describe('readCsvLeads', () => {
     ]);
   });
 
+  it('joins a location other tools split into City, State and Country, unless a column gives the location', () => {
+    const csv = 'First Name,Last Name,Email,City,State,Country,Company,Company City,Company Country\nAda,Byron,ada@x.com,Boston,MA,United States,Engines,Berlin,Germany\nBo,Berg,bo@x.com,,N/A,Sweden,,Oslo,\n';
+    const rows = readCsvLeads(csv, undefined, 'PEOPLE');
+    expect(rows).toEqual([
+      { row: 1, input: { fields: { firstName: 'Ada', lastName: 'Byron', email: 'ada@x.com', location: 'Boston, MA, United States' }, company: expect.objectContaining({ name: 'Engines', location: 'Berlin, Germany' }) } },
+      { row: 2, input: { fields: { firstName: 'Bo', lastName: 'Berg', email: 'bo@x.com', location: 'Sweden', customFields: { 'Company City': 'Oslo' } } } },
+    ]);
+    const given = readCsvLeads('First Name,Last Name,Email,Location,City\nAda,Byron,ada@x.com,Greater Boston,Boston\n', undefined, 'PEOPLE');
+    expect((given[0] as { input: ProspectInput }).input.fields).toMatchObject({ location: 'Greater Boston', customFields: { City: 'Boston' } });
+    const hubspot = readCsvLeads('Company name,City,Country/Region\nWayne,Gotham,United States\n', undefined, 'COMPANY');
+    expect(hubspot).toEqual([{ row: 1, input: expect.objectContaining({ name: 'Wayne', location: 'Gotham, United States' }) }]);
+  });
+
   it('reads a semicolon- or tab-separated file by its header row, and a comma file whose header quotes a semicolon as commas', () => {
     const expected = [{ row: 1, input: { fields: { firstName: 'Anna', lastName: 'Schmidt', email: 'anna@example.de', customFields: { Note: 'a, b' } } } }];
     expect(readCsvLeads('First Name;Last Name;Email;Note\r\nAnna;Schmidt;anna@example.de;a, b\r\n', undefined, 'PEOPLE')).toEqual(expected);
