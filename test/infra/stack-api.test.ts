@@ -1,30 +1,25 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
 import { retryAfterSeconds, sessionUsageKeyValues } from '../../infra/constructs/gateway-settings';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
-import { type FunctionGroup, ROUTES } from '../../shared/http/route-table';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
+import { ROUTES } from '../../shared/http/route-table';
 import {
   logicalId,
   resourcesOfType,
-  testApp,
+  useDefaultStack,
 } from './template-helpers';
 import { GROUPS, resourcePaths, expectRoutes } from './route-assertions';
 
 /** The API of the stack of cdk.json's context: methods, authorizers, usage plans, gateway responses. Synthesized without bundling (stack.test.ts bundles). */
 describe('OutreachStack API (cdk.json context, no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
+  const synthesized = useDefaultStack({ bundle: false });
+  const { config, fnId, envOf } = synthesized;
   let stack: OutreachStack;
   let template: Template;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, config.stackName, { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = synthesized);
   });
-
-  const fnId = (group: FunctionGroup) => logicalId(stack, stack.functions[group]);
-  const envOf = (id: string): Record<string, unknown> => template.toJSON().Resources[id].Properties.Environment.Variables;
 
   describe('API', () => {
     it('takes API keys from the authorizer, not from a header', () => {

@@ -5,17 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ALARM_THRESHOLDS, loadConfig } from '../../infra/config';
+import { DEFAULT_ALARM_THRESHOLDS } from '../../infra/config';
 import { sessionUsageKeyValues } from '../../infra/constructs/gateway-settings';
 import { FUNCTION_BUNDLE } from '../../infra/bundling';
 import type { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { REPO_ROOT } from '../../infra/paths';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { GLOBAL_INDEXES, LOCAL_INDEXES, TABLE } from '../../shared/db/table-schema';
-import type { FunctionGroup } from '../../shared/http/route-table';
 import {
   type CfnResource,
   actionsOf,
@@ -25,25 +24,21 @@ import {
   policyStatements,
   resourcesOf,
   resourcesOfType,
-  testApp,
+  useDefaultStack,
 } from './template-helpers';
 import { GROUPS } from './route-assertions';
 
 describe('OutreachStack (cdk.json context, real bundling)', () => {
-  const app = testApp({ bundle: true });
-  const config = loadConfig(app.node);
+  const synthesized = useDefaultStack({ bundle: true });
+  const { app, config, fnId, envOf } = synthesized;
   let stack: OutreachStack;
   let template: Template;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, config.stackName, { config });
-    // Template.fromStack also fails on a dependency cycle (CloudFormation would reject the stack).
-    template = Template.fromStack(stack);
+    ({ stack, template } = synthesized);
   });
 
-  const fnId = (group: FunctionGroup) => logicalId(stack, stack.functions[group]);
   const roleId = (fn: { role?: { node: { defaultChild?: unknown } } }) => logicalId(stack, fn.role as { node: { defaultChild?: unknown } });
-  const envOf = (id: string): Record<string, unknown> => template.toJSON().Resources[id].Properties.Environment.Variables;
 
   it('reads the settings the brief asks for from cdk.json', () => {
     expect(config).toEqual({

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll } from 'vitest';
+import { type OutreachConfig, loadConfig } from '../../infra/config';
+import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { FunctionGroup } from '../../shared/http/route-table';
 import { REPO_ROOT } from '../../infra/paths';
 
 export type Json = any;
@@ -24,6 +28,38 @@ export function testApp({ bundle, context = {} }: { bundle: boolean; context?: R
   return new App({
     context: { ...cdkJsonContext(), ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...context },
   });
+}
+
+/** The stack of cdk.json's context for a describe block: its app and config at once, the stack and template once its `beforeAll` has run. */
+export interface DefaultStack {
+  app: App;
+  config: OutreachConfig;
+  stack: OutreachStack;
+  template: Template;
+  /** The logical id of a function group's function. */
+  fnId(group: FunctionGroup): string;
+  /** A function's environment variables in the template. */
+  envOf(id: string): Record<string, unknown>;
+}
+
+/** Synthesizes the stack of cdk.json's context once, before the tests of the describe block it is called in. */
+export function useDefaultStack(options: { bundle: boolean }): DefaultStack {
+  const app = testApp(options);
+  const config = loadConfig(app.node);
+  const synthesized: DefaultStack = {
+    app,
+    config,
+    stack: undefined as unknown as OutreachStack,
+    template: undefined as unknown as Template,
+    fnId: (group) => logicalId(synthesized.stack, synthesized.stack.functions[group]),
+    envOf: (id) => synthesized.template.toJSON().Resources[id].Properties.Environment.Variables,
+  };
+  beforeAll(() => {
+    synthesized.stack = new OutreachStack(app, config.stackName, { config });
+    // Template.fromStack also fails on a dependency cycle (CloudFormation would reject the stack).
+    synthesized.template = Template.fromStack(synthesized.stack);
+  });
+  return synthesized;
 }
 
 export function resourcesOfType(template: Template, type: string): [string, CfnResource][] {
