@@ -64,6 +64,8 @@ export interface LocalStackOptions {
   webhookSecretKey?: string;
   /** Key of the unsubscribe links' tokens; random when unset (`npm start` keeps one in .data/, so links in sent emails keep working). */
   unsubscribeSecret?: string;
+  /** Where the sandbox provider keeps its accounts across restarts (`npm start`); in memory when unset. */
+  sandboxAccountsFile?: string;
   /** Delays of the sandbox provider's webhook retries (tests shorten them). */
   providerWebhookRetryDelaysMs?: readonly number[];
   /** Settings of the functions beyond what the stack sets (limits, timeouts, ...). */
@@ -156,6 +158,7 @@ async function assembleLocalStack(options: LocalStackOptions, stops: (() => Prom
     clock,
     log,
     ...(options.providerWebhookRetryDelaysMs ? { webhookRetryDelaysMs: options.providerWebhookRetryDelaysMs } : {}),
+    ...(options.sandboxAccountsFile ? { accountsFile: options.sandboxAccountsFile } : {}),
   });
   stops.push(() => provider.stop());
   const providerWebhookSecret = randomBytes(32).toString('hex');

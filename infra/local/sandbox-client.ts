@@ -45,6 +45,11 @@ export class SandboxProviderControl {
     return this.call<SandboxAccount>('POST', '/_sandbox/accounts', input);
   }
 
+  /** The provider forgets an account (deleted there): calls through it answer 404. */
+  deleteAccount(accountId: string) {
+    return this.call<{ ok: true }>('DELETE', `/_sandbox/accounts/${encodeURIComponent(accountId)}`);
+  }
+
   /** Changes an account's status and posts the provider's account-status webhook. */
   setAccountStatus(accountId: string, status: string) {
     return this.call<{ account: SandboxAccount; deliveries: { url: string; status: number | null }[] }>(

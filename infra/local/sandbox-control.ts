@@ -98,6 +98,16 @@ export function controlRoutes(sandbox: SandboxInternals): Route[] {
     ],
   ],
   [
+    // The provider forgets an account (deleted there): calls through it answer 404, as the
+    // provider's do for an account it does not know. No webhook: the provider posts none for it.
+    'DELETE',
+    /^\/_sandbox\/accounts\/([^/]+)$/,
+    ({ params }) => {
+      if (!accounts.delete(params[0] ?? '')) throw notFound('Account not found');
+      return [200, { ok: true }];
+    },
+  ],
+  [
     'POST',
     /^\/_sandbox\/accounts\/([^/]+)\/status$/,
     async ({ params, body }) => {

@@ -17,6 +17,7 @@
  * state they share and the server.
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../shared/time/clock';
@@ -117,6 +118,21 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
     addAccount(SANDBOX_DEV_ACCOUNTS.mailbox);
   }
   reset();
+
+  // The accounts a restart finds again (options.accountsFile): written whenever a request changed them.
+  let savedAccounts = '';
+  const accountsText = () => JSON.stringify([...accounts.values()], null, 2);
+  if (options.accountsFile && existsSync(options.accountsFile)) {
+    for (const account of JSON.parse(readFileSync(options.accountsFile, 'utf8')) as SandboxAccount[]) accounts.set(account.id, account);
+    savedAccounts = accountsText();
+  }
+  function saveAccounts(): void {
+    if (!options.accountsFile) return;
+    const text = accountsText();
+    if (text === savedAccounts) return;
+    writeFileSync(options.accountsFile, text);
+    savedAccounts = text;
+  }
 
   /** A profile by public identifier or provider id; unknown public identifiers get a stable made-up profile. */
   function profileFor(identifier: string, create = true): Profile | undefined {
@@ -312,14 +328,17 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   };
 
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (error instanceof HttpError) {
-        send(res, error.status, { status: error.status, type: error.type, title: error.title, ...(error.detail ? { detail: error.detail } : {}) });
-        return;
-      }
-      log(`sandbox provider error: ${String(error)}`);
-      send(res, 500, { status: 500, type: 'errors/unexpected_error', title: 'Unexpected error' });
-    });
+    handle(req, res)
+      .catch((error: unknown) => {
+        if (error instanceof HttpError) {
+          send(res, error.status, { status: error.status, type: error.type, title: error.title, ...(error.detail ? { detail: error.detail } : {}) });
+          return;
+        }
+        log(`sandbox provider error: ${String(error)}`);
+        send(res, 500, { status: 500, type: 'errors/unexpected_error', title: 'Unexpected error' });
+      })
+      .then(saveAccounts)
+      .catch((error: unknown) => log(`sandbox provider: could not save its accounts: ${String(error)}`));
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
   baseUrl = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;

@@ -228,6 +228,12 @@ export interface SandboxProviderOptions {
   /** The service's clock: the sandbox stamps what it records with the same time as the service. */
   clock?: Clock;
   log?: (line: string) => void;
+  /**
+   * A file the accounts are kept in (`npm start`: `.data/sandbox-accounts.json`), so a restart
+   * finds the accounts connected before it (the service's table still names them). Everything
+   * else of the sandbox's state is in memory.
+   */
+  accountsFile?: string;
 }
 
 export interface SandboxProvider {

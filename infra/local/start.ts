@@ -70,6 +70,8 @@ async function main() {
     sessionSecret: persistentSecret('session-secret'),
     webhookSecretKey: persistentSecret('webhook-secret-key'),
     unsubscribeSecret: persistentSecret('unsubscribe-secret'),
+    // Accounts connected through the sandbox (hosted links, its control API) are found again after a restart.
+    sandboxAccountsFile: join(dataDir, 'sandbox-accounts.json'),
     // Parsed through the settings' one declaration, as a Lambda entry parses its settings.
     ...readSettings(['rateLimitPerMinute', 'rateLimitBurst'], process.env),
     // The documented limits (docs/lead-lists.md) a developer may set for `npm start` too: SEARCH_QUOTA_PER_MONTH, MAX_LEADS_PER_LIST.

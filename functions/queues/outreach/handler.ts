@@ -17,6 +17,7 @@ import { refsOf } from '../../../shared/messaging/outreach-queue';
 import { loggingAccountPauses } from '../../../shared/runtime/account-pauses';
 import type { OUTREACH } from '../../../shared/runtime/catalog';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { checkingAccounts } from '../../../shared/domain/providers/account-check';
 import { mxResolverFrom, providerFrom } from '../../../shared/runtime/integrations';
 import { suppressionsFrom, unsubscribeLinksFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
@@ -36,7 +37,8 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
   const table = tableAccess(config, deps);
   const { db, tableName, ids } = table;
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
-  const provider = providerFrom(config);
+  // A 404 through an account the provider no longer knows pauses the account (account-check.ts).
+  const provider = checkingAccounts(providerFrom(config));
   const sender = createSender({
     actions: new DynamoOutreachActions(db, tableName),
     counters: new DynamoSendCounters(db, tableName),

@@ -1,3 +1,4 @@
+import { ACCOUNT_NOT_FOUND } from '../providers/account-check';
 import { type ProviderFailure, isProviderFailure } from '../providers/provider';
 
 /**
@@ -27,6 +28,8 @@ const ACCOUNT_TYPES = new Set([
   'errors/invalid_account',
   'errors/sender_rejected',
   'errors/send_as_denied',
+  // A 404 through an account the provider does not know either (account-check.ts).
+  ACCOUNT_NOT_FOUND,
 ]);
 const PROSPECT_TYPES = new Set(['errors/invalid_recipient', 'errors/cannot_invite_attendee', 'errors/blocked_recipient']);
 const BOUNCE_TYPES = new Set(['errors/recipient_rejected']);

@@ -15,6 +15,7 @@ import {
   campaignWith,
   claimedAndCrashed,
   engineWorld,
+  extraAccount,
   outcomesOf,
   play,
   prospectStatuses,
@@ -300,5 +301,38 @@ describe('provider answers, redelivery and crashes', () => {
     await advance(stack, clock, 0.5);
     expect(await link()).toMatchObject({ workspaceId: pending.workspaceId, prospectId, campaignId: campaign.id, nodeId: campaign.stepIds[0] });
     expect((await sentOfKind('invitation')).filter((item) => item.text === 'CI invite')).toEqual([]);
+  });
+
+  it('ends the sequence of a profile the provider does not know, but pauses an account it does not know (both answer 404)', async () => {
+    clock.set('2026-11-26T09:00:00.000Z'); // Thursday, 10:00 in Amsterdam
+    const { stack } = world;
+    const unknownProfile = await campaignWith(world, 'Unknown profile', [{ step_type: 'NETWORK_INVITE', message_template: 'UP invite' }]);
+    const [nobody] = await prospectsIn(world, unknownProfile.id, [{ network_profile_url: 'https://www.linkedin.com/in/up-nobody' }]);
+    await stack.provider.control.addFault({ kind: 'error', type: 'errors/resource_not_found', method: 'GET', path: '/api/v1/users/up-nobody', times: 1 });
+    await activate(world, unknownProfile.id);
+    expect(await prospectStatuses(world, unknownProfile.id)).toEqual({ [nobody as number]: { status: 'FINISHED', last_error: 'errors/resource_not_found' } });
+    expect(await outcomeSummary(unknownProfile.id)).toEqual(['NETWORK_INVITE FAILED (errors/resource_not_found)']);
+
+    // An account deleted at the provider (or a sandbox restarted without it): its calls answer 404
+    // too. Its prospects' sequences do not end; the account's sends pause until it is back.
+    const gone = await extraAccount(world, 'LINKEDIN', 'sbx-gone');
+    const campaign = await campaignWith(world, 'Deleted account', [{ step_type: 'NETWORK_INVITE', message_template: 'DA invite' }], { account_ids: [gone] });
+    const ids = (await prospectsIn(world, campaign.id, [{}, {}])) as number[];
+    await stack.provider.control.deleteAccount('sbx-gone');
+    await activate(world, campaign.id);
+    const pausedAt = clock.now().toISOString();
+    const accounts = await stack.call<{ accounts: { id: number; sending_paused: unknown }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key });
+    expect(accounts.body.accounts.find((a) => a.id === gone)?.sending_paused).toEqual({ reason: 'errors/account_not_found', until: null, at: pausedAt });
+    expect(await prospectStatuses(world, campaign.id)).toEqual(Object.fromEntries(ids.map((id) => [id, { status: 'IN_REVIEW', last_error: 'errors/account_not_found' }])));
+    expect(await outcomeSummary(campaign.id)).toEqual([]);
+    expect((await sentOfKind('invitation')).filter((i) => i.text === 'DA invite')).toEqual([]);
+
+    // Connected again under the same id, and the pause ended by its owner: both invitations go out.
+    await stack.provider.control.createAccount({ id: 'sbx-gone', type: 'LINKEDIN', name: 'sbx-gone' });
+    const resumed = await stack.call('PATCH', `/public/accounts/${gone}/`, { apiKey: world.ws.key, body: { sending_paused: null } });
+    expect(resumed.status, resumed.text).toBe(200);
+    await advance(stack, clock, 1);
+    expect((await sentOfKind('invitation')).filter((i) => i.text === 'DA invite')).toHaveLength(2);
+    expect(await outcomeSummary(campaign.id)).toEqual(['NETWORK_INVITE SENT', 'NETWORK_INVITE SENT']);
   });
 });

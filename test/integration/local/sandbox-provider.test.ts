@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startSandboxProvider } from '../../../infra/local/sandbox-provider';
+import { UnipileProvider } from '../../../shared/providers/unipile-provider';
 import type { SandboxProvider } from '../../../infra/local/sandbox-provider';
-import type { UnipileProvider } from '../../../shared/providers/unipile-provider';
 import { ManualClock } from '../../../shared/time/clock';
 import type { Receiver } from '../../support/receiver';
 import { MAILBOX, NETWORK, NOW, failureOf, fields, sandboxHelpers, useSandboxWorld } from './sandbox-world';
@@ -190,6 +194,36 @@ describe('sandbox provider', () => {
         { kind: 'invitation', accountId: NETWORK, to: invitee, text: 'Hello', at: NOW, invitationId },
         { kind: 'invitation', accountId: other.id, to: invitee, text: '', at: NOW, invitationId: expect.stringMatching(/^inv_/) },
       ]);
+    });
+  });
+
+  describe('accounts kept in a file (npm start)', () => {
+    it('finds the accounts of a run before it: connected, changed and deleted', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sandbox-accounts-'));
+      const accountsFile = join(dir, 'sandbox-accounts.json');
+      const start = async () => {
+        const provider = await startSandboxProvider({ accessToken: 'kept-token', clock, accountsFile });
+        return { provider, adapter: new UnipileProvider({ baseUrl: provider.url, accessToken: 'kept-token', timeoutMs: 2_000 }) };
+      };
+      try {
+        const first = await start();
+        await first.provider.control.createAccount({ id: 'sbx-kept', type: 'LINKEDIN', name: 'Kept' });
+        await first.provider.control.createAccount({ id: 'sbx-dropped', type: 'MAIL', name: 'Dropped' });
+        await first.provider.control.setAccountStatus('sbx-kept', 'CREDENTIALS');
+        await first.provider.control.deleteAccount('sbx-dropped');
+        await first.provider.stop();
+
+        const second = await start();
+        try {
+          expect(await second.adapter.getAccount('sbx-kept')).toMatchObject({ id: 'sbx-kept', name: 'Kept', type: 'LINKEDIN', status: 'CREDENTIALS' });
+          expect(await second.adapter.getAccount('sbx-dropped')).toBeUndefined();
+          expect((await second.adapter.listAccounts()).map((account) => account.id).sort()).toEqual([MAILBOX, NETWORK, 'sbx-kept'].sort());
+        } finally {
+          await second.provider.stop();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 });
