@@ -48,6 +48,7 @@ export const CampaignItem = itemSchema(
     flowVersion: intAttribute,
     createdAt: v.string(),
     updatedAt: v.string(),
+    activatedAt: v.optional(v.string()),
   }),
 );
 
@@ -271,7 +272,9 @@ export class DynamoCampaignRepository implements CampaignRepository {
         new UpdateCommand({
           TableName: this.tableName,
           Key: campaignKey(campaign.id),
-          UpdateExpression: 'SET #status = :to, updatedAt = :now',
+          // Made (or asked again to be: no other change, updatedAt kept) ACTIVE: its waiting prospects
+          // are being scheduled from now on.
+          UpdateExpression: from === to ? 'SET #status = :to, activatedAt = :now' : `SET #status = :to, updatedAt = :now${to === 'ACTIVE' ? ', activatedAt = :now' : ''}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {

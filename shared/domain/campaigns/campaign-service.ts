@@ -151,14 +151,17 @@ export function createCampaignService(deps: CampaignServiceDeps) {
           if (problems.length > 0) throw validationError(problems.join('; '));
         }
         let updated = campaign;
-        if (target !== campaign.status) {
+        // An ACTIVE campaign activated again is written too: its `activatedAt` tells the prospects
+        // page that those waiting in it are being scheduled (prospects-page.ts).
+        if (target !== campaign.status || target === 'ACTIVE') {
           const at = now();
           // Starting: conditional on the flow checked above, so a step deleted or added meanwhile
           // (flow edits need DRAFT or PAUSED) makes it read and check again instead of running a
           // flow it never checked (before 2026-11-27 a campaign could end ACTIVE with no steps).
           const expect = starting ? { flowVersion: campaign.flowVersion } : {};
           if (!(await campaigns.setStatus(campaign, campaign.status, target, at, expect))) continue;
-          updated = { ...campaign, status: target, updatedAt: at };
+          // A repeated activation changes nothing else: it answers the campaign as it was.
+          updated = target === campaign.status ? { ...campaign, activatedAt: at } : { ...campaign, status: target, updatedAt: at, ...(target === 'ACTIVE' ? { activatedAt: at } : {}) };
         }
         if (target === 'ACTIVE') await deps.scheduling.scheduleWaiting(updated);
         return updated;

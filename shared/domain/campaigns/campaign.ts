@@ -71,6 +71,12 @@ export interface Campaign {
   flowVersion: number;
   createdAt: string;
   updatedAt: string;
+  /**
+   * When it was last made, or asked again to be, ACTIVE: the prospects waiting in it that were
+   * added before are being scheduled (the campaign-scheduling sweep). Absent until its first
+   * activation (and on campaigns activated before 2026-11-28).
+   */
+  activatedAt?: string;
 }
 
 /** What PATCH may change. */

@@ -52,7 +52,10 @@ export interface CampaignRepository {
    * as read (`updatedAt`); the campaign as stored after, or undefined when it changed meanwhile.
    */
   detachAccount(campaign: Campaign, accountId: number, updatedAt: string): Promise<Campaign | undefined>;
-  /** Moves the status from `from` to `to`; false when it was no longer `from`. */
+  /**
+   * Moves the status from `from` to `to` (at `updatedAt`; to ACTIVE also sets `activatedAt`); false when
+   * it was no longer `from`. ACTIVE to ACTIVE (an activation asked again) sets `activatedAt` alone.
+   */
   setStatus(campaign: Campaign, from: CampaignStatus, to: CampaignStatus, updatedAt: string, expect?: StatusExpectation): Promise<boolean>;
   /**
    * Writes a change of the flow's structure with its nodes, conditional on the flow version read

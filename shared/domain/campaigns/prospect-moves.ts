@@ -69,7 +69,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     if (!activate || campaign.status !== 'COMPLETED') return campaign;
     const at = now();
     if (await deps.campaigns.setStatus(campaign, 'COMPLETED', 'ACTIVE', at)) {
-      const reopened: Campaign = { ...campaign, status: 'ACTIVE', updatedAt: at };
+      const reopened: Campaign = { ...campaign, status: 'ACTIVE', updatedAt: at, activatedAt: at };
       await deps.scheduling.scheduleWaiting(reopened);
       return reopened;
     }

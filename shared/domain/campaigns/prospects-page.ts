@@ -14,6 +14,12 @@ import { CAMPAIGN_PROSPECTS_PAGE_SIZE, type ProspectMoveDeps, STATUS_MESSAGE, de
  */
 export const WAITING_FOR_ACTIVATION = 'not scheduled: added without activate; activate the campaign (or add it with activate: true) to start its sequence';
 
+/**
+ * Why a prospect waiting in an ACTIVE campaign that was activated after it was added has no next
+ * action yet: the activation's sweep (campaign-scheduling queue) is scheduling it, in a moment.
+ */
+export const BEING_SCHEDULED = 'being scheduled: the campaign was activated; its next action is set in a moment';
+
 /** What a campaign's prospects page reads: the campaign, its prospect items and actions, the prospects and their companies. */
 export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads'> & {
   loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>>;
@@ -52,7 +58,8 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
   const positionOf = (item: CampaignProspect): ActionPosition => {
     if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null, lastError: item.lastError };
     if (item.schedule === 'WAITING' && (campaign.status === 'ACTIVE' || campaign.status === 'COMPLETED')) {
-      return { nodeId: item.nodeId, dueAt: null, lastError: item.lastError ?? WAITING_FOR_ACTIVATION };
+      const sweeping = campaign.status === 'ACTIVE' && campaign.activatedAt !== undefined && item.addedAt < campaign.activatedAt;
+      return { nodeId: item.nodeId, dueAt: null, lastError: item.lastError ?? (sweeping ? BEING_SCHEDULED : WAITING_FOR_ACTIVATION) };
     }
     return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt, lastError: item.lastError };
   };

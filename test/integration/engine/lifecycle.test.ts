@@ -80,6 +80,52 @@ describe('the engine and the campaign lifecycle', () => {
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 
+  it('shows the prospects an activation is scheduling as being scheduled, not as added without activate', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Sweeping', [
+      { step_type: 'EMAIL', subject_line: 'Sweeping one' },
+      { step_type: 'EMAIL', subject_line: 'Sweeping two', delay_in_hours: 24 },
+    ]);
+    const [before] = await prospectsIn(world, campaign.id, [{}]);
+    const page = async () =>
+      (
+        await stack.call<{ prospects: { id: number; next_action_at: string | null; last_error: string | null }[] }>('GET', `/public/campaigns/${campaign.id}/prospects/`, {
+          apiKey: world.ws.key,
+        })
+      ).body.prospects.map(({ id, next_action_at, last_error }) => ({ id, next_action_at, last_error }));
+    const sweeping = 'being scheduled: the campaign was activated; its next action is set in a moment';
+    const notActivated = 'not scheduled: added without activate; activate the campaign (or add it with activate: true) to start its sequence';
+    // Activated; its sweep (the campaign-scheduling queue) has not run yet.
+    clock.advance(1_000);
+    expect((await post(`/public/campaigns/${campaign.id}/activate/`)).status).toBe(200);
+    expect(await page()).toEqual([{ id: before, next_action_at: null, last_error: sweeping }]);
+    // One added without activate after the activation waits for the next one, and says so.
+    clock.advance(1_000);
+    const [after] = await prospectsIn(world, campaign.id, [{}]);
+    expect(await page()).toEqual([
+      { id: before, next_action_at: null, last_error: sweeping },
+      { id: after, next_action_at: null, last_error: notActivated },
+    ]);
+    await stack.drain('campaign-scheduling');
+    const scheduledAt = clock.now().toISOString();
+    expect(await page()).toEqual([
+      { id: before, next_action_at: scheduledAt, last_error: null },
+      // The sweep took it too: it was waiting when the sweep read the campaign's waiting prospects.
+      { id: after, next_action_at: scheduledAt, last_error: null },
+    ]);
+    // An ACTIVE campaign activated again: one added since without activate is being scheduled.
+    await play(stack);
+    expect(await campaignStatus(world, campaign.id)).toBe('ACTIVE');
+    clock.advance(1_000);
+    const [later] = await prospectsIn(world, campaign.id, [{}]);
+    expect((await page()).find((p) => p.id === later)).toEqual({ id: later, next_action_at: null, last_error: notActivated });
+    clock.advance(1_000);
+    expect((await post(`/public/campaigns/${campaign.id}/activate/`)).status).toBe(200);
+    expect((await page()).find((p) => p.id === later)).toEqual({ id: later, next_action_at: null, last_error: sweeping });
+    await play(stack);
+    expect(await emailsWithSubject('Sweeping one')).toHaveLength(3);
+  });
+
   it('completes a campaign whose last unfinished prospect is removed, moved to another campaign or archived', async () => {
     const { stack } = world;
     const finished = { status: 'FINISHED', last_error: null };
