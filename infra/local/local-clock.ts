@@ -23,7 +23,8 @@ export const STUCK_STEP_MINUTES = 30;
 
 export const LOCAL_CLOCK_ERRORS = {
   advanceHours: `advance_hours must be a positive number of hours (at most ${MAX_ADVANCE_HOURS})`,
-  now: 'now must be an ISO time not earlier than the current clock',
+  now: 'now must be an ISO time with its zone, e.g. 2030-01-06T09:00:00Z',
+  earlier: 'now must not be earlier than the current clock: it only moves forward',
   neither: 'give advance_hours or now',
   both: 'give advance_hours or now, not both',
   notMovable: "This stack's clock cannot be moved",
@@ -58,7 +59,8 @@ export function clockTarget(body: unknown, now: Date): { to: Date } | { error: s
   }
   if (time !== undefined) {
     const to = isoTime(time);
-    if (!to || to.getTime() < now.getTime()) return { error: LOCAL_CLOCK_ERRORS.now };
+    if (!to) return { error: LOCAL_CLOCK_ERRORS.now };
+    if (to.getTime() < now.getTime()) return { error: LOCAL_CLOCK_ERRORS.earlier };
     return { to };
   }
   return { error: LOCAL_CLOCK_ERRORS.neither };

@@ -43,8 +43,8 @@ describe('the local clock endpoints', () => {
   it('only moves forward, and answers bad bodies with a 400 that says what to give', async () => {
     const before = clock.now().toISOString();
     const cases: [unknown, string][] = [
-      [{ now: '2025-03-01T00:00:00Z' }, 'now must be an ISO time not earlier than the current clock'],
-      [{ now: 'next week' }, 'now must be an ISO time not earlier than the current clock'],
+      [{ now: '2025-03-01T00:00:00Z' }, 'now must not be earlier than the current clock: it only moves forward'],
+      [{ now: 'next week' }, 'now must be an ISO time with its zone, e.g. 2030-01-06T09:00:00Z'],
       [{ advance_hours: 0 }, 'advance_hours must be a positive number of hours (at most 8760)'],
       [{ advance_hours: 8761 }, 'advance_hours must be a positive number of hours (at most 8760)'],
       [{}, 'give advance_hours or now'],

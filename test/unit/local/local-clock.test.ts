@@ -20,14 +20,15 @@ describe('POST /_local/clock bodies', () => {
 
   it('refuse anything else with the text of the 400', () => {
     const hours = 'advance_hours must be a positive number of hours (at most 8760)';
-    const time = 'now must be an ISO time not earlier than the current clock';
+    const time = 'now must be an ISO time with its zone, e.g. 2030-01-06T09:00:00Z';
+    const earlier = 'now must not be earlier than the current clock: it only moves forward';
     const cases: [unknown, string][] = [
       [{ advance_hours: 0 }, hours],
       [{ advance_hours: -1 }, hours],
       [{ advance_hours: 8760.01 }, hours],
       [{ advance_hours: '24' }, hours],
       [{ advance_hours: null }, hours],
-      [{ now: '2025-03-01T07:59:59.999Z' }, time],
+      [{ now: '2025-03-01T07:59:59.999Z' }, earlier],
       [{ now: '2025-03-05' }, time],
       [{ now: '2025-03-05T09:30:00' }, time],
       [{ now: '2025-02-30T09:30:00Z' }, time],
@@ -98,7 +99,7 @@ describe('the local gateway at /_local/clock', () => {
       calls += 1;
     });
     const cases: [unknown, string][] = [
-      [{ now: '2025-03-01T07:00:00Z' }, 'now must be an ISO time not earlier than the current clock'],
+      [{ now: '2025-03-01T07:00:00Z' }, 'now must not be earlier than the current clock: it only moves forward'],
       [{ advance_hours: -24 }, 'advance_hours must be a positive number of hours (at most 8760)'],
       [{ advance_hours: 9000 }, 'advance_hours must be a positive number of hours (at most 8760)'],
       [{}, 'give advance_hours or now'],
