@@ -36,7 +36,16 @@ export async function completeCampaignsLeft(deps: CampaignCompletionDeps, worksp
   }
 }
 
-async function completeIfFinished(deps: CampaignCompletionDeps, workspaceId: number, campaignId: number): Promise<void> {
+/**
+ * The one completion check, whoever asks (a request whose prospects left, the engine at the end of a
+ * sender batch, a stopped sequence): the campaign read strongly, ACTIVE with prospects, none of them
+ * unfinished, and its status written only if its prospect count is still the one read, so a
+ * prospect added between the check and the write (counted in the add's transaction) keeps it
+ * ACTIVE. Before 2026-11-28 the engine and the sequence stop wrote it without that condition, from
+ * the count they had: an add-to-campaign committed in between left its new prospects scheduled in a
+ * COMPLETED campaign, never contacted (a race probe), and a campaign emptied by moves completed.
+ */
+export async function completeIfFinished(deps: Pick<CampaignCompletionDeps, 'campaigns' | 'prospects' | 'clock'>, workspaceId: number, campaignId: number): Promise<void> {
   const campaign = await deps.campaigns.get(workspaceId, campaignId);
   if (campaign?.status === 'ACTIVE' && campaign.prospectCount > 0 && !(await deps.prospects.hasUnfinished(campaignId))) {
     // Only if no prospect entered since the campaign was read: one added meanwhile (an

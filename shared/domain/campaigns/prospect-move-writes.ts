@@ -34,6 +34,8 @@ export function createMoveWriter(
     /** Companies already read (of the workspace), for the first round. */
     known: Map<number, Company> = new Map(),
     timeLeft?: TimeLeft,
+    /** The campaign read again after a write found it changed (by default as `writableCampaign` reads it). */
+    readAgain: (workspaceId: number, campaignId: number) => Promise<Campaign> = writableCampaign,
   ): Promise<MoveOutcome[]> {
     let campaign = first;
     let current: Map<number, Prospect> | undefined = new Map(leads.map((lead) => [lead.id, lead]));
@@ -43,7 +45,7 @@ export function createMoveWriter(
       ids.length,
       async (pending) => {
         if (!current) {
-          campaign = await writableCampaign(workspaceId, campaign.id);
+          campaign = await readAgain(workspaceId, campaign.id);
           current = new Map((await deps.leads.getProspects(pending.map((i) => ids[i] as number))).map((lead) => [lead.id, lead]));
         }
         const fresh = current;

@@ -102,6 +102,16 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     known?: Map<number, Company>,
     timeLeft?: TimeLeft,
   ): Promise<MoveOutcome[]> {
+    // A campaign that became COMPLETED while these were written (its last unfinished prospect
+    // finished or left) is reopened for them, as a request that finds it COMPLETED reopens it
+    // (before 2026-11-28 they were added waiting, with a warning, and never scheduled: a race probe).
+    let reopened = false;
+    const readAgain = async (id: number, campaignId: number): Promise<Campaign> => {
+      const read = await writableCampaign(id, campaignId);
+      const current = await reopenIfCompleted(read, activate);
+      if (current !== read && current.status === 'ACTIVE') reopened = true;
+      return current;
+    };
     const outcomes = await rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
       const reason = check(lead);
       if (reason) return { skipped: reason };
@@ -128,8 +138,10 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
         },
         schedule,
       };
-    }, known, timeLeft);
+    }, known, timeLeft, readAgain);
     await completeLeft(workspaceId, outcomes);
+    // Reopened for prospects none of which could be added after all: complete again.
+    if (reopened && !outcomes.some((outcome) => 'moved' in outcome)) await completeCampaignsLeft(completion, workspaceId, [campaign.id]);
     return outcomes;
   }
 

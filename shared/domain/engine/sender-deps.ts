@@ -53,7 +53,7 @@ export interface SenderDeps {
   outcomes: OutcomeLog & { find(action: OutreachAction, nodeId: number): Promise<ActionOutcome | undefined> };
   progress: ProspectProgress;
   completion: CampaignCompletion;
-  campaigns: Pick<CampaignRepository, 'getWithFlow' | 'setStatus'>;
+  campaigns: Pick<CampaignRepository, 'get' | 'getWithFlow' | 'setStatus'>;
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'> & { pauseSending(account: SenderAccount, pause: SendingPause, updatedAt: string): Promise<boolean> };
   leads: { getProspects(ids: number[], options?: { consistent?: boolean }): Promise<Prospect[]>; getCompanies(ids: number[], options?: { consistent?: boolean }): Promise<Company[]> };
   provider: NetworkProvider;

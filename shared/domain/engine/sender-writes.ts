@@ -1,4 +1,5 @@
 import type { Campaign } from '../campaigns/campaign';
+import { completeIfFinished } from '../campaigns/completion';
 import { linkOf } from '../campaigns/flow';
 import type { CampaignNode } from '../campaigns/nodes';
 import type { OutreachAction, ParkReason } from './action';
@@ -62,9 +63,8 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     for (const campaign of await reads.campaignsRead()) {
       if (!sequencesEnded.has(campaign)) continue;
       sequencesEnded.delete(campaign);
-      if (campaign.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaign.id))) {
-        await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', iso(deps.clock.now()));
-      }
+      // The batch's copy may be old (its prospect count): the check reads the campaign again.
+      if (campaign.status === 'ACTIVE') await completeIfFinished({ campaigns: deps.campaigns, prospects: deps.completion, clock: deps.clock }, campaign.workspaceId, campaign.id);
     }
   }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../../time/clock';
 import type { ProspectStatus } from '../campaigns/campaign';
 import type { CampaignRepository } from '../campaigns/ports';
+import { completeIfFinished } from '../campaigns/completion';
 import type { Prospect } from '../leads/lead';
 import { type CampaignEvents, PIPELINE_REF } from './campaign-events';
 import type { OutreachAction } from './action';
@@ -78,12 +79,8 @@ export interface SequenceStopDeps {
 }
 
 export function createSequenceStops(deps: SequenceStopDeps) {
-  async function completeIfDone(workspaceId: number, campaignId: number): Promise<void> {
-    const campaign = await deps.campaigns.get(workspaceId, campaignId);
-    if (campaign?.status === 'ACTIVE' && !(await deps.completion.hasUnfinished(campaignId))) {
-      await deps.campaigns.setStatus(campaign, 'ACTIVE', 'COMPLETED', deps.clock.now().toISOString());
-    }
-  }
+  const completeIfDone = (workspaceId: number, campaignId: number): Promise<void> =>
+    completeIfFinished({ campaigns: deps.campaigns, prospects: deps.completion, clock: deps.clock }, workspaceId, campaignId);
 
   return {
     async stop(request: StopRequest): Promise<StopResult> {

@@ -24,19 +24,20 @@ describe('moving prospects while the campaign changes status', () => {
   let alice: Workspace;
   let row = 0;
 
-  function movesSeeing(stale: CampaignStatus) {
+  /** Moves whose campaign reads answer `stale` as its status, the first `times` reads. */
+  function movesSeeing(stale: CampaignStatus, times = 1) {
     const leads = new DynamoLeadRepository(stack.db, stack.tableName, stack.clock);
     const ids = new DynamoIdAllocator(stack.db, stack.tableName);
     const repository = new DynamoCampaignRepository(stack.db, stack.tableName);
-    let answered = false;
+    let answered = 0;
     const writerDeps = { leads, ids, clock: stack.clock, maxLeadsPerList: 100_000 };
     return createProspectMoves({
       ...writerDeps,
       campaigns: {
         async get(workspaceId, campaignId) {
           const campaign = await repository.get(workspaceId, campaignId);
-          if (answered || !campaign) return campaign;
-          answered = true;
+          if (answered >= times || !campaign) return campaign;
+          answered += 1;
           return { ...campaign, status: stale };
         },
         setStatus: (...args) => repository.setStatus(...args),
@@ -87,6 +88,26 @@ describe('moving prospects while the campaign changes status', () => {
     expect(result.warning).toBeUndefined();
     expect((await campaignItems(stack, campaign.id)).map((item) => item.schedule)).toEqual(['SCHEDULED', 'SCHEDULED', 'SCHEDULED']);
     expect(await prospectCount(stack, campaign.id)).toBe(3);
+  });
+
+  it('a campaign COMPLETED since it was read (its last prospect finished): reopened, the prospects scheduled, no warning', async () => {
+    const { list, ids } = await seed('Completed meanwhile');
+    const campaign = await createCampaign(stack, alice, 'Completed meanwhile', { status: 'COMPLETED' });
+    // Both reads of add-to-campaign (before and inside its lease) see it ACTIVE; its write finds it COMPLETED.
+    const result = await movesSeeing('ACTIVE', 2).addFromList(alice.workspaceId, list.id, input(campaign));
+    expect(result.moved.map((m) => m.prospect.id)).toEqual(ids);
+    expect(result.warning).toBeUndefined();
+    expect((await campaignItems(stack, campaign.id)).map((item) => item.schedule)).toEqual(['SCHEDULED', 'SCHEDULED', 'SCHEDULED']);
+    expect((await stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${campaign.id}/`, { apiKey: alice.key })).body.campaign.status).toBe('ACTIVE');
+
+    // The campaign import the same way (one read).
+    const imported = await createCampaign(stack, alice, 'Completed meanwhile, import', { status: 'COMPLETED' });
+    const rows = [person(row), person(row + 1)];
+    row += 2;
+    const answer = await movesSeeing('ACTIVE', 1).importLeads(alice.workspaceId, imported.id, { leads: rows, activate: true });
+    expect([answer.count, answer.warning]).toEqual([2, undefined]);
+    expect((await campaignItems(stack, imported.id)).map((item) => item.schedule)).toEqual(['SCHEDULED', 'SCHEDULED']);
+    expect((await stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${imported.id}/`, { apiKey: alice.key })).body.campaign.status).toBe('ACTIVE');
   });
 
   it('a campaign archived since it was read: 409, nothing moved', async () => {
