@@ -142,6 +142,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const routes = (options.routes ?? ROUTES).map(compile);
   const maxBodyBytes = options.maxBodyBytes ?? 6 * 1024 * 1024;
 
+  /** The clock moves under way, in turn (a POST waits for the ones sent before it). */
+  let clockMoves: Promise<unknown> = Promise.resolve();
+
   /** `GET /_local/clock` reads the clock; `POST` moves it forward through `moveClock`. No authentication: local only. */
   const localClock = async (req: IncomingMessage, res: ServerResponse, method: string) => {
     if (method === 'GET') return send(res, 200, { now: options.clock.now().toISOString() });
@@ -156,19 +159,26 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     } catch {
       return send(res, 400, { error: 'Request body must be valid JSON' });
     }
-    const target = clockTarget(body, clock.now());
-    if ('error' in target) return send(res, 400, { error: target.error });
-    options.log?.(`clock moving to ${target.to.toISOString()}`);
-    try {
-      if (options.moveClock) await options.moveClock(target.to);
-      else clock.set(target.to);
-    } catch (error) {
-      // A job failed on the way: the clock still ends where it was asked to be.
-      if (clock.now().getTime() < target.to.getTime()) clock.set(target.to);
-      options.log?.(`after moving the clock: ${String(error)}`);
-      return send(res, 500, { error: 'The clock moved, but running the jobs after it failed', details: String(error) });
-    }
-    return send(res, 200, { now: clock.now().toISOString() });
+    // One move at a time, each from the clock as the one before left it: two `advance_hours: 1`
+    // sent at once move it two hours (before 2026-11-28 they ran interleaved from the same start
+    // and moved it one).
+    const move = clockMoves.then(async () => {
+      const target = clockTarget(body, clock.now());
+      if ('error' in target) return send(res, 400, { error: target.error });
+      options.log?.(`clock moving to ${target.to.toISOString()}`);
+      try {
+        if (options.moveClock) await options.moveClock(target.to);
+        else clock.set(target.to);
+      } catch (error) {
+        // A job failed on the way: the clock still ends where it was asked to be.
+        if (clock.now().getTime() < target.to.getTime()) clock.set(target.to);
+        options.log?.(`after moving the clock: ${String(error)}`);
+        return send(res, 500, { error: 'The clock moved, but running the jobs after it failed', details: String(error) });
+      }
+      return send(res, 200, { now: clock.now().toISOString() });
+    });
+    clockMoves = move.catch(() => undefined);
+    return move;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

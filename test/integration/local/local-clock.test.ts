@@ -85,6 +85,16 @@ describe('the local clock endpoints', () => {
     }
   });
 
+  it('moves sent at once take turns, each from where the one before left the clock', async () => {
+    const start = clock.now().getTime();
+    const answers = await Promise.all([clockCall('POST', { advance_hours: 1 }), clockCall('POST', { advance_hours: 1 }), clockCall('POST', { advance_hours: 0.5 })]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    // In turn: 1 h, 2 h, then 2.5 h after the start.
+    const after = (hours: number) => new Date(start + hours * 3_600_000).toISOString();
+    expect(answers.map((answer) => answer.body.now).sort()).toEqual([after(1), after(2), after(2.5)]);
+    expect(clock.now().toISOString()).toBe(after(2.5));
+  });
+
   it('is not part of the API: the gateway knows no /api/v1/_local path', async () => {
     const response = await stack.call('GET', '/_local/clock');
     expect(response.status).toBe(404);
