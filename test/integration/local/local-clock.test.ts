@@ -90,9 +90,9 @@ describe('the local clock endpoints', () => {
     const answers = await Promise.all([clockCall('POST', { advance_hours: 1 }), clockCall('POST', { advance_hours: 1 }), clockCall('POST', { advance_hours: 0.5 })]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
     // In turn: 1 h, 2 h, then 2.5 h after the start.
-    const after = (hours: number) => new Date(start + hours * 3_600_000).toISOString();
-    expect(answers.map((answer) => answer.body.now).sort()).toEqual([after(1), after(2), after(2.5)]);
-    expect(clock.now().toISOString()).toBe(after(2.5));
+    const hoursOn = (hours: number) => new Date(start + hours * 3_600_000).toISOString();
+    expect(answers.map((answer) => answer.body.now).sort()).toEqual([hoursOn(1), hoursOn(2), hoursOn(2.5)]);
+    expect(clock.now().toISOString()).toBe(hoursOn(2.5));
   });
 
   it('is not part of the API: the gateway knows no /api/v1/_local path', async () => {
