@@ -113,10 +113,17 @@ async function scanTable(db: DynamoDBDocumentClient, tableName: string): Promise
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** The same attributes with the same values (member items hold strings and numbers only). */
-function sameItem(stored: Record<string, unknown>, wanted: Record<string, unknown>): boolean {
+/**
+ * The same attributes with the same values (member items hold strings and numbers only), but for a
+ * version that may be behind the lead's: a change of the lead that leaves a list's view as it was
+ * (it joined another list, an enrichment found nothing) moves the lead's version and not that view's,
+ * by design, as for digest entries (`entryText`). Before 2026-11-28 such views were written again on
+ * every run.
+ */
+function sameView(stored: Record<string, unknown>, wanted: Record<string, unknown>): boolean {
   const keys = Object.keys(wanted);
-  return Object.keys(stored).length === keys.length && keys.every((key) => stored[key] === wanted[key]);
+  if (Object.keys(stored).length !== keys.length) return false;
+  return keys.every((key) => (key === 'version' ? Number(stored.version) <= Number(wanted.version) : stored[key] === wanted[key]));
 }
 
 /**
@@ -300,7 +307,7 @@ async function migrateList(
     const key = String(item.sk);
     const existing = stored.get(key);
     stored.delete(key);
-    if (existing && sameItem(existing, item)) {
+    if (existing && sameView(existing, item)) {
       report.membersUnchanged += 1;
       continue;
     }

@@ -217,6 +217,16 @@ describe('npm run migrate: a table written before the member digest', () => {
     expect(await scanAll()).toEqual(before);
   });
 
+  it("a prospect's change that leaves its view in a list as it was (it joined another list) moves its version, not that view's: a run afterwards still changes nothing", async () => {
+    const other = await stack.call<{ lead_list: { id: number } }>('POST', '/public/lead-lists/', { apiKey: ws.key, body: { name: 'Second list', search_type: 'PEOPLE' } });
+    expect(other.status, other.text).toBe(201);
+    const barbara = person(1, { first_name: 'Barbara', last_name: 'Liskov', job_title: 'Professor' });
+    expect(await importLeads(stack, ws, other.body.lead_list.id, { leads: [barbara] })).toMatchObject({ updated: 1 });
+    const before = await scanAll();
+    expect(await migrate()).toMatchObject({ lists: 3, listsChanged: 0, membersWritten: 0, membersDeleted: 0, membersUnchanged: 7, digestsRebuilt: 0, leadCountsWritten: 0 });
+    expect(await scanAll()).toEqual(before);
+  });
+
   it('refuses to run while a batch of lead writes is within its lease, and finishes one past it', async () => {
     const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     await stack.db.send(
