@@ -17,7 +17,7 @@
  * state they share and the server.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../shared/time/clock';
@@ -119,18 +119,25 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   }
   reset();
 
-  // The accounts a restart finds again (options.accountsFile): written whenever a request changed them.
+  // The accounts a restart finds again (options.accountsFile): written whenever a request changed
+  // them, through a file renamed into place (a stop half-way through a write leaves the last one).
+  // The two fixed accounts are there on every start, as npm start registers them every time.
   let savedAccounts = '';
   const accountsText = () => JSON.stringify([...accounts.values()], null, 2);
   if (options.accountsFile && existsSync(options.accountsFile)) {
-    for (const account of JSON.parse(readFileSync(options.accountsFile, 'utf8')) as SandboxAccount[]) accounts.set(account.id, account);
+    try {
+      for (const account of JSON.parse(readFileSync(options.accountsFile, 'utf8')) as SandboxAccount[]) accounts.set(account.id, account);
+    } catch (error) {
+      log(`sandbox provider: ${options.accountsFile} is not readable (${String(error)}); starting with the fixed accounts only`);
+    }
     savedAccounts = accountsText();
   }
   function saveAccounts(): void {
     if (!options.accountsFile) return;
     const text = accountsText();
     if (text === savedAccounts) return;
-    writeFileSync(options.accountsFile, text);
+    writeFileSync(`${options.accountsFile}.tmp`, text);
+    renameSync(`${options.accountsFile}.tmp`, options.accountsFile);
     savedAccounts = text;
   }
 

@@ -267,6 +267,10 @@ export class DynamoCampaignRepository implements CampaignRepository {
     const conditions = ['#status = :from'];
     if (expect.prospectCount !== undefined) conditions.push('prospectCount = :count');
     if (expect.flowVersion !== undefined) conditions.push('flowVersion = :flowVersion');
+    const again = from === to;
+    if (again && to !== 'ACTIVE') throw new Error(`setStatus: ${to} is not set again (only an activation is asked again)`);
+    // An activation asked again moves activatedAt forward only: a later one may have written it.
+    if (again) conditions.push('(attribute_not_exists(activatedAt) OR activatedAt <= :now)');
     try {
       await this.db.send(
         new UpdateCommand({
@@ -274,7 +278,7 @@ export class DynamoCampaignRepository implements CampaignRepository {
           Key: campaignKey(campaign.id),
           // Made (or asked again to be: no other change, updatedAt kept) ACTIVE: its waiting prospects
           // are being scheduled from now on.
-          UpdateExpression: from === to ? 'SET #status = :to, activatedAt = :now' : `SET #status = :to, updatedAt = :now${to === 'ACTIVE' ? ', activatedAt = :now' : ''}`,
+          UpdateExpression: again ? 'SET #status = :to, activatedAt = :now' : `SET #status = :to, updatedAt = :now${to === 'ACTIVE' ? ', activatedAt = :now' : ''}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -288,8 +292,9 @@ export class DynamoCampaignRepository implements CampaignRepository {
       );
       return true;
     } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
+      if (!isConditionFailed(error)) throw error;
+      // Asked again while a later activation is written: it stands, as long as the campaign is ACTIVE.
+      return again && (await this.get(campaign.workspaceId, campaign.id))?.status === 'ACTIVE';
     }
   }
 

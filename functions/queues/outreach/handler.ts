@@ -56,8 +56,9 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     unsubscribeLinks: unsubscribeLinksFrom(config),
     clock: deps.clock,
     newToken: randomUUID,
-    // Two provider calls at their timeout (a profile look and a send) and the writes around them.
-    actionReserveMs: 2 * config.providerTimeoutMs + ACTION_WRITES_RESERVE_MS,
+    // Three provider calls at their timeout (a profile look, a send, and the account check after a
+    // 404: account-check.ts) and the writes around them.
+    actionReserveMs: 3 * config.providerTimeoutMs + ACTION_WRITES_RESERVE_MS,
   });
   return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     if (context) logger.addContext(context);

@@ -63,20 +63,33 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
    * Prospects added to a COMPLETED campaign with `activate: true` make it ACTIVE again (it ran
    * before, so it has steps and accounts), and they are scheduled like any added to an ACTIVE one.
    * Like an activation, it also schedules the prospects that were waiting in it (added to it while
-   * COMPLETED without `activate`).
+   * COMPLETED without `activate`): `afterMoves` sends that sweep once the request's prospects are
+   * written. Sent at the reopen (before 2026-11-28), a sweep that ran before they were written found
+   * nothing unfinished and completed the campaign again, so their write, conditional on ACTIVE,
+   * failed and they were not added (a review). `reopened`: this request's own write reopened it.
    */
-  async function reopenIfCompleted(campaign: Campaign, activate: boolean): Promise<Campaign> {
-    if (!activate || campaign.status !== 'COMPLETED') return campaign;
+  async function reopenIfCompleted(campaign: Campaign, activate: boolean): Promise<{ campaign: Campaign; reopened: boolean }> {
+    if (!activate || campaign.status !== 'COMPLETED') return { campaign, reopened: false };
     const at = now();
     if (await deps.campaigns.setStatus(campaign, 'COMPLETED', 'ACTIVE', at)) {
-      const reopened: Campaign = { ...campaign, status: 'ACTIVE', updatedAt: at, activatedAt: at };
-      await deps.scheduling.scheduleWaiting(reopened);
-      return reopened;
+      return { campaign: { ...campaign, status: 'ACTIVE', updatedAt: at, activatedAt: at }, reopened: true };
     }
     // Changed meanwhile: take it as it is now.
     const current = await campaignOf(campaign.workspaceId, campaign.id);
     assertWritable(current);
-    return current;
+    return { campaign: current, reopened: false };
+  }
+
+  /**
+   * What a request that may have reopened the campaign does once its moves are written: one that
+   * added nobody asks for completion again (completion.ts, as after a departure: ACTIVE, with
+   * prospects, none unfinished), and a reopened campaign's waiting prospects are swept (the
+   * sweep's own completion check at its end completes it again if nothing is left to do).
+   */
+  async function afterMoves(campaign: Campaign, outcomes: MoveOutcome[], reopened: boolean): Promise<void> {
+    if (!reopened) return;
+    if (!outcomes.some((outcome) => 'moved' in outcome)) await completeCampaignsLeft(completion, campaign.workspaceId, [campaign.id]);
+    await deps.scheduling.scheduleWaiting(campaign);
   }
 
   /** The workspace's archived campaigns, whose prospects add-to-campaign may take without allow_duplicates. */
@@ -101,16 +114,15 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     check: (lead: Prospect) => MoveSkipReason | undefined,
     known?: Map<number, Company>,
     timeLeft?: TimeLeft,
-  ): Promise<MoveOutcome[]> {
+  ): Promise<{ outcomes: MoveOutcome[]; reopened: boolean }> {
     // A campaign that became COMPLETED while these were written (its last unfinished prospect
     // finished or left) is reopened for them, as a request that finds it COMPLETED reopens it
     // (before 2026-11-28 they were added waiting, with a warning, and never scheduled: a race probe).
     let reopened = false;
     const readAgain = async (id: number, campaignId: number): Promise<Campaign> => {
-      const read = await writableCampaign(id, campaignId);
-      const current = await reopenIfCompleted(read, activate);
-      if (current !== read && current.status === 'ACTIVE') reopened = true;
-      return current;
+      const opened = await reopenIfCompleted(await writableCampaign(id, campaignId), activate);
+      reopened ||= opened.reopened;
+      return opened.campaign;
     };
     const outcomes = await rewrite(workspaceId, campaign, leads, (lead, current, stamp) => {
       const reason = check(lead);
@@ -140,19 +152,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       };
     }, known, timeLeft, readAgain);
     await completeLeft(workspaceId, outcomes);
-    // Reopened for prospects none of which could be added after all: complete again.
-    if (reopened && !outcomes.some((outcome) => 'moved' in outcome)) await completeCampaignsLeft(completion, workspaceId, [campaign.id]);
-    return outcomes;
-  }
-
-  /**
-   * A COMPLETED campaign this request reopened for prospects that then all turned out not movable
-   * (changed meanwhile): nobody was added, so it is complete again (completion.ts asks as after a
-   * departure: ACTIVE, with prospects, none unfinished).
-   */
-  async function recloseIfNobodyAdded(found: Campaign, campaign: Campaign, outcomes: MoveOutcome[]): Promise<void> {
-    if (found.status !== 'COMPLETED' || campaign.status !== 'ACTIVE' || outcomes.some((outcome) => 'moved' in outcome)) return;
-    await completeCampaignsLeft(completion, campaign.workspaceId, [campaign.id]);
+    return { outcomes, reopened };
   }
 
   /** A campaign prospects left (moved out or removed) may now be complete (completion.ts). */
@@ -209,6 +209,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     const moved: MovedProspect[] = [];
     const outcomes: MoveOutcome[] = [];
     let campaign = found;
+    let reopened = false;
     let shortAfterRounds = false;
     for (let round = 1; ; round += 1) {
       const chosen = await chooser.choose(wanted - moved.length);
@@ -216,8 +217,10 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       // A later round starts from the campaign as it is now (a racing request may have changed it).
       if (round > 1) campaign = await writableCampaign(workspaceId, campaign.id);
       // Reopened only when someone is to be added: a request that moves nobody leaves it COMPLETED.
-      campaign = await reopenIfCompleted(campaign, input.activate);
-      const written = await moveInto(workspaceId, campaign, chosen, input.activate, check, chooser.companies, timeLeft);
+      const opened = await reopenIfCompleted(campaign, input.activate);
+      campaign = opened.campaign;
+      const { outcomes: written, reopened: reopenedOnWrite } = await moveInto(workspaceId, campaign, chosen, input.activate, check, chooser.companies, timeLeft);
+      reopened ||= opened.reopened || reopenedOnWrite;
       outcomes.push(...written);
       written.forEach((outcome, i) => {
         const lead = chosen[i] as Prospect;
@@ -245,7 +248,7 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
     const everyMatch = input.amount === 0 || input.amount > MAX_MOVES_PER_REQUEST;
     const endedShort = shortAfterRounds || chooser.isFull();
     const hasMore = !explicit && (stoppedAtLimit || (endedShort && everyMatch)) && left.some(({ candidate }) => counter.allows(candidate.companyId));
-    await recloseIfNobodyAdded(found, campaign, outcomes);
+    await afterMoves(campaign, outcomes, reopened);
     const warning = warningOf(outcomes, input.activate);
     return { moved, skipped, hasMore, ...(warning ? { warning } : {}) };
   }
@@ -321,8 +324,9 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
       });
       // Reopened only when someone is to be added (as add-to-campaign): a request of invalid rows,
       // or of prospects already in it, leaves it COMPLETED.
-      const campaign = toMove.length ? await reopenIfCompleted(found, input.activate) : found;
-      const outcomes = toMove.length
+      const opened = toMove.length ? await reopenIfCompleted(found, input.activate) : { campaign: found, reopened: false };
+      const { campaign } = opened;
+      const { outcomes, reopened } = toMove.length
         ? await moveInto(
             workspaceId,
             campaign,
@@ -332,8 +336,8 @@ export function createProspectMoves(deps: ProspectMoveDeps) {
             undefined,
             timeLeft,
           )
-        : [];
-      await recloseIfNobodyAdded(found, campaign, outcomes);
+        : { outcomes: [], reopened: false };
+      await afterMoves(campaign, outcomes, opened.reopened || reopened);
       outcomes.forEach((outcome, i) => {
         const { row, created: isNew } = toMove[i] as { row: number; created: boolean };
         if ('moved' in outcome || outcome.skipped === 'already_in_campaign') {

@@ -20,8 +20,15 @@ export const WAITING_FOR_ACTIVATION = 'not scheduled: added without activate; ac
  */
 export const BEING_SCHEDULED = 'being scheduled: the campaign was activated; its next action is set in a moment';
 
+/**
+ * How long after an activation a prospect it did not schedule yet is shown as being scheduled: a
+ * sweep takes seconds (a page of prospects per message), so one still waiting after this was not
+ * reached (its message lost): the page says to activate again.
+ */
+export const SWEEP_GRACE_MS = 15 * 60_000;
+
 /** What a campaign's prospects page reads: the campaign, its prospect items and actions, the prospects and their companies. */
-export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads'> & {
+export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads' | 'clock'> & {
   loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>>;
 };
 
@@ -58,7 +65,8 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
   const positionOf = (item: CampaignProspect): ActionPosition => {
     if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null, lastError: item.lastError };
     if (item.schedule === 'WAITING' && (campaign.status === 'ACTIVE' || campaign.status === 'COMPLETED')) {
-      const sweeping = campaign.status === 'ACTIVE' && campaign.activatedAt !== undefined && item.addedAt < campaign.activatedAt;
+      const activatedAt = campaign.status === 'ACTIVE' ? campaign.activatedAt : undefined;
+      const sweeping = activatedAt !== undefined && item.addedAt < activatedAt && deps.clock.now().getTime() - Date.parse(activatedAt) < SWEEP_GRACE_MS;
       return { nodeId: item.nodeId, dueAt: null, lastError: item.lastError ?? (sweeping ? BEING_SCHEDULED : WAITING_FOR_ACTIVATION) };
     }
     return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt, lastError: item.lastError };

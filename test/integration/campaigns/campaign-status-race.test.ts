@@ -24,8 +24,12 @@ describe('moving prospects while the campaign changes status', () => {
   let alice: Workspace;
   let row = 0;
 
-  /** Moves whose campaign reads answer `stale` as its status, the first `times` reads. */
-  function movesSeeing(stale: CampaignStatus, times = 1) {
+  /**
+   * Moves whose campaign reads answer `stale` as its status, the first `times` reads; with
+   * `sweepAtOnce`, a sweep of waiting prospects runs as soon as it is sent (before the request's
+   * next write), as a campaign-scheduling consumer may.
+   */
+  function movesSeeing(stale: CampaignStatus, times = 1, sweepAtOnce = false) {
     const leads = new DynamoLeadRepository(stack.db, stack.tableName, stack.clock);
     const ids = new DynamoIdAllocator(stack.db, stack.tableName);
     const repository = new DynamoCampaignRepository(stack.db, stack.tableName);
@@ -47,12 +51,23 @@ describe('moving prospects while the campaign changes status', () => {
       lists: new DynamoLeadListRepository(stack.db, stack.tableName, leads.members, leads.journal),
       digests: { chunks: async (listId) => [...(await leads.members.readDigest(listId)).values()].map((stored) => stored.chunk) },
       writer: createLeadWriter(writerDeps),
-      scheduling: sqsCampaignScheduling(
-        makeSqsClient({ endpoint: stack.settings.sqsEndpoint, region: stack.settings.awsRegion }),
-        stack.settings.campaignSchedulingQueueUrl as string,
+      scheduling: sweeping(
+        sqsCampaignScheduling(makeSqsClient({ endpoint: stack.settings.sqsEndpoint, region: stack.settings.awsRegion }), stack.settings.campaignSchedulingQueueUrl as string),
+        sweepAtOnce,
       ),
       leases: new DynamoRequestLeases(stack.db, stack.tableName),
     });
+  }
+
+  function sweeping(scheduling: ReturnType<typeof sqsCampaignScheduling>, atOnce: boolean): ReturnType<typeof sqsCampaignScheduling> {
+    if (!atOnce) return scheduling;
+    return {
+      ...scheduling,
+      async scheduleWaiting(campaign) {
+        await scheduling.scheduleWaiting(campaign);
+        await stack.drain('campaign-scheduling');
+      },
+    };
   }
 
   const input = (campaign: Campaign): AddToCampaignInput => ({
@@ -91,23 +106,36 @@ describe('moving prospects while the campaign changes status', () => {
   });
 
   it('a campaign COMPLETED since it was read (its last prospect finished): reopened, the prospects scheduled, no warning', async () => {
-    const { list, ids } = await seed('Completed meanwhile');
-    const campaign = await createCampaign(stack, alice, 'Completed meanwhile', { status: 'COMPLETED' });
-    // Both reads of add-to-campaign (before and inside its lease) see it ACTIVE; its write finds it COMPLETED.
-    const result = await movesSeeing('ACTIVE', 2).addFromList(alice.workspaceId, list.id, input(campaign));
-    expect(result.moved.map((m) => m.prospect.id)).toEqual(ids);
-    expect(result.warning).toBeUndefined();
+    /** A campaign whose one prospect finished (a pipeline status ended its sequence): COMPLETED, with a prospect count of 1. */
+    async function completed(name: string) {
+      const { list, ids } = await seed(name);
+      const campaign = await createCampaign(stack, alice, name, { status: 'ACTIVE' });
+      const [done, ...rest] = ids as [number, ...number[]];
+      const added = await stack.call('POST', `/public/lead-lists/${list.id}/add-to-campaign/`, { apiKey: alice.key, body: { campaign: campaign.id, prospect_ids: [done], activate: true } });
+      expect(added.status, added.text).toBe(200);
+      expect((await stack.call('PATCH', `/public/prospects/${done}/`, { apiKey: alice.key, body: { status: 'NOT_INTERESTED' } })).status).toBe(200);
+      expect(await statusOf(campaign.id)).toBe('COMPLETED');
+      return { list, campaign, rest };
+    }
+    const statusOf = async (id: number) => (await stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${id}/`, { apiKey: alice.key })).body.campaign.status;
+
+    const { list, campaign, rest } = await completed('Completed meanwhile');
+    // Both reads of add-to-campaign (before and inside its lease) see it ACTIVE; its write finds it
+    // COMPLETED and reopens it. The reopened campaign's sweep runs as soon as it is sent: sent before
+    // the prospects were written, it found nothing unfinished and completed the campaign again.
+    const result = await movesSeeing('ACTIVE', 2, true).addFromList(alice.workspaceId, list.id, { ...input(campaign), prospectIds: rest });
+    expect([result.moved.map((m) => m.prospect.id), result.skipped, result.warning]).toEqual([rest, [], undefined]);
     expect((await campaignItems(stack, campaign.id)).map((item) => item.schedule)).toEqual(['SCHEDULED', 'SCHEDULED', 'SCHEDULED']);
-    expect((await stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${campaign.id}/`, { apiKey: alice.key })).body.campaign.status).toBe('ACTIVE');
+    expect(await statusOf(campaign.id)).toBe('ACTIVE');
 
     // The campaign import the same way (one read).
-    const imported = await createCampaign(stack, alice, 'Completed meanwhile, import', { status: 'COMPLETED' });
+    const imported = await completed('Completed meanwhile, import');
     const rows = [person(row), person(row + 1)];
     row += 2;
-    const answer = await movesSeeing('ACTIVE', 1).importLeads(alice.workspaceId, imported.id, { leads: rows, activate: true });
-    expect([answer.count, answer.warning]).toEqual([2, undefined]);
-    expect((await campaignItems(stack, imported.id)).map((item) => item.schedule)).toEqual(['SCHEDULED', 'SCHEDULED']);
-    expect((await stack.call<{ campaign: { status: string } }>('GET', `/public/campaigns/${imported.id}/`, { apiKey: alice.key })).body.campaign.status).toBe('ACTIVE');
+    const answer = await movesSeeing('ACTIVE', 1, true).importLeads(alice.workspaceId, imported.campaign.id, { leads: rows, activate: true });
+    expect([answer.count, answer.skipped, answer.warning]).toEqual([2, [], undefined]);
+    expect((await campaignItems(stack, imported.campaign.id)).map((item) => item.schedule)).toEqual(['SCHEDULED', 'SCHEDULED', 'SCHEDULED']);
+    expect(await statusOf(imported.campaign.id)).toBe('ACTIVE');
   });
 
   it('a campaign archived since it was read: 409, nothing moved', async () => {

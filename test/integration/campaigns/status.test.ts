@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { ManualClock } from '../../../shared/time/clock';
 import { type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 
@@ -21,6 +22,7 @@ describe('campaign status: activate, pause, resume, archive', () => {
   const clock = new ManualClock('2026-11-24T09:00:00.000Z');
   let stack: TestStack;
   let aliceKey: string;
+  let workspaceId: number;
   let bobKey: string;
   let mailboxId: number;
   let networkId: number;
@@ -55,7 +57,9 @@ describe('campaign status: activate, pause, resume, archive', () => {
 
   beforeAll(async () => {
     stack = await startTestStack({ rateLimitPerMinute: 100_000, clock });
-    aliceKey = (await createKey(stack, await signUp(stack))).key;
+    const alice = await signUp(stack);
+    workspaceId = alice.workspaceId;
+    aliceKey = (await createKey(stack, alice)).key;
     bobKey = (await createKey(stack, await signUp(stack))).key;
     mailboxId = await register('sbx-mailbox-dev');
     networkId = await register('sbx-network-dev');
@@ -185,5 +189,30 @@ describe('campaign status: activate, pause, resume, archive', () => {
         expect({ status: response.status, body: response.body }, `${action} ${target}`).toEqual({ status: 404, body: { error: 'Campaign not found' } });
       }
     }
+  });
+
+  it('an activation asked again moves activatedAt forward only, and changes nothing else', async () => {
+    const { id } = await campaign('Activated again');
+    await addStep(id, { step_type: 'NETWORK_MESSAGE', message_template: 'Hello {{first_name}}' });
+    await attach(id, [networkId]);
+    clock.advance(1000);
+    expect((await status('activate', id)).status).toBe(200);
+    const repository = new DynamoCampaignRepository(stack.db, stack.tableName);
+    const stored = async () => {
+      const read = await repository.get(workspaceId, id);
+      return { status: read?.status, activatedAt: read?.activatedAt, updatedAt: read?.updatedAt };
+    };
+    const first = await stored();
+    expect(first).toEqual({ status: 'ACTIVE', activatedAt: at(), updatedAt: at() });
+    clock.advance(1000);
+    expect((await status('activate', id)).body.campaign.updated_at).toBe(first.updatedAt);
+    expect(await stored()).toEqual({ status: 'ACTIVE', activatedAt: at(), updatedAt: first.updatedAt });
+    // One asked with an earlier time (another function's clock) leaves the later one, and succeeds.
+    const later = at();
+    const current = (await repository.get(workspaceId, id)) as NonNullable<Awaited<ReturnType<typeof repository.get>>>;
+    expect(await repository.setStatus(current, 'ACTIVE', 'ACTIVE', first.activatedAt as string)).toBe(true);
+    expect(await stored()).toEqual({ status: 'ACTIVE', activatedAt: later, updatedAt: first.updatedAt });
+    // Only an activation is asked again.
+    await expect(repository.setStatus(current, 'PAUSED', 'PAUSED', later)).rejects.toThrow('setStatus: PAUSED is not set again (only an activation is asked again)');
   });
 });

@@ -122,6 +122,12 @@ describe('the engine and the campaign lifecycle', () => {
     clock.advance(1_000);
     expect((await post(`/public/campaigns/${campaign.id}/activate/`)).status).toBe(200);
     expect((await page()).find((p) => p.id === later)).toEqual({ id: later, next_action_at: null, last_error: sweeping });
+    // A sweep that has not reached it 15 minutes after the activation will not (its message was
+    // lost): the page says what to do again.
+    clock.advance(15 * 60_000 - 1);
+    expect((await page()).find((p) => p.id === later)?.last_error).toBe(sweeping);
+    clock.advance(1);
+    expect((await page()).find((p) => p.id === later)?.last_error).toBe(notActivated);
     await play(stack);
     expect(await emailsWithSubject('Sweeping one')).toHaveLength(3);
   });

@@ -112,7 +112,7 @@ describe('sending windows and caps: slots given back, windows across midnight UT
     const scheduler = stack.functions.schedules[OUTREACH_SCHEDULER.name];
     if (!scheduler) throw new Error('no outreach scheduler');
     await scheduler({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} } as ScheduledEvent, {} as Context);
-    // The sender's invocation has 1 s left: less than two provider calls at their timeout need.
+    // The sender's invocation has 1 s left: less than three provider calls at their timeout need.
     const logged = stack.logs.length;
     expect(await stack.poller.pollOnce({ ...stack.queue('outreach'), timeoutMs: 1_000 })).toBe(1);
     expect(await sentAt(world, 'email', 'sbx-mailbox-deadline')).toEqual([]);

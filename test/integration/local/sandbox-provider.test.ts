@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -220,6 +220,14 @@ describe('sandbox provider', () => {
           expect((await second.adapter.listAccounts()).map((account) => account.id).sort()).toEqual([MAILBOX, NETWORK, 'sbx-kept'].sort());
         } finally {
           await second.provider.stop();
+        }
+        // A file that cannot be read (cut off mid-write by something else) starts with the fixed accounts only.
+        writeFileSync(accountsFile, '[{"id": "sbx-cut');
+        const third = await start();
+        try {
+          expect((await third.adapter.listAccounts()).map((account) => account.id).sort()).toEqual([MAILBOX, NETWORK].sort());
+        } finally {
+          await third.provider.stop();
         }
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import { ManualClock } from '../../../shared/time/clock';
 describe('completing a campaign at the end of a sender batch', () => {
   const clock = new ManualClock('2026-11-28T09:00:00.000Z');
 
-  function batch(stored: { status: CampaignStatus; prospectCount: number }, unfinished = false) {
+  function batch(stored: { status: CampaignStatus; prospectCount: number }, unfinished = false, addedDuringCheck = 0) {
     const read = { id: 7, workspaceId: 3, status: 'ACTIVE', prospectCount: 1 } as Campaign;
     const writes: string[] = [];
     const deps = {
@@ -25,7 +25,13 @@ describe('completing a campaign at the end of a sender batch', () => {
           return true;
         },
       },
-      completion: { hasUnfinished: async () => unfinished },
+      completion: {
+        hasUnfinished: async () => {
+          // An add-to-campaign that commits right after the check (its prospects counted in its transaction).
+          stored.prospectCount += addedDuringCheck;
+          return unfinished;
+        },
+      },
       clock,
     } as unknown as Parameters<typeof createActionWrites>[0];
     const { completeCampaigns, sequenceEnded } = createActionWrites(deps);
@@ -44,6 +50,12 @@ describe('completing a campaign at the end of a sender batch', () => {
     const { run, writes, stored } = batch({ status: 'ACTIVE', prospectCount: 0 });
     await run();
     expect([writes, stored.status]).toEqual([[], 'ACTIVE']);
+  });
+
+  it('leaves it ACTIVE when prospects were added between the check and the write: its count moved', async () => {
+    const { run, writes, stored } = batch({ status: 'ACTIVE', prospectCount: 4 }, false, 2);
+    await run();
+    expect([writes, stored.status]).toEqual([['ACTIVE->COMPLETED if count 4'], 'ACTIVE']);
   });
 
   it('leaves it ACTIVE when a prospect is unfinished', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure } from '../../../shared/domain/engine/provider-answers';
-import { ACCOUNT_NOT_FOUND, checkingAccounts } from '../../../shared/domain/providers/account-check';
+import { classifyFailure, isLostAnswer } from '../../../shared/domain/engine/provider-answers';
+import { ACCOUNT_CHECK_FAILED, ACCOUNT_NOT_FOUND, checkingAccounts } from '../../../shared/domain/providers/account-check';
 import { type NetworkProvider, type ProviderAccount, ProviderFailure } from '../../../shared/domain/providers/provider';
 
 const notFound = () => new ProviderFailure('http', 'HTTP 404', 404, 'errors/resource_not_found');
@@ -40,10 +40,25 @@ describe('checkingAccounts: a 404 through an account the provider does not know'
     expect(classifyFailure(original)).toEqual({ kind: 'prospect', reason: 'errors/resource_not_found', bounce: false });
   });
 
-  it('fails with the check’s own error when the check fails, never with the 404', async () => {
-    const unreachable = new ProviderFailure('timeout', 'no answer in 8000 ms');
-    const { provider } = providerWith(notFound(), unreachable);
-    expect(await profileRead(provider).catch((e: unknown) => e)).toBe(unreachable);
+  it.each([
+    ['no answer in time', new ProviderFailure('timeout', 'no answer in 8000 ms')],
+    ['a connection lost', new ProviderFailure('network', 'socket hang up')],
+    ['a gateway 504', new ProviderFailure('http', 'HTTP 504', 504, 'errors/request_timeout')],
+    ['a 429', new ProviderFailure('http', 'HTTP 429', 429, 'errors/too_many_requests')],
+  ])('fails as a retried 503 when the check gets %s: never the 404, never a lost answer (the 404 said nothing went out)', async (_, failure) => {
+    const { provider } = providerWith(notFound(), failure);
+    const error = await profileRead(provider).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'http', status: 503, type: ACCOUNT_CHECK_FAILED });
+    expect(classifyFailure(error)).toEqual({ kind: 'transient', reason: ACCOUNT_CHECK_FAILED });
+    expect(isLostAnswer(error)).toBe(false);
+  });
+
+  it('fails with the check’s own account problem (a credentials refusal pauses the account)', async () => {
+    const disconnected = new ProviderFailure('http', 'HTTP 401', 401, 'errors/disconnected_account');
+    const { provider } = providerWith(notFound(), disconnected);
+    const error = await profileRead(provider).catch((e: unknown) => e);
+    expect(error).toBe(disconnected);
+    expect(classifyFailure(error)).toEqual({ kind: 'account', reason: 'errors/disconnected_account', quota: false });
   });
 
   it('asks nothing for other failures', async () => {
