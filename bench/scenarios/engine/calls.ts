@@ -3,6 +3,9 @@ import { itemSize } from '../../../shared/db/item-size';
 
 /** What the engine bench makes of each DynamoDB call: the row of the breakdown it belongs to. */
 
+/** The completion check at the end of a sender batch (completion.ts completeIfFinished). */
+export const COMPLETION_CHECK = 'campaign completion check (campaign read + 2 queries)';
+
 export interface Tally {
   calls: number;
   rcu: number;
@@ -64,7 +67,7 @@ export function labelOf(call: MeteredCall): string {
     const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
     const qpk = str(values[':pk']);
     if (input.IndexName === 'gsi2') return 'scheduler: due-index query';
-    if (input.IndexName === 'lsi1' && qpk.endsWith('#PROSPECTS')) return 'campaign completion check (2 queries)';
+    if (input.IndexName === 'lsi1' && qpk.endsWith('#PROSPECTS')) return COMPLETION_CHECK;
     if (qpk.endsWith('#MEMBERS')) return 'status: list digest read';
     if (/^CAMPAIGN#\d+$/.test(qpk)) return 'campaign + flow (per batch)';
     if (qpk.startsWith('WORKSPACE#') && str(values[':prefix']).startsWith('SENDER_ACCOUNT')) return 'sender accounts (per batch)';
@@ -90,7 +93,8 @@ export function labelOf(call: MeteredCall): string {
   if (pk.endsWith('#MEMBERS') && verb === 'Put') return 'status: list member view (put unless newer)';
   if (/^WORKSPACE#\d+#CONVERSATION#\d+$/.test(pk)) return sk === 'SUMMARY' ? 'conversation: summary put' : 'conversation: message put';
   if (sk.startsWith('LEADLIST#')) return 'status: digest retry check (list item)';
-  if (/^CAMPAIGN#\d+$/.test(pk) && sk === 'CAMPAIGN') return 'campaign status (COMPLETED, once)';
+  // completeIfFinished reads the campaign (its prospect count) before its queries.
+  if (/^CAMPAIGN#\d+$/.test(pk) && sk === 'CAMPAIGN') return verb === 'Get' ? COMPLETION_CHECK : 'campaign status (COMPLETED, once)';
   return `${verb} ${shape(pk)} ${shape(sk)}`;
 }
 

@@ -1,6 +1,6 @@
 import { itemCopies, itemSize } from '../../../shared/db/item-size';
 import { fmt, table } from '../../lib';
-import { FIRST_ACTION_READ, FIRST_WRITE, OUTCOME_RECORD, type Tally, emptyTally, isAnalytics } from './calls';
+import { COMPLETION_CHECK, FIRST_ACTION_READ, FIRST_WRITE, OUTCOME_RECORD, type Tally, emptyTally, isAnalytics } from './calls';
 import { ACCOUNT_LIMIT, CAP, FIRST_PASS_CONSUMERS, KB, MAILBOXES, PER_REQUEST, PROSPECTS, START } from './config';
 import type { itemSizes } from './setup';
 
@@ -105,7 +105,7 @@ export function model(f: Findings): Map<string, { count: number; rcu: number; wc
     ['conversation: message put', 1, 0, units(message.size, KB) * message.copies, `${message.size} B × ${message.copies} copies`],
     ['conversation: summary put', 1, 0, units(summary.size, KB) * summary.copies, `${summary.size} B × ${summary.copies} copies`],
     ['end of sequence (action delete)', 1, 0, units(claimSize, KB) * 2, 'table + gsi2 entry'],
-    ['campaign completion check (2 queries)', 2 * perBatch, 1, 0, 'lsi1, Limit 1, strongly consistent, once per batch (DynamoDB Local reports 0.5 each)'],
+    [COMPLETION_CHECK, 3 * perBatch, 1, 0, 'the campaign item (GetItem, strong: its prospect count) and lsi1 twice, Limit 1, strongly consistent, once per batch (DynamoDB Local reports 0.5 for each query)'],
     ['status: batches counter (ADD)', 1, 0, units(f.sizes.leadCounts, KB), `UpdateItem on the workspace lead counts (${f.sizes.leadCounts} B)`],
     [
       'status: prospect put + campaign prospect update (transaction)',
