@@ -17,14 +17,28 @@ export interface BatchReads {
   /** The prospect read now, strongly consistent. */
   prospectNow(id: number): Promise<Prospect | undefined>;
   company(prospect: Prospect): Promise<Company | undefined>;
-  /** The campaigns this batch has read. */
+  /** The campaigns this batch has read: every copy (a campaign read again is there more than once). */
   campaignsRead(): Promise<Campaign[]>;
 }
 
 
-export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts' | 'leads'>, refs: ActionRef[]): BatchReads {
-  const campaigns = new Map<number, ReturnType<BatchReads['campaign']>>();
-  const accounts = new Map<number, Promise<Map<number, SenderAccount>>>();
+/**
+ * How old a batch's copy of a campaign (status, caps, window, accounts attached) or of a
+ * workspace's sender accounts (pauses, daily limits) may be when an action uses it. A batch runs
+ * for seconds (minutes against a slow provider), and a pause, an archive, a cap or limit lowered,
+ * a window closed or an account detached while it ran went unseen by its later actions until it
+ * ended (a race probe counted 20-35 sends after a pause had answered). Older copies are read again:
+ * the campaign item alone (GetItem, strong, ~1 RCU), its nodes again only when its flow's structure
+ * changed; a step's content (template, delay) edited meanwhile is taken up by the next batch.
+ */
+export const BATCH_COPY_MAX_AGE_MS = 250;
+
+export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts' | 'leads' | 'clock'>, refs: ActionRef[]): BatchReads {
+  type CampaignRead = ReturnType<BatchReads['campaign']>;
+  const campaigns = new Map<number, { at: number; read: CampaignRead }>();
+  /** Every read of a campaign this batch made, the older copies too (campaignsRead). */
+  const campaignReads: CampaignRead[] = [];
+  const accounts = new Map<number, { at: number; read: Promise<Map<number, SenderAccount>> }>();
   // Read when the first action of the batch needs its prospect (one BatchGetItem for all of them):
   // a batch whose actions all wait for their slot or day reads none.
   let prospects: Promise<Map<number, Prospect>> | undefined;
@@ -33,28 +47,40 @@ export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts'
       .getProspects([...new Set(refs.map((ref) => ref.prospectId))], { consistent: false })
       .then((list) => new Map(list.map((p) => [p.id, p]))));
   const companies = new Map<number, Promise<Company | undefined>>();
+  const fresh = (at: number, now: number) => now - at < BATCH_COPY_MAX_AGE_MS;
+
+  /** The campaign read again, its nodes kept unless its flow's structure changed (or the copy before failed). */
+  async function reread(workspaceId: number, campaignId: number, before: CampaignRead): ReturnType<BatchReads['campaign']> {
+    const old = await before.catch(() => undefined);
+    if (!old) return deps.campaigns.getWithFlow(workspaceId, campaignId);
+    const campaign = await deps.campaigns.get(workspaceId, campaignId);
+    if (!campaign) return undefined;
+    return campaign.flowVersion === old.campaign.flowVersion ? { campaign, nodes: old.nodes } : deps.campaigns.getWithFlow(workspaceId, campaignId);
+  }
+
   return {
     campaign(workspaceId, campaignId) {
-      let found = campaigns.get(campaignId);
-      if (!found) {
-        found = deps.campaigns.getWithFlow(workspaceId, campaignId);
-        campaigns.set(campaignId, found);
-      }
-      return found;
+      const now = deps.clock.now().getTime();
+      const cached = campaigns.get(campaignId);
+      if (cached && fresh(cached.at, now)) return cached.read;
+      const read = cached ? reread(workspaceId, campaignId, cached.read) : deps.campaigns.getWithFlow(workspaceId, campaignId);
+      campaigns.set(campaignId, { at: now, read });
+      campaignReads.push(read);
+      return read;
     },
     accounts(workspaceId) {
-      let found = accounts.get(workspaceId);
-      if (!found) {
-        found = deps.accounts.listForWorkspace(workspaceId).then((list) => new Map(list.map((a) => [a.id, a])));
-        accounts.set(workspaceId, found);
-      }
-      return found;
+      const now = deps.clock.now().getTime();
+      const cached = accounts.get(workspaceId);
+      if (cached && fresh(cached.at, now)) return cached.read;
+      const read = deps.accounts.listForWorkspace(workspaceId).then((list) => new Map(list.map((a) => [a.id, a])));
+      accounts.set(workspaceId, { at: now, read });
+      return read;
     },
     prospect: async (id) => (await batchProspects()).get(id),
     prospectNow: async (id) => (await deps.leads.getProspects([id]))[0],
     // A read that failed already failed its actions; it has nothing to complete.
     campaignsRead: async () =>
-      (await Promise.allSettled(campaigns.values())).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),
+      (await Promise.allSettled(campaignReads)).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),
     company(prospect) {
       const id = prospect.companyId;
       if (id === undefined) return Promise.resolve(undefined);

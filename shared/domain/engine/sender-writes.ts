@@ -60,12 +60,15 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
 
   /** A campaign whose prospects have all finished becomes COMPLETED. */
   async function completeCampaigns(reads: BatchReads): Promise<void> {
+    // A campaign the batch read again (sender-reads.ts) is there once per copy: asked once.
+    const ended = new Map<number, Campaign>();
     for (const campaign of await reads.campaignsRead()) {
       if (!sequencesEnded.has(campaign)) continue;
       sequencesEnded.delete(campaign);
-      // The batch's copy may be old (its prospect count): the check reads the campaign again.
-      if (campaign.status === 'ACTIVE') await completeIfFinished({ campaigns: deps.campaigns, prospects: deps.completion, clock: deps.clock }, campaign.workspaceId, campaign.id);
+      ended.set(campaign.id, campaign);
     }
+    // The batch's copy may be old (its prospect count): the check reads the campaign again.
+    for (const campaign of ended.values()) await completeIfFinished({ campaigns: deps.campaigns, prospects: deps.completion, clock: deps.clock }, campaign.workspaceId, campaign.id);
   }
 
   async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
