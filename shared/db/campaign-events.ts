@@ -33,6 +33,10 @@ export class DynamoCampaignEvents implements CampaignEvents {
     const counter = COUNTED[event.kind];
     if (counter === undefined && event.kind !== 'REPLIED') return this.putOnce(put);
     const reach = await this.stats.reach(event.campaignId, event.prospectId);
+    // A prospect the campaign never contacted (who wrote first: matched by address, its sequence
+    // stopped all the same) answered none of its messages: recorded, not counted, so replies never
+    // exceed contacted (before 2026-11-28 it counted; a race probe).
+    if (event.kind === 'REPLIED' && reach?.firstContactAt === undefined) return this.putOnce(put);
     const where = { workspaceId: event.workspaceId, campaignId: event.campaignId, accountId: event.accountId ?? reach?.lastAccountId ?? null, at: event.at };
     if (counter !== undefined) return (await this.stats.commit([put, ...(await this.stats.updates({ ...where, counts: { [counter]: 1 } }))])) === undefined;
     const sentAt = reach?.lastAt !== undefined && reach.lastAt <= event.at ? reach.lastAt : undefined;

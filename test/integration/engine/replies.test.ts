@@ -290,4 +290,22 @@ describe('replies', () => {
     // The one still in the inviting campaign counts there; the moved one's new campaign never wrote to it on the network.
     expect([await acceptedIn(inviting.id), await acceptedIn(other.id)]).toEqual([[stays], []]);
   });
+
+  it('a prospect who writes before the campaign contacted them stops the sequence but is no reply in its analytics (replies never exceed contacted)', async () => {
+    const { stack, ws } = world;
+    clock.set('2027-01-04T09:00:00.000Z'); // Monday
+    const campaign = await campaignWith(world, 'Wrote first', [{ step_type: 'EMAIL', subject_line: 'WF first', delay_in_hours: 48 }]);
+    const [early] = (await prospectsIn(world, campaign.id, [{ email: 'early@first.example' }])) as number[];
+    await activate(world, campaign.id);
+    await stack.provider.control.reply({ account_id: 'sbx-mailbox-dev', channel: 'EMAIL', from: 'early@first.example', text: 'Heard of you, tell me more', message_id: 'wf_early_1' });
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [early as number]: { status: 'REPLIED', last_error: null } });
+    const analytics = await stack.call<{ analytics: Record<string, unknown>; pipeline: Record<string, number> }>('GET', `/public/campaigns/${campaign.id}/analytics/`, { apiKey: ws.key });
+    expect([analytics.body.analytics.amount_of_prospects_contacted, analytics.body.analytics.amount_of_replies, analytics.body.pipeline]).toEqual([
+      0,
+      0,
+      { leads_contacted: 0, replied: 0, interested: 0, meeting_scheduled: 0 },
+    ]);
+    await advance(stack, clock, 49);
+    expect((await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject === 'WF first')).toEqual([]);
+  });
 });
