@@ -5,12 +5,15 @@ import { DynamoLeadRepository } from '../db/lead-repository';
 import { DynamoOutreachActions } from '../db/outreach-actions';
 import { DynamoSendCounters } from '../db/send-counters';
 import { createStatusWriter } from '../domain/engine/prospect-progress';
-import { createSequenceStops } from '../domain/engine/sequence-stop';
+import { type SequenceStopDeps, createSequenceStops } from '../domain/engine/sequence-stop';
 import type { Clock } from '../time/clock';
 import type { TableAccess } from './table';
 
-/** Sequence stops (shared/domain/engine/sequence-stop.ts) over the table, as every function that stops sequences builds them. */
-export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Clock, maxLeadsPerList: number) {
+/**
+ * Sequence stops (shared/domain/engine/sequence-stop.ts) over the table, as every function that
+ * stops sequences builds them; `overrides` replaces parts (a test's port that interleaves a race).
+ */
+export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Clock, maxLeadsPerList: number, overrides: Partial<SequenceStopDeps> = {}) {
   const leads = new DynamoLeadRepository(db, tableName, clock);
   return createSequenceStops({
     actions: new DynamoOutreachActions(db, tableName),
@@ -21,5 +24,6 @@ export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Cl
     completion: new DynamoCampaignProspects(db, tableName),
     events: new DynamoCampaignEvents(db, tableName),
     clock,
+    ...overrides,
   });
 }

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCampaignEvents } from '../../../shared/db/campaign-events';
 import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
-import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
-import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
-import { DynamoOutreachActions } from '../../../shared/db/outreach-actions';
-import { DynamoSendCounters } from '../../../shared/db/send-counters';
-import { createStatusWriter } from '../../../shared/domain/engine/prospect-progress';
-import { createSequenceStops } from '../../../shared/domain/engine/sequence-stop';
+import { sequenceStopsFrom } from '../../../shared/runtime/sequence-stops';
 import { ManualClock } from '../../../shared/time/clock';
 import { type EngineWorld, campaignStatus, campaignWith, engineWorld, play, prospectStatuses, prospectsIn, sandboxSent } from './helpers';
 
@@ -33,15 +27,9 @@ describe('completion racing an add', () => {
     const [last] = (await prospectsIn(world, campaign.id, [{}])) as number[];
     expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
     const { db, tableName } = stack;
-    const leads = new DynamoLeadRepository(db, tableName, clock);
     const campaignProspects = new DynamoCampaignProspects(db, tableName);
     let added: number[] = [];
-    const stops = createSequenceStops({
-      actions: new DynamoOutreachActions(db, tableName),
-      counters: new DynamoSendCounters(db, tableName),
-      leads,
-      writeStatus: createStatusWriter({ leads, ids: new DynamoIdAllocator(db, tableName), clock, maxLeadsPerList: 100_000 }),
-      campaigns: new DynamoCampaignRepository(db, tableName),
+    const stops = sequenceStopsFrom({ db, tableName, ids: new DynamoIdAllocator(db, tableName) }, clock, 100_000, {
       completion: {
         // The check sees none unfinished; an add with activate commits right after it.
         async hasUnfinished(campaignId) {
@@ -50,8 +38,6 @@ describe('completion racing an add', () => {
           return unfinished;
         },
       },
-      events: new DynamoCampaignEvents(db, tableName),
-      clock,
     });
     const stopped = await stops.stop({ workspaceId: world.ws.workspaceId, prospectId: last as number, status: 'NOT_INTERESTED' });
     expect(stopped.stopped).toBe(true);
