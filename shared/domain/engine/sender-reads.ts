@@ -33,12 +33,29 @@ export interface BatchReads {
  */
 export const BATCH_COPY_MAX_AGE_MS = 250;
 
+/**
+ * A batch's copies by key: read once through `load(before)`, then again when the copy is
+ * BATCH_COPY_MAX_AGE_MS old by the clock. `all` holds every copy read (the older ones too).
+ */
+function agingCopies<K, V>(clock: SenderDeps['clock']) {
+  const copies = new Map<K, { at: number; read: Promise<V> }>();
+  const all: Promise<V>[] = [];
+  return {
+    all,
+    get(key: K, load: (before: Promise<V> | undefined) => Promise<V>): Promise<V> {
+      const now = clock.now().getTime();
+      const cached = copies.get(key);
+      if (cached && now - cached.at < BATCH_COPY_MAX_AGE_MS) return cached.read;
+      const read = load(cached?.read);
+      copies.set(key, { at: now, read });
+      all.push(read);
+      return read;
+    },
+  };
+}
+
 export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts' | 'leads' | 'clock'>, refs: ActionRef[]): BatchReads {
   type CampaignRead = ReturnType<BatchReads['campaign']>;
-  const campaigns = new Map<number, { at: number; read: CampaignRead }>();
-  /** Every read of a campaign this batch made, the older copies too (campaignsRead). */
-  const campaignReads: CampaignRead[] = [];
-  const accounts = new Map<number, { at: number; read: Promise<Map<number, SenderAccount>> }>();
   // Read when the first action of the batch needs its prospect (one BatchGetItem for all of them):
   // a batch whose actions all wait for their slot or day reads none.
   let prospects: Promise<Map<number, Prospect>> | undefined;
@@ -47,40 +64,27 @@ export function createBatchReads(deps: Pick<SenderDeps, 'campaigns' | 'accounts'
       .getProspects([...new Set(refs.map((ref) => ref.prospectId))], { consistent: false })
       .then((list) => new Map(list.map((p) => [p.id, p]))));
   const companies = new Map<number, Promise<Company | undefined>>();
-  const fresh = (at: number, now: number) => now - at < BATCH_COPY_MAX_AGE_MS;
 
-  /** The campaign read again, its nodes kept unless its flow's structure changed (or the copy before failed). */
-  async function reread(workspaceId: number, campaignId: number, before: CampaignRead): ReturnType<BatchReads['campaign']> {
-    const old = await before.catch(() => undefined);
+  /** A campaign's first copy with its flow; a later one the item alone, its nodes kept unless its flow's structure changed (or the copy before failed). */
+  async function readCampaign(workspaceId: number, campaignId: number, before: CampaignRead | undefined): CampaignRead {
+    const old = before && (await before.catch(() => undefined));
     if (!old) return deps.campaigns.getWithFlow(workspaceId, campaignId);
     const campaign = await deps.campaigns.get(workspaceId, campaignId);
     if (!campaign) return undefined;
     return campaign.flowVersion === old.campaign.flowVersion ? { campaign, nodes: old.nodes } : deps.campaigns.getWithFlow(workspaceId, campaignId);
   }
+  const campaigns = agingCopies<number, Awaited<CampaignRead>>(deps.clock);
+  const accounts = agingCopies<number, Map<number, SenderAccount>>(deps.clock);
 
   return {
-    campaign(workspaceId, campaignId) {
-      const now = deps.clock.now().getTime();
-      const cached = campaigns.get(campaignId);
-      if (cached && fresh(cached.at, now)) return cached.read;
-      const read = cached ? reread(workspaceId, campaignId, cached.read) : deps.campaigns.getWithFlow(workspaceId, campaignId);
-      campaigns.set(campaignId, { at: now, read });
-      campaignReads.push(read);
-      return read;
-    },
-    accounts(workspaceId) {
-      const now = deps.clock.now().getTime();
-      const cached = accounts.get(workspaceId);
-      if (cached && fresh(cached.at, now)) return cached.read;
-      const read = deps.accounts.listForWorkspace(workspaceId).then((list) => new Map(list.map((a) => [a.id, a])));
-      accounts.set(workspaceId, { at: now, read });
-      return read;
-    },
+    campaign: (workspaceId, campaignId) => campaigns.get(campaignId, (before) => readCampaign(workspaceId, campaignId, before)),
+    accounts: (workspaceId) =>
+      accounts.get(workspaceId, () => deps.accounts.listForWorkspace(workspaceId).then((list) => new Map(list.map((a) => [a.id, a])))),
     prospect: async (id) => (await batchProspects()).get(id),
     prospectNow: async (id) => (await deps.leads.getProspects([id]))[0],
     // A read that failed already failed its actions; it has nothing to complete.
     campaignsRead: async () =>
-      (await Promise.allSettled(campaignReads)).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),
+      (await Promise.allSettled(campaigns.all)).flatMap((read) => (read.status === 'fulfilled' && read.value ? [read.value.campaign] : [])),
     company(prospect) {
       const id = prospect.companyId;
       if (id === undefined) return Promise.resolve(undefined);
