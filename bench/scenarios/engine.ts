@@ -4,7 +4,7 @@ import { OUTREACH, OUTREACH_SCHEDULER } from '../../shared/runtime/catalog';
 import { ManualClock } from '../../shared/time/clock';
 import type { BenchScenario } from '../lib';
 import { type Tally, addTo, chargesOf, emptyTally, labelOf, sampleOf } from './engine/calls';
-import { CAP, CONSUMERS_BY_DAY, DAY_END, FIRST_PASS_CONSUMERS, PROSPECTS, ROUNDS, SETTLE_STEP_MS, START } from './engine/config';
+import { CAP, CONSUMERS_BY_DAY, DAY_END, FIRST_PASS_CONSUMERS, PROSPECTS, ROUNDS, SENDS, SETTLE_STEP_MS, START, STEPS, stepsLabel } from './engine/config';
 import { type Day, type Phase, problems, report } from './engine/report';
 import { countOutcomes, itemSizes, ok, setUp } from './engine/setup';
 
@@ -108,7 +108,7 @@ export const scenario: BenchScenario = {
 
     const days: Day[] = [];
     let sent = sentAtOnce;
-    for (let day = 0; sent < PROSPECTS && day < Math.ceil(PROSPECTS / CAP) + 2; day += 1) {
+    for (let day = 0; sent < SENDS && day < Math.ceil(SENDS / CAP) + STEPS + 1; day += 1) {
       const date = new Date(Date.parse(START) + day * 86_400_000).toISOString().slice(0, 10);
       clock.set(`${date}${DAY_END}`);
       const consumers = CONSUMERS_BY_DAY[day] ?? 1;
@@ -148,7 +148,7 @@ export const scenario: BenchScenario = {
     const campaign = ok(await call('GET', `/public/campaigns/${campaignId}/`, { apiKey }), 'campaign').campaign;
 
     return {
-      title: `Engine: ${PROSPECTS.toLocaleString('en')} prospects, one EMAIL step, ${days.length} days`,
+      title: `Engine: ${PROSPECTS.toLocaleString('en')} prospects, ${stepsLabel}, ${days.length} days`,
       markdown: report({
         setupMs,
         dispatch: { ...(phases.get('dispatch') as Phase), dispatched: dispatch.result.dispatched },

@@ -6,6 +6,17 @@
  * that read a list whole (its digest) grow with its size: compare with the full run.
  */
 export const PROSPECTS = Number(process.env.BENCH_ENGINE_PROSPECTS ?? 10_000);
+/**
+ * EMAIL steps in the campaign's flow: 1, or `BENCH_ENGINE_STEPS` (at most 5) for a longer sequence,
+ * each after the one before by `STEP_DELAY_HOURS`. With more than one step the per-prospect writes
+ * (its status at its first action and at its end, its first action's start) are shared by its
+ * sends; the model column still prices the one-step path.
+ */
+export const STEPS = Math.min(5, Math.max(1, Number(process.env.BENCH_ENGINE_STEPS ?? 1)));
+export const STEP_DELAY_HOURS = 1;
+/** Sends the run should make: one per prospect and step. */
+export const SENDS = PROSPECTS * STEPS;
+export const stepsLabel = STEPS === 1 ? 'one EMAIL step' : `${STEPS} EMAIL steps (${STEP_DELAY_HOURS} h apart)`;
 /** Import rows and add-to-campaign prospects per request (both maxima). */
 export const PER_REQUEST = 1_000;
 /** `email_max_messages`' maximum. */

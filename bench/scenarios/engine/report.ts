@@ -1,7 +1,7 @@
 import { itemCopies, itemSize } from '../../../shared/db/item-size';
 import { fmt, table } from '../../lib';
 import { COMPLETION_CHECK, FIRST_ACTION_READ, FIRST_WRITE, OUTCOME_RECORD, type Tally, emptyTally, isAnalytics } from './calls';
-import { ACCOUNT_LIMIT, CAP, FIRST_PASS_CONSUMERS, KB, MAILBOXES, PER_REQUEST, PROSPECTS, START } from './config';
+import { ACCOUNT_LIMIT, CAP, FIRST_PASS_CONSUMERS, KB, MAILBOXES, PER_REQUEST, PROSPECTS, START, STEPS, stepsLabel } from './config';
 import type { itemSizes } from './setup';
 
 /** The engine bench's report: its phases, days, targets and the per-call breakdown beside a cost model. */
@@ -256,7 +256,7 @@ export function report(f: Findings): string {
   ];
 
   return [
-    `Setup (not measured, ${fmt(f.setupMs / 1000, 1)} s): ${MAILBOXES} sandbox mailboxes at ${ACCOUNT_LIMIT.toLocaleString('en')} emails a day; a campaign with one EMAIL step, ` +
+    `Setup (not measured, ${fmt(f.setupMs / 1000, 1)} s): ${MAILBOXES} sandbox mailboxes at ${ACCOUNT_LIMIT.toLocaleString('en')} emails a day; a campaign with ${stepsLabel}, ` +
       `\`email_max_messages\` ${CAP.toLocaleString('en')} (the maximum), timezone UTC, a window open every day 00:00-23:59; ${PROSPECTS.toLocaleString('en')} prospects ` +
       `with emails imported into one list (${PER_REQUEST.toLocaleString('en')} a request, 500 companies), moved in with add-to-campaign without activation, then \`activate\` ` +
       `and the campaign-scheduling queue drained: ${PROSPECTS.toLocaleString('en')} actions due at ${START}. A ManualClock: the scenario moves time. ` +
@@ -291,6 +291,12 @@ export function report(f: Findings): string {
       `Without the prospect's status write: ${per(engineOnly.wcuComputed)} WCU. Analytics excluded (its rows: ${per(analytics.wcuComputed)} WCU computed, ` +
       `${per(analytics.rcu)} RCU per send more; ${per(whole.wcuComputed + analytics.wcuComputed)} WCU with it).`,
     `- ≤ 4 RCU per sent action: ${verdict(whole.rcu / n, 4, 'RCU')} (the model says ${fmt(modelSum.rcu, 2)}). Without the prospect's status write: ${per(engineOnly.rcu)} RCU.`,
+    ...(STEPS > 1
+      ? [
+          `- Per prospect (its ${STEPS} sends, from its first dispatch to its end): ${per(whole.wcuComputed, PROSPECTS)} WCU computed, ${per(whole.rcu, PROSPECTS)} RCU, analytics excluded. ` +
+            'The model column prices the one-step path (its status writes and first action once per send): compare the measured columns with a one-step run.',
+        ]
+      : []),
     '',
     `### Capacity per sent action (${f.sent.toLocaleString('en')} sent)`,
     '',

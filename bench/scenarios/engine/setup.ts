@@ -6,7 +6,7 @@ import { campaignProspectKey, leadListKey, outreachActionKey, workspaceLeadCount
 import { firstAction as pendingFirst, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { CAMPAIGN_SCHEDULING } from '../../../shared/runtime/catalog';
 import type { BenchContext } from '../../lib';
-import { ACCOUNT_LIMIT, CAP, MAILBOXES, PER_REQUEST, PROSPECTS, lead } from './config';
+import { ACCOUNT_LIMIT, CAP, MAILBOXES, PER_REQUEST, PROSPECTS, STEPS, STEP_DELAY_HOURS, lead } from './config';
 
 /** Answers a request's body, or throws when its status is not `status`. */
 export const ok = (response: { status: number; body: any }, what: string, status = 200) => {
@@ -33,18 +33,21 @@ export async function setUp(context: BenchContext) {
     ok(await call('PATCH', `/public/accounts/${registered.account.id}/`, { apiKey, body: { daily_limits: { emails: ACCOUNT_LIMIT } } }), 'account limits');
   }
   const campaignId: number = ok(await call('POST', '/public/campaigns/', { apiKey, body: { name: 'Engine bench' } }), 'campaign', 201).campaign.id;
-  ok(
-    await call('POST', `/public/campaigns/${campaignId}/steps/`, {
-      apiKey,
-      body: {
-        step_type: 'EMAIL',
-        subject_line: 'A question for {{company_name}}, {{first_name}}',
-        message_template: '<p>Hi {{first_name}},</p><p>I saw that you are {{job_title}} at {{company_name}} in {{location}}. Could we talk for 15 minutes next week?</p><p>Best regards</p>',
-      },
-    }),
-    'step',
-    201,
-  );
+  for (let step = 0; step < STEPS; step += 1) {
+    ok(
+      await call('POST', `/public/campaigns/${campaignId}/steps/`, {
+        apiKey,
+        body: {
+          step_type: 'EMAIL',
+          subject_line: step === 0 ? 'A question for {{company_name}}, {{first_name}}' : `Following up (${step + 1}), {{first_name}}`,
+          message_template: '<p>Hi {{first_name}},</p><p>I saw that you are {{job_title}} at {{company_name}} in {{location}}. Could we talk for 15 minutes next week?</p><p>Best regards</p>',
+          ...(step === 0 ? {} : { delay_in_hours: STEP_DELAY_HOURS }),
+        },
+      }),
+      'step',
+      201,
+    );
+  }
   const allDay = { enabled: true, start: '00:00', end: '23:59' };
   ok(
     await call('PATCH', `/public/campaigns/${campaignId}/`, {
