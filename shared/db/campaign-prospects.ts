@@ -267,7 +267,7 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
       this.tableName,
       prospectIds.map((prospectId) => outreachActionKey(campaignId, prospectId)),
       // Named, as an attribute name that may be a reserved word.
-      { projection: 'prospectId, nodeId, dueAt, lastError, #claim', names: { '#claim': 'claim' } },
+      { projection: 'prospectId, nodeId, dueAt, lastError, atEntry, #claim', names: { '#claim': 'claim' } },
     );
     return new Map(
       items.map((item) => [
@@ -277,6 +277,7 @@ export class DynamoCampaignProspects implements CampaignProspects, CampaignCompl
           // Being sent (claimed): nothing is due.
           dueAt: typeof item.dueAt === 'string' && !item.claim ? item.dueAt : null,
           lastError: typeof item.lastError === 'string' ? item.lastError : null,
+          ...(item.atEntry === true ? { atEntry: true } : {}),
         },
       ]),
     );

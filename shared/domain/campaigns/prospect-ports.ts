@@ -25,6 +25,8 @@ export interface ActionPosition {
   dueAt: string | null;
   /** Why its last attempt failed while it is retried (null when it has not failed). */
   lastError: string | null;
+  /** Nothing carried out or decided yet: the engine starts it at the flow's root as it is now, whatever `nodeId` says. */
+  atEntry?: boolean;
 }
 
 export interface CampaignProspects {

@@ -64,12 +64,19 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
   // (a retry's); one added without `activate` to a campaign that runs (or ran) why nothing comes.
   const positionOf = (item: CampaignProspect): ActionPosition => {
     if (!SEQUENCE_STATUSES.includes(item.status)) return { nodeId: null, dueAt: null, lastError: item.lastError };
+    // A prospect not started yet (waiting to be scheduled, its first action not taken, or an action
+    // still at its entry) starts at the flow's root as it is when the engine takes it: a node put
+    // first meanwhile is the one it is at.
+    const root = campaign.flow.root;
     if (item.schedule === 'WAITING' && (campaign.status === 'ACTIVE' || campaign.status === 'COMPLETED')) {
       const activatedAt = campaign.status === 'ACTIVE' ? campaign.activatedAt : undefined;
       const sweeping = activatedAt !== undefined && item.addedAt < activatedAt && deps.clock.now().getTime() - Date.parse(activatedAt) < SWEEP_GRACE_MS;
-      return { nodeId: item.nodeId, dueAt: null, lastError: item.lastError ?? (sweeping ? BEING_SCHEDULED : WAITING_FOR_ACTIVATION) };
+      return { nodeId: root, dueAt: null, lastError: item.lastError ?? (sweeping ? BEING_SCHEDULED : WAITING_FOR_ACTIVATION) };
     }
-    return actions.get(item.prospectId) ?? { nodeId: item.nodeId, dueAt: item.nextActionAt, lastError: item.lastError };
+    const action = actions.get(item.prospectId);
+    if (action) return action.atEntry ? { ...action, nodeId: root } : action;
+    const notStarted = item.schedule !== 'SCHEDULED' || page.firstActionPending.has(item.prospectId);
+    return { nodeId: notStarted ? root : item.nodeId, dueAt: item.nextActionAt, lastError: item.lastError };
   };
   // A page ends early, its cursor after the last prospect shown, before its views pass what one
   // answer may hold (MAX_ANSWER_VIEW_BYTES: Lambda's 6 MB result; large custom fields).

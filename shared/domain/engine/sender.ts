@@ -281,8 +281,10 @@ export function createSender(deps: SenderDeps) {
       await advance(action, campaign, nodes, node.id, now, {}, { prospect, company: await reads.company(prospect) });
       return 'skipped';
     };
-    // A step the prospect cannot take (no valid email, not a first-degree connection) is skipped at
-    // once, without a campaign position: it never holds a slot that a sendable prospect could use.
+    // A step the prospect cannot take by its own fields (no valid email, no profile URL) is skipped
+    // at once, without a campaign position: it never holds a slot that a sendable prospect could use.
+    // Network distance is read from the profile only as the step goes (a read is a visit the provider
+    // limits), so that skip gives its position back (docs/engine.md, "What only the provider can tell").
     const unsendable = whyNotSendable(kind, prospect);
     if (unsendable && !consistent) return again();
     if (unsendable) return skip(unsendable);
