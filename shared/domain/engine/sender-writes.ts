@@ -3,7 +3,7 @@ import { completeIfFinished } from '../campaigns/completion';
 import { linkOf } from '../campaigns/flow';
 import type { CampaignNode } from '../campaigns/nodes';
 import type { OutreachAction, ParkReason } from './action';
-import { dueAfter } from './node-timing';
+import { dueAfter, reachedAtOf } from './node-timing';
 import type { KnownProspect } from './ports';
 import type { BatchReads } from './sender-reads';
 import type { ActionResult, SenderDeps } from './sender-deps';
@@ -98,7 +98,8 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     change: Partial<OutreachAction>,
     known?: KnownProspect,
   ): Promise<void> {
-    const next = linkOf(campaign.flow, nodeId)?.child ?? null;
+    const done = [...action.done, nodeId];
+    const next = childNotDone(campaign, nodes, nodeId, done);
     if (next === null) {
       await finish(action, campaign, 'FINISHED', null, known);
       return;
@@ -107,7 +108,20 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
       await actions.remove(action);
       return;
     }
-    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true, done: [...action.done, nodeId] });
+    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true, done });
+  }
+
+  /**
+   * The node after `nodeId` the prospect goes to: its child, past the steps this stay already
+   * carried out (an edit of the flow put them after it again: passed over, nothing sent, and their
+   * delays not waited); null at the end of the flow.
+   */
+  function childNotDone(campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, done: number[]): number | null {
+    let next = linkOf(campaign.flow, nodeId)?.child ?? null;
+    for (let hops = 0; next !== null && hops <= nodes.size && nodes.get(next)?.kind === 'STEP' && done.includes(next); hops += 1) {
+      next = linkOf(campaign.flow, next)?.child ?? null;
+    }
+    return next;
   }
 
   /**
@@ -115,14 +129,19 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
    * prospect's place again): on to its child, nothing sent or recorded, or the end of the flow.
    */
   async function passOver(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date): Promise<ActionResult> {
-    const next = linkOf(campaign.flow, nodeId)?.child ?? null;
+    const next = childNotDone(campaign, nodes, nodeId, action.done);
     if (next === null) return finish(action, campaign, 'FINISHED', null);
-    return (await moveTo(action, campaign, nodes, next, now, {})) ? 'skipped' : 'raced';
+    // Nothing happens at a step passed over: its child is reached when it was (its delay counts
+    // from the prospect's last action, not from the passed-over step's own delay on top).
+    return (await moveTo(action, campaign, nodes, next, now, {}, reachedAtOf(action))) ? 'skipped' : 'raced';
   }
 
-  /** Puts the action on node `next`, reached now and due when that node is carried out (dueAfter). */
-  async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>) {
-    const dueAt = dueAfter(nodes.get(next), now, campaign);
+  /**
+   * Puts the action on node `next`, reached at `reached` (now, unless a step was passed over) and
+   * due when that node is carried out (dueAfter), not before now.
+   */
+  async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>, reached = now) {
+    const dueAt = new Date(Math.max(dueAfter(nodes.get(next), reached, campaign).getTime(), now.getTime()));
     return actions.replace(
       action,
       bump(action, now, {
@@ -130,7 +149,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
         nodeId: next,
         atEntry: false,
         dueAt: iso(dueAt),
-        reachedAt: iso(now),
+        reachedAt: iso(reached),
         waitingForDelay: true,
         claim: null,
         reservation: null,

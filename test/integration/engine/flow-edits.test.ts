@@ -29,6 +29,11 @@ describe('flow edits and the prospects waiting in the flow', () => {
     (await call<{ step: { id: number } }>('POST', `/public/campaigns/${campaignId}/steps/`, { step_type: 'EMAIL', subject_line: subject, message_template: 'Hi', delay_in_hours: 0, ...extra })).step.id;
   const currentSteps = async (campaignId: number) =>
     (await call<{ prospects: { current_step_id: number | null }[] }>('GET', `/public/campaigns/${campaignId}/prospects/`)).prospects.map((p) => p.current_step_id);
+  const position = async (campaignId: number) =>
+    (await call<{ prospects: { current_step_id: number | null; next_action_at: string | null }[] }>('GET', `/public/campaigns/${campaignId}/prospects/`)).prospects.map((p) => [
+      p.current_step_id,
+      p.next_action_at,
+    ]);
   const subjectsSent = async (prefix: string) =>
     (await sentSummary(world.stack)).filter(([kind, subject]) => kind === 'email' && String(subject).startsWith(prefix)).map(([, subject]) => subject).sort();
 
@@ -75,6 +80,63 @@ describe('flow edits and the prospects waiting in the flow', () => {
     await play(world.stack);
     await playAt(world.stack, clock, '2027-02-02T09:00:00.000Z');
     expect(await subjectsSent('Condition:')).toEqual(['Condition: has email']);
+  });
+
+  it("counts the delay of the step after a step passed over from the prospect's last action, not from the passed-over step's delay", async () => {
+    clock.set('2027-02-15T08:00:00.000Z');
+    const campaign = await campaignWith(
+      world,
+      'Passed over',
+      [
+        { step_type: 'EMAIL', subject_line: 'Passed: A' },
+        { step_type: 'EMAIL', subject_line: 'Passed: B', delay_in_hours: 1 },
+        { step_type: 'EMAIL', subject_line: 'Passed: C', delay_in_hours: 3 },
+      ],
+      settings,
+    );
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    expect(await subjectsSent('Passed:')).toEqual(['Passed: A']);
+    const [a, b, c] = campaign.stepIds;
+    // A, carried out, moves after B (the root moves alone): B, then A (5 h), then C (3 h).
+    await call('POST', `/public/campaigns/${campaign.id}/pause/`);
+    await call('PATCH', `/public/campaigns/${campaign.id}/steps/${a}/`, { parent_step_id: b, delay_in_hours: 5 });
+    await call('POST', `/public/campaigns/${campaign.id}/resume/`);
+    await playAt(world.stack, clock, '2027-02-15T09:00:00.000Z');
+    expect(await subjectsSent('Passed:')).toEqual(['Passed: A', 'Passed: B']);
+    // A, after B, is passed over at once: C is due 3 hours after B (12:00), A's 5 hours not waited
+    // (before 2026-11-28 it waited at A until 14:00, and C came 3 hours after that).
+    expect(await position(campaign.id)).toEqual([[c, '2027-02-15T12:00:00.000Z']]);
+    await playAt(world.stack, clock, '2027-02-15T12:00:00.000Z');
+    expect(await subjectsSent('Passed:')).toEqual(['Passed: A', 'Passed: B', 'Passed: C']);
+  });
+
+  it('counts the delay after a step passed over where the prospect waits from when it reached it', async () => {
+    clock.set('2027-02-22T08:00:00.000Z');
+    const campaign = await campaignWith(
+      world,
+      'Passed where waiting',
+      [
+        { step_type: 'EMAIL', subject_line: 'Waiting: A' },
+        { step_type: 'EMAIL', subject_line: 'Waiting: B', delay_in_hours: 1 },
+        { step_type: 'EMAIL', subject_line: 'Waiting: C', delay_in_hours: 3 },
+      ],
+      settings,
+    );
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    const [a, b, c] = campaign.stepIds;
+    // The prospect waits at B (reached 08:00). A moves after B, then B is deleted: A takes its place
+    // (the flow is A, C), and the prospect, at B, is at A, which it carried out.
+    await call('POST', `/public/campaigns/${campaign.id}/pause/`);
+    await call('PATCH', `/public/campaigns/${campaign.id}/steps/${a}/`, { parent_step_id: b });
+    await call('DELETE', `/public/campaigns/${campaign.id}/steps/${b}/`);
+    await call('POST', `/public/campaigns/${campaign.id}/resume/`);
+    await playAt(world.stack, clock, '2027-02-22T09:00:00.000Z');
+    // A passed over: C counts from 08:00, when the prospect reached the place (11:00), not from the pass (12:00).
+    expect(await position(campaign.id)).toEqual([[c, '2027-02-22T11:00:00.000Z']]);
+    await playAt(world.stack, clock, '2027-02-22T11:00:00.000Z');
+    expect(await subjectsSent('Waiting:')).toEqual(['Waiting: A', 'Waiting: C']);
   });
 
   it('never sends a step twice when an edit moves it after the steps a prospect has passed', async () => {
