@@ -34,13 +34,14 @@ const TYPE_NAMES: Record<string, string> = {
 
 /**
  * One readable sentence for a validation issue: a custom schema message as written, otherwise
- * "<field> is required" / "<field> must be a string" / "<field>: <valibot message>".
+ * "<field> is required" (absent or null) / "<field> must be a string" / "<field>: <valibot message>".
  */
 export function describeIssue(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
   if (!issue.message.startsWith('Invalid ')) return issue.message;
   if (!path) return issue.kind === 'schema' ? `Request body must be ${TYPE_NAMES[(issue.expected ?? '').toLowerCase()] ?? 'valid'}` : issue.message;
-  if (issue.kind === 'schema' && issue.input === undefined) return `${path} is required`;
+  // A JSON null names no value: a required field given null is missing, like one left out.
+  if (issue.kind === 'schema' && (issue.input === undefined || issue.input === null)) return `${path} is required`;
   if (issue.kind === 'schema') return `${path} must be ${TYPE_NAMES[(issue.expected ?? '').toLowerCase()] ?? issue.expected}`;
   return `${path}: ${issue.message}`;
 }

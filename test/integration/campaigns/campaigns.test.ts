@@ -84,6 +84,7 @@ describe('campaigns: create, list, read, settings', () => {
     for (const [body, error] of [
       [{}, 'name is required'],
       [{ name: '   ' }, 'name is required'],
+      [{ name: null }, 'name is required'],
       [{ name: 5 }, 'name must be a string'],
       [{ name: 'x'.repeat(201) }, 'name must be at most 200 characters'],
     ] as const) {

@@ -204,7 +204,7 @@ describe('accounts and sessions over HTTP', () => {
       ['/auth/signup/', { email: ['a@b.co'], password: 'long enough' }, 'email must be a string'],
       ['/auth/signup/', { email: 'a@b.co', password: 'long enough', workspace_name: '' }, 'workspace_name must not be empty'],
       ['/auth/login/', { email: 'a@b.co' }, 'password is required'],
-      ['/workspaces/', { name: null }, 'name must be a string'],
+      ['/workspaces/', { name: null }, 'name is required'],
     ];
     const user = await signUp(stack);
     for (const [path, body, error] of cases) {

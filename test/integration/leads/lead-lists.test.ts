@@ -62,6 +62,7 @@ describe('lead lists: create and list', () => {
     [{}, 'name is required'],
     [{ name: '' }, 'name is required'],
     [{ name: '   ' }, 'name is required'],
+    [{ name: null }, 'name is required'],
     [{ name: 'x', search_type: 'people' }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
     [{ name: 'x', search_type: 'ACCOUNTS' }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
     [{ name: 'x', search_type: 7 }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
