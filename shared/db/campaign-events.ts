@@ -9,6 +9,17 @@ import type { CampaignEventKind } from '../domain/engine/campaign-events';
 /** The counter each counted kind adds to (REPLIED is counted apart: first reply per prospect). */
 const COUNTED: Partial<Record<CampaignEventKind, Counter>> = { INVITE_ACCEPTED: 'accepted', INTERESTED: 'interested', MEETING_SCHEDULED: 'meetings' };
 
+/**
+ * The send a reply is attributed to: the one it answers when its record names the step, variant
+ * and time (an email's thread, a chat's last step: since 2026-11-28), else the prospect's last send
+ * (the reach item), as for a reply matched by its sender's address. Before 2026-11-28 always the
+ * last send: a reply to a first email, after a later step went out, was credited to that step.
+ */
+function answeredSend(event: CampaignEvent, reach: { lastNodeId?: number; lastVariant?: 'A' | 'B' | null; lastAt?: string } | undefined) {
+  if (event.nodeId !== null && event.sentAt !== undefined) return { nodeId: event.nodeId, variant: event.variant ?? null, at: event.sentAt };
+  return { nodeId: reach?.lastNodeId, variant: reach?.lastVariant ?? null, at: reach?.lastAt };
+}
+
 /** Campaign events (shared/domain/engine/campaign-events.ts): ~0.3 KB each in the campaign's events partition, 1 WCU. */
 export class DynamoCampaignEvents implements CampaignEvents {
   constructor(
@@ -39,9 +50,10 @@ export class DynamoCampaignEvents implements CampaignEvents {
     if (event.kind === 'REPLIED' && reach?.firstContactAt === undefined) return this.putOnce(put);
     const where = { workspaceId: event.workspaceId, campaignId: event.campaignId, accountId: event.accountId ?? reach?.lastAccountId ?? null, at: event.at };
     if (counter !== undefined) return (await this.stats.commit([put, ...(await this.stats.updates({ ...where, counts: { [counter]: 1 } }))])) === undefined;
-    const sentAt = reach?.lastAt !== undefined && reach.lastAt <= event.at ? reach.lastAt : undefined;
+    const answered = answeredSend(event, reach);
+    const sentAt = answered.at !== undefined && answered.at <= event.at ? answered.at : undefined;
     const waited = sentAt === undefined ? {} : { replyMs: Date.parse(event.at) - Date.parse(sentAt), timedReplies: 1 };
-    const steps = reach?.lastNodeId === undefined ? {} : { [stepKey(reach.lastNodeId, reach.lastVariant ?? null)]: { replied: 1 } };
+    const steps = answered.nodeId === undefined ? {} : { [stepKey(answered.nodeId, answered.variant)]: { replied: 1 } };
     const failed = await this.stats.commit([
       put,
       {

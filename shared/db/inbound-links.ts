@@ -8,7 +8,15 @@ import { inboundLinkKey } from './keys';
 
 const LinkItem = itemSchema(
   'InboundLink',
-  v.object({ link: v.string(), workspaceId: intAttribute, prospectId: intAttribute, campaignId: v.optional(intAttribute), nodeId: v.optional(intAttribute) }),
+  v.object({
+    link: v.string(),
+    workspaceId: intAttribute,
+    prospectId: intAttribute,
+    campaignId: v.optional(intAttribute),
+    nodeId: v.optional(intAttribute),
+    variant: v.optional(v.picklist(['A', 'B'])),
+    sentAt: v.optional(v.string()),
+  }),
 );
 
 /**
@@ -53,8 +61,15 @@ export class DynamoInboundLinks implements InboundLinks {
     for (const link of links) {
       const item = found.get(link);
       if (item) {
-        const { workspaceId, prospectId, campaignId, nodeId } = item;
-        return { workspaceId, prospectId, ...(campaignId === undefined ? {} : { campaignId }), ...(nodeId === undefined ? {} : { nodeId }) };
+        const { workspaceId, prospectId, campaignId, nodeId, variant, sentAt } = item;
+        return {
+          workspaceId,
+          prospectId,
+          ...(campaignId === undefined ? {} : { campaignId }),
+          ...(nodeId === undefined ? {} : { nodeId }),
+          ...(variant === undefined ? {} : { variant }),
+          ...(sentAt === undefined ? {} : { sentAt }),
+        };
       }
     }
     return undefined;

@@ -51,6 +51,7 @@ const SentEmailItem = itemSchema(
     accountId: intAttribute,
     at: v.string(),
     messageId: v.nullable(v.string()),
+    variant: v.optional(v.picklist(['A', 'B'])),
   }),
 );
 
@@ -113,7 +114,7 @@ export class DynamoOutcomeLog implements OutcomeLog {
    */
   async recordEmail(email: SentEmail): Promise<void> {
     const { messageId, ...fields } = email;
-    const names = Object.keys(fields);
+    const names = Object.keys(fields).filter((name) => fields[name as keyof typeof fields] !== undefined);
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,

@@ -190,4 +190,6 @@ export interface SentEmail {
   accountId: number;
   at: string;
   messageId: string | null;
+  /** The A/B variant sent (recorded since 2026-11-28): a reply in its thread is attributed to it. */
+  variant?: 'A' | 'B';
 }

@@ -33,6 +33,12 @@ export interface CampaignEvent {
   accountId: number | null;
   /** The step it answers, when known (an email reply names the email it answers). */
   nodeId: number | null;
+  /**
+   * The answered send's A/B variant and time, when its record carries them (chats written and
+   * emails sent since 2026-11-28): a reply is attributed to that step, not to the prospect's last.
+   */
+  variant?: 'A' | 'B';
+  sentAt?: string;
 }
 
 export interface CampaignEvents {

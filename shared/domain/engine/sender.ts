@@ -113,7 +113,7 @@ export function createSender(deps: SenderDeps) {
       const { found } = result.sent;
       // A send an earlier attempt made (its answer lost) counts as made through its account, with its text.
       const through = found?.through ?? account;
-      const kept = rendered && found ? { ...rendered, text: found.text } : rendered;
+      const kept = rendered && found ? { ...rendered, text: found.text, variant: result.variant } : rendered;
       // Dated when it went out (analytics' day, the conversation's order), not when it was found.
       const sentAt = found?.at ?? iso(now);
       await recordAnswered(
@@ -134,6 +134,7 @@ export function createSender(deps: SenderDeps) {
           accountId: account.id,
           at: iso(now),
           messageId: null,
+          variant: result.variant,
         });
       }
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: through.id } }, known);

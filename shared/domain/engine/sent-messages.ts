@@ -25,7 +25,10 @@ export async function keepSent(
   const target = { workspaceId: action.workspaceId, prospectId: action.prospectId };
   const writes: Promise<void>[] = [];
   // The chat also says which campaign and step wrote in it last: an answer there answers them.
-  if (refs.chatId) writes.push(deps.links.put(chatLink(account.providerAccountId, refs.chatId), { ...target, campaignId: action.campaignId, nodeId: step.id }));
+  // With the message's variant and time: a reply there is attributed to this send (analytics.md).
+  if (refs.chatId) {
+    writes.push(deps.links.put(chatLink(account.providerAccountId, refs.chatId), { ...target, campaignId: action.campaignId, nodeId: step.id, variant: rendered.variant, sentAt: input.at }));
+  }
   if (input.networkProviderId && input.networkProviderId !== action.networkProviderId) {
     writes.push(deps.links.put(memberLink(action.workspaceId, input.networkProviderId), target));
   }

@@ -51,6 +51,17 @@ export interface InboundLinkTarget {
   prospectId: number;
   campaignId?: number;
   nodeId?: number;
+  /** A chat the engine wrote in: the A/B variant of that step's message and when it went out (written since 2026-11-28). */
+  variant?: 'A' | 'B';
+  sentAt?: string;
+}
+
+/** The campaign step an inbound message answers: the chat's last step, or the email it replies to (its variant and send time when recorded). */
+export interface AnsweredStep {
+  campaignId: number;
+  nodeId: number;
+  variant?: 'A' | 'B';
+  sentAt?: string;
 }
 
 /**
@@ -87,7 +98,7 @@ export interface InboundRouterDeps {
   leads: Pick<LeadRepository, 'findIdentities' | 'getProspects' | 'getCompanies'>;
   messages: InboundMessageRepository;
   links: InboundLinks;
-  sentEmails: { findByMessageId(messageId: string): Promise<{ workspaceId: number; prospectId: number; campaignId: number; nodeId: number } | undefined> };
+  sentEmails: { findByMessageId(messageId: string): Promise<{ workspaceId: number; prospectId: number; campaignId: number; nodeId: number; at: string; variant?: 'A' | 'B' } | undefined> };
   stops: Pick<SequenceStops, 'stop'>;
   events: Pick<CampaignEvents, 'record'>;
   campaigns: Pick<CampaignRepository, 'get'>;
@@ -113,7 +124,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
     workspaceId: number,
     links: string[],
     identities: string[],
-  ): Promise<{ prospect: Prospect; answers?: { campaignId: number; nodeId: number } } | undefined> {
+  ): Promise<{ prospect: Prospect; answers?: AnsweredStep } | undefined> {
     const linked = links.length ? await deps.links.find(links) : undefined;
     const mine = linked?.workspaceId === workspaceId ? linked : undefined;
     let prospectId = mine?.prospectId;
@@ -125,13 +136,27 @@ export function createInboundRouter(deps: InboundRouterDeps) {
     const [prospect] = await deps.leads.getProspects([prospectId]);
     // A prospect of another workspace never matches.
     if (prospect?.workspaceId !== workspaceId) return undefined;
-    const answers = mine?.campaignId !== undefined && mine.nodeId !== undefined ? { campaignId: mine.campaignId, nodeId: mine.nodeId } : undefined;
+    const answers: AnsweredStep | undefined =
+      mine?.campaignId !== undefined && mine.nodeId !== undefined
+        ? { campaignId: mine.campaignId, nodeId: mine.nodeId, ...(mine.variant ? { variant: mine.variant } : {}), ...(mine.sentAt ? { sentAt: mine.sentAt } : {}) }
+        : undefined;
     return { prospect, ...(answers ? { answers } : {}) };
   }
 
-  async function record(kind: CampaignEventKind, prospect: Prospect, campaignId: number | null, ref: string, channel: MessageChannel, account: SenderAccount, nodeId: number | null) {
+  async function record(
+    kind: CampaignEventKind,
+    prospect: Prospect,
+    campaignId: number | null,
+    ref: string,
+    channel: MessageChannel,
+    account: SenderAccount,
+    nodeId: number | null,
+    answered?: AnsweredStep,
+  ) {
     if (campaignId === null) return;
-    await deps.events.record({ workspaceId: prospect.workspaceId, campaignId, prospectId: prospect.id, kind, ref, at: now(), channel, accountId: account.id, nodeId });
+    // The answered send's variant and time, when recorded with it: the reply is attributed to that step.
+    const sent = answered?.nodeId === nodeId ? { ...(answered.variant ? { variant: answered.variant } : {}), ...(answered.sentAt ? { sentAt: answered.sentAt } : {}) } : {};
+    await deps.events.record({ workspaceId: prospect.workspaceId, campaignId, prospectId: prospect.id, kind, ref, at: now(), channel, accountId: account.id, nodeId, ...sent });
   }
 
   /** What a prospect sent us, once matched: kept, counted, and acted on by its kind. */
@@ -146,7 +171,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
     sentAt: string | undefined;
     chatId: string | null;
     rfcMessageId: string | null;
-    answers: { campaignId: number; nodeId: number } | undefined;
+    answers: AnsweredStep | undefined;
   }): Promise<InboundOutcome> {
     const { account, prospect, kind, channel } = input;
     const at = now();
@@ -192,7 +217,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       return { handled: true, prospectId: prospect.id, kind };
     }
     const stopped = await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status: 'REPLIED', reason: null });
-    await record('REPLIED', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
+    await record('REPLIED', prospect, campaignId, input.providerMessageId, channel, account, nodeId, input.answers);
     const campaign = campaignId === null ? undefined : await deps.campaigns.get(account.workspaceId, campaignId);
     const current = stopped.stopped ? stopped.prospect : prospect;
     const company = current.companyId === undefined ? undefined : (await deps.leads.getCompanies([current.companyId]))[0];
@@ -262,12 +287,20 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       const account = await deps.accounts.findByProviderAccountId(email.accountId);
       if (!account) return { handled: false, reason: 'unknown_account' };
       const kind = classifyInboundEmail(email);
-      let answers: { workspaceId: number; prospectId: number; campaignId: number; nodeId: number } | undefined;
+      let sentEmail: Awaited<ReturnType<InboundRouterDeps['sentEmails']['findByMessageId']>>;
       for (const messageId of email.answers) {
-        answers = await deps.sentEmails.findByMessageId(messageId);
-        if (answers?.workspaceId === account.workspaceId) break;
-        answers = undefined;
+        sentEmail = await deps.sentEmails.findByMessageId(messageId);
+        if (sentEmail?.workspaceId === account.workspaceId) break;
+        sentEmail = undefined;
       }
+      // Its send time only with its variant: an email recorded before 2026-11-28 carries neither
+      // (the reply is then attributed as before: to the prospect's last step).
+      const answers: (AnsweredStep & { prospectId: number }) | undefined = sentEmail && {
+        campaignId: sentEmail.campaignId,
+        nodeId: sentEmail.nodeId,
+        prospectId: sentEmail.prospectId,
+        ...(sentEmail.variant ? { variant: sentEmail.variant, sentAt: sentEmail.at } : {}),
+      };
       // A bounce comes from the mail system, not the prospect: only the thread tells whose it is.
       const identities = kind === 'bounce' || !email.from.includes('@') ? [] : [`email:${normalizeEmail(email.from)}`];
       const prospect = answers

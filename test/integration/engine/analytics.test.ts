@@ -13,7 +13,7 @@ import { type EngineWorld, activate, advance, campaignWith, engineWorld, outcome
  * - Mon 23 Nov: the four emails go out (09:00Z-11:00Z); cat answers at 15:00Z (her sequence stops).
  * - Tue 24 Nov 12:00Z: invites to ann, ben and dan; ben accepts at 14:00Z (the webhook twice).
  * - Tue 24 Nov 23:30Z (Wed 00:30 in Amsterdam): ben is set INTERESTED (twice).
- * - Wed 25 Nov 13:00Z: ann answers (the webhook twice); dan is set MEETING_SCHEDULED.
+ * - Wed 25 Nov 13:00Z: ann answers, in the thread of her email (the webhook twice); dan is set MEETING_SCHEDULED.
  */
 describe('analytics', () => {
   const clock = new ManualClock('2026-11-23T09:00:00.000Z');
@@ -96,8 +96,9 @@ describe('analytics', () => {
     amount_of_prospects_contacted: 4,
     amount_of_replies: 2,
     amount_of_interested: 1,
-    // cat: 09:00Z to 15:00Z (6 h); ann: the invite at 24 Nov 12:00Z to 25 Nov 13:00Z (25 h); mean 15.5 h.
-    average_reply_time: '15 hours',
+    // cat: 09:00Z to 15:00Z (6 h); ann: the email she answers (23 Nov, 09:00Z-11:00Z) to 25 Nov
+    // 13:00Z (50-52 h); mean 28-29 h, shown in whole days.
+    average_reply_time: '1 day',
   };
   const idleFields = { ...scriptedFields, amount_of_prospects: 2, amount_of_emails_sent: 0, amount_of_invites_sent: 0, amount_of_invites_accepted: 0, amount_of_prospects_contacted: 0, amount_of_replies: 0, amount_of_interested: 0, average_reply_time: 'N/A' };
   const account = (fields: Record<string, unknown>) => ({
@@ -125,8 +126,9 @@ describe('analytics', () => {
   it('campaign analytics: all-time fields, its days in Amsterdam, A/B tests, pipeline and per-step metrics', async () => {
     const [stepOne, stepTwo] = campaign.stepIds as [number, number];
     // The split is a 50/50 hash of prospect and step id (ids differ from run to run): who got B is
-    // read from what the sandbox received; cat's reply counts for her variant.
+    // read from what the sandbox received; cat's and ann's replies count for their variants.
     const onB = (await sandboxSent(world.stack)).filter((item) => item.kind === 'email' && item.subject === 'S one B').map((item) => item.to);
+    const repliedOnB = ['cat@c.example', 'ann@a.example'].filter((address) => onB.includes(address)).length;
     const variant = (sent: number, replied: number) => ({ sent_count: sent, reply_count: replied, reply_rate: sent === 0 ? 0 : Math.round((replied / sent) * 10_000) / 100 });
     const response = await get(`/public/campaigns/${campaign.id}/analytics/?start_date=2026-11-23&end_date=2026-11-26`);
     expect(response.status, response.text).toBe(200);
@@ -147,14 +149,15 @@ describe('analytics', () => {
           {
             step_id: stepOne,
             step_name: 'Step 1: EMAIL',
-            variant_a: { subject_line: 'S one', message_template: 'Hi A', ...variant(4 - onB.length, onB.includes('cat@c.example') ? 0 : 1) },
-            variant_b: { subject_line: 'S one B', message_template: 'Hi B', ...variant(onB.length, onB.includes('cat@c.example') ? 1 : 0) },
+            variant_a: { subject_line: 'S one', message_template: 'Hi A', ...variant(4 - onB.length, 2 - repliedOnB) },
+            variant_b: { subject_line: 'S one B', message_template: 'Hi B', ...variant(onB.length, repliedOnB) },
           },
         ],
       },
       pipeline: { leads_contacted: 4, replied: 2, interested: 1, meeting_scheduled: 1 },
-      // ann's reply goes to the invite, the last step sent to her before it.
-      metrics_per_step: { [stepOne]: { emails_sent: 4, replies: 1, reply_rate: 25 }, [stepTwo]: { emails_sent: 3, replies: 1, reply_rate: 33.33 } },
+      // ann's reply answers her email (its thread), not the invite sent to her after it (before
+      // 2026-11-28 it went to the invite, the last step sent to her).
+      metrics_per_step: { [stepOne]: { emails_sent: 4, replies: 2, reply_rate: 50 }, [stepTwo]: { emails_sent: 3, replies: 0, reply_rate: 0 } },
     });
 
     const withoutRange = await get(`/public/campaigns/${campaign.id}/analytics/`);
@@ -175,7 +178,8 @@ describe('analytics', () => {
       amount_of_prospects_contacted: 0,
       amount_of_replies: 1,
       amount_of_interested: 1,
-      average_reply_time: '1 day',
+      // ann alone: 50-52 hours after the email she answers.
+      average_reply_time: '2 days',
       daily_metrics: [day('25 Nov', { replies: 1, interested: 1 })],
     });
     const empty = await get(`/public/campaigns/${campaign.id}/analytics/?start_date=2026-12-01&end_date=2026-12-02`);
