@@ -72,7 +72,8 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
   }
 
   async function park(action: OutreachAction, reason: ParkReason, now: Date, nodeId = action.nodeId): Promise<ActionResult> {
-    const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null, waitingForDelay: false });
+    // A reason of pacing (a cap or limit of some day, an account) no longer holds a parked action: cleared; a retry's is kept.
+    const parked = bump(action, now, { dueAt: null, parked: reason, nodeId, reservation: null, waitingForDelay: false, ...(action.attempts === 0 ? { lastError: null } : {}) });
     return (await actions.replace(action, parked)) ? 'parked' : 'raced';
   }
 

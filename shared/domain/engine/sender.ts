@@ -268,7 +268,11 @@ export function createSender(deps: SenderDeps) {
     // A window without an open day: looked at again hourly, not parked (no sweep would find it when
     // the window is changed back), with the reason on the prospects page.
     if (!span) return (await wait(action, now, { dueAt: iso(new Date(now.getTime() + NO_SENDING_DAY_RETRY_MS)), nodeId: node.id, lastError: NO_SENDING_DAY })) ? 'waiting' : 'raced';
-    if (span.start.getTime() > now.getTime()) return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id })) ? 'waiting' : 'raced';
+    // Waiting for the window, a reason of pacing (a cap or limit of another day, an account) is no
+    // longer why it waits: cleared, and found again when the window opens. A retry's keeps its reason.
+    if (span.start.getTime() > now.getTime()) {
+      return (await wait(action, now, { dueAt: iso(span.start), nodeId: node.id, ...(action.attempts === 0 ? { lastError: null } : {}) })) ? 'waiting' : 'raced';
+    }
 
     const prospect = consistent ? await reads.prospectNow(action.prospectId) : await reads.prospect(action.prospectId);
     if (!prospect || prospect.campaignId !== action.campaignId) {

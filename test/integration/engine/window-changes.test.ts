@@ -237,4 +237,43 @@ describe('pacing settings changed while prospects wait on them', () => {
     expect(detail.body.campaign.account_ids).toEqual([second]);
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
+
+  it('shows no stale cap reason while a prospect placed again waits for the window', async () => {
+    clock.set('2026-12-28T09:00:00.000Z'); // Monday, as a 09:00-17:00 window opens
+    const weekdays = Object.fromEntries(DAYS.map((day) => [day, { enabled: true, start: '09:00', end: '17:00' }]));
+    const campaign = await campaignWith(world, 'Stale reason', [{ step_type: 'EMAIL', subject_line: 'Stale' }], {
+      timezone: 'UTC',
+      sending_window: weekdays,
+      email_max_messages: 1,
+    });
+    await prospectsIn(world, campaign.id, [{}, {}]);
+    await activate(world, campaign.id);
+    const reasons = async () => Object.values(await prospectStatuses(world, campaign.id)).map(({ last_error }) => last_error).sort();
+    expect(await reasons()).toEqual([null, "the campaign's email_max_messages (1 a day) is reached for 2026-12-28: it goes on a later day"]);
+    // The cap raised after the window closed: the waiting prospect is placed again and waits for the
+    // window; the cap no longer holds it (before 2026-11-28 the page kept the reason of 2026-12-28).
+    clock.set('2026-12-28T18:00:00.000Z');
+    await patch(campaign.id, { email_max_messages: 2 });
+    await play(world.stack);
+    expect(await reasons()).toEqual([null, null]);
+    await advance(world.stack, clock, 15.5); // Tuesday 09:30
+    expect(await sentOf('Stale')).toEqual(['2026-12-28T09:00:00.000Z', '2026-12-29T09:30:00.000Z']);
+  });
+  it('shows no stale cap reason for a prospect parked by a pause', async () => {
+    clock.set('2027-01-04T09:00:00.000Z'); // Monday
+    const campaign = await campaignWith(world, 'Parked reason', [{ step_type: 'EMAIL', subject_line: 'Parked' }], {
+      timezone: 'UTC',
+      sending_window: window(true),
+      email_max_messages: 1,
+    });
+    await prospectsIn(world, campaign.id, [{}, {}]);
+    await activate(world, campaign.id);
+    const reasons = async () => Object.values(await prospectStatuses(world, campaign.id)).map(({ last_error }) => last_error).sort();
+    expect(await reasons()).toEqual([null, "the campaign's email_max_messages (1 a day) is reached for 2027-01-04: it goes on a later day"]);
+    const paused = await world.stack.call('POST', `/public/campaigns/${campaign.id}/pause/`, { apiKey: world.ws.key });
+    expect(paused.status, paused.text).toBe(200);
+    // Its day comes while the campaign is paused: parked, and the cap of 2027-01-04 is no reason any more.
+    await advance(world.stack, clock, 24);
+    expect(await reasons()).toEqual([null, null]);
+  });
 });
