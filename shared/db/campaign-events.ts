@@ -31,7 +31,7 @@ export class DynamoCampaignEvents implements CampaignEvents {
   /**
    * Records the event and, for a counted kind, adds to the aggregates in the same transaction
    * (docs/analytics.md). A reply counts once per prospect and campaign (its first), attributed to
-   * the last step sent to the prospect, with the time since that send.
+   * the send it answers (answeredSend), with the time since that send.
    */
   async record(event: CampaignEvent): Promise<boolean> {
     const put = {

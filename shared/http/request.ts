@@ -36,14 +36,35 @@ const TYPE_NAMES: Record<string, string> = {
  * One readable sentence for a validation issue: a custom schema message as written, otherwise
  * "<field> is required" (absent or null) / "<field> must be a string" / "<field>: <valibot message>".
  */
-export function describeIssue(issue: v.BaseIssue<unknown>): string {
+export function describeIssue(issue: v.BaseIssue<unknown>, required = false): string {
   const path = v.getDotPath(issue);
   if (!issue.message.startsWith('Invalid ')) return issue.message;
   if (!path) return issue.kind === 'schema' ? `Request body must be ${TYPE_NAMES[(issue.expected ?? '').toLowerCase()] ?? 'valid'}` : issue.message;
-  // A JSON null names no value: a required field given null is missing, like one left out.
-  if (issue.kind === 'schema' && (issue.input === undefined || issue.input === null)) return `${path} is required`;
+  // A JSON null names no value: a required field given null is missing, like one left out (an
+  // optional one given null has the wrong type: it may be left out, not set to null).
+  if (issue.kind === 'schema' && (issue.input === undefined || (issue.input === null && required))) return `${path} is required`;
   if (issue.kind === 'schema') return `${path} must be ${TYPE_NAMES[(issue.expected ?? '').toLowerCase()] ?? issue.expected}`;
   return `${path}: ${issue.message}`;
+}
+
+/** Schema types that let a field be left out. */
+const OPTIONAL_TYPES = new Set(['optional', 'nullish', 'exact_optional', 'undefinedable']);
+
+/**
+ * Whether the field an issue is about must be given: the object schemas along its path are walked
+ * to its entry, which is not wrapped in `optional` (or the like). Unknown: not required.
+ */
+function isRequiredField(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): boolean {
+  let current: unknown = schema;
+  for (const item of issue.path ?? []) {
+    const unwrapped = current as { type?: string; wrapped?: unknown; entries?: Record<string, unknown> };
+    const node = (unwrapped.type && OPTIONAL_TYPES.has(unwrapped.type) ? unwrapped.wrapped : unwrapped) as { entries?: Record<string, unknown> };
+    const key = (item as { key?: unknown }).key;
+    if (!node?.entries || typeof key !== 'string' || !Object.hasOwn(node.entries, key)) return false;
+    current = node.entries[key];
+  }
+  const type = (current as { type?: string }).type;
+  return type !== undefined && !OPTIONAL_TYPES.has(type);
 }
 
 /** Validates a value against a schema; the first issue becomes a 400 with a clear `error`. */
@@ -54,7 +75,7 @@ export function parseWith(schema: v.GenericSchema | undefined, input: unknown): 
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (!result.success) {
     const [first] = result.issues;
-    throw validationError(first ? describeIssue(first) : 'Invalid request');
+    throw validationError(first ? describeIssue(first, isRequiredField(schema, first)) : 'Invalid request');
   }
   return result.output;
 }

@@ -12,7 +12,13 @@ export const PROSPECTS = Number(process.env.BENCH_ENGINE_PROSPECTS ?? 10_000);
  * (its status at its first action and at its end, its first action's start) are shared by its
  * sends; the model column still prices the one-step path.
  */
-export const STEPS = Math.min(5, Math.max(1, Number(process.env.BENCH_ENGINE_STEPS ?? 1)));
+export const STEPS = stepsFrom(process.env.BENCH_ENGINE_STEPS);
+
+function stepsFrom(text: string | undefined): number {
+  const steps = Number(text ?? 1);
+  if (!Number.isInteger(steps) || steps < 1 || steps > 5) throw new Error(`BENCH_ENGINE_STEPS must be a whole number from 1 to 5, not ${text}`);
+  return steps;
+}
 export const STEP_DELAY_HOURS = 1;
 /** Sends the run should make: one per prospect and step. */
 export const SENDS = PROSPECTS * STEPS;

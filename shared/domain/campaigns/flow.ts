@@ -59,6 +59,20 @@ export const isConditionType = (type: string): type is ConditionType => (CONDITI
 export const linkOf = (flow: FlowStructure, id: number): FlowLink | undefined =>
   Object.hasOwn(flow.nodes, String(id)) ? flow.nodes[String(id)] : undefined;
 
+/**
+ * From node `id` on, along the steps' children, the first node that is not a step in `done` (the
+ * steps a prospect's stay carried out, which an edit put after its place again, are passed over:
+ * docs/engine.md, "The state of an action"); null at the end of the flow.
+ */
+export function firstNotDone(flow: FlowStructure, id: number | null, done: readonly number[]): number | null {
+  let next = id;
+  const most = Object.keys(flow.nodes).length;
+  for (let hops = 0; next !== null && hops <= most && linkOf(flow, next)?.kind === 'STEP' && done.includes(next); hops += 1) {
+    next = linkOf(flow, next)?.child ?? null;
+  }
+  return next;
+}
+
 const stepLink = (flow: FlowStructure, id: number): FlowLink => {
   const link = linkOf(flow, id);
   if (link?.kind !== 'STEP') throw notFound('Step not found');

@@ -6,7 +6,7 @@ import type { ActionStore, SendCounters } from '../engine/ports';
 import { nextUtcDay, openSpanFrom, utcDay } from '../engine/window';
 import type { Campaign } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
-import { resolveNode } from './flow';
+import { firstNotDone, resolveNode } from './flow';
 import type { CampaignNode } from './nodes';
 import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
@@ -69,15 +69,30 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
    * window after the delay, an account, a retry's backoff: `waitingForDelay` false; moving those
    * would lose their place), or reached at an unknown moment (written before reachedAt).
    */
-  function retimed(action: OutreachAction, node: CampaignNode, campaign: Campaign, now: Date): string | undefined {
+  function retimed(
+    action: OutreachAction,
+    placed: CampaignNode,
+    campaign: Campaign,
+    nodes: Map<number, CampaignNode>,
+    now: Date,
+  ): { dueAt: string; nodeId?: number } | undefined {
     if (action.dueAt === null || Date.parse(action.dueAt) <= now.getTime() || !action.waitingForDelay) return undefined;
     if (action.claim || action.parked || action.attempts > 0 || action.reservation || action.lastError) return undefined;
     const reached = reachedAtOf(action);
     if (!reached) return undefined;
+    // A step this stay carried out, in its place, is passed over as the sender would (sender-writes.ts
+    // passOver): the prospect moves on to the node after it, which waits from the same moment. At
+    // the end of the flow, or at an ACCEPTED_INVITE (which looks when reached), it is due now and
+    // the sender passes over.
+    const next = firstNotDone(campaign.flow, placed.id, action.done);
+    const node = next === null ? undefined : next === placed.id ? placed : nodes.get(next);
+    const looksWhenReached = (candidate: CampaignNode) => candidate.kind === 'CONDITION' && candidate.conditionType === 'ACCEPTED_INVITE';
+    if (!node || (node !== placed && looksWhenReached(node))) return now.toISOString() === action.dueAt ? undefined : { dueAt: now.toISOString() };
     // ACCEPTED_INVITE looked when reached; a prospect waiting there waits for its deadline.
-    const due = node.kind === 'CONDITION' && node.conditionType === 'ACCEPTED_INVITE' ? acceptanceDeadline(node, action, now) : dueAfter(node, reached, campaign);
+    const due = looksWhenReached(node) ? acceptanceDeadline(node as Extract<CampaignNode, { kind: 'CONDITION' }>, action, now) : dueAfter(node, reached, campaign);
     const at = new Date(Math.max(due.getTime(), now.getTime())).toISOString();
-    return at === action.dueAt ? undefined : at;
+    const moved = node === placed ? {} : { nodeId: node.id };
+    return at === action.dueAt && node === placed ? undefined : { dueAt: at, ...moved };
   }
 
   /**
@@ -96,9 +111,9 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
    * instead of at a time at which nothing would go. One the engine holds (claimed, parked, holding
    * a day's slot) is left to it.
    */
-  function finishing(action: OutreachAction, now: Date): string | undefined {
+  function finishing(action: OutreachAction, now: Date): { dueAt: string } | undefined {
     if (action.dueAt === null || Date.parse(action.dueAt) <= now.getTime()) return undefined;
-    return action.claim || action.parked || action.reservation ? undefined : now.toISOString();
+    return action.claim || action.parked || action.reservation ? undefined : { dueAt: now.toISOString() };
   }
 
   return {
@@ -121,8 +136,8 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       const page = await deps.parked.onNode(found.campaign.id, message.node_id, message.after ?? 0, deps.pageSize);
       await Promise.all(
         page.actions.map((action) => {
-          const dueAt = node === null ? finishing(action, now) : retimed(action, node, found.campaign, now);
-          return dueAt === undefined ? false : deps.parked.replace(action, { ...action, dueAt, version: action.version + 1, updatedAt: now.toISOString() });
+          const change = node === null ? finishing(action, now) : retimed(action, node, found.campaign, found.nodes, now);
+          return change === undefined ? false : deps.parked.replace(action, { ...action, ...change, version: action.version + 1, updatedAt: now.toISOString() });
         }),
       );
       return page.last === undefined ? 'done' : { ...message, after: page.last };

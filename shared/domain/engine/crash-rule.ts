@@ -108,8 +108,10 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
       if (look && !look.found) return sendNow();
       if (look?.found) {
         const { providerId, found } = look;
-        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant: claim.variant ?? rendered.variant, at: claim.at, ...found }));
-        await keepSent(deps.sentMessages, { action, step: node, account, rendered: { ...rendered, text }, refs: found, networkProviderId: providerId, at: claim.at });
+        // The variant claimed (a B text added since changes what rendering now picks): the outcome and the chat link agree.
+        const variant = claim.variant ?? rendered.variant;
+        await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant, at: claim.at, ...found }));
+        await keepSent(deps.sentMessages, { action, step: node, account, rendered: { ...rendered, text, variant }, refs: found, networkProviderId: providerId, at: claim.at });
         await advance(action, campaign, nodes, node.id, now, { networkProviderId: providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
         return 'sent';
       }

@@ -1,6 +1,6 @@
 import type { Campaign } from '../campaigns/campaign';
 import { completeIfFinished } from '../campaigns/completion';
-import { linkOf } from '../campaigns/flow';
+import { firstNotDone, linkOf } from '../campaigns/flow';
 import type { CampaignNode } from '../campaigns/nodes';
 import type { OutreachAction, ParkReason } from './action';
 import { dueAfter, reachedAtOf } from './node-timing';
@@ -100,7 +100,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     known?: KnownProspect,
   ): Promise<void> {
     const done = [...action.done, nodeId];
-    const next = childNotDone(campaign, nodes, nodeId, done);
+    const next = childNotDone(campaign, nodeId, done);
     if (next === null) {
       await finish(action, campaign, 'FINISHED', null, known);
       return;
@@ -117,20 +117,15 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
    * carried out (an edit of the flow put them after it again: passed over, nothing sent, and their
    * delays not waited); null at the end of the flow.
    */
-  function childNotDone(campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, done: number[]): number | null {
-    let next = linkOf(campaign.flow, nodeId)?.child ?? null;
-    for (let hops = 0; next !== null && hops <= nodes.size && nodes.get(next)?.kind === 'STEP' && done.includes(next); hops += 1) {
-      next = linkOf(campaign.flow, next)?.child ?? null;
-    }
-    return next;
-  }
+  const childNotDone = (campaign: Campaign, nodeId: number, done: number[]): number | null =>
+    firstNotDone(campaign.flow, linkOf(campaign.flow, nodeId)?.child ?? null, done);
 
   /**
    * Passes over a step this stay already carried out (an edit of the flow put it after the
    * prospect's place again): on to its child, nothing sent or recorded, or the end of the flow.
    */
   async function passOver(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date): Promise<ActionResult> {
-    const next = childNotDone(campaign, nodes, nodeId, action.done);
+    const next = childNotDone(campaign, nodeId, action.done);
     if (next === null) return finish(action, campaign, 'FINISHED', null);
     // Nothing happens at a step passed over: its child is reached when it was (its delay counts
     // from the prospect's last action, not from the passed-over step's own delay on top).
@@ -142,7 +137,10 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
    * due when that node is carried out (dueAfter), not before now.
    */
   async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>, reached = now) {
-    const dueAt = new Date(Math.max(dueAfter(nodes.get(next), reached, campaign).getTime(), now.getTime()));
+    const node = nodes.get(next);
+    const delayed = dueAfter(node, reached, campaign);
+    // Its delay over already (reached earlier, a step passed over): the window's next open moment from now.
+    const dueAt = delayed.getTime() >= now.getTime() || !node ? delayed : dueAfter({ ...node, delayInHours: 0 }, now, campaign);
     return actions.replace(
       action,
       bump(action, now, {

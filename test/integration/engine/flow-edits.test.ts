@@ -129,11 +129,14 @@ describe('flow edits and the prospects waiting in the flow', () => {
     // The prospect waits at B (reached 08:00). A moves after B, then B is deleted: A takes its place
     // (the flow is A, C), and the prospect, at B, is at A, which it carried out.
     await call('POST', `/public/campaigns/${campaign.id}/pause/`);
-    await call('PATCH', `/public/campaigns/${campaign.id}/steps/${a}/`, { parent_step_id: b });
+    await call('PATCH', `/public/campaigns/${campaign.id}/steps/${a}/`, { parent_step_id: b, delay_in_hours: 5 });
     await call('DELETE', `/public/campaigns/${campaign.id}/steps/${b}/`);
     await call('POST', `/public/campaigns/${campaign.id}/resume/`);
+    // The edits' sweeps, at once: A, in B's place, is passed over; C counts from 08:00, when the
+    // prospect reached the place (11:00), neither after A's 5 hours (13:00) nor from the pass.
+    await play(world.stack);
+    expect(await position(campaign.id)).toEqual([[c, '2027-02-22T11:00:00.000Z']]);
     await playAt(world.stack, clock, '2027-02-22T09:00:00.000Z');
-    // A passed over: C counts from 08:00, when the prospect reached the place (11:00), not from the pass (12:00).
     expect(await position(campaign.id)).toEqual([[c, '2027-02-22T11:00:00.000Z']]);
     await playAt(world.stack, clock, '2027-02-22T11:00:00.000Z');
     expect(await subjectsSent('Waiting:')).toEqual(['Waiting: A', 'Waiting: C']);

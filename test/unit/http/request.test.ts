@@ -23,6 +23,12 @@ describe('request helpers', () => {
     expect(() => parseBody(schema, event({}))).toThrow(/^name is required$/);
     expect(() => parseBody(schema, event({ name: 1 }))).toThrow(/^name must be a string$/);
     expect(() => parseBody(schema, event({ name: 'a', count: 'x', tag: 'ab' }))).toThrow(/^count must be a number$/);
+    // null is no value: a required field given null is missing; an optional one has the wrong type.
+    expect(() => parseBody(schema, event({ name: null, tag: 'ab' }))).toThrow(/^name is required$/);
+    expect(() => parseBody(schema, event({ name: 'a', count: null, tag: 'ab' }))).toThrow(/^count must be a number$/);
+    const nested = v.object({ settings: v.optional(v.object({ label: v.pipe(v.string(), v.trim()), note: v.optional(v.string()) })) });
+    expect(() => parseBody(nested, event({ settings: { label: null } }))).toThrow(/^settings\.label is required$/);
+    expect(() => parseBody(nested, event({ settings: { label: 'x', note: null } }))).toThrow(/^settings\.note must be a string$/);
     expect(() => parseBody(schema, event({ name: 'a', tag: 'a' }))).toThrow(/^tag is too short$/);
     expect(() => parseBody(schema, event([]))).toThrow(/^Request body must be a JSON object$/);
     expect(parseBody(schema, event({ name: 'a', tag: 'ab' }))).toEqual({ name: 'a', tag: 'ab' });
