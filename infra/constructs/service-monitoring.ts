@@ -60,7 +60,8 @@ export interface ServiceMonitoringProps {
   readonly thresholds: AlarmThresholds;
   readonly functions: readonly MonitoredFunction[];
   readonly queues: readonly MonitoredQueue[];
-  readonly scheduledJobs: readonly { readonly name: string; readonly job: ScheduledJob }[];
+  /** `everyMinutes`: how often it runs; a job other than `scheduler` that missed three runs alarms. */
+  readonly scheduledJobs: readonly { readonly name: string; readonly job: ScheduledJob; readonly everyMinutes?: number }[];
   /** The job whose silence alarms (the outreach scheduler), when the stack has it. */
   readonly scheduler?: ScheduledJob | undefined;
   readonly api: RestApi;
@@ -103,6 +104,8 @@ export class ServiceMonitoring extends Construct {
   public readonly tableThrottleAlarm: Alarm;
   public readonly tableSystemErrorAlarm: Alarm;
   public readonly schedulerAlarm: Alarm | undefined;
+  /** The other scheduled jobs not invoked for three of their periods, by job name. */
+  public readonly jobSilenceAlarms: Record<string, Alarm> = {};
   public readonly accountPauseAlarm: Alarm | undefined;
   /** Every pause the engine logs (quota pauses too), for the dashboard. */
   public readonly accountPauses: Metric | undefined;
@@ -224,6 +227,21 @@ export class ServiceMonitoring extends Construct {
         threshold: 1,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
         // No data is no invocation.
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+    }
+
+    // The other jobs (the enrichment sweeper: the recovery path of lost and dead-lettered chunks)
+    // fail silently too when their schedule stops: three missed runs alarm.
+    for (const { name: jobName, job, everyMinutes } of props.scheduledJobs) {
+      if (job === props.scheduler || everyMinutes === undefined) continue;
+      const minutes = Math.max(5, everyMinutes * 3);
+      this.jobSilenceAlarms[jobName] = this.alarm(`NotRunning${pascal(jobName)}`, {
+        alarmName: `${name}-${slug(jobName)}-not-running`,
+        alarmDescription: `The scheduled job ${jobName} was not invoked for ${minutes} minutes (it runs every ${everyMinutes}): what it recovers waits. Is its schedule enabled?`,
+        metric: job.function.metricInvocations({ period: Duration.minutes(minutes), statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.BREACHING,
       });
     }

@@ -250,7 +250,7 @@ export class OutreachStack extends Stack {
         consumer: queueConsumers[definition.name] as QueueConsumer,
         oldestMessageAlarmMinutes: definition.oldestMessageAlarmMinutes,
       })),
-      scheduledJobs: Object.entries(scheduledJobs).map(([name, job]) => ({ name, job })),
+      scheduledJobs: Object.entries(scheduledJobs).map(([name, job]) => ({ name, job, everyMinutes: (props.schedules ?? SCHEDULES).find((definition) => definition.name === name)?.everyMinutes })),
       // Alarmed once the outreach schedule exists.
       scheduler: scheduledJobs[OUTREACH_SCHEDULER.name],
       api: this.api.api,

@@ -5,7 +5,7 @@ import { loadConfig } from '../../infra/config';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { FUNCTION_GROUPS } from '../../shared/http/route-table';
-import { CAMPAIGN_SCHEDULING, ENRICHMENT, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import { type CfnResource, type Json, logicalId, resourcesOfType, testApp } from './template-helpers';
 import { FILLED_SUM, OPERATIONS, alarmsByName, probeViews, synth } from './monitoring-helpers';
 
@@ -59,11 +59,12 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
 
     it('is the action of every alarm, when it fires and when it recovers', () => {
       const all = resourcesOfType(template, 'AWS::CloudWatch::Alarm');
-      // 6 dead-letter queues, 4 queue ages, errors and throttles of 24 functions, API 5xx and p99,
-      // table throttles and system errors, the scheduler, the account pauses.
+      // The dead-letter queues (one per queue and job), the queue ages, errors and throttles of each
+      // function, API 5xx and p99, table throttles and system errors, the scheduler, the account
+      // pauses, and each other job's silence (the enrichment sweeper).
       const functions = resourcesOfType(template, 'AWS::Lambda::Function').length;
       expect(functions).toBe(Object.keys(FUNCTION_GROUPS).length + 1 + QUEUES.length + SCHEDULES.length);
-      expect(all).toHaveLength(QUEUES.length + SCHEDULES.length + QUEUES.length + 2 * functions + 6);
+      expect(all).toHaveLength(QUEUES.length + SCHEDULES.length + QUEUES.length + 2 * functions + 6 + (SCHEDULES.length - 1));
       for (const [id, { Properties }] of all) {
         expect(Properties.AlarmActions, id).toEqual([topicRef()]);
         expect(Properties.OKActions, id).toEqual([topicRef()]);
@@ -225,6 +226,22 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
     });
     // A metric math alarm takes at most 10 metrics.
     expect(alarm(name).Metrics.length - 1).toBeLessThanOrEqual(10);
+  });
+
+  it('alarms when the enrichment sweeper (every 5 minutes) missed three runs (no data is no invocation)', () => {
+    const sweeper = stack.scheduledJobs[ENRICHMENT_SWEEPER.name];
+    if (!sweeper) throw new Error('no sweeper');
+    expect(alarm('enrichment-sweeper-not-running')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: ref(sweeper.function) }],
+      Statistic: 'Sum',
+      Period: 900,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
   });
 
   it('alarms when the outreach scheduler was not invoked for 5 minutes (no data is no invocation)', () => {
