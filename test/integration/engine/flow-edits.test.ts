@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, activate, advance, campaignStatus, campaignWith, engineWorld, play, playAt, prospectsIn, sentSummary } from './helpers';
+import { EVERY_DAY_ALL_DAY, type EngineWorld, activate, advance, apiOf, campaignStatus, campaignWith, engineWorld, play, playAt, prospectsIn, sentSummary } from './helpers';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const allDay = Object.fromEntries(DAYS.map((day) => [day, { enabled: true, start: '00:00', end: '23:59' }]));
-const settings = { timezone: 'UTC', sending_window: allDay, email_max_messages: 100 };
+const settings = { timezone: 'UTC', sending_window: EVERY_DAY_ALL_DAY, email_max_messages: 100 };
 
 /**
  * The flow edited while prospects wait in it: those not started yet begin at the flow's root as it
@@ -20,15 +19,10 @@ describe('flow edits and the prospects waiting in the flow', () => {
   });
   afterAll(async () => world?.stack.stop());
 
-  const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
-    const response = await world.stack.call<T>(method, path, { apiKey: world.ws.key, ...(body === undefined ? {} : { body }) });
-    expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
-    return response.body;
-  };
+  const call = apiOf(() => world);
   const step = async (campaignId: number, subject: string, extra: Record<string, unknown> = {}) =>
     (await call<{ step: { id: number } }>('POST', `/public/campaigns/${campaignId}/steps/`, { step_type: 'EMAIL', subject_line: subject, message_template: 'Hi', delay_in_hours: 0, ...extra })).step.id;
-  const currentSteps = async (campaignId: number) =>
-    (await call<{ prospects: { current_step_id: number | null }[] }>('GET', `/public/campaigns/${campaignId}/prospects/`)).prospects.map((p) => p.current_step_id);
+  const currentSteps = async (campaignId: number) => (await position(campaignId)).map(([step]) => step);
   const position = async (campaignId: number) =>
     (await call<{ prospects: { current_step_id: number | null; next_action_at: string | null }[] }>('GET', `/public/campaigns/${campaignId}/prospects/`)).prospects.map((p) => [
       p.current_step_id,

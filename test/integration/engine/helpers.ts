@@ -44,6 +44,20 @@ export async function extraAccount(world: EngineWorld, type: 'LINKEDIN' | 'MAIL'
   return response.body.account.id;
 }
 
+/** A sending window open all day (00:00-23:59) every day of the week. */
+export const EVERY_DAY_ALL_DAY = Object.fromEntries(
+  ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, { enabled: true, start: '00:00', end: '23:59' }]),
+);
+
+/** An API call with the workspace's key that must succeed (2xx): its body. */
+export function apiOf(world: () => EngineWorld) {
+  return async <T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await world().stack.call<T>(method, path, { apiKey: world().ws.key, ...(body === undefined ? {} : { body }) });
+    expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
+    return response.body;
+  };
+}
+
 export interface StepSpec {
   step_type: 'EMAIL' | 'NETWORK_INVITE' | 'NETWORK_MESSAGE';
   message_template?: string;

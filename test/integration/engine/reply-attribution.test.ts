@@ -3,11 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outreachActionKey } from '../../../shared/db/keys';
 import { chooseVariant } from '../../../shared/domain/engine/render';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, advance, campaignWith, claimedAndCrashed, engineWorld, outcomesOf, prospectsIn, sandboxSent } from './helpers';
+import { EVERY_DAY_ALL_DAY, type EngineWorld, advance, apiOf, campaignWith, claimedAndCrashed, engineWorld, outcomesOf, prospectsIn, sandboxSent } from './helpers';
 
-const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const allDay = Object.fromEntries(DAYS.map((day) => [day, { enabled: true, start: '00:00', end: '23:59' }]));
-const settings = { timezone: 'UTC', sending_window: allDay, email_max_messages: 100 };
+const settings = { timezone: 'UTC', sending_window: EVERY_DAY_ALL_DAY, email_max_messages: 100 };
 
 /**
  * A reply is attributed to the send it answers (docs/analytics.md, "Attribution"): the variant that
@@ -21,11 +19,7 @@ describe('reply attribution', () => {
   });
   afterAll(async () => world?.stack.stop());
 
-  const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
-    const response = await world.stack.call<T>(method, path, { apiKey: world.ws.key, ...(body === undefined ? {} : { body }) });
-    expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
-    return response.body;
-  };
+  const call = apiOf(() => world);
 
   it('counts a chat reply for the variant a crash-settled message was claimed with, after a B text was added (found by a review of 2026-11-28)', async () => {
     const { stack } = world;
