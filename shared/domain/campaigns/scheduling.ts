@@ -7,7 +7,7 @@ import { nextUtcDay, openSpanFrom, utcDay } from '../engine/window';
 import type { Campaign } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
 import { firstNotDone, resolveNode } from './flow';
-import type { CampaignNode } from './nodes';
+import type { CampaignCondition, CampaignNode } from './nodes';
 import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
 
@@ -86,10 +86,10 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
     // the sender passes over.
     const next = firstNotDone(campaign.flow, placed.id, action.done);
     const node = next === null ? undefined : next === placed.id ? placed : nodes.get(next);
-    const looksWhenReached = (candidate: CampaignNode) => candidate.kind === 'CONDITION' && candidate.conditionType === 'ACCEPTED_INVITE';
+    const looksWhenReached = (candidate: CampaignNode): candidate is CampaignCondition => candidate.kind === 'CONDITION' && candidate.conditionType === 'ACCEPTED_INVITE';
     if (!node || (node !== placed && looksWhenReached(node))) return now.toISOString() === action.dueAt ? undefined : { dueAt: now.toISOString() };
     // ACCEPTED_INVITE looked when reached; a prospect waiting there waits for its deadline.
-    const due = looksWhenReached(node) ? acceptanceDeadline(node as Extract<CampaignNode, { kind: 'CONDITION' }>, action, now) : dueAfter(node, reached, campaign);
+    const due = looksWhenReached(node) ? acceptanceDeadline(node, action, now) : dueAfter(node, reached, campaign);
     const at = new Date(Math.max(due.getTime(), now.getTime())).toISOString();
     const moved = node === placed ? {} : { nodeId: node.id };
     return at === action.dueAt && node === placed ? undefined : { dueAt: at, ...moved };
