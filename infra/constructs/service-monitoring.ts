@@ -218,32 +218,38 @@ export class ServiceMonitoring extends Construct {
       threshold: thresholds.dynamoSystemErrors,
     });
 
-    if (props.scheduler) {
-      const minutes = thresholds.schedulerSilentMinutes;
-      this.schedulerAlarm = this.alarm('SchedulerNotRunning', {
-        alarmName: `${name}-scheduler-not-running`,
-        alarmDescription: `The outreach scheduler was not invoked for ${minutes} minutes (it runs every minute): no due action is sent. Is its schedule enabled?`,
-        metric: props.scheduler.function.metricInvocations({ period: Duration.minutes(minutes), statistic: 'Sum' }),
+    // A job whose schedule stopped fails silently: fewer than one invocation in `minutes` alarms.
+    const notInvoked = (id: string, alarmName: string, job: ScheduledJob, minutes: number, description: string) =>
+      this.alarm(id, {
+        alarmName,
+        alarmDescription: `${description} Is its schedule enabled?`,
+        metric: job.function.metricInvocations({ period: Duration.minutes(minutes), statistic: 'Sum' }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
         // No data is no invocation.
         treatMissingData: TreatMissingData.BREACHING,
       });
+    if (props.scheduler) {
+      const minutes = thresholds.schedulerSilentMinutes;
+      this.schedulerAlarm = notInvoked(
+        'SchedulerNotRunning',
+        `${name}-scheduler-not-running`,
+        props.scheduler,
+        minutes,
+        `The outreach scheduler was not invoked for ${minutes} minutes (it runs every minute): no due action is sent.`,
+      );
     }
-
-    // The other jobs (the enrichment sweeper: the recovery path of lost and dead-lettered chunks)
-    // fail silently too when their schedule stops: three missed runs alarm.
+    // The other jobs (the enrichment sweeper: the recovery path of lost and dead-lettered chunks): three missed runs.
     for (const { name: jobName, job, everyMinutes } of props.scheduledJobs) {
       if (job === props.scheduler || everyMinutes === undefined) continue;
       const minutes = Math.max(5, everyMinutes * 3);
-      this.jobSilenceAlarms[jobName] = this.alarm(`NotRunning${pascal(jobName)}`, {
-        alarmName: `${name}-${slug(jobName)}-not-running`,
-        alarmDescription: `The scheduled job ${jobName} was not invoked for ${minutes} minutes (it runs every ${everyMinutes}): what it recovers waits. Is its schedule enabled?`,
-        metric: job.function.metricInvocations({ period: Duration.minutes(minutes), statistic: 'Sum' }),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.BREACHING,
-      });
+      this.jobSilenceAlarms[jobName] = notInvoked(
+        `NotRunning${pascal(jobName)}`,
+        `${name}-${slug(jobName)}-not-running`,
+        job,
+        minutes,
+        `The scheduled job ${jobName} was not invoked for ${minutes} minutes (it runs every ${everyMinutes}): what it recovers waits.`,
+      );
     }
 
     if (props.accountPauseLogGroup) {

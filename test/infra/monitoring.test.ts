@@ -228,31 +228,18 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
     expect(alarm(name).Metrics.length - 1).toBeLessThanOrEqual(10);
   });
 
-  it('alarms when the enrichment sweeper (every 5 minutes) missed three runs (no data is no invocation)', () => {
-    const sweeper = stack.scheduledJobs[ENRICHMENT_SWEEPER.name];
-    if (!sweeper) throw new Error('no sweeper');
-    expect(alarm('enrichment-sweeper-not-running')).toMatchObject({
+  it.each([
+    ['the outreach scheduler was not invoked for 5 minutes', OUTREACH_SCHEDULER.name, 'scheduler-not-running', 300],
+    ['the enrichment sweeper (every 5 minutes) missed three runs', ENRICHMENT_SWEEPER.name, 'enrichment-sweeper-not-running', 900],
+  ])('alarms when %s (no data is no invocation)', (_, jobName, alarmName, period) => {
+    const job = stack.scheduledJobs[jobName];
+    if (!job) throw new Error(`no ${jobName}`);
+    expect(alarm(alarmName)).toMatchObject({
       Namespace: 'AWS/Lambda',
       MetricName: 'Invocations',
-      Dimensions: [{ Name: 'FunctionName', Value: ref(sweeper.function) }],
+      Dimensions: [{ Name: 'FunctionName', Value: ref(job.function) }],
       Statistic: 'Sum',
-      Period: 900,
-      Threshold: 1,
-      EvaluationPeriods: 1,
-      ComparisonOperator: 'LessThanThreshold',
-      TreatMissingData: 'breaching',
-    });
-  });
-
-  it('alarms when the outreach scheduler was not invoked for 5 minutes (no data is no invocation)', () => {
-    const scheduler = stack.scheduledJobs[OUTREACH_SCHEDULER.name];
-    if (!scheduler) throw new Error('no scheduler');
-    expect(alarm('scheduler-not-running')).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Invocations',
-      Dimensions: [{ Name: 'FunctionName', Value: ref(scheduler.function) }],
-      Statistic: 'Sum',
-      Period: 300,
+      Period: period,
       Threshold: 1,
       EvaluationPeriods: 1,
       ComparisonOperator: 'LessThanThreshold',

@@ -76,25 +76,34 @@ describe('flow edits and the prospects waiting in the flow', () => {
     expect(await subjectsSent('Condition:')).toEqual(['Condition: has email']);
   });
 
-  it("counts the delay of the step after a step passed over from the prospect's last action, not from the passed-over step's delay", async () => {
-    clock.set('2027-02-15T08:00:00.000Z');
+  /**
+   * A campaign A, B (1 h), C (3 h) with one prospect: A is sent at `at`, the prospect waits at B,
+   * and, the campaign paused, A is moved after B with a 5-hour delay. Left paused.
+   */
+  const sentAThenMovedAfterB = async (prefix: string, at: string) => {
+    clock.set(at);
     const campaign = await campaignWith(
       world,
-      'Passed over',
+      `${prefix} over`,
       [
-        { step_type: 'EMAIL', subject_line: 'Passed: A' },
-        { step_type: 'EMAIL', subject_line: 'Passed: B', delay_in_hours: 1 },
-        { step_type: 'EMAIL', subject_line: 'Passed: C', delay_in_hours: 3 },
+        { step_type: 'EMAIL', subject_line: `${prefix}: A` },
+        { step_type: 'EMAIL', subject_line: `${prefix}: B`, delay_in_hours: 1 },
+        { step_type: 'EMAIL', subject_line: `${prefix}: C`, delay_in_hours: 3 },
       ],
       settings,
     );
     await prospectsIn(world, campaign.id, [{}]);
     await activate(world, campaign.id);
-    expect(await subjectsSent('Passed:')).toEqual(['Passed: A']);
-    const [a, b, c] = campaign.stepIds;
-    // A, carried out, moves after B (the root moves alone): B, then A (5 h), then C (3 h).
+    expect(await subjectsSent(`${prefix}:`)).toEqual([`${prefix}: A`]);
+    const [a, b, c] = campaign.stepIds as [number, number, number];
     await call('POST', `/public/campaigns/${campaign.id}/pause/`);
     await call('PATCH', `/public/campaigns/${campaign.id}/steps/${a}/`, { parent_step_id: b, delay_in_hours: 5 });
+    return { campaign, b, c };
+  };
+
+  it("counts the delay of the step after a step passed over from the prospect's last action, not from the passed-over step's delay", async () => {
+    const { campaign, c } = await sentAThenMovedAfterB('Passed', '2027-02-15T08:00:00.000Z');
+    // A, carried out, moved after B (the root moves alone): B, then A (5 h), then C (3 h).
     await call('POST', `/public/campaigns/${campaign.id}/resume/`);
     await playAt(world.stack, clock, '2027-02-15T09:00:00.000Z');
     expect(await subjectsSent('Passed:')).toEqual(['Passed: A', 'Passed: B']);
@@ -106,24 +115,9 @@ describe('flow edits and the prospects waiting in the flow', () => {
   });
 
   it('counts the delay after a step passed over where the prospect waits from when it reached it', async () => {
-    clock.set('2027-02-22T08:00:00.000Z');
-    const campaign = await campaignWith(
-      world,
-      'Passed where waiting',
-      [
-        { step_type: 'EMAIL', subject_line: 'Waiting: A' },
-        { step_type: 'EMAIL', subject_line: 'Waiting: B', delay_in_hours: 1 },
-        { step_type: 'EMAIL', subject_line: 'Waiting: C', delay_in_hours: 3 },
-      ],
-      settings,
-    );
-    await prospectsIn(world, campaign.id, [{}]);
-    await activate(world, campaign.id);
-    const [a, b, c] = campaign.stepIds;
-    // The prospect waits at B (reached 08:00). A moves after B, then B is deleted: A takes its place
+    const { campaign, b, c } = await sentAThenMovedAfterB('Waiting', '2027-02-22T08:00:00.000Z');
+    // The prospect waits at B (reached 08:00). A was moved after B; B is deleted: A takes its place
     // (the flow is A, C), and the prospect, at B, is at A, which it carried out.
-    await call('POST', `/public/campaigns/${campaign.id}/pause/`);
-    await call('PATCH', `/public/campaigns/${campaign.id}/steps/${a}/`, { parent_step_id: b, delay_in_hours: 5 });
     await call('DELETE', `/public/campaigns/${campaign.id}/steps/${b}/`);
     await call('POST', `/public/campaigns/${campaign.id}/resume/`);
     // The edits' sweeps, at once: A, in B's place, is passed over; C counts from 08:00, when the
