@@ -1,4 +1,5 @@
 import { RECORD_USE_ATTRIBUTES } from '../shared/db/api-key-repository';
+import type { IndexName } from '../shared/db/table-schema';
 import type { FunctionGroup } from '../shared/http/route-table';
 import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, INBOUND_RETRY, OUTREACH, OUTREACH_SCHEDULER, WEBHOOK_DELIVERY } from '../shared/runtime/catalog';
 
@@ -13,8 +14,14 @@ export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'ConditionCheck
 export interface TableGrant {
   /** Actions on the table itself. */
   readonly actions: readonly TableAction[];
-  /** Query on each of the table's indexes, named (the global ones project ALL; the local ones hold keys, and a Query asking for more fetches from the table, which `Query` in `actions` allows). */
-  readonly queriesIndexes?: true;
+  /**
+   * Query on indexes, each named in the policy (the global ones project ALL; the local ones hold
+   * keys, and a Query asking for more fetches from the table, which `Query` in `actions` allows).
+   * `true`: every index, for a function that reads items on the table itself (GetItem or
+   * BatchGetItem on any key), which an index can show it nothing more of. A list: only those, for a
+   * function that cannot read items by key, so that an index would widen what it can read.
+   */
+  readonly queriesIndexes?: true | readonly IndexName[];
   /** Actions allowed only on these attributes besides the item's key (IAM `dynamodb:Attributes`). */
   readonly onlyAttributes?: { readonly actions: readonly TableAction[]; readonly attributes: readonly string[] };
   /** Why these and no others. */
@@ -117,10 +124,11 @@ export const QUEUE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
 
 /** Scheduled jobs by catalog name. */
 export const SCHEDULE_TABLE_GRANTS: Readonly<Record<string, TableGrant>> = {
-  [OUTREACH_SCHEDULER.name]: { actions: ['UpdateItem'], queriesIndexes: true, reason: 'due actions by shard (gsi2) under a lease per shard' },
+  // gsi2 only: neither may GetItem or BatchGetItem, so gsi1 (every workspace's leads, campaigns and accounts, projected ALL) would widen what they can read.
+  [OUTREACH_SCHEDULER.name]: { actions: ['UpdateItem'], queriesIndexes: ['gsi2'], reason: 'due actions by shard (gsi2) under a lease per shard' },
   [ENRICHMENT_SWEEPER.name]: {
     actions: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriesIndexes: true,
+    queriesIndexes: ['gsi2'],
     reason: "running jobs (gsi2); writes the chunks a job lacks, reads its chunks, touches and completes it (deleting its workspace's running-job item, putting its completed item)",
   },
 };

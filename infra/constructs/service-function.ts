@@ -86,7 +86,10 @@ export class ServiceFunction extends NodejsFunction {
     if (grant.actions.length > 0) this.addToRolePolicy(new PolicyStatement({ actions: dynamodb(grant.actions), resources: [table.tableArn] }));
     if (grant.queriesIndexes) {
       // Each index by name rather than `index/*`: no wildcard where the names are known.
-      const indexes = indexNames.map((name) => `${table.tableArn}/index/${name}`);
+      const queried = grant.queriesIndexes === true ? indexNames : grant.queriesIndexes;
+      const unknown = queried.filter((name) => !indexNames.includes(name));
+      if (unknown.length > 0) throw new Error(`${this.node.path}: no index ${unknown.join(', ')} on the table`);
+      const indexes = queried.map((name) => `${table.tableArn}/index/${name}`);
       this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes }));
     }
     if (grant.onlyAttributes) {

@@ -4,7 +4,7 @@ import type { TableAction, TableGrant } from '../table-access';
 /**
  * The local runtime's stand-in for IAM on the table: each function's client refuses, as its
  * deployed role would, a call its TableGrant (infra/table-access.ts, what the CDK stack grants)
- * does not allow: an item action not granted, a Query on an index without `queriesIndexes`, an
+ * does not allow: an item action not granted, a Query on an index its `queriesIndexes` does not name, an
  * action allowed only on named attributes that names another. So a missing grant fails the
  * integration tests and `npm start` instead of answering AccessDenied in AWS.
  *
@@ -83,7 +83,13 @@ function refusal(grant: TableGrant | undefined, call: Call): string | undefined 
   const resource = call.index ? `index ${call.index}` : 'the table';
   if (!grant) return `dynamodb:${call.action} on ${resource}: the function has no table grant`;
   if (call.action === 'Scan' || call.action === 'Other') return `dynamodb:${call.action} on ${resource}: never granted`;
-  if (call.index) return grant.queriesIndexes ? undefined : `dynamodb:Query on ${resource}: the grant has no queriesIndexes`;
+  if (call.index) {
+    if (!grant.queriesIndexes) return `dynamodb:Query on ${resource}: the grant has no queriesIndexes`;
+    if (grant.queriesIndexes !== true && !(grant.queriesIndexes as readonly string[]).includes(call.index)) {
+      return `dynamodb:Query on ${resource}: the grant's queriesIndexes are ${grant.queriesIndexes.join(', ')}`;
+    }
+    return undefined;
+  }
   if (grant.actions.includes(call.action)) return undefined;
   const limited = grant.onlyAttributes;
   if (limited?.actions.includes(call.action)) {

@@ -45,5 +45,8 @@ export const LOCAL_INDEXES: readonly { name: string; sortKey: string }[] = [
   { name: 'lsi5', sortKey: 'lsi5sk' },
 ];
 
+/** The name of one of the table's indexes (what an IAM grant of Query on an index names). */
+export type IndexName = (typeof GLOBAL_INDEXES)[number]['name'] | `lsi${1 | 2 | 3 | 4 | 5}`;
+
 /** The projection of `LOCAL_INDEXES` in a table created today (the CDK stack's default and DynamoDB Local's). */
 export const LOCAL_INDEX_PROJECTION: LocalIndexProjection = 'KEYS_ONLY';

@@ -84,8 +84,9 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         'queue:enrichment': { table: LEAD_WRITER, indexes: EVERY_INDEX },
         // Runs again what providerWebhooks runs.
         'queue:inbound-retry': { table: LEAD_WRITER, indexes: EVERY_INDEX },
-        'schedule:outreach-scheduler': { table: ['UpdateItem'], indexes: EVERY_INDEX },
-        'schedule:enrichment-sweeper': { table: ['BatchWriteItem', 'DeleteItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
+        // Neither reads items by key: gsi2 only, so gsi1 (projected ALL) does not widen what they read.
+        'schedule:outreach-scheduler': { table: ['UpdateItem'], indexes: ['gsi2'] },
+        'schedule:enrichment-sweeper': { table: ['BatchWriteItem', 'DeleteItem', 'PutItem', 'Query', 'UpdateItem'], indexes: ['gsi2'] },
       });
       // The read-only functions write nothing.
       for (const name of ['connections', 'analytics'] as const) {

@@ -47,6 +47,10 @@ describe('the local check of table grants', () => {
     await expect(scheduler.db.send(new QueryCommand({ TableName: 't', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'A' } }))).rejects.toThrow(
       'dynamodb:Query on the table: not granted',
     );
+    // Nor any index but gsi2: it reads no item by key, so gsi1 would widen what it can read.
+    await expect(
+      scheduler.db.send(new QueryCommand({ TableName: 't', IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'A' } })),
+    ).rejects.toThrow("schedule is not authorized to perform dynamodb:Query on index gsi1: the grant's queriesIndexes are gsi2 (local check of infra/table-access.ts)");
   });
 
   it('checks each part of a transaction as its own action', async () => {
