@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ACCEPTANCE_REF, type CampaignEvent, type CampaignEvents } from '../domain/engine/campaign-events';
 import { isConditionFailed } from './client';
 import { campaignEventKey, campaignReachKey } from './keys';
@@ -49,7 +49,12 @@ export class DynamoCampaignEvents implements CampaignEvents {
     // exceed contacted (before 2026-11-28 it counted; a race probe).
     if (event.kind === 'REPLIED' && reach?.firstContactAt === undefined) return this.putOnce(put);
     const where = { workspaceId: event.workspaceId, campaignId: event.campaignId, accountId: event.accountId ?? reach?.lastAccountId ?? null, at: event.at };
-    if (counter !== undefined) return (await this.stats.commit([put, ...(await this.stats.updates({ ...where, counts: { [counter]: 1 } }))])) === undefined;
+    if (counter !== undefined) {
+      const failed = await this.stats.commit([put, ...(await this.stats.updates({ ...where, counts: { [counter]: 1 } }))]);
+      if (failed === undefined) return true;
+      if (event.kind === 'INVITE_ACCEPTED' && failed[0] === 'ConditionalCheckFailed') await this.keepLatestAcceptance(event);
+      return false;
+    }
     const answered = answeredSend(event, reach);
     const sentAt = answered.at !== undefined && answered.at <= event.at ? answered.at : undefined;
     const waited = sentAt === undefined ? {} : { replyMs: Date.parse(event.at) - Date.parse(sentAt), timedReplies: 1 };
@@ -83,17 +88,43 @@ export class DynamoCampaignEvents implements CampaignEvents {
     }
   }
 
+  /**
+   * An acceptance after the one recorded (a later stay's invitation; the event is one per campaign
+   * and prospect, so it is counted once): kept on the event as the latest, which the ACCEPTED_INVITE
+   * condition of that stay reads. Before 2026-11-28 it was dropped, and a new stay's condition took
+   * YES only at its deadline's look.
+   */
+  private async keepLatestAcceptance(event: CampaignEvent): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: campaignEventKey(event.campaignId, event.kind, event.prospectId, event.ref),
+          UpdateExpression: 'SET latestAt = :at, latestAccountId = :account',
+          ConditionExpression: 'attribute_exists(pk) AND #at < :at AND (attribute_not_exists(latestAt) OR latestAt < :at)',
+          ExpressionAttributeNames: { '#at': 'at' },
+          ExpressionAttributeValues: { ':at': event.at, ':account': event.accountId },
+        }),
+      );
+    } catch (error) {
+      // Not later than what is kept (a replayed webhook, or an older one arriving late).
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+
   async accepted(campaignId: number, prospectId: number): Promise<{ at: string; accountId: number | null } | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({
         TableName: this.tableName,
         Key: campaignEventKey(campaignId, 'INVITE_ACCEPTED', prospectId, ACCEPTANCE_REF),
-        ProjectionExpression: '#at, accountId',
+        ProjectionExpression: '#at, accountId, latestAt, latestAccountId',
         ExpressionAttributeNames: { '#at': 'at' },
         ConsistentRead: true,
       }),
     );
     if (!Item) return undefined;
-    return { at: String(Item.at), accountId: typeof Item.accountId === 'number' ? Item.accountId : null };
+    const latest = typeof Item.latestAt === 'string';
+    const accountId = latest ? Item.latestAccountId : Item.accountId;
+    return { at: String(latest ? Item.latestAt : Item.at), accountId: typeof accountId === 'number' ? accountId : null };
   }
 }

@@ -3,6 +3,7 @@ import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { publicIdOf } from '../inbox/inbound-message';
 import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind } from './action';
+import type { KnownProspect } from './ports';
 import type { ActionResult, SenderDeps } from './sender-deps';
 import { keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
 import { renderStep } from './render';
@@ -12,7 +13,7 @@ import type { BatchReads } from './sender-reads';
 /** What the crash rule does with an action: the sender's own moves. */
 export interface CrashRuleMoves {
   deps: Pick<SenderDeps, 'actions' | 'outcomes' | 'provider' | 'sentMessages'>;
-  advance(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date, change: Partial<OutreachAction>): Promise<void>;
+  advance(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date, change: Partial<OutreachAction>, known?: KnownProspect, actedAt?: Date): Promise<void>;
   finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult>;
   wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
   giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, campaignId: number): Promise<void>;
@@ -40,13 +41,23 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
   const iso = (date: Date) => date.toISOString();
   const claim = action.claim as NonNullable<OutreachAction['claim']>;
   const loaded = await reads.campaign(action.workspaceId, action.campaignId);
-  const nodeId = action.nodeId;
-  const node = nodeId === null ? undefined : loaded?.nodes.get(nodeId);
-  if (!loaded || !node || node.kind !== 'STEP') {
+  if (!loaded) {
     await deps.actions.remove(action);
     return 'cancelled';
   }
+  const nodeId = action.nodeId;
+  const node = nodeId === null ? undefined : loaded.nodes.get(nodeId);
+  if (node?.kind !== 'STEP') {
+    // The claimed step was deleted from the flow meanwhile: what it was (its type, its text) is gone,
+    // so whether it went out is not settled. Its counts stay taken (it may have gone out: a day
+    // sends one fewer, never one more), and the prospect goes on from the step's place as one
+    // waiting there does: to the step's child, or the end of the flow. Before 2026-11-28 the action
+    // was deleted, leaving the prospect IN_REVIEW for good and its campaign never COMPLETED.
+    return (await wait(action, now, { dueAt: iso(now), claim: null })) ? 'retrying' : 'raced';
+  }
   const { campaign, nodes } = loaded;
+  // A send found (recorded, or shown by the provider) went out at its claim: the next node's delay counts from then.
+  const claimedAt = new Date(claim.at);
   const recorded = await deps.outcomes.find(action, node.id);
   const accounts = await reads.accounts(action.workspaceId);
   const account = accounts.get(claim.accountId);
@@ -57,7 +68,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     const sticky = recorded.outcome === 'SKIPPED' ? connectedBySkip(claim.kind, recorded.reason) : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: through } };
     // The crash may have come before the invitation's link (sender.ts settle): written again.
     if (recorded.outcome === 'SENT' && node.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, action, node, through);
-    await advance(action, campaign, nodes, node.id, now, sticky);
+    await advance(action, campaign, nodes, node.id, now, sticky, undefined, new Date(recorded.at));
     return recorded.outcome === 'SKIPPED' ? 'skipped' : 'sent';
   }
   // A look for a send whose answer was lost (lost-answer-look.ts) sent nothing: it looks again, the
@@ -85,7 +96,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     if (profile) {
       await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the provider shows the invitation', at: claim.at }));
       await keepInvitation(deps.sentMessages, action, node, claim.accountId);
-      await advance(action, campaign, nodes, node.id, now, { networkProviderId: profile.providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
+      await advance(action, campaign, nodes, node.id, now, { networkProviderId: profile.providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } }, undefined, claimedAt);
       return 'sent';
     }
     if (identifier && stillAsking(claim, now)) return 'in_flight';
@@ -112,7 +123,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
         const variant = claim.variant ?? rendered.variant;
         await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'SENT', reason: 'settled after a crash: the chat shows the message', variant, at: claim.at, ...found }));
         await keepSent(deps.sentMessages, { action, step: node, account, rendered: { ...rendered, text, variant }, refs: found, networkProviderId: providerId, at: claim.at });
-        await advance(action, campaign, nodes, node.id, now, { networkProviderId: providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } });
+        await advance(action, campaign, nodes, node.id, now, { networkProviderId: providerId, accounts: { ...action.accounts, NETWORK: claim.accountId } }, undefined, claimedAt);
         return 'sent';
       }
       if (stillAsking(claim, now)) return 'in_flight';

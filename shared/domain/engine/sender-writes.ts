@@ -89,7 +89,11 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     return 'finished';
   }
 
-  /** After an action was carried out (sent or skipped): on to the step's child, or the end of the flow. */
+  /**
+   * After an action was carried out (sent or skipped): on to the step's child, or the end of the
+   * flow. `actedAt` is when it was carried out: now, or for a send found later (after a lost answer
+   * or a crash) when it went out, so the next node's delay counts from the send, not the look.
+   */
   async function advance(
     action: OutreachAction,
     campaign: Campaign,
@@ -98,6 +102,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     now: Date,
     change: Partial<OutreachAction>,
     known?: KnownProspect,
+    actedAt = now,
   ): Promise<void> {
     const done = [...action.done, nodeId];
     const next = childNotDone(campaign, nodeId, done);
@@ -109,7 +114,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
       await actions.remove(action);
       return;
     }
-    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(now), started: true, done });
+    await moveTo(action, campaign, nodes, next, now, { ...change, lastActionAt: iso(actedAt), started: true, done }, actedAt);
   }
 
   /**
@@ -133,7 +138,8 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
   }
 
   /**
-   * Puts the action on node `next`, reached at `reached` (now, unless a step was passed over) and
+   * Puts the action on node `next`, reached at `reached` (now, unless a step was passed over or a
+   * send was found after it went out) and
    * due when that node is carried out (dueAfter), not before now.
    */
   async function moveTo(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, next: number, now: Date, change: Partial<OutreachAction>, reached = now) {

@@ -137,7 +137,7 @@ export function createSender(deps: SenderDeps) {
           variant: result.variant,
         });
       }
-      await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: through.id } }, known);
+      await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: through.id } }, known, new Date(sentAt));
       return 'sent';
     }
     // A look (lost-answer-look.ts) carries the counts of a send that may have gone out: given back only when it was not.

@@ -234,6 +234,33 @@ describe('campaign conditions', () => {
     expect(await emailedWith('ST no')).toEqual(['st-twice@example.com']);
   });
 
+  it('ACCEPTED_INVITE: a new stay’s own invitation, once accepted, answers YES at once; the campaign counts the prospect’s acceptance once', async () => {
+    clock.set('2027-01-05T09:00:00.000Z'); // Tuesday
+    const { stack } = world;
+    const other = await lookerAccount();
+    const { campaign, id } = await invitedOne('Accepted twice', 'AT', 'at-twice');
+    const invitations = async () => (await stack.provider.control.state()).invitations.filter((item) => item.publicIdentifier === 'at-twice');
+    await stack.provider.control.acceptInvitation((await invitations())[0]?.id as string);
+    await play(stack);
+    expect(await emailedWith('AT yes')).toEqual(['at-twice@example.com']);
+    // Out, the campaign moved to the other network account, and in again: a new stay, a new invitation.
+    const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [id] } });
+    expect(removed.status, removed.text).toBe(200);
+    const swapped = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
+    expect(swapped.status, swapped.text).toBe(200);
+    clock.advance(60_000);
+    const again = await stack.call('POST', `/public/campaigns/${campaign.id}/import/`, { apiKey: world.ws.key, body: { activate: true, leads: [{ first_name: 'Accepted', last_name: 'Twice', network_profile_url: 'https://www.linkedin.com/in/at-twice' }] } });
+    expect([again.status, again.body.count], again.text).toEqual([200, 1]);
+    await advance(stack, clock, 2);
+    const second = (await invitations()).find((item) => item.accountId === 'sbx-network-looker');
+    await stack.provider.control.acceptInvitation(second?.id as string);
+    await play(stack);
+    // YES when it is accepted, not at the 24-hour deadline's look.
+    expect([await emailedWith('AT yes'), await emailedWith('AT no')]).toEqual([['at-twice@example.com', 'at-twice@example.com'], []]);
+    const analytics = await stack.call<{ analytics: Record<string, unknown> }>('GET', `/public/campaigns/${campaign.id}/analytics/`, { apiKey: world.ws.key });
+    expect(analytics.body.analytics).toMatchObject({ amount_of_invites_sent: 2, amount_of_invites_accepted: 1 });
+  });
+
   it('ACCEPTED_INVITE: an invitation of an account deleted and registered again counts when accepted (the account comes back as itself)', async () => {
     clock.set('2026-12-29T09:00:00.000Z'); // Tuesday
     const { stack } = world;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../shared/time/clock';
-import { type EngineWorld, advance, campaignWith, claimedAndCrashed, engineWorld, outcomesOf, prospectsIn, sandboxSent, tick } from './helpers';
+import { type EngineWorld, advance, campaignStatus, campaignWith, claimedAndCrashed, engineWorld, outcomesOf, playAt, prospectStatuses, prospectsIn, sandboxSent, tick } from './helpers';
 
 /**
  * The crash rule for an invitation: a sender that crashed between its claim and the provider's
@@ -49,5 +49,38 @@ describe('an invitation claimed by a sender that crashed', () => {
     expect((await outcomesOf(stack, shown.campaign.id)).map((o) => [o.outcome, o.reason, o.at])).toEqual([['SENT', 'settled after a crash: the provider shows the invitation', claimedAt]]);
     expect(await invitationsTo('ivo-missing')).toHaveLength(1);
     expect((await outcomesOf(stack, missing.campaign.id)).map((o) => [o.outcome, o.reason])).toEqual([['SENT', null]]);
+  });
+
+  it("goes on to the step's child when the claimed step was deleted meanwhile: the next step is sent and the campaign completes", async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Crash step deleted', [
+      { step_type: 'NETWORK_INVITE', message_template: 'Hi {{first_name}}, una-deleted' },
+      { step_type: 'EMAIL', subject_line: 'After the deleted step', delay_in_hours: 1 },
+    ]);
+    const [prospectId] = await prospectsIn(world, campaign.id, [{ first_name: 'Una', network_profile_url: 'https://www.linkedin.com/in/una-deleted' }]);
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    const scheduledAt = clock.now().getTime();
+    await claimedAndCrashed(stack, clock, campaign.id, prospectId as number, 'INVITE', world.network);
+    // The flow changes only while paused.
+    const call = async (method: string, path: string) => {
+      const response = await stack.call(method, path, { apiKey: world.ws.key });
+      expect(response.status, response.text).toBe(200);
+    };
+    await call('POST', `/public/campaigns/${campaign.id}/pause/`);
+    await call('DELETE', `/public/campaigns/${campaign.id}/steps/${campaign.stepIds[0]}/`);
+    await call('POST', `/public/campaigns/${campaign.id}/resume/`);
+    // The claim expires; the crash rule cannot settle a step that is gone, and the prospect goes on.
+    await advance(stack, clock, 0.5);
+    // Due an hour after the prospect reached the deleted step's place (its delay counts from then).
+    const dueAt = new Date(scheduledAt + 3_600_000).toISOString();
+    const page = await stack.call<{ prospects: { current_step_id: number | null; next_action_at: string | null }[] }>('GET', `/public/campaigns/${campaign.id}/prospects/`, { apiKey: world.ws.key });
+    expect(page.body.prospects.map((p) => [p.current_step_id, p.next_action_at])).toEqual([[campaign.stepIds[1], dueAt]]);
+    await playAt(stack, clock, dueAt);
+    const emails = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject === 'After the deleted step');
+    expect(emails.map((item) => item.at)).toEqual([dueAt]);
+    expect(await invitationsTo('una-deleted')).toEqual([]);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospectId as number]: { status: 'FINISHED', last_error: null } });
+    expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 });

@@ -260,7 +260,8 @@ export async function claimedAndCrashed(stack: TestStack, clock: ManualClock, ca
   await stack.db.send(
     new TransactWriteCommand({
       TransactItems: [
-        { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, claim, version: 1 }) } },
+        // As the engine's first write of a first action: it keeps when the prospect was scheduled (sender-writes.ts, bump).
+        { Put: { TableName: stack.tableName, Item: outreachActionItem({ ...pending, lastActionAt: pending.dueAt, reachedAt: pending.dueAt, claim, version: 1 }) } },
         { Update: { TableName: stack.tableName, Key: key, UpdateExpression: 'REMOVE gsi2pk, gsi2sk, dueAt' } },
       ],
     }),

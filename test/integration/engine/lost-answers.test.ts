@@ -403,5 +403,34 @@ describe('network messages whose answer was lost', () => {
       expect(analytics.status, analytics.text).toBe(200);
       expect(analytics.body.analytics).toMatchObject({ amount_of_invites_sent: 1, amount_of_invites_accepted: 1 });
     });
+
+    it('counts the next step’s delay from when a send found after a lost answer went out, not from the look', async () => {
+      const { stack } = world;
+      // Tuesday 09:00 in Amsterdam: the window stays open through the test.
+      clock.set('2026-12-01T08:00:00.000Z');
+      const campaign = await campaignWith(world, 'Found late', [
+        { step_type: 'NETWORK_INVITE', message_template: 'Found late {{first_name}}' },
+        { step_type: 'EMAIL', subject_line: 'Found late: follow-up', delay_in_hours: 2 },
+      ]);
+      await prospectsIn(world, campaign.id, [{ first_name: 'Fred', network_profile_url: 'https://www.linkedin.com/in/fred-found-late' }]);
+      await stack.provider.control.setProfile('fred-found-late', { network_distance: 'THIRD_DEGREE' });
+      await stack.provider.control.addFault({ kind: 'lost_answer', method: 'POST', path: '/api/v1/users/invite', times: 1 });
+      await activate(world, campaign.id);
+      // The invitation went out at 08:00 without an answer; its account is disconnected for three hours, so the look waits.
+      await stack.provider.control.setAccountStatus('sbx-network-dev', 'CREDENTIALS');
+      try {
+        for (let hour = 0; hour < 3; hour += 1) await advance(stack, clock, 1);
+      } finally {
+        await stack.provider.control.setAccountStatus('sbx-network-dev', 'OK');
+      }
+      await advance(stack, clock, 1);
+      expect((await outcomesOf(stack, campaign.id)).map((o) => [o.outcome, o.reason, o.at])).toEqual([
+        ['SENT', INVITATION_FOUND_AFTER_LOST_ANSWER, '2026-12-01T08:00:00.000Z'],
+        ['SENT', null, '2026-12-01T12:00:00.000Z'],
+      ]);
+      // The email's 2 hours count from 08:00, over when the look found the invitation at 12:00: it went then, not at 14:00.
+      const emails = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject === 'Found late: follow-up');
+      expect(emails.map((item) => item.at)).toEqual(['2026-12-01T12:00:00.000Z']);
+    });
   });
 });
