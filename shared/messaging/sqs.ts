@@ -58,10 +58,30 @@ export function sqsBatches(texts: readonly string[]): string[][] {
   return batches;
 }
 
+/**
+ * Characters SQS refuses in a message body that JSON.stringify leaves as they are: U+FFFE and
+ * U+FFFF (SQS allows #x9, #xA, #xD, #x20–#xD7FF, #xE000–#xFFFD, #x10000–#x10FFFF), and every
+ * character above U+FFFF (emoji), which SQS allows but the local emulator refuses. Control
+ * characters and lone surrogates JSON.stringify escapes already.
+ */
+const REFUSED_BY_SQS = /[\u{FFFE}\u{FFFF}\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * A value as JSON that SQS takes whatever text it carries: the characters above written as
+ * `\uXXXX` escapes (JSON's own, so the consumer's JSON.parse gives the same text back). A reply
+ * with an emoji or U+FFFF was refused (InvalidMessageContents), and its webhook never sent (a
+ * probe, 2026-11-28). Outside a JSON string no such character can occur, so escaping is safe.
+ */
+export function sqsJson(value: unknown): string {
+  return JSON.stringify(value).replace(REFUSED_BY_SQS, (character) =>
+    Array.from({ length: character.length }, (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`).join(''),
+  );
+}
+
 /** Sends JSON messages to one queue, in batches; fails if any entry was not accepted. */
 export async function sendJsonMessages(sqs: SqsSender, queueUrl: string, bodies: readonly unknown[]): Promise<void> {
   const { SendMessageBatchCommand } = await sqsSdk();
-  for (const chunk of sqsBatches(bodies.map((body) => JSON.stringify(body)))) {
+  for (const chunk of sqsBatches(bodies.map(sqsJson))) {
     const result = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,

@@ -196,6 +196,15 @@ describe('incoming_message from a provider reply', () => {
     expect(payload.message).toEqual(replyMessage({ message_id: reply.message_id, message: 'Sounds good, call me', lead: aliceLead(aliceProspectId) }));
   });
 
+  it('delivers a reply whose text has characters SQS or its emulator refuse as they are (an emoji, U+FFFF)', async () => {
+    const text = 'Thanks! 👍 see you \uffff then \ufffe 𝒜';
+    const reply = await stack.provider.control.reply({ account_id: alice.providerAccountId, from: 'reply-person', text });
+    expect(reply.deliveries.map((delivery) => delivery.status)).toEqual([200]);
+    await drain();
+    expect(requestsOf(alice)).toHaveLength(1);
+    expect(payloadOf(alice).message.message).toBe(text);
+  });
+
   it('delivers a provider webhook posted twice once, with one message id', async () => {
     const body = messageReceived(alice);
     expect((await inbound(body)).body).toEqual({ success: true, handled: true });

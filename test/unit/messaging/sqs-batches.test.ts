@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SQS_BATCH_BYTES, SQS_BATCH_ENTRIES, sqsBatches } from '../../../shared/messaging/sqs';
+import { SQS_BATCH_BYTES, SQS_BATCH_ENTRIES, sqsBatches, sqsJson } from '../../../shared/messaging/sqs';
 
 const sizes = (batches: string[][]) => batches.map((batch) => batch.map((text) => text.length));
 
@@ -25,5 +25,21 @@ describe('SendMessageBatch groups', () => {
 
   it('of nothing are none', () => {
     expect(sqsBatches([])).toEqual([]);
+  });
+});
+
+describe('message bodies (sqsJson)', () => {
+  it('escape what SQS (U+FFFE, U+FFFF) or its emulator (above U+FFFF) refuse, and parse back to the same value', () => {
+    const value = { text: 'ok 👍 \uffff \ufffe é 界 \u2028', [`key 𝒜`]: 1 };
+    const body = sqsJson(value);
+    expect(body).toBe('{"text":"ok \\ud83d\\udc4d \\uffff \\ufffe é 界 \u2028","key \\ud835\\udc9c":1}');
+    expect(JSON.parse(body)).toEqual(value);
+    // Nothing outside what SQS and the emulator take: #x9, #xA, #xD, #x20–#xD7FF, #xE000–#xFFFD.
+    expect(/^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/.test(body)).toBe(true);
+  });
+
+  it('leave plain JSON as JSON.stringify writes it', () => {
+    const value = { a: [1, 'two', null], b: 'line\nbreak "quoted"' };
+    expect(sqsJson(value)).toBe(JSON.stringify(value));
   });
 });
