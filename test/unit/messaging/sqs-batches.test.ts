@@ -30,7 +30,7 @@ describe('SendMessageBatch groups', () => {
 
 describe('message bodies (sqsJson)', () => {
   it('escape what SQS (U+FFFE, U+FFFF) or its emulator (above U+FFFF) refuse, and parse back to the same value', () => {
-    const value = { text: 'ok 👍 \uffff \ufffe é 界 \u2028', [`key 𝒜`]: 1 };
+    const value = { text: 'ok 👍 \uffff \ufffe é 界 \u2028', 'key 𝒜': 1 };
     const body = sqsJson(value);
     expect(body).toBe('{"text":"ok \\ud83d\\udc4d \\uffff \\ufffe é 界 \u2028","key \\ud835\\udc9c":1}');
     expect(JSON.parse(body)).toEqual(value);
