@@ -70,9 +70,9 @@ const cleanReason = (body: Buffer, statusMessage: string | undefined): string =>
 };
 
 /**
- * POSTs to users' URLs: one request, bounded by `timeoutMs` from start to answer, redirects not
- * followed (a 3xx is an answer like any other), no connection reuse, and the response body read
- * only (at most 1 KB) for the reason of a failure.
+ * POSTs to users' URLs: one request, bounded by `timeoutMs` from start to answer (its status),
+ * redirects not followed (a 3xx is an answer like any other), no connection reuse, and the response
+ * body read only (at most 1 KB, within the same bound) for the reason of a failure.
  */
 export function createHttpSender(options: HttpSenderOptions): WebhookSender {
   const resolve = options.resolve ?? systemResolve;
@@ -90,6 +90,8 @@ export function createHttpSender(options: HttpSenderOptions): WebhookSender {
           clearTimeout(timer);
           settle(outcome);
         };
+        // Set once the status line has come: the timeout then ends the read of the reason, not the answer.
+        let answered: (() => void) | undefined;
         const request = client.request(
           url,
           {
@@ -106,6 +108,11 @@ export function createHttpSender(options: HttpSenderOptions): WebhookSender {
               done({ kind: 'response', status, reason: status >= 200 && status < 300 ? '' : cleanReason(Buffer.concat(chunks), response.statusMessage) });
               response.destroy();
             };
+            // A 2xx is the answer as soon as its status comes: its body is never read, so a body
+            // slow to end cannot turn an accepted delivery into a timeout that is sent again
+            // (before 2026-11-28 it did: a webhook probe).
+            if (status >= 200 && status < 300) return finish();
+            answered = finish;
             response.on('data', (chunk: Buffer) => {
               chunks.push(chunk);
               size += chunk.length;
@@ -116,7 +123,8 @@ export function createHttpSender(options: HttpSenderOptions): WebhookSender {
           },
         );
         const timer = setTimeout(() => {
-          done({ kind: 'timeout' });
+          if (answered) answered();
+          else done({ kind: 'timeout' });
           request.destroy();
         }, timeoutMs);
         request.on('error', (error: NodeJS.ErrnoException) => {
