@@ -232,6 +232,8 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         channel,
         campaign ? { id: campaign.id, name: campaign.name, status: campaign.status } : null,
       ),
+      // When the reply was first received: the same on every publish of the event (a replay).
+      message.createdAt,
     );
     // The colleagues after the users' webhook (a campaign may hold many of one company, and the
     // provider's webhook call has 12 s): the reply reaches the users first, and a handling cut off

@@ -15,10 +15,14 @@ export interface EventPublisherDeps {
  */
 export function createEventPublisher(deps: EventPublisherDeps) {
   return {
-    async publish<T extends WebhookEventType>(workspaceId: number, type: T, sourceId: string, data: EventDataByType[T]): Promise<string> {
+    /**
+     * `createdAt`: when the source event happened, kept by the caller (a reply: when it was first
+     * received), so the same event published again (a replayed provider webhook taking over a
+     * retry) carries the same `created_at`; now when not given.
+     */
+    async publish<T extends WebhookEventType>(workspaceId: number, type: T, sourceId: string, data: EventDataByType[T], createdAt = deps.clock.now().toISOString()): Promise<string> {
       const eventId = eventIdFor(type, workspaceId, sourceId);
       const userIds = await deps.members.listUserIds(workspaceId);
-      const createdAt = deps.clock.now().toISOString();
       await deps.queue.enqueue(userIds.map((userId) => ({ event_id: eventId, user_id: userId, workspace_id: workspaceId, type, created_at: createdAt, data })));
       return eventId;
     },

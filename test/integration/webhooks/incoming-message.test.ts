@@ -1,4 +1,4 @@
-import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { aTimestamp, anId } from '../../support/formats';
@@ -219,6 +219,21 @@ describe('incoming_message from a provider reply', () => {
     expect((await inbound(body)).body).toEqual({ success: true, handled: true });
     await drain();
     expect(requestsOf(alice)).toHaveLength(1);
+  });
+
+  it('publishes a replayed reply with the created_at of its first receipt: one event id, one created_at', async () => {
+    const body = messageReceived(alice);
+    expect((await inbound(body)).body).toEqual({ success: true, handled: true });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await inbound(body)).body).toEqual({ success: true, handled: true });
+    const { Messages = [] } = await stack.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue().queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+    const published = Messages.map((message) => JSON.parse(message.Body as string) as { event_id: string; user_id: number; created_at: string }).filter(
+      (message) => message.user_id === alice.user.userId,
+    );
+    expect(published).toHaveLength(2);
+    expect(new Set(published.map((message) => `${message.event_id} ${message.created_at}`)).size).toBe(1);
+    await drain();
+    expect(payloadOf(alice).created_at).toBe(published[0]?.created_at);
   });
 
   it('ignores a reply from someone who is not a prospect of the workspace: 200 handled false, nothing queued', async () => {
