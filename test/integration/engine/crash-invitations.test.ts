@@ -51,6 +51,31 @@ describe('an invitation claimed by a sender that crashed', () => {
     expect((await outcomesOf(stack, missing.campaign.id)).map((o) => [o.outcome, o.reason])).toEqual([['SENT', null]]);
   });
 
+  it('counts the next step’s delay from the claim of an invitation the crash rule finds sent, not from the look', async () => {
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Crash then follow-up', [
+      { step_type: 'NETWORK_INVITE', message_template: 'Hi {{first_name}}, fay-follow' },
+      { step_type: 'EMAIL', subject_line: 'Follow-up after a crash', delay_in_hours: 1 },
+    ]);
+    const [prospectId] = await prospectsIn(world, campaign.id, [{ first_name: 'Fay', network_profile_url: 'https://www.linkedin.com/in/fay-follow' }]);
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await stack.drain('campaign-scheduling');
+    // The provider carried the invitation out, for a sender that crashed after its claim.
+    const direct = await fetch(`${stack.provider.url}/api/v1/users/invite`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': stack.provider.accessToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ account_id: 'sbx-network-dev', provider_id: 'fay-follow', message: 'Hi Fay, fay-follow' }),
+    });
+    expect(direct.status, await direct.text()).toBe(200);
+    const claimedAt = clock.now().getTime();
+    await claimedAndCrashed(stack, clock, campaign.id, prospectId as number, 'INVITE', world.network);
+    // The crash rule looks half an hour later and finds it pending.
+    await advance(stack, clock, 0.5);
+    expect((await outcomesOf(stack, campaign.id)).map((o) => [o.outcome, o.reason])).toEqual([['SENT', 'settled after a crash: the provider shows the invitation']]);
+    const page = await stack.call<{ prospects: { current_step_id: number | null; next_action_at: string | null }[] }>('GET', `/public/campaigns/${campaign.id}/prospects/`, { apiKey: world.ws.key });
+    expect(page.body.prospects.map((p) => [p.current_step_id, p.next_action_at])).toEqual([[campaign.stepIds[1], new Date(claimedAt + 3_600_000).toISOString()]]);
+  });
+
   it("goes on to the step's child when the claimed step was deleted meanwhile: the next step is sent and the campaign completes", async () => {
     const { stack } = world;
     const campaign = await campaignWith(world, 'Crash step deleted', [
