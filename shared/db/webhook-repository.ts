@@ -112,7 +112,7 @@ const attemptItem = (attempt: DeliveryAttempt) => ({
 });
 
 // Every value of the domain's unions: the Records make the compiler ask for a value added there.
-const ATTEMPT_OUTCOMES = everyValueOf<AttemptOutcome>({ delivered: true, http_error: true, timeout: true, blocked: true, network_error: true });
+const ATTEMPT_OUTCOMES = everyValueOf<AttemptOutcome>({ delivered: true, http_error: true, timeout: true, blocked: true, network_error: true, skipped: true });
 const DELIVERY_STATUSES = everyValueOf<DeliveryStatus>({ PENDING: true, DELIVERED: true, FAILED: true, SKIPPED: true });
 
 export const WebhookAttemptItem = itemSchema(

@@ -71,22 +71,32 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         return { action: 'retry', delaySeconds: Math.max(1, Math.ceil((Date.parse(claim.leaseUntil) - claimedAt.getTime()) / 1000)) };
       }
 
+      /**
+       * Nothing to deliver to: no attempt, no retry. A retry (an attempt before it is in the log, with
+       * its next attempt's time) writes a log line saying so, which ends what the log shows.
+       */
+      const skip = async (why: string): Promise<DeliveryDecision> => {
+        const at = claimedAt.toISOString();
+        const attempt: DeliveryAttempt | undefined =
+          claim.attempt > 1
+            ? { userId: message.user_id, eventId: message.event_id, eventType: message.type, attempt: claim.attempt, at, outcome: 'skipped', statusCode: null, error: why, durationMs: 0, nextAttemptAt: null, test: false }
+            : undefined;
+        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED', ...(attempt ? { attempt } : {}) });
+        return { action: 'ack' };
+      };
+
       // Checked before each attempt: the members were read when the event was published (through an
       // index that lags), and a retry can come hours after the user was removed.
       if (message.workspace_id !== undefined && !(await deps.memberships.isMember(message.user_id, message.workspace_id))) {
-        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED' });
-        return { action: 'ack' };
+        return skip('Not sent: you are no longer a member of the workspace of this event');
       }
 
       let settings = await deps.settings.get(message.user_id);
       // An event with its own URL (an enrichment job's webhook_url) goes there, signed with the user's secret.
       const url = message.url ?? settings?.url;
       if (url && !settings) settings = await firstSecret(message.user_id);
-      if (!settings || !url) {
-        // The user has no webhook (any more): nothing to deliver, nothing to retry.
-        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED' });
-        return { action: 'ack' };
-      }
+      // The user has no webhook (any more): nothing to deliver, nothing to retry.
+      if (!settings || !url) return skip('Not sent: no webhook URL is configured any more');
 
       const type = deps.policy.webhookType(url);
       const now = deps.clock.now();

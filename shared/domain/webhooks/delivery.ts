@@ -48,8 +48,11 @@ export function parseSchedule(raw: string): number[] | undefined {
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
 
-/** How one attempt ended. */
-export type AttemptOutcome = 'delivered' | 'http_error' | 'timeout' | 'blocked' | 'network_error';
+/**
+ * How one attempt ended. `skipped`: a retry found nothing to deliver to (the webhook URL removed,
+ * or the user no longer a member of the event's workspace): nothing was sent, and no retry follows.
+ */
+export type AttemptOutcome = 'delivered' | 'http_error' | 'timeout' | 'blocked' | 'network_error' | 'skipped';
 
 /** One line of the delivery log. Response bodies are never stored. */
 export interface DeliveryAttempt {

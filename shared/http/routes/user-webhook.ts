@@ -40,7 +40,7 @@ const DeliveryAttemptView = v.strictObject({
   event_id: v.string(),
   event_type: v.string(),
   attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  outcome: v.picklist(['delivered', 'http_error', 'timeout', 'blocked', 'network_error']),
+  outcome: v.picklist(['delivered', 'http_error', 'timeout', 'blocked', 'network_error', 'skipped']),
   status_code: v.nullable(HttpStatus),
   error: v.nullable(v.string()),
   duration_ms: v.number(),

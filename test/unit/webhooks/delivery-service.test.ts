@@ -157,16 +157,46 @@ describe('delivery service', () => {
     now = new Date('2026-11-21T12:01:00.000Z');
     expect(await service().deliver(ofWorkspace, 'msg-1')).toEqual({ action: 'ack' });
     expect([sent.length, deliveries.records.get('7/evt_unit')?.status]).toEqual([1, 'SKIPPED']);
+    // The log ends with why no retry followed the failed attempt.
+    expect(deliveries.log.map((line) => [line.attempt, line.outcome, line.error, line.nextAttemptAt])).toEqual([
+      [1, 'http_error', 'HTTP 500', '2026-11-21T12:01:00.000Z'],
+      [2, 'skipped', 'Not sent: you are no longer a member of the workspace of this event', null],
+    ]);
     // A message queued before the workspace was named in it is delivered as before.
     expect(await service().deliver({ ...message, event_id: 'evt_old' }, 'msg-2')).toEqual({ action: 'ack' });
     expect(sent.length).toBe(2);
   });
 
-  it('skips users without a webhook', async () => {
+  it('skips users without a webhook, writing no log line for an event never tried', async () => {
     settings = settings ? { ...settings, url: null } : undefined;
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent).toHaveLength(0);
     expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'SKIPPED', attempts: 1, carrier: 'msg-1' });
+    expect(deliveries.log).toEqual([]);
+  });
+
+  it('ends the log of a retry whose webhook URL was removed meanwhile with a skipped line', async () => {
+    outcomes = [{ kind: 'response', status: 503, reason: '' }];
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
+    settings = settings ? { ...settings, url: null } : undefined;
+    now = new Date('2026-11-21T12:01:00.000Z');
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
+    expect(sent).toHaveLength(1);
+    expect(deliveries.log.slice(1)).toEqual([
+      {
+        userId: 7,
+        eventId: 'evt_unit',
+        eventType: message.type,
+        attempt: 2,
+        at: '2026-11-21T12:01:00.000Z',
+        outcome: 'skipped',
+        statusCode: null,
+        error: 'Not sent: no webhook URL is configured any more',
+        durationMs: 0,
+        nextAttemptAt: null,
+        test: false,
+      },
+    ]);
   });
 
   it('skips a user with no settings at all when the event has no URL of its own', async () => {
