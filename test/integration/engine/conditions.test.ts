@@ -39,6 +39,23 @@ describe('campaign conditions', () => {
     await advance(world.stack, clock, 1);
     return { campaign, id: id as number };
   };
+  /**
+   * The prospect (profile `<slug>`) out of the campaign, the campaign moved to the mailbox and
+   * network account `networkAccount`, and the prospect in again, activated: a new stay, its
+   * invitation sent within the 2 hours played.
+   */
+  const newStay = async (campaignId: number, prospectId: number, networkAccount: number, slug: string) => {
+    const { stack } = world;
+    const removed = await stack.call('POST', `/public/campaigns/${campaignId}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [prospectId] } });
+    expect(removed.status, removed.text).toBe(200);
+    const swapped = await stack.call('PATCH', `/public/campaigns/${campaignId}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, networkAccount] } });
+    expect(swapped.status, swapped.text).toBe(200);
+    clock.advance(60_000);
+    const lead = { first_name: 'Back', last_name: 'Again', network_profile_url: `https://www.linkedin.com/in/${slug}` };
+    const again = await stack.call('POST', `/public/campaigns/${campaignId}/import/`, { apiKey: world.ws.key, body: { activate: true, leads: [lead] } });
+    expect([again.status, again.body.count], again.text).toEqual([200, 1]);
+    await advance(stack, clock, 2);
+  };
   /** The second network account ('Looker'), registered by the first test that needs it. */
   const lookerAccount = async () =>
     (await world.stack.call<{ accounts: { id: number; name: string }[] }>('GET', '/public/accounts/', { apiKey: world.ws.key })).body.accounts.find((account) => account.name === 'Looker')?.id as number;
@@ -216,14 +233,7 @@ describe('campaign conditions', () => {
     await play(stack);
     expect(await emailedWith('ST yes')).toEqual(['st-twice@example.com']);
     // Out, the campaign moved to the other network account, and in again: a new stay, a new invitation.
-    const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [id] } });
-    expect(removed.status, removed.text).toBe(200);
-    const swapped = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
-    expect(swapped.status, swapped.text).toBe(200);
-    clock.advance(60_000);
-    const again = await stack.call('POST', `/public/campaigns/${campaign.id}/import/`, { apiKey: world.ws.key, body: { activate: true, leads: [{ first_name: 'Stayed', last_name: 'Twice', network_profile_url: 'https://www.linkedin.com/in/st-twice' }] } });
-    expect([again.status, again.body.count], again.text).toEqual([200, 1]);
-    await advance(stack, clock, 2);
+    await newStay(campaign.id, id, other, 'st-twice');
     expect((await stack.provider.control.state()).invitations.filter((item) => item.publicIdentifier === 'st-twice').map((item) => item.accountId)).toEqual([
       'sbx-network-dev',
       'sbx-network-looker',
@@ -244,14 +254,7 @@ describe('campaign conditions', () => {
     await play(stack);
     expect(await emailedWith('AT yes')).toEqual(['at-twice@example.com']);
     // Out, the campaign moved to the other network account, and in again: a new stay, a new invitation.
-    const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [id] } });
-    expect(removed.status, removed.text).toBe(200);
-    const swapped = await stack.call('PATCH', `/public/campaigns/${campaign.id}/`, { apiKey: world.ws.key, body: { account_ids: [world.mailbox, other] } });
-    expect(swapped.status, swapped.text).toBe(200);
-    clock.advance(60_000);
-    const again = await stack.call('POST', `/public/campaigns/${campaign.id}/import/`, { apiKey: world.ws.key, body: { activate: true, leads: [{ first_name: 'Accepted', last_name: 'Twice', network_profile_url: 'https://www.linkedin.com/in/at-twice' }] } });
-    expect([again.status, again.body.count], again.text).toEqual([200, 1]);
-    await advance(stack, clock, 2);
+    await newStay(campaign.id, id, other, 'at-twice');
     const second = (await invitations()).find((item) => item.accountId === 'sbx-network-looker');
     await stack.provider.control.acceptInvitation(second?.id as string);
     await play(stack);
