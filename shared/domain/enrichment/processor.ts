@@ -1,6 +1,7 @@
 import type { LedgerEntry } from '../credits/credits';
 import type { Company, EnrichmentMark, Prospect } from '../leads/lead';
 import { prospectMember } from '../leads/list-query';
+import { isEmail, normalizeEmail } from '../leads/normalize';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
 import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
@@ -148,7 +149,15 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
     for (const [id, answer] of answers) if (answer.outcome.kind === 'error' && answer.outcome.message === OUT_OF_TIME) time.outOfTime.add(id);
     // An email another prospect of the workspace already has is not written.
     const email = fieldOf(job.type) === 'email';
-    const emails = email ? [...answers.values()].flatMap((a) => (a.outcome.kind === 'found' ? [`email:${a.outcome.value.toLowerCase()}`] : [])) : [];
+    // A found email as the lead writer keeps one (trimmed, lower-cased); one that is not an email
+    // address is no find (before 2026-11-28 it was stored as given, spaces and all, which also
+    // slipped past the email identity guard: a probe).
+    for (const [id, answer] of answers) {
+      if (!email || answer.outcome.kind !== 'found') continue;
+      const value = normalizeEmail(answer.outcome.value);
+      answers.set(id, { ...answer, outcome: isEmail(value) ? { ...answer.outcome, value } : { kind: 'not_found' } });
+    }
+    const emails = email ? [...answers.values()].flatMap((a) => (a.outcome.kind === 'found' ? [`email:${a.outcome.value}`] : [])) : [];
     const owners = emails.length ? await deps.leads.findIdentities(job.workspaceId, 'PROSPECT', [...new Set(emails)]) : new Map<string, number>();
     const results = new Map<number, ProspectResult>();
     for (const p of prospects) {
@@ -157,7 +166,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
       if (outcome.kind === 'error') results.set(p.id, { prospectId: p.id, outcome: 'failed', ...names(p) });
       else if (outcome.kind === 'not_found') results.set(p.id, { prospectId: p.id, outcome: 'not_found', ...from, ...names(p) });
       else {
-        const value = email ? outcome.value.toLowerCase() : outcome.value;
+        const value = email ? outcome.value : outcome.value.trim();
         const owner = email ? owners.get(`email:${value}`) : undefined;
         if (owner !== undefined && owner !== p.id) results.set(p.id, { prospectId: p.id, outcome: 'duplicate', duplicateOf: owner, value, ...names(p) });
         else results.set(p.id, { prospectId: p.id, outcome: 'found', value, verification: outcome.verification, ...from, ...names(p) });

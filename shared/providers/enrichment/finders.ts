@@ -16,12 +16,35 @@ const base = (url: string) => url.replace(/\/+$/, '');
 async function call(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> } | { error: string }> {
   try {
     const response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    return { status: response.status, body };
+    // The whole body within the same bound: one that stalls is a timeout, not an empty answer.
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      // A success whose body is not a JSON object says nothing about the person: a provider error
+      // (tried again, then failed and refunded), not "not found" (before 2026-11-28 it was read
+      // as an empty answer, and FIND_EMAIL kept its credits: a probe). An error status is decided
+      // by its status alone.
+      if (response.ok) return { error: `unreadable answer (HTTP ${response.status})` };
+      body = {};
+    }
+    return { status: response.status, body: body as Record<string, unknown> };
   } catch (error) {
     return { error: (error as Error).name === 'TimeoutError' ? 'timed out' : String(error) };
   }
 }
+
+/**
+ * A prospect a provider has nothing to search by (no company domain or name, and no profile it
+ * takes): not asked, so no answer: failed and refunded, never "not found" (which FIND_EMAIL
+ * charges). Before 2026-11-28 it was "not found", and a Sales Navigator lead URL without a company
+ * was charged for a search nobody made (a probe).
+ */
+const notAsked = (provider: string): FinderOutcome => ({ kind: 'error', message: `${provider}: not asked: nothing to search by (no company domain or name, no profile)` });
 
 const failed = (what: string): FinderOutcome => ({ kind: 'error', message: what });
 
@@ -46,7 +69,7 @@ export function hunterFinder(config: FinderConfig): Finder {
     name: 'hunter',
     async find(input: FinderInput): Promise<FinderOutcome> {
       const handle = profileHandle(input.networkProfileUrl);
-      if (!input.domain && !input.companyName && !handle) return { kind: 'not_found' };
+      if (!input.domain && !input.companyName && !handle) return notAsked('hunter');
       const query = new URLSearchParams({ first_name: input.firstName, last_name: input.lastName });
       if (input.domain) query.set('domain', input.domain);
       else if (input.companyName) query.set('company', input.companyName);
@@ -69,7 +92,7 @@ export function prospeoFinder(config: FinderConfig): Finder {
   return {
     name: 'prospeo',
     async find(input: FinderInput): Promise<FinderOutcome> {
-      if (!input.domain && !input.networkProfileUrl && !input.companyName) return { kind: 'not_found' };
+      if (!input.domain && !input.networkProfileUrl && !input.companyName) return notAsked('prospeo');
       const data: Record<string, string> = { first_name: input.firstName, last_name: input.lastName };
       if (input.domain) data.company_website = input.domain;
       if (input.companyName) data.company_name = input.companyName;
@@ -98,7 +121,7 @@ export function lushaFinder(config: FinderConfig): Finder {
       if (input.networkProfileUrl) query.set('linkedinUrl', input.networkProfileUrl);
       if (input.domain) query.set('companyDomain', input.domain);
       else if (input.companyName) query.set('companyName', input.companyName);
-      if (!input.networkProfileUrl && !input.domain && !input.companyName) return { kind: 'not_found' };
+      if (!input.networkProfileUrl && !input.domain && !input.companyName) return notAsked('lusha');
       const answer = await call(`${base(config.baseUrl)}/v2/person?${query}`, { headers: { api_key: config.apiKey } }, config.timeoutMs);
       if ('error' in answer) return failed(`lusha: ${answer.error}`);
       if (answer.status === 404) return { kind: 'not_found' };

@@ -204,6 +204,45 @@ describe('enrichment with credits', () => {
     ]);
   });
 
+  it('refunds a prospect FIND_EMAIL has nothing to search by (no company, a profile URL without a handle): no provider was asked', async () => {
+    const ws = await workspaceWith(30);
+    const list = await createList(stack, ws, 'nohandle');
+    await importLeads(stack, ws, list.id, {
+      leads: [{ first_name: 'Ned', last_name: 'Sales', network_profile_url: 'https://www.linkedin.com/sales/lead/ACwAAB12345,NAME_SEARCH,xyz' }],
+    });
+    const response = await enrich(ws, list.id, { mode: 'sync' });
+    expect(response.body).toMatchObject({ total_count: 1, success_count: 0, credits_deducted: 0, remaining_credits: 30 });
+    expect((response.body.results as Record<string, unknown>[]).map((r) => [r.first_name, r.status])).toEqual([['Ned', 'failed']]);
+  });
+
+  it('keeps a found email trimmed and lower-cased, and takes a value that is no email address as not found', async () => {
+    const ws = await workspaceWith(30);
+    const list = await createList(stack, ws, 'odd finds');
+    await importLeads(stack, ws, list.id, {
+      leads: ['Pat1', 'Pat2'].map((first) => ({
+        first_name: first,
+        last_name: 'Odd',
+        network_profile_url: `https://www.linkedin.com/in/${first.toLowerCase()}-odd`,
+        company_name: 'Pat',
+        company_website_url: 'https://pat.example',
+      })),
+    });
+    await rule({ match: 'Pat1 Odd', outcome: 'found', email: '  Pat.ONE@Pat.Example  ' });
+    await rule({ match: 'Pat2 Odd', outcome: 'found', email: 'not-an-email' });
+    const response = await enrich(ws, list.id, { mode: 'sync' });
+    expect((response.body.results as Record<string, unknown>[]).map((r) => [r.first_name, r.status, r.email])).toEqual([
+      ['Pat1', 'found', 'pat.one@pat.example'],
+      ['Pat2', 'not_found', null],
+    ]);
+    expect((await leadsOf(stack, ws, list.id)).prospects?.map((p) => [p.first_name, p.email])).toEqual([
+      ['Pat1', 'pat.one@pat.example'],
+      ['Pat2', ''],
+    ]);
+    // The same email imported elsewhere is the same person.
+    const other = await createList(stack, ws, 'odd finds again');
+    expect((await importLeads(stack, ws, other.id, { leads: [{ first_name: 'Pat1', last_name: 'Odd', email: 'pat.one@pat.example' }] })).created).toBe(0);
+  });
+
   it('FIND_PHONE refunds not found; a found email another prospect has is a duplicate, charged like not found', async () => {
     await grant(alice.workspaceId, 200);
     const list = await peopleList(alice, 'phones', { withDomain: 2 });
