@@ -16,6 +16,9 @@ export const InboundMessageItem = itemSchema(
     text: v.string(),
     sentAt: v.string(),
     createdAt: v.string(),
+    // Since 2026-11-28 (older messages have neither).
+    campaignId: v.optional(v.nullable(intAttribute)),
+    stopCampaignId: v.optional(v.nullable(intAttribute)),
   }),
 );
 

@@ -29,6 +29,13 @@ export interface InboundMessage {
   text: string;
   sentAt: string;
   createdAt: string;
+  /**
+   * As its first receipt decided them (since 2026-11-28; absent on older messages): the campaign
+   * it answers, and the one the prospect was in, whose sequence it stopped. A replay of the
+   * provider's webhook acts on these, not on where the prospect is by then.
+   */
+  campaignId?: number | null;
+  stopCampaignId?: number | null;
 }
 
 export interface InboundMessageRepository {

@@ -175,8 +175,12 @@ export function createInboundRouter(deps: InboundRouterDeps) {
   }): Promise<InboundOutcome> {
     const { account, prospect, kind, channel } = input;
     const at = now();
+    const id = await deps.ids.next();
+    // The campaign it answers: the one of the email it replies to, or of the chat it is written in,
+    // else the one the prospect is in.
+    const answeredNow = input.answers?.campaignId ?? prospect.campaignId ?? null;
     const message = await deps.messages.recordOnce({
-      id: await deps.ids.next(),
+      id,
       workspaceId: account.workspaceId,
       providerMessageId: input.providerMessageId,
       senderAccountId: account.id,
@@ -184,11 +188,21 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       text: input.text,
       sentAt: input.sentAt ?? at,
       createdAt: at,
+      campaignId: answeredNow,
+      stopCampaignId: prospect.campaignId ?? null,
     });
+    // A replay (the provider's retry, the inbound-retry queue) finishes what its first receipt
+    // began, as that receipt decided it: a prospect moved into another campaign since is neither
+    // stopped there nor counted as replying there (before 2026-11-28 it was: a probe).
+    const replay = message.id !== id;
+    const campaignId = replay && message.campaignId !== undefined ? message.campaignId : answeredNow;
+    const stopIn = replay ? message.stopCampaignId : undefined;
+    const stop = async (status: 'REPLIED' | 'BOUNCED', reason: string | null): Promise<Awaited<ReturnType<SequenceStops['stop']>>> => {
+      // In no campaign then, in one now: nothing of this message's to stop.
+      if (stopIn === null && prospect.campaignId !== undefined) return { stopped: false };
+      return deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status, reason, ...(typeof stopIn === 'number' ? { campaignId: stopIn } : {}) });
+    };
     const messageKind: MessageKind = kind === 'reply' ? 'MESSAGE' : kind === 'auto_reply' ? 'AUTO_REPLY' : 'BOUNCE';
-    // The campaign it answers: the one of the email it replies to, or of the chat it is written in,
-    // else the one the prospect is in.
-    const campaignId = input.answers?.campaignId ?? prospect.campaignId ?? null;
     const nodeId = input.answers?.nodeId ?? null;
     await deps.conversations.append({
       workspaceId: account.workspaceId,
@@ -211,12 +225,12 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       return { handled: true, prospectId: prospect.id, kind };
     }
     if (kind === 'bounce') {
-      await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status: 'BOUNCED', reason: 'the email bounced (reported by the mail system)' });
+      await stop('BOUNCED', 'the email bounced (reported by the mail system)');
       if (prospect.email) await deps.suppressions.add(account.workspaceId, { emails: [prospect.email], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaignId ?? undefined });
       await record('BOUNCED', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
       return { handled: true, prospectId: prospect.id, kind };
     }
-    const stopped = await deps.stops.stop({ workspaceId: account.workspaceId, prospectId: prospect.id, status: 'REPLIED', reason: null });
+    const stopped = await stop('REPLIED', null);
     await record('REPLIED', prospect, campaignId, input.providerMessageId, channel, account, nodeId, input.answers);
     const campaign = campaignId === null ? undefined : await deps.campaigns.get(account.workspaceId, campaignId);
     const current = stopped.stopped ? stopped.prospect : prospect;

@@ -291,6 +291,32 @@ describe('replies', () => {
     expect([await acceptedIn(inviting.id), await acceptedIn(other.id)]).toEqual([[stays], []]);
   });
 
+  it('a reply webhook replayed after the prospect moved to another campaign neither stops nor counts there', async () => {
+    const { stack, ws } = world;
+    clock.set('2027-01-11T09:00:00.000Z'); // Monday
+    const first = await campaignWith(world, 'Replied before moving', [{ step_type: 'EMAIL', subject_line: 'RP one' }, { step_type: 'EMAIL', subject_line: 'RP two', delay_in_hours: 24 }]);
+    const second = await campaignWith(world, 'Moved after replying', [{ step_type: 'EMAIL', subject_line: 'RP b one' }, { step_type: 'EMAIL', subject_line: 'RP b two', delay_in_hours: 24 }]);
+    const profile = 'https://www.linkedin.com/in/rp-replay';
+    const [prospectId] = (await prospectsIn(world, first.id, [{ email: 'rp@replay.example', network_profile_url: profile }])) as number[];
+    await activate(world, first.id);
+    const reply = { account_id: 'sbx-mailbox-dev', channel: 'EMAIL' as const, from: 'rp@replay.example', text: 'Not now, maybe later', message_id: 'rp_replay_1' };
+    await stack.provider.control.reply(reply);
+    expect(await prospectStatuses(world, first.id)).toEqual({ [prospectId as number]: { status: 'REPLIED', last_error: null } });
+    // Later moved into another campaign, which contacts it.
+    const moved = await stack.call('POST', `/public/campaigns/${second.id}/import/`, { apiKey: ws.key, body: { leads: [{ first_name: 'Rae', last_name: 'Play', email: 'rp@replay.example', network_profile_url: profile }] } });
+    expect([moved.status, moved.body.count], moved.text).toEqual([200, 1]);
+    await activate(world, second.id);
+    expect(await emailsWithSubject('RP b one')).toEqual(['rp@replay.example']);
+    // The provider posts the first reply again.
+    await stack.provider.control.reply(reply);
+    expect(await prospectStatuses(world, second.id)).toEqual({ [prospectId as number]: { status: 'IN_PROGRESS', last_error: null } });
+    await advance(stack, clock, 25);
+    expect(await emailsWithSubject('RP b two')).toEqual(['rp@replay.example']);
+    const analytics = await stack.call<{ analytics: Record<string, unknown> }>('GET', `/public/campaigns/${second.id}/analytics/`, { apiKey: ws.key });
+    expect([analytics.body.analytics.amount_of_prospects_contacted, analytics.body.analytics.amount_of_replies]).toEqual([1, 0]);
+    expect((await eventsOf(second.id)).filter(([kind]) => kind === 'REPLIED')).toEqual([]);
+  });
+
   it('a prospect who writes before the campaign contacted them stops the sequence but is no reply in its analytics (replies never exceed contacted)', async () => {
     const { stack, ws } = world;
     clock.set('2027-01-04T09:00:00.000Z'); // Monday
