@@ -46,7 +46,7 @@ export const scenario: BenchScenario = {
       stepIds.push((await call('POST', `/public/campaigns/${main}/steps`, { apiKey, body })).body.step.id);
     }
     const log = new DynamoOutcomeLog(stack.db, stack.tableName, stack.clock);
-    const events = new DynamoCampaignEvents(stack.db, stack.tableName);
+    const events = new DynamoCampaignEvents(stack.db, stack.tableName, stack.clock);
     const at = (prospect: number, hours: number) => new Date(START + (prospect % DAYS) * 86_400_000 + hours * 3_600_000).toISOString();
     const send = (campaignId: number, prospectId: number, node: number, stepType: 'EMAIL' | 'NETWORK_INVITE', hours: number) =>
       log.record({

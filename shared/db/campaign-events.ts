@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ACCEPTANCE_REF, type CampaignEvent, type CampaignEvents } from '../domain/engine/campaign-events';
+import type { Clock } from '../time/clock';
 import { isConditionFailed } from './client';
 import { campaignEventKey, campaignReachKey } from './keys';
 import { DynamoAnalyticsStats } from './analytics-stats';
@@ -25,7 +26,8 @@ export class DynamoCampaignEvents implements CampaignEvents {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly stats = new DynamoAnalyticsStats(db, tableName),
+    clock?: Clock,
+    private readonly stats = new DynamoAnalyticsStats(db, tableName, clock),
   ) {}
 
   /**

@@ -64,7 +64,7 @@ export class DynamoOutcomeLog implements OutcomeLog {
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly clock: Clock,
-    private readonly stats = new DynamoAnalyticsStats(db, tableName),
+    private readonly stats = new DynamoAnalyticsStats(db, tableName, clock),
   ) {}
 
   private now(): number {

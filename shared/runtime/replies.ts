@@ -37,7 +37,7 @@ export function inboundRouterFrom(
     links: new DynamoInboundLinks(db, tableName),
     sentEmails: new DynamoOutcomeLog(db, tableName, clock),
     stops: sequenceStopsFrom(table, clock, config.maxLeadsPerList),
-    events: new DynamoCampaignEvents(db, tableName),
+    events: new DynamoCampaignEvents(db, tableName, clock),
     campaigns: new DynamoCampaignRepository(db, tableName),
     colleagues: { inCampaign: (campaignId, companyId) => campaignProspects.colleagues(campaignId, companyId) },
     actions: new DynamoOutreachActions(db, tableName),

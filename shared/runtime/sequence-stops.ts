@@ -22,7 +22,7 @@ export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Cl
     writeStatus: createStatusWriter({ leads, ids, clock, maxLeadsPerList }),
     campaigns: new DynamoCampaignRepository(db, tableName),
     completion: new DynamoCampaignProspects(db, tableName),
-    events: new DynamoCampaignEvents(db, tableName),
+    events: new DynamoCampaignEvents(db, tableName, clock),
     clock,
     ...overrides,
   });

@@ -51,7 +51,7 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     leads,
     provider,
     sentMessages: { conversations: new DynamoConversationStore(db, tableName), links: new DynamoInboundLinks(db, tableName) },
-    conditions: { provider, mx: mxResolverFrom(config, deps.clock), acceptances: new DynamoCampaignEvents(db, tableName) },
+    conditions: { provider, mx: mxResolverFrom(config, deps.clock), acceptances: new DynamoCampaignEvents(db, tableName, deps.clock) },
     suppressions: suppressionsFrom(table, deps.clock),
     unsubscribeLinks: unsubscribeLinksFrom(config),
     clock: deps.clock,

@@ -161,6 +161,32 @@ describe('pacing settings changed while prospects wait on them', () => {
     ]);
   });
 
+  it('counts a send on the day of the campaign’s timezone as it is when the send goes, after a change', async () => {
+    clock.set('2027-02-02T07:00:00.000Z'); // Tuesday
+    const campaign = await campaignWith(world, 'Timezone days', [{ step_type: 'EMAIL', subject_line: 'TZ one' }, { step_type: 'EMAIL', subject_line: 'TZ two', delay_in_hours: 24 }], {
+      timezone: 'UTC',
+      sending_window: window(true),
+    });
+    await prospectsIn(world, campaign.id, [{}]);
+    await activate(world, campaign.id);
+    await advance(world.stack, clock, 2.5);
+    await patch(campaign.id, { timezone: 'America/Los_Angeles' });
+    // The follow-up goes on the 3rd at 07:30 UTC (due at 07:00, played at the clock's next stop): 23:30 on the 2nd in Los Angeles.
+    await advance(world.stack, clock, 22);
+    expect(await sentOf('TZ two')).toEqual(['2027-02-03T07:30:00.000Z']);
+    const analytics = await world.stack.call<{ analytics: { daily_metrics: { date: string; emails_sent: number }[] } }>(
+      'GET',
+      `/public/campaigns/${campaign.id}/analytics/?start_date=2027-02-01&end_date=2027-02-03`,
+      { apiKey: world.ws.key },
+    );
+    // The first was counted on the 2nd (UTC then), the follow-up on the 2nd in Los Angeles, not the 3rd.
+    expect(analytics.body.analytics.daily_metrics.map((day) => [day.date, day.emails_sent])).toEqual([
+      ['01 Feb', 0],
+      ['02 Feb', 2],
+      ['03 Feb', 0],
+    ]);
+  });
+
   it('sends today what waited for the next day behind its mailbox’s daily limit once that limit is raised', async () => {
     clock.set('2026-12-28T08:00:00.000Z'); // Monday
     const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-raised');
