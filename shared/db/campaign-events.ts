@@ -21,6 +21,12 @@ function answeredSend(event: CampaignEvent, reach: { lastNodeId?: number; lastVa
   return { nodeId: reach?.lastNodeId, variant: reach?.lastVariant ?? null, at: reach?.lastAt };
 }
 
+/** The account a reply is counted by: the one it came through when it names the send it answers, else the last send's. */
+function answeredThrough(event: CampaignEvent, reach: { lastAccountId?: number | null } | undefined): number | null {
+  if (event.nodeId !== null && event.sentAt !== undefined) return event.accountId ?? reach?.lastAccountId ?? null;
+  return reach?.lastAccountId ?? event.accountId ?? null;
+}
+
 /** Campaign events (shared/domain/engine/campaign-events.ts): ~0.3 KB each in the campaign's events partition, 1 WCU. */
 export class DynamoCampaignEvents implements CampaignEvents {
   constructor(
@@ -72,7 +78,10 @@ export class DynamoCampaignEvents implements CampaignEvents {
           ExpressionAttributeValues: { ':type': 'AnalyticsReach', ':at': event.at },
         },
       },
-      ...(await this.stats.updates({ ...where, counts: { replies: 1, ...waited }, steps })),
+      // Counted by the account of the send it answers (analytics.md): the thread's or chat's, where
+      // the reply came (the same account); else the last send's, not the mailbox a new thread
+      // happened to reach (before 2026-11-28 that one: a probe).
+      ...(await this.stats.updates({ ...where, accountId: answeredThrough(event, reach), counts: { replies: 1, ...waited }, steps })),
     ]);
     if (failed === undefined) return true;
     if (failed[0] === 'ConditionalCheckFailed') return false;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outreachActionKey } from '../../../shared/db/keys';
 import { chooseVariant } from '../../../shared/domain/engine/render';
 import { ManualClock } from '../../../shared/time/clock';
-import { EVERY_DAY_ALL_DAY, type EngineWorld, advance, apiOf, campaignWith, claimedAndCrashed, engineWorld, outcomesOf, prospectsIn, sandboxSent } from './helpers';
+import { EVERY_DAY_ALL_DAY, type EngineWorld, advance, apiOf, campaignWith, claimedAndCrashed, engineWorld, extraAccount, outcomesOf, prospectsIn, sandboxSent } from './helpers';
 
 const settings = { timezone: 'UTC', sending_window: EVERY_DAY_ALL_DAY, email_max_messages: 100 };
 
@@ -70,5 +70,20 @@ describe('reply attribution', () => {
     );
     const test = analytics.ab_testing.tests.find((t) => t.step_id === stepId);
     expect([test?.variant_a.sent_count, test?.variant_a.reply_count, test?.variant_b.sent_count, test?.variant_b.reply_count]).toEqual([1, 1, 0, 0]);
+  });
+
+  it('counts a reply in a new thread, to another of the workspace’s mailboxes, by the account of the send it answers (found by a probe of 2026-11-28)', async () => {
+    const { stack } = world;
+    const other = await extraAccount(world, 'MAIL', 'sbx-mail-other');
+    const campaign = await campaignWith(world, 'Reply elsewhere', [{ step_type: 'EMAIL', subject_line: 'RE first' }], { ...settings, account_ids: [world.mailbox] });
+    await prospectsIn(world, campaign.id, [{ email: 'oz@elsewhere.example' }]);
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/activate/`, { apiKey: world.ws.key })).status).toBe(200);
+    await advance(stack, clock, 0.1);
+    expect((await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject === 'RE first').map((item) => item.accountId)).toEqual(['sbx-mailbox-dev']);
+    // A new thread (matched by the address) to the other mailbox.
+    await stack.provider.control.reply({ account_id: 'sbx-mail-other', channel: 'EMAIL', from: 'oz@elsewhere.example', thread_with: 'nobody@elsewhere.example', text: 'Writing from scratch' });
+    const perAccount = async (accountId: number) =>
+      (await call<{ analytics: Record<string, unknown> }>('GET', `/public/analytics/?sender_accounts=${accountId}&campaigns=${campaign.id}`)).analytics;
+    expect([(await perAccount(world.mailbox)).total_replies, (await perAccount(other)).total_replies]).toEqual([1, 0]);
   });
 });
