@@ -52,6 +52,7 @@ const SentEmailItem = itemSchema(
     at: v.string(),
     messageId: v.nullable(v.string()),
     variant: v.optional(v.picklist(['A', 'B'])),
+    to: v.optional(v.string()),
   }),
 );
 

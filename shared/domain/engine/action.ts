@@ -192,4 +192,6 @@ export interface SentEmail {
   messageId: string | null;
   /** The A/B variant sent (recorded since 2026-11-28): a reply in its thread is attributed to it. */
   variant?: 'A' | 'B';
+  /** The address it went to (recorded since 2026-11-28): a bounce in its thread suppresses that one. */
+  to?: string;
 }

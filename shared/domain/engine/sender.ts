@@ -2,6 +2,7 @@
 import type { Campaign } from '../campaigns/campaign';
 import type { CampaignCondition, CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { type Branch, resolveNode } from '../campaigns/flow';
+import { normalizeEmail } from '../leads/normalize';
 import type { ActionOutcome, ActionRef, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
@@ -135,6 +136,7 @@ export function createSender(deps: SenderDeps) {
           at: iso(now),
           messageId: null,
           variant: result.variant,
+          ...(known?.prospect.email ? { to: normalizeEmail(known.prospect.email) } : {}),
         });
       }
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, accounts: { ...claimed.accounts, [channelOfKind(claim.kind)]: through.id } }, known, new Date(sentAt));

@@ -98,7 +98,7 @@ export interface InboundRouterDeps {
   leads: Pick<LeadRepository, 'findIdentities' | 'getProspects' | 'getCompanies'>;
   messages: InboundMessageRepository;
   links: InboundLinks;
-  sentEmails: { findByMessageId(messageId: string): Promise<{ workspaceId: number; prospectId: number; campaignId: number; nodeId: number; at: string; variant?: 'A' | 'B' } | undefined> };
+  sentEmails: { findByMessageId(messageId: string): Promise<{ workspaceId: number; prospectId: number; campaignId: number; nodeId: number; at: string; variant?: 'A' | 'B'; to?: string } | undefined> };
   stops: Pick<SequenceStops, 'stop'>;
   events: Pick<CampaignEvents, 'record'>;
   campaigns: Pick<CampaignRepository, 'get'>;
@@ -172,6 +172,8 @@ export function createInboundRouter(deps: InboundRouterDeps) {
     chatId: string | null;
     rfcMessageId: string | null;
     answers: AnsweredStep | undefined;
+    /** For a bounce: the address the bounced email went to, when its record says. */
+    bounced?: string | undefined;
   }): Promise<InboundOutcome> {
     const { account, prospect, kind, channel } = input;
     const at = now();
@@ -225,8 +227,13 @@ export function createInboundRouter(deps: InboundRouterDeps) {
       return { handled: true, prospectId: prospect.id, kind };
     }
     if (kind === 'bounce') {
-      await stop('BOUNCED', 'the email bounced (reported by the mail system)');
-      if (prospect.email) await deps.suppressions.add(account.workspaceId, { emails: [prospect.email], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaignId ?? undefined });
+      // The address that bounced (the email's record says which: the prospect's may have changed
+      // since); the prospect's own for an email recorded before 2026-11-28. Before, always the
+      // prospect's current one, so a corrected address was suppressed in place of the bad one, and
+      // the sequence ended though the next step would go to the good one.
+      const bounced = input.bounced ?? prospect.email;
+      if (!bounced || !prospect.email || normalizeEmail(prospect.email) === normalizeEmail(bounced)) await stop('BOUNCED', 'the email bounced (reported by the mail system)');
+      if (bounced) await deps.suppressions.add(account.workspaceId, { emails: [bounced], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaignId ?? undefined });
       await record('BOUNCED', prospect, campaignId, input.providerMessageId, channel, account, nodeId);
       return { handled: true, prospectId: prospect.id, kind };
     }
@@ -335,6 +342,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         chatId: null,
         rfcMessageId: email.rfcMessageId,
         answers,
+        bounced: sentEmail?.to,
       });
     },
 

@@ -317,6 +317,27 @@ describe('replies', () => {
     expect((await eventsOf(second.id)).filter(([kind]) => kind === 'REPLIED')).toEqual([]);
   });
 
+  it('a bounce suppresses the address the bounced email went to, not one the prospect was given since', async () => {
+    const { stack, ws } = world;
+    clock.set('2027-01-18T09:00:00.000Z'); // Monday
+    const campaign = await campaignWith(world, 'Bounced then corrected', [{ step_type: 'EMAIL', subject_line: 'BB one' }, { step_type: 'EMAIL', subject_line: 'BB two', delay_in_hours: 24 }]);
+    const profile = 'https://www.linkedin.com/in/bb-corrected';
+    await prospectsIn(world, campaign.id, [{ email: 'bb-old@bounce.example', network_profile_url: profile }]);
+    await activate(world, campaign.id);
+    expect(await emailsWithSubject('BB one')).toEqual(['bb-old@bounce.example']);
+    // The address is corrected, then the mail system reports the first one bounced.
+    const corrected = await stack.call('POST', `/public/campaigns/${campaign.id}/import/`, { apiKey: ws.key, body: { leads: [{ first_name: 'Bea', last_name: 'Bounce', email: 'bb-new@bounce.example', network_profile_url: profile }] } });
+    expect([corrected.status, corrected.body.updated], corrected.text).toEqual([200, 1]);
+    await stack.provider.control.reply({ account_id: 'sbx-mailbox-dev', channel: 'EMAIL', from: 'bb-old@bounce.example', text: '550 unknown user', kind: 'bounce' });
+    const suppressed = await stack.call<{ suppressions: { value: string; reason: string }[] }>('GET', '/public/suppressions/', { apiKey: ws.key });
+    expect(suppressed.body.suppressions.filter((entry) => entry.value.endsWith('@bounce.example')).map((entry) => [entry.value, entry.reason])).toEqual([
+      ['bb-old@bounce.example', 'HARD_BOUNCE'],
+    ]);
+    // Its sequence goes on, to the corrected address.
+    await advance(stack, clock, 25);
+    expect(await emailsWithSubject('BB two')).toEqual(['bb-new@bounce.example']);
+  });
+
   it('a prospect who writes before the campaign contacted them stops the sequence but is no reply in its analytics (replies never exceed contacted)', async () => {
     const { stack, ws } = world;
     clock.set('2027-01-04T09:00:00.000Z'); // Monday
