@@ -256,7 +256,7 @@ describe('item schemas', () => {
       test: false,
     });
     expect(malformed(() => parseItem(WebhookAttemptItem, { ...attempt, outcome: 'exploded' }))).toBe(
-      `Malformed WebhookAttempt item (pk=USER#0000000000000003, sk=WEBHOOK_ATTEMPT#${T1}#e1#01): outcome: expected ("delivered" | "http_error" | "timeout" | "blocked" | "network_error")`,
+      `Malformed WebhookAttempt item (pk=USER#0000000000000003, sk=WEBHOOK_ATTEMPT#${T1}#e1#01): outcome: expected ("delivered" | "http_error" | "timeout" | "blocked" | "network_error" | "skipped")`,
     );
   });
 
