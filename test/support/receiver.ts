@@ -14,6 +14,8 @@ export interface PlannedResponse {
   headers?: Record<string, string>;
   /** Never answer (the sender's timeout must fire). */
   hang?: boolean;
+  /** Send the status, the headers and `body`, and never end the body (a slow or stuck answer). */
+  stallBody?: boolean;
 }
 
 /**
@@ -44,7 +46,8 @@ export async function startReceiver(): Promise<Receiver> {
       const response = planned.shift() ?? fallback;
       if (response.hang) return;
       res.writeHead(response.status, { 'content-type': 'text/plain', ...response.headers });
-      res.end(response.body ?? '');
+      if (response.stallBody) res.write(response.body ?? '');
+      else res.end(response.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

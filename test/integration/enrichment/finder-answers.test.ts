@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFor } from '../../../shared/domain/enrichment/enrichment';
 import { hunterFinder, lushaFinder, prospeoFinder } from '../../../shared/providers/enrichment/finders';
+import { type PlannedResponse, type Receiver, startReceiver } from '../../support/receiver';
 
 /**
  * What the enrichment adapters make of answers the sandbox providers never give, over real HTTP
@@ -10,34 +9,20 @@ import { hunterFinder, lushaFinder, prospeoFinder } from '../../../shared/provid
  * (tried again, then failed and refunded), never "not found" (docs/enrichment.md, "Providers").
  */
 describe('enrichment providers that answer 200 with nothing readable', () => {
-  let server: http.Server;
-  let base: string;
-  let answer: 'html' | 'truncated' | 'stalled' = 'html';
-  const open: http.ServerResponse[] = [];
-  let calls = 0;
+  let receiver: Receiver;
+  const answers: Record<'html' | 'truncated' | 'stalled', PlannedResponse> = {
+    html: { status: 200, body: '<html><body>Service temporarily unavailable</body></html>', headers: { 'content-type': 'text/html' } },
+    truncated: { status: 200, body: '{"data":{"email":"ada@acme.exa', headers: { 'content-type': 'application/json' } },
+    stalled: { status: 200, body: '{"data":', headers: { 'content-type': 'application/json' }, stallBody: true },
+  };
 
   beforeAll(async () => {
-    server = http.createServer((request, response) => {
-      request.resume();
-      calls += 1;
-      response.writeHead(200, { 'content-type': answer === 'html' ? 'text/html' : 'application/json' });
-      if (answer === 'html') response.end('<html><body>Service temporarily unavailable</body></html>');
-      else if (answer === 'truncated') response.end('{"data":{"email":"ada@acme.exa');
-      else {
-        response.write('{"data":');
-        open.push(response);
-      }
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    receiver = await startReceiver();
   });
-  afterAll(async () => {
-    for (const response of open) response.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(async () => receiver?.stop());
 
   const finders = () => {
-    const config = { baseUrl: base, apiKey: 'key', timeoutMs: 300 };
+    const config = { baseUrl: receiver.url, apiKey: 'key', timeoutMs: 300 };
     return { email: [hunterFinder(config), prospeoFinder(config)], phone: lushaFinder(config) };
   };
   const person = { firstName: 'Ada', lastName: 'Lovelace', domain: 'acme.example', networkProfileUrl: 'https://www.linkedin.com/in/ada-l' };
@@ -47,21 +32,21 @@ describe('enrichment providers that answer 200 with nothing readable', () => {
     ['truncated', 'unreadable answer (HTTP 200)'],
     ['stalled', 'timed out'],
   ] as const)('a %s answer fails each type after 3 tries of each provider', async (kind, reason) => {
-    answer = kind;
-    calls = 0;
+    receiver.reset();
+    receiver.setDefault(answers[kind]);
     expect(await findFor('FIND_EMAIL', finders(), person)).toEqual({ outcome: { kind: 'error', message: `hunter: ${reason}` } });
     expect(await findFor('FIND_EMAIL_WATERFALL', finders(), person)).toEqual({ outcome: { kind: 'error', message: `prospeo: ${reason}` } });
     expect(await findFor('FIND_PHONE', finders(), person)).toEqual({ outcome: { kind: 'error', message: `lusha: ${reason}` } });
     // FIND_EMAIL 3, the waterfall 3 + 3, FIND_PHONE 3.
-    expect(calls).toBe(12);
+    expect(receiver.requests).toHaveLength(12);
   });
 
   it('asks no provider about a prospect it has nothing to search by: failed, not "not found"', async () => {
-    calls = 0;
+    receiver.reset();
     const bare = { firstName: 'Ned', lastName: 'Sales' };
     expect(await findFor('FIND_EMAIL', finders(), bare)).toEqual({
       outcome: { kind: 'error', message: 'hunter: not asked: nothing to search by (no company domain or name, no profile)' },
     });
-    expect(calls).toBe(0);
+    expect(receiver.requests).toHaveLength(0);
   });
 });
