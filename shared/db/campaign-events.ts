@@ -32,7 +32,7 @@ export class DynamoCampaignEvents implements CampaignEvents {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    clock?: Clock,
+    clock: Clock,
     private readonly stats = new DynamoAnalyticsStats(db, tableName, clock),
   ) {}
 
