@@ -1,6 +1,7 @@
 import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import { isSuccessStatus } from '../domain/webhooks/delivery';
 import type { SendOutcome, WebhookSender } from '../domain/webhooks/ports';
 import { checkDestination, classifyAddress } from './destination';
 
@@ -105,13 +106,13 @@ export function createHttpSender(options: HttpSenderOptions): WebhookSender {
             const chunks: Buffer[] = [];
             let size = 0;
             const finish = () => {
-              done({ kind: 'response', status, reason: status >= 200 && status < 300 ? '' : cleanReason(Buffer.concat(chunks), response.statusMessage) });
+              done({ kind: 'response', status, reason: isSuccessStatus(status) ? '' : cleanReason(Buffer.concat(chunks), response.statusMessage) });
               response.destroy();
             };
             // A 2xx is the answer as soon as its status comes: its body is never read, so a body
             // slow to end cannot turn an accepted delivery into a timeout that is sent again
             // (before 2026-11-28 it did: a webhook probe).
-            if (status >= 200 && status < 300) return finish();
+            if (isSuccessStatus(status)) return finish();
             answered = finish;
             response.on('data', (chunk: Buffer) => {
               chunks.push(chunk);

@@ -33,8 +33,11 @@ export const MARK_ATTRIBUTE = { email: 'emailEnrichment', phone: 'phoneEnrichmen
 export type FinderOutcome =
   | { kind: 'found'; value: string; verification: 'verified' | 'risky' }
   | { kind: 'not_found' }
-  /** The provider could not answer (down, rate limited, refused our key) after its retries. */
-  | { kind: 'error'; message: string };
+  /**
+   * The provider could not answer (down, rate limited, refused our key) after its retries.
+   * `final`: it was not asked at all (nothing to search by), so trying again changes nothing.
+   */
+  | { kind: 'error'; message: string; final?: true };
 
 /** What a finder is given about a prospect. */
 export interface FinderInput {
@@ -110,7 +113,7 @@ async function ask(finder: Finder, input: FinderInput, mayCall: MayCall): Promis
     } catch (error) {
       last = { kind: 'error', message: String(error) };
     }
-    if (last.kind !== 'error') return last;
+    if (last.kind !== 'error' || last.final) return last;
   }
   return last;
 }

@@ -16,14 +16,12 @@ const base = (url: string) => url.replace(/\/+$/, '');
 async function call(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> } | { error: string }> {
   try {
     const response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-    // The whole body within the same bound: one that stalls is a timeout, not an empty answer.
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
+    // The whole body within the same bound: one that stalls is a timeout (thrown on), not an empty
+    // answer; one that is not JSON reads as nothing.
+    let body: unknown = await response.json().catch((error: Error) => {
+      if (error.name === 'TimeoutError') throw error;
+      return undefined;
+    });
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       // A success whose body is not a JSON object says nothing about the person: a provider error
       // (tried again, then failed and refunded), not "not found" (before 2026-11-28 it was read
@@ -44,7 +42,11 @@ async function call(url: string, init: RequestInit, timeoutMs: number): Promise<
  * charges). Before 2026-11-28 it was "not found", and a Sales Navigator lead URL without a company
  * was charged for a search nobody made (a probe).
  */
-const notAsked = (provider: string): FinderOutcome => ({ kind: 'error', message: `${provider}: not asked: nothing to search by (no company domain or name, no profile)` });
+const notAsked = (provider: string): FinderOutcome => ({
+  kind: 'error',
+  message: `${provider}: not asked: nothing to search by (no company domain or name, no profile)`,
+  final: true,
+});
 
 const failed = (what: string): FinderOutcome => ({ kind: 'error', message: what });
 

@@ -45,7 +45,7 @@ describe('enrichment providers that answer 200 with nothing readable', () => {
     receiver.reset();
     const bare = { firstName: 'Ned', lastName: 'Sales' };
     expect(await findFor('FIND_EMAIL', finders(), bare)).toEqual({
-      outcome: { kind: 'error', message: 'hunter: not asked: nothing to search by (no company domain or name, no profile)' },
+      outcome: { kind: 'error', message: 'hunter: not asked: nothing to search by (no company domain or name, no profile)', final: true },
     });
     expect(receiver.requests).toHaveLength(0);
   });
