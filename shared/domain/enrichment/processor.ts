@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '../credits/credits';
 import type { Company, EnrichmentMark, Prospect } from '../leads/lead';
 import { prospectMember } from '../leads/list-query';
-import { isEmail, normalizeEmail } from '../leads/normalize';
+import { isEmail, isPhoneNumber, normalizeEmail } from '../leads/normalize';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
 import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
@@ -51,7 +51,9 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
-const hasValue = (prospect: Prospect, type: EnrichmentType) => Boolean(fieldOf(type) === 'email' ? prospect.email : prospect.phoneNumber);
+/** A prospect holding a valid value of the job's field (phone text that is no number, "n/a", is none). */
+const hasValue = (prospect: Prospect, type: EnrichmentType) =>
+  fieldOf(type) === 'email' ? Boolean(prospect.email) : prospect.phoneNumber !== undefined && isPhoneNumber(prospect.phoneNumber);
 
 /** The mark a job of this type leaves (MARK_ATTRIBUTE): email jobs on `emailEnrichment`, phone jobs on `phoneEnrichment`. */
 const markOn = (prospect: Prospect, type: EnrichmentType): EnrichmentMark | undefined => prospect[MARK_ATTRIBUTE[fieldOf(type)]];
@@ -152,10 +154,12 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
     // A found email as the lead writer keeps one (trimmed, lower-cased); one that is not an email
     // address is no find (before 2026-11-28 it was stored as given, spaces and all, which also
     // slipped past the email identity guard: a probe).
+    // A found phone that is no number is no find either.
     for (const [id, answer] of answers) {
-      if (!email || answer.outcome.kind !== 'found') continue;
-      const value = normalizeEmail(answer.outcome.value);
-      answers.set(id, { ...answer, outcome: isEmail(value) ? { ...answer.outcome, value } : { kind: 'not_found' } });
+      if (answer.outcome.kind !== 'found') continue;
+      const value = email ? normalizeEmail(answer.outcome.value) : answer.outcome.value.trim();
+      const valid = email ? isEmail(value) : isPhoneNumber(value);
+      answers.set(id, { ...answer, outcome: valid ? { ...answer.outcome, value } : { kind: 'not_found' } });
     }
     const emails = email ? [...answers.values()].flatMap((a) => (a.outcome.kind === 'found' ? [`email:${a.outcome.value}`] : [])) : [];
     const owners = emails.length ? await deps.leads.findIdentities(job.workspaceId, 'PROSPECT', [...new Set(emails)]) : new Map<string, number>();

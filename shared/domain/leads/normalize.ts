@@ -21,6 +21,23 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 
 export const isEmail = (email: string): boolean => email.length <= 254 && EMAIL.test(email);
 
+/** Digits grouped as people write them: spaces, dots, dashes, slashes, parentheses; a leading `+`. */
+const PHONE = /^\+?[\d\s()./-]+$/;
+const PHONE_EXTENSION = /\s*(?:ext\.?|x|#)\s*\d{1,6}$/i;
+
+/**
+ * A phone number as a lead source or a person writes one: an optional leading `+`, 7 to 15 digits
+ * (E.164's most) in any usual grouping, and an optional extension (`ext. 12`, `x12`, `#12`).
+ * Imports keep phone text as given (a row is never refused for it); this tells the ones that are
+ * numbers from "n/a", "-" or "ask reception", which enrichment treats as no phone.
+ */
+export function isPhoneNumber(text: string): boolean {
+  const number = text.trim().replace(PHONE_EXTENSION, '');
+  if (!PHONE.test(number)) return false;
+  const digits = number.replace(/\D/g, '').length;
+  return digits >= 7 && digits <= 15;
+}
+
 /** Hosts of the professional network: every regional or mobile variant is one site. */
 const NETWORK_HOST = /(^|\.)linkedin\.com$/;
 const CANONICAL_NETWORK_HOST = 'www.linkedin.com';

@@ -264,6 +264,37 @@ describe('enrichment with credits', () => {
   });
 
 
+  it('FIND_PHONE counts and searches a prospect whose imported phone is no number; a found phone that is no number is not found', async () => {
+    await grant(alice.workspaceId, 200);
+    const list = await createList(stack, alice, 'odd phones');
+    const person = (first: string, phone?: string) => ({
+      first_name: first,
+      last_name: 'Oddphone',
+      network_profile_url: `https://www.linkedin.com/in/oddphone-${first.toLowerCase()}`,
+      company_name: 'Acme Oddphone',
+      company_website_url: 'https://www.oddphone.example',
+      ...(phone === undefined ? {} : { phone_number: phone }),
+    });
+    await importLeads(stack, alice, list.id, { leads: [person('Nia', 'n/a'), person('Ola', '+1 (555) 010-0199 ext. 12'), person('Pia')] });
+    // Nia's "n/a" is no phone: counted and searched like Pia's none; Ola's number is one.
+    expect((await count(alice, list.id, 'enrichment_type=FIND_PHONE')).body).toMatchObject({ unenriched_count: 2, total_cost: 60 });
+    await rule({ match: 'Nia Oddphone', provider: 'lusha', outcome: 'found', phone: '+44 20 7946 0958' });
+    await rule({ match: 'Pia Oddphone', provider: 'lusha', outcome: 'found', phone: 'call the office' });
+    const before = (await credits(alice)).balance;
+    const phones = await enrich(alice, list.id, { mode: 'sync', enrichment_type: 'FIND_PHONE' });
+    expect(phones.body).toMatchObject({ total_count: 2, success_count: 1, credits_deducted: 30, remaining_credits: before - 30 });
+    expect((phones.body.results as Record<string, unknown>[]).map((r) => [r.first_name, r.status, r.phone_number])).toEqual([
+      ['Nia', 'found', '+44 20 7946 0958'],
+      ['Pia', 'not_found', null],
+    ]);
+    const stored = (await leadsOf(stack, alice, list.id)).prospects?.map((p) => [p.first_name, p.phone_number]);
+    expect(stored?.sort()).toEqual([
+      ['Nia', '+44 20 7946 0958'],
+      ['Ola', '+1 (555) 010-0199 ext. 12'],
+      ['Pia', ''],
+    ]);
+  });
+
   it('sends the signed completion event to webhook_url, retried after a failure', async () => {
     const user = await signUp(stack);
     const ws: Workspace = { key: (await createKey(stack, user)).key, workspaceId: user.workspaceId };

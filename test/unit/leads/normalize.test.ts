@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { networkIdentifier } from '../../../shared/domain/connections/connection-status';
-import { canonicalPageUrl, foldText, isEmail, normalizeEmail, pageUrlIdentity, rangeLowerBound, websiteDomain } from '../../../shared/domain/leads/normalize';
+import { canonicalPageUrl, foldText, isEmail, isPhoneNumber, normalizeEmail, pageUrlIdentity, rangeLowerBound, websiteDomain } from '../../../shared/domain/leads/normalize';
 
 describe('canonicalPageUrl', () => {
   it.each([
@@ -56,6 +56,23 @@ describe('emails and domains', () => {
     ['spa ce@example.com', false],
   ])('isEmail(%s) is %s', (email, valid) => {
     expect(isEmail(email)).toBe(valid);
+  });
+
+  it.each([
+    ['+31 6 1234 5678', true],
+    ['+1 (555) 010-0199 ext. 12', true],
+    ['020.794.6095', true],
+    ['555 01 99 x7', true],
+    ['1234567', true],
+    ['123456', false],
+    ['+1234567890123456', false],
+    ['n/a', false],
+    ['-', false],
+    ['call the office', false],
+    ['555-0199 or 555-0200', false],
+    ['31+ 6 1234 5678', false],
+  ])('isPhoneNumber(%s) is %s', (phone, valid) => {
+    expect(isPhoneNumber(phone)).toBe(valid);
   });
 
   it.each([
