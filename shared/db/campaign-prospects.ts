@@ -4,6 +4,7 @@ import { PROSPECT_STATUSES, SEQUENCE_STATUSES } from '../domain/campaigns/campai
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import type { ActionPosition, CampaignProspectPage, CampaignProspectPageQuery, CampaignProspects } from '../domain/campaigns/prospect-ports';
 import type { CampaignCompletion } from '../domain/engine/ports';
+import { type Prospect, isProspect } from '../domain/leads/lead';
 import type { LeadChange } from '../domain/leads/ports';
 import { batchGetAll } from './batch-get';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
@@ -80,7 +81,7 @@ export function campaignCounterKeys(change: LeadChange): string[] {
  */
 export function campaignMoveActions(tableName: string, change: LeadChange): TransactItem[] {
   const move = change.campaign;
-  if (!move) return [];
+  if (!move) return companyChangeActions(tableName, change);
   const actions: TransactItem[] = [];
   if (move.leave !== undefined && move.leave !== move.enter?.campaignId) {
     actions.push({
@@ -112,11 +113,13 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
   }
   if (move.progress) {
     const { campaignId, status, lastError, at } = move.progress;
+    // The prospect's company with it, when the change moved it (one action per item in a transaction).
+    const company = companyMoved(change) && (change.after as Prospect).campaignId === campaignId;
     actions.push({
       Update: {
         TableName: tableName,
         Key: campaignProspectKey(campaignId, change.after.id),
-        UpdateExpression: 'SET #status = :status, lsi1sk = :byStatus, lastError = :error, nextActionAt = :none, updatedAt = :at',
+        UpdateExpression: `SET #status = :status, lsi1sk = :byStatus, lastError = :error, nextActionAt = :none, updatedAt = :at${company ? ', companyId = :company' : ''}`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -125,11 +128,43 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
           ':error': lastError,
           ':none': null,
           ':at': at,
+          ...(company ? { ':company': (change.after as Prospect).companyId ?? null } : {}),
         },
       },
     });
+  } else if (!isProspect(change.after) || move.enter?.campaignId !== change.after.campaignId) {
+    // A prospect that stays in its campaign (whose item the move neither puts nor updates).
+    actions.push(...companyChangeActions(tableName, change));
   }
   return actions;
+}
+
+/** A prospect in a campaign whose company this change sets, changes or removes. */
+const companyMoved = (change: LeadChange): boolean =>
+  change.before !== undefined && isProspect(change.after) && isProspect(change.before) && change.before.companyId !== change.after.companyId;
+
+/**
+ * The campaign prospect keeps its prospect's company (`colleagues`, stop_on_company_reply, reads
+ * it): a change of company of a prospect in a campaign updates it in the prospect's transaction.
+ * Before 2026-11-28 it kept the company of the move in, so a colleague who joined the company since
+ * went on after a reply, and one who left it was stopped.
+ */
+function companyChangeActions(tableName: string, change: LeadChange): TransactItem[] {
+  const campaignId = isProspect(change.after) ? change.after.campaignId : undefined;
+  if (campaignId === undefined || !companyMoved(change)) return [];
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: campaignProspectKey(campaignId, change.after.id),
+        UpdateExpression: 'SET companyId = :company',
+        // The campaign prospect exists while the prospect names its campaign (both are written in
+        // one transaction); the condition keeps a lost one from being made up of this attribute.
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':company': (change.after as Prospect).companyId ?? null },
+      },
+    },
+  ];
 }
 
 /**

@@ -355,4 +355,52 @@ describe('replies', () => {
     await advance(stack, clock, 49);
     expect((await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.subject === 'WF first')).toEqual([]);
   });
+
+  it('a reply stops the colleagues at the replier’s company as it is now: one who joined it since the move in, not one who left it', async () => {
+    const { stack, ws } = world;
+    clock.set('2027-01-25T09:00:00.000Z'); // Monday
+    const campaign = await campaignWith(
+      world,
+      'Colleagues now',
+      [
+        { step_type: 'EMAIL', subject_line: 'CN one' },
+        { step_type: 'EMAIL', subject_line: 'CN two', delay_in_hours: 48 },
+      ],
+      { stop_on_company_reply: true },
+    );
+    const nowCo = { company_name: 'NowCo', company_website_url: 'https://nowco.example' };
+    const joiner = 'https://www.linkedin.com/in/cn-joiner';
+    const leaver = 'https://www.linkedin.com/in/cn-leaver';
+    const [replier, joined, left] = (await prospectsIn(
+      world,
+      campaign.id,
+      [
+        { email: 'ann@nowco.example', ...nowCo },
+        { email: 'joe@joiner.example', network_profile_url: joiner },
+        { email: 'lea@nowco.example', network_profile_url: leaver, ...nowCo },
+      ],
+      { prospects_per_company: 5 },
+    )) as number[];
+    await activate(world, campaign.id);
+    expect(await emailsWithSubject('CN one')).toEqual(['ann@nowco.example', 'joe@joiner.example', 'lea@nowco.example']);
+    // Joe joins NowCo and Lea leaves it for ThenCo, while both are in the campaign.
+    const changed = await stack.call('POST', `/public/campaigns/${campaign.id}/import/`, {
+      apiKey: ws.key,
+      body: {
+        leads: [
+          { first_name: 'Joe', last_name: 'Joiner', email: 'joe@joiner.example', network_profile_url: joiner, ...nowCo },
+          { first_name: 'Lea', last_name: 'Leaver', email: 'lea@nowco.example', network_profile_url: leaver, company_name: 'ThenCo', company_website_url: 'https://thenco.example' },
+        ],
+      },
+    });
+    expect([changed.status, changed.body.updated], changed.text).toEqual([200, 2]);
+    await stack.provider.control.reply({ account_id: 'sbx-mailbox-dev', channel: 'EMAIL', from: 'ann@nowco.example', text: 'Let us talk', message_id: 'cn_ann_1' });
+    expect(await prospectStatuses(world, campaign.id)).toEqual({
+      [replier as number]: { status: 'REPLIED', last_error: null },
+      [joined as number]: { status: 'FINISHED', last_error: 'a colleague at the same company replied' },
+      [left as number]: { status: 'IN_PROGRESS', last_error: null },
+    });
+    await advance(stack, clock, 49);
+    expect(await emailsWithSubject('CN two')).toEqual(['lea@nowco.example']);
+  });
 });
