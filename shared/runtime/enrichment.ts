@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ENRICHMENT_PROVIDER_SETTINGS, QUEUE_SETTINGS, SettingsOf } from '../config/settings';
 import { DynamoEnrichmentRepository } from '../db/enrichment-repository';
 import { DynamoLeadRepository } from '../db/lead-repository';
@@ -35,5 +36,6 @@ export function enrichmentProcessorFrom(config: EnrichmentWorkerSettings, { db, 
     concurrency: PROVIDER_CONCURRENCY,
     callReserveMs: config.enrichmentTimeoutMs + WRITES_RESERVE_MS,
     warn: (message, extra) => logger.warn(message, extra ?? {}),
+    pause: (ms) => sleep(ms),
   });
 }

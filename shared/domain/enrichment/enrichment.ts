@@ -35,9 +35,11 @@ export type FinderOutcome =
   | { kind: 'not_found' }
   /**
    * The provider could not answer (down, rate limited, refused our key) after its retries.
-   * `final`: it was not asked at all (nothing to search by), so trying again changes nothing.
+   * `final`: trying again changes nothing (it was not asked at all, nothing to search by; or it
+   * refused our key, our plan or our request). `retryAfterMs`: how long the provider asked us to
+   * wait before the next try (its `Retry-After`).
    */
-  | { kind: 'error'; message: string; final?: true };
+  | { kind: 'error'; message: string; final?: true; retryAfterMs?: number };
 
 /** What a finder is given about a prospect. */
 export interface FinderInput {
@@ -97,25 +99,48 @@ export const refundOf = (type: EnrichmentType, results: readonly ProspectResult[
 /** Calls of one provider for one prospect before it counts as down. */
 const ATTEMPTS = 3;
 
+/**
+ * The waits before a provider's second and third try, when it did not say how long: a rate limit
+ * or a fault of its own is rarely over at once (before 2026-11-28 the three tries came back to
+ * back). One it asked for (`Retry-After`) is waited, up to MAX_RETRY_PAUSE_MS.
+ */
+export const RETRY_PAUSES_MS = [250, 1_000] as const;
+export const MAX_RETRY_PAUSE_MS = 5_000;
+
+/** Waits `ms` (the processor's is a timer; a test's records the wait and returns). */
+export type Pause = (ms: number) => Promise<void>;
+
 /** Whether a provider call may start now: the caller's time left covers one call and its writes. */
 export type MayCall = () => boolean;
 
 /** Why a prospect's search ended without a provider's answer when its time ran out. */
 export const OUT_OF_TIME = 'not asked: the time to ask the providers ran out';
 
-async function ask(finder: Finder, input: FinderInput, mayCall: MayCall): Promise<FinderOutcome> {
+async function ask(finder: Finder, input: FinderInput, mayCall: MayCall, pause: Pause): Promise<FinderOutcome> {
   let last: FinderOutcome = { kind: 'error', message: 'not called' };
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    // Out of time before its tries are done: not asked through (a failed first try is no answer).
+    if (attempt > 0) {
+      const asked = last.kind === 'error' ? last.retryAfterMs : undefined;
+      await pause(Math.min(asked ?? RETRY_PAUSES_MS[attempt - 1] ?? MAX_RETRY_PAUSE_MS, MAX_RETRY_PAUSE_MS));
+    }
+    // Out of time before its tries are done (the wait counts): not asked through (a failed first
+    // try is no answer).
     if (!mayCall()) return { kind: 'error', message: OUT_OF_TIME };
     try {
       last = await finder.find(input);
     } catch (error) {
       last = { kind: 'error', message: String(error) };
     }
-    if (last.kind !== 'error' || last.final) return last;
+    if (last.kind !== 'error' || last.final) return settledOutcome(last);
   }
-  return last;
+  return settledOutcome(last);
+}
+
+/** An outcome as the job keeps it: the wait a provider asked for concerned only its next try. */
+function settledOutcome(outcome: FinderOutcome): FinderOutcome {
+  if (outcome.kind !== 'error' || outcome.retryAfterMs === undefined) return outcome;
+  const { retryAfterMs: _wait, ...rest } = outcome;
+  return rest;
 }
 
 /**
@@ -123,16 +148,23 @@ async function ask(finder: Finder, input: FinderInput, mayCall: MayCall): Promis
  * the waterfall asks each in order and stops at the first verified email, keeping the first risky
  * one as a fallback. Not found when a provider answered and none found; failed when none answered.
  * No call starts once `mayCall` says no (the function's time is short): what was answered by then
- * decides, and a prospect no provider answered is failed (refunded).
+ * decides, and a prospect no provider answered is failed (refunded). `pause` waits between a
+ * provider's tries (RETRY_PAUSES_MS): the processor's is a timer, and none waits by default.
  */
-export async function findFor(type: EnrichmentType, finders: Finders, input: FinderInput, mayCall: MayCall = () => true): Promise<{ outcome: FinderOutcome; provider?: string }> {
+export async function findFor(
+  type: EnrichmentType,
+  finders: Finders,
+  input: FinderInput,
+  mayCall: MayCall = () => true,
+  pause: Pause = async () => {},
+): Promise<{ outcome: FinderOutcome; provider?: string }> {
   const chain = type === 'FIND_PHONE' ? [finders.phone] : type === 'FIND_EMAIL' ? finders.email.slice(0, 1) : finders.email;
   let fallback: { outcome: FinderOutcome; provider: string } | undefined;
   let answered = false;
   let lastError: FinderOutcome | undefined;
   let outOfTime = false;
   for (const finder of chain) {
-    const outcome = await ask(finder, input, mayCall);
+    const outcome = await ask(finder, input, mayCall, pause);
     if (outcome.kind === 'error') {
       lastError = outcome;
       if (outcome.message === OUT_OF_TIME) outOfTime = true;

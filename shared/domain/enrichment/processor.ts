@@ -4,7 +4,7 @@ import { prospectMember } from '../leads/list-query';
 import { isEmail, isPhoneNumber, normalizeEmail } from '../leads/normalize';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
-import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
+import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type Pause, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
 import type { ChunkRef, CompletionNotifier, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from './ports';
 
 export interface ProcessorDeps {
@@ -23,6 +23,8 @@ export interface ProcessorDeps {
    */
   callReserveMs: number;
   warn?: (message: string, extra?: Record<string, unknown>) => void;
+  /** Waits between a provider's tries (RETRY_PAUSES_MS): a timer; a test's records and returns. */
+  pause: Pause;
 }
 
 /** A delivery's time: whether a provider call may start now, and the prospects none could be started for. */
@@ -144,7 +146,7 @@ export function createEnrichmentProcessor(deps: ProcessorDeps) {
           ...(company?.name ? { companyName: company.name } : {}),
           ...(p.networkProfileUrl ? { networkProfileUrl: p.networkProfileUrl } : {}),
         };
-        const answer = await findFor(job.type, deps.finders, input, time.mayCall);
+        const answer = await findFor(job.type, deps.finders, input, time.mayCall, deps.pause);
         return [p.id, answer] as const;
       }),
     );

@@ -13,7 +13,19 @@ export interface FinderConfig {
 
 const base = (url: string) => url.replace(/\/+$/, '');
 
-async function call(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> } | { error: string }> {
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  /** The provider's `Retry-After` in seconds, as milliseconds (an HTTP date is not read). */
+  retryAfterMs?: number;
+}
+
+function retryAfterOf(response: Response): { retryAfterMs?: number } {
+  const header = response.headers.get('retry-after')?.trim();
+  return header && /^\d{1,6}$/.test(header) ? { retryAfterMs: Number(header) * 1000 } : {};
+}
+
+async function call(url: string, init: RequestInit, timeoutMs: number): Promise<Answer | { error: string }> {
   try {
     const response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
     // The whole body within the same bound: one that stalls is a timeout (thrown on), not an empty
@@ -30,7 +42,7 @@ async function call(url: string, init: RequestInit, timeoutMs: number): Promise<
       if (response.ok) return { error: `unreadable answer (HTTP ${response.status})` };
       body = {};
     }
-    return { status: response.status, body: body as Record<string, unknown> };
+    return { status: response.status, body: body as Record<string, unknown>, ...retryAfterOf(response) };
   } catch (error) {
     return { error: (error as Error).name === 'TimeoutError' ? 'timed out' : String(error) };
   }
@@ -49,6 +61,21 @@ const notAsked = (provider: string): FinderOutcome => ({
 });
 
 const failed = (what: string): FinderOutcome => ({ kind: 'error', message: what });
+
+/** Statuses worth a second try: a rate limit, a timeout, the provider's own fault. */
+const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
+
+/**
+ * An answer that is neither a find nor "not found", by its status: tried again (after the wait the
+ * provider asked for, if it did) when it may answer later, final when asking again changes nothing:
+ * our key (401, 403), our plan or credits (402), our request (400, 422). Before 2026-11-28 every
+ * one was tried three times, back to back.
+ */
+function refused(provider: string, answer: Answer, retryable = isRetryableStatus(answer.status), what = `HTTP ${answer.status}`): FinderOutcome {
+  const message = `${provider}: ${what}`;
+  if (!retryable) return { kind: 'error', message, final: true };
+  return { kind: 'error', message, ...(answer.retryAfterMs === undefined ? {} : { retryAfterMs: answer.retryAfterMs }) };
+}
 
 /** The handle of a network profile URL (the part after `/in/`), as Hunter's `linkedin_handle` takes it. */
 export function profileHandle(url: string | undefined): string | undefined {
@@ -79,7 +106,12 @@ export function hunterFinder(config: FinderConfig): Finder {
       const answer = await call(`${base(config.baseUrl)}/v2/email-finder?${query}`, { headers: { 'X-API-KEY': config.apiKey } }, config.timeoutMs);
       if ('error' in answer) return failed(`hunter: ${answer.error}`);
       if (answer.status === 404) return { kind: 'not_found' };
-      if (answer.status !== 200) return failed(`hunter: HTTP ${answer.status}`);
+      // Hunter's own meanings (provider reference 4.1): 202 is a search still running (the same
+      // call again), 403 its rate limit (again, later), 429 the plan's quota used up (final).
+      if (answer.status === 202) return refused('hunter', answer, true, 'still searching (HTTP 202)');
+      if (answer.status === 403) return refused('hunter', answer, true, 'rate limited (HTTP 403)');
+      if (answer.status === 429) return refused('hunter', answer, false, 'plan quota used up (HTTP 429)');
+      if (answer.status !== 200) return refused('hunter', answer);
       const data = answer.body.data as { email?: string | null; verification?: { status?: string } } | undefined;
       if (!data?.email) return { kind: 'not_found' };
       const status = data.verification?.status;
@@ -88,6 +120,9 @@ export function hunterFinder(config: FinderConfig): Finder {
     },
   };
 }
+
+/** Prospeo's error codes (provider reference 4.2) that a later try may not meet. */
+const PROSPEO_PASSING_ERRORS = new Set(['RATE_LIMITED', 'INTERNAL_ERROR']);
 
 /** Prospeo `POST /enrich-person`: NO_MATCH is not found; VERIFIED verified, other statuses risky. */
 export function prospeoFinder(config: FinderConfig): Finder {
@@ -105,8 +140,13 @@ export function prospeoFinder(config: FinderConfig): Finder {
         config.timeoutMs,
       );
       if ('error' in answer) return failed(`prospeo: ${answer.error}`);
-      if (answer.body.error === true) return answer.body.error_code === 'NO_MATCH' ? { kind: 'not_found' } : failed(`prospeo: ${String(answer.body.error_code)}`);
-      if (answer.status !== 200) return failed(`prospeo: HTTP ${answer.status}`);
+      if (answer.body.error === true) {
+        const code = String(answer.body.error_code);
+        if (code === 'NO_MATCH') return { kind: 'not_found' };
+        // Its rate limit and its own fault pass; our key, credits, account or request do not.
+        return refused('prospeo', answer, PROSPEO_PASSING_ERRORS.has(code), code);
+      }
+      if (answer.status !== 200) return refused('prospeo', answer);
       const email = (answer.body.person as { email?: { email?: string; status?: string } } | undefined)?.email;
       if (!email?.email) return { kind: 'not_found' };
       return { kind: 'found', value: email.email, verification: email.status === 'VERIFIED' ? 'verified' : 'risky' };
@@ -127,7 +167,7 @@ export function lushaFinder(config: FinderConfig): Finder {
       const answer = await call(`${base(config.baseUrl)}/v2/person?${query}`, { headers: { api_key: config.apiKey } }, config.timeoutMs);
       if ('error' in answer) return failed(`lusha: ${answer.error}`);
       if (answer.status === 404) return { kind: 'not_found' };
-      if (answer.status !== 200) return failed(`lusha: HTTP ${answer.status}`);
+      if (answer.status !== 200) return refused('lusha', answer);
       const phones = ((answer.body.contact as { data?: { phoneNumbers?: { number?: string }[] } } | undefined)?.data?.phoneNumbers ?? []).filter((p) => p.number);
       const first = phones[0]?.number;
       return first ? { kind: 'found', value: first, verification: 'verified' } : { kind: 'not_found' };

@@ -61,6 +61,7 @@ export function enrichmentHelpers(stackOf: () => TestStack, clock: ManualClock) 
       maxLeadsPerList: 10_000,
       concurrency: 1,
       callReserveMs: 14_000,
+      pause: async () => {},
     });
 
   /** A workspace of its own with this many credits, a second after the last one (ledger order). */
