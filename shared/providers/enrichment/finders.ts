@@ -154,7 +154,7 @@ export function prospeoFinder(config: FinderConfig): Finder {
   };
 }
 
-/** Lusha `GET /v2/person`: the first phone number; 404 or none is not found. */
+/** Lusha `GET /v2/person`: the first phone number (not flagged `doNotCall` when another is not); 404 or none is not found. */
 export function lushaFinder(config: FinderConfig): Finder {
   return {
     name: 'lusha',
@@ -168,8 +168,11 @@ export function lushaFinder(config: FinderConfig): Finder {
       if ('error' in answer) return failed(`lusha: ${answer.error}`);
       if (answer.status === 404) return { kind: 'not_found' };
       if (answer.status !== 200) return refused('lusha', answer);
-      const phones = ((answer.body.contact as { data?: { phoneNumbers?: { number?: string }[] } } | undefined)?.data?.phoneNumbers ?? []).filter((p) => p.number);
-      const first = phones[0]?.number;
+      const phones = ((answer.body.contact as { data?: { phoneNumbers?: { number?: string; doNotCall?: boolean }[] } } | undefined)?.data?.phoneNumbers ?? []).filter(
+        (p) => p.number,
+      );
+      // A number on a do-not-call list only when Lusha has no other (sales teams call these).
+      const first = (phones.find((p) => p.doNotCall !== true) ?? phones[0])?.number;
       return first ? { kind: 'found', value: first, verification: 'verified' } : { kind: 'not_found' };
     },
   };

@@ -114,6 +114,18 @@ describe('enrichment providers that refuse', () => {
     expect(await ask(type, answer)).toEqual({ found: { outcome: { kind: 'error', message, final: true } }, waits: [], calls: 1 });
   });
 
+  it('Lusha: the first number not flagged do-not-call, the flagged one only when it is all there is', async () => {
+    const numbers = (...phones: { number: string; doNotCall?: boolean }[]) => json(200, { contact: { data: { phoneNumbers: phones } } });
+    expect((await ask('FIND_PHONE', numbers({ number: '+1 555 010 0001', doNotCall: true }, { number: '+1 555 010 0002', doNotCall: false }))).found).toEqual({
+      outcome: { kind: 'found', value: '+1 555 010 0002', verification: 'verified' },
+      provider: 'lusha',
+    });
+    expect((await ask('FIND_PHONE', numbers({ number: '+1 555 010 0001', doNotCall: true }))).found).toEqual({
+      outcome: { kind: 'found', value: '+1 555 010 0001', verification: 'verified' },
+      provider: 'lusha',
+    });
+  });
+
   it('Hunter’s 403 is its rate limit: asked again', async () => {
     expect(await ask('FIND_EMAIL', json(403, {}), hunterFound)).toMatchObject({ waits: [250], calls: 2, found: { provider: 'hunter' } });
   });
