@@ -65,6 +65,9 @@ function parseLooseUrl(input: string): URL | undefined {
  */
 const PROVIDER_MEMBER_ID = /^(?:AC[ow]AA|AEMAA)[A-Za-z0-9_-]/;
 
+/** Whether a network path segment is a provider's member id (case-sensitive), not a profile's slug. */
+export const isProviderMemberId = (segment: string): boolean => PROVIDER_MEMBER_ID.test(segment);
+
 /** Characters a URL path segment holds as they are; every other one is percent-encoded. */
 const PATH_SEGMENT_CHAR = /[A-Za-z0-9\-._~!$&'()*+,;=:@]/;
 

@@ -1,4 +1,5 @@
 import type { Finder, FinderInput, FinderOutcome, Finders } from '../../domain/enrichment/enrichment';
+import { isProviderMemberId } from '../../domain/leads/normalize';
 
 /**
  * Adapters of the enrichment providers (docs/enrichment.md; wire formats in the provider
@@ -81,6 +82,9 @@ function refused(provider: string, answer: Answer, retryable = isRetryableStatus
 export function profileHandle(url: string | undefined): string | undefined {
   const match = url ? /\/in\/([^/?#]+)/i.exec(url) : null;
   if (!match?.[1]) return undefined;
+  // A member id (`ACoAA…`) is case-sensitive: kept as it is, as canonicalPageUrl keeps it (before
+  // 2026-11-28 it was lower-cased, which no provider knows).
+  if (isProviderMemberId(match[1])) return match[1];
   try {
     return decodeURIComponent(match[1]).toLowerCase();
   } catch {

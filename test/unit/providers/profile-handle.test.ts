@@ -7,6 +7,8 @@ describe('profileHandle', () => {
     expect(profileHandle('https://linkedin.com/in/Ada-Lovelace/')).toBe('ada-lovelace');
     expect(profileHandle('https://www.linkedin.com/in/ada?trk=x#top')).toBe('ada');
     expect(profileHandle('https://www.linkedin.com/in/j%C3%BCrgen')).toBe('jürgen');
+    // A member id keeps its case (the provider knows it only so).
+    expect(profileHandle('https://www.linkedin.com/in/ACoAABcDeFg_hIj')).toBe('ACoAABcDeFg_hIj');
   });
 
   it('has none for a URL without /in/ or no URL', () => {
