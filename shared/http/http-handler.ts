@@ -12,6 +12,7 @@ import { errorMiddleware } from './error-middleware';
 import { parseBody, parsePath, parseWith } from './request';
 import { checkResponse } from './response-check';
 import { DEFAULT_MAX_BODY_BYTES, type RouteDefinition, routeKey } from './routes/define';
+import { UNPAIRED_SURROGATE_MESSAGE, holdsUnpairedSurrogate, replaceUnpairedSurrogates } from './unpaired-surrogates';
 
 type Infer<Schema> = Schema extends v.GenericSchema ? v.InferOutput<Schema> : never;
 
@@ -132,8 +133,13 @@ export function httpHandler<Routes extends Readonly<Record<string, RouteDefiniti
   // JSON bodies are parsed before dispatch (whatever the Content-Type says); a form route reads its own.
   const bodyParser: middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> = {
     before: async (request) => {
-      if (find(request.event)?.route.consumes === 'form') return;
+      const route = find(request.event)?.route;
+      if (route?.consumes === 'form') return;
       await jsonBody.before?.(request as never);
+      const parsed: unknown = request.event.body;
+      if (!holdsUnpairedSurrogate(parsed)) return;
+      if (route?.unpairedSurrogates !== 'replace') throw new DomainError('validation', UNPAIRED_SURROGATE_MESSAGE);
+      (request.event as { body: unknown }).body = replaceUnpairedSurrogates(parsed);
     },
   };
 

@@ -52,6 +52,12 @@ export interface RouteDefinition<Group extends string = string, Request extends 
    * URL-encoded fields checked by the body schema. JSON unless given.
    */
   readonly consumes?: 'json' | 'form';
+  /**
+   * A JSON body whose text holds an unpaired UTF-16 surrogate (`"\ud800"`, no UTF-8 text):
+   * `refuse` answers 400 (shared/http/unpaired-surrogates.ts), `replace` takes it with U+FFFD in
+   * its place (the provider's webhooks, never refused for their text). `refuse` unless given.
+   */
+  readonly unpairedSurrogates?: 'refuse' | 'replace';
   /** Query parameters that may be repeated: their values reach the query schema joined by commas. */
   readonly listQuery?: readonly string[];
   /**

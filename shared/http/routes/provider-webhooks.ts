@@ -106,6 +106,7 @@ export const providerWebhookRoutes = {
     summary: "The provider's account-status and message webhooks.",
     request: { body: AnyPayload },
     responses: { 200: Handled },
+    unpairedSurrogates: 'replace',
     // A wrong X-Webhook-Secret.
     errors: [401],
   }),
@@ -116,6 +117,7 @@ export const providerWebhookRoutes = {
     summary: "The provider's notification that a hosted-connect link connected an account.",
     request: { body: HostedAuthPayload },
     responses: { 200: Handled },
+    unpairedSurrogates: 'replace',
     errors: [403],
   }),
 };

@@ -53,6 +53,9 @@ describe('local gateway behaviour', () => {
       ['number', '42', 'Request body must be a JSON object'],
       ['null', 'null', 'name is required'],
       ['huge', JSON.stringify({ name: 'x'.repeat(300 * 1024) }), 'Request body too large: at most 262144 bytes'],
+      // JSON that spells no Unicode text: it could not be answered as UTF-8 JSON again.
+      ['unpaired surrogate', '{"name": "lone \\ud800 key"}', 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)'],
+      ['unpaired surrogate in a key', '{"name": "ok", "x\\udc00": 1}', 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)'],
     ];
     for (const [label, rawBody, error] of cases) {
       const response = await stack.call('POST', '/api-keys/', { apiKey: key, rawBody, headers: { 'Content-Type': 'application/json' } });

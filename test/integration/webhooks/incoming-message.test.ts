@@ -205,6 +205,17 @@ describe('incoming_message from a provider reply', () => {
     expect(payloadOf(alice).message.message).toBe(text);
   });
 
+  it('takes a provider webhook whose text holds an unpaired surrogate with U+FFFD in its place: never refused (the provider would retry it)', async () => {
+    const raw = JSON.stringify(messageReceived(alice, { message: 'PLACEHOLDER' })).replace('PLACEHOLDER', 'broken \\ud800 text');
+    const posted = await stack.call('POST', '/webhooks/provider', {
+      rawBody: raw,
+      headers: { 'Content-Type': 'application/json', 'X-Webhook-Secret': String(stack.settings.providerWebhookSecret) },
+    });
+    expect([posted.status, posted.body]).toEqual([200, { success: true, handled: true }]);
+    await drain();
+    expect(payloadOf(alice).message.message).toBe('broken \uFFFD text');
+  });
+
   it('delivers a provider webhook posted twice once, with one message id', async () => {
     const body = messageReceived(alice);
     expect((await inbound(body)).body).toEqual({ success: true, handled: true });

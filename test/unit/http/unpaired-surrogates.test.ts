@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { holdsUnpairedSurrogate, replaceUnpairedSurrogates } from '../../../shared/http/unpaired-surrogates';
+
+describe('unpaired surrogates in a parsed JSON body', () => {
+  it('finds one in a string or a key at any depth; a pair (an emoji) and U+FFFF are text', () => {
+    expect(holdsUnpairedSurrogate(JSON.parse('{"a": ["x", {"b": "lone \\ud800"}]}'))).toBe(true);
+    expect(holdsUnpairedSurrogate(JSON.parse('{"a\\udfff": 1}'))).toBe(true);
+    expect(holdsUnpairedSurrogate(JSON.parse('"\\udc00\\ud800"'))).toBe(true);
+    expect(holdsUnpairedSurrogate(JSON.parse('{"a": "\\ud83d\\ude00 \\uffff 𝒜", "n": 1, "z": null, "t": true}'))).toBe(false);
+    expect(holdsUnpairedSurrogate(null)).toBe(false);
+  });
+
+  it('replaces each with U+FFFD and leaves pairs alone', () => {
+    expect(replaceUnpairedSurrogates(JSON.parse('{"a\\udfff": ["\\ud800x\\ud83d\\ude00", 2]}'))).toEqual({ 'a\uFFFD': ['\uFFFDx😀', 2] });
+  });
+});
