@@ -87,10 +87,18 @@ export function toMessageView(message: ConversationMessage) {
 }
 
 export function createInboxService(deps: InboxDeps) {
-  function decode(cursor: string | undefined, kind: CursorKind): string | undefined {
+  /**
+   * The store's position a cursor holds. A messages cursor also names its conversation (the
+   * prospect's id before the position): one from another prospect's conversation is not valid.
+   * Before 2026-11-28 it held the position alone, and such a cursor answered a silent skip to
+   * that position in this conversation (a probe).
+   */
+  function decode(cursor: string | undefined, kind: CursorKind, prospectId?: number): string | undefined {
     if (cursor === undefined || cursor === '') return undefined;
-    const raw = /^[A-Za-z0-9_-]{1,600}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-    if (!raw || encodeCursor(raw) !== cursor || !deps.validCursor(raw, kind)) throw validationError(INBOX_ERRORS.badCursor);
+    const text = /^[A-Za-z0-9_-]{1,700}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+    const conversation = prospectId === undefined ? '' : `${prospectId}|`;
+    const raw = text.startsWith(conversation) ? text.slice(conversation.length) : '';
+    if (!raw || encodeCursor(text) !== cursor || !deps.validCursor(raw, kind)) throw validationError(INBOX_ERRORS.badCursor);
     return raw;
   }
 
@@ -140,10 +148,10 @@ export function createInboxService(deps: InboxDeps) {
 
     /** A page of one prospect's conversation, oldest first. */
     async messages(workspaceId: number, prospectId: number, cursor: string | undefined): Promise<{ messages: ConversationMessage[]; nextCursor: string | null }> {
-      const raw = decode(cursor, 'messages');
+      const raw = decode(cursor, 'messages', prospectId);
       await owned(workspaceId, prospectId);
       const page = await deps.conversations.messages(workspaceId, prospectId, INBOX_PAGE_SIZES.messages, raw);
-      return { messages: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
+      return { messages: page.items, nextCursor: page.next ? encodeCursor(`${prospectId}|${page.next}`) : null };
     },
   };
 }

@@ -60,4 +60,16 @@ describe('a conversation of long replies', () => {
     expect(seen.map((page) => page.length)).toEqual([17, 17, 6]);
     expect(seen.flat()).toEqual(Array.from({ length: 40 }, (_, n) => `reply-${String(n).padStart(2, '0')}`));
   });
+
+  it('refuses a cursor of another conversation: 400, not a skip to its position there', async () => {
+    const list = await createList(stack, alice, 'Another talker');
+    const other = (await importLeads(stack, alice, list.id, { leads: [person(2)] })).leads[0]?.id as number;
+    const page = (cursor = '', id = prospectId) =>
+      stack.call<{ messages: { id: string }[]; next_cursor: string | null }>('GET', `/public/chats/${id}/messages${cursor ? `?cursor=${cursor}` : ''}`, { apiKey: alice.key });
+    const cursor = (await page()).body.next_cursor as string;
+    const elsewhere = await page(cursor, other);
+    expect([elsewhere.status, elsewhere.body]).toEqual([400, { error: 'cursor is not valid' }]);
+    // On its own conversation it is the second page.
+    expect((await page(cursor)).body.messages[0]?.id).toBe('reply-17');
+  });
 });
