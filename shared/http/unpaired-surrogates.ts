@@ -12,22 +12,58 @@ const UNPAIRED_ALL = /\p{Cs}/gu;
 
 export const UNPAIRED_SURROGATE_MESSAGE = 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)';
 
-/** Whether any string of a parsed JSON value, or any key of its objects, holds an unpaired surrogate. */
+/**
+ * Whether any string of a parsed JSON value, or any key of its objects, holds an unpaired
+ * surrogate. A loop over a stack, not recursion: JSON.parse takes bodies thousands of levels deep,
+ * and a recursive walk ran out of call stack on them (a 500, found by a probe the same day).
+ */
 export function holdsUnpairedSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return UNPAIRED.test(value);
-  if (Array.isArray(value)) return value.some(holdsUnpairedSurrogate);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([key, item]) => UNPAIRED.test(key) || holdsUnpairedSurrogate(item));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (UNPAIRED.test(next)) return true;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (next !== null && typeof next === 'object') {
+      for (const [key, item] of Object.entries(next)) {
+        if (UNPAIRED.test(key)) return true;
+        pending.push(item);
+      }
+    }
   }
   return false;
 }
 
-/** The value with every unpaired surrogate of its strings and keys replaced by U+FFFD. */
+const replaced = (text: string) => text.replace(UNPAIRED_ALL, '\uFFFD');
+
+/**
+ * The value with every unpaired surrogate of its strings and keys replaced by U+FFFD: a freshly
+ * parsed body, changed in place, in a loop (as above). A renamed key moves to the end of its object.
+ */
 export function replaceUnpairedSurrogates<T>(value: T): T {
-  if (typeof value === 'string') return value.replace(UNPAIRED_ALL, '\uFFFD') as T;
-  if (Array.isArray(value)) return value.map(replaceUnpairedSurrogates) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replace(UNPAIRED_ALL, '\uFFFD'), replaceUnpairedSurrogates(item)])) as T;
+  if (typeof value === 'string') return replaced(value) as T;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const container = pending.pop();
+    if (Array.isArray(container)) {
+      container.forEach((item, index) => {
+        if (typeof item === 'string') container[index] = replaced(item);
+        else if (item !== null && typeof item === 'object') pending.push(item);
+      });
+    } else if (container !== null && typeof container === 'object') {
+      const record = container as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const item = record[key];
+        const fixed = typeof item === 'string' ? replaced(item) : item;
+        if (item !== null && typeof item === 'object') pending.push(item);
+        const fixedKey = replaced(key);
+        if (fixedKey !== key) {
+          delete record[key];
+          Object.defineProperty(record, fixedKey, { value: fixed, enumerable: true, writable: true, configurable: true });
+        } else if (fixed !== item) record[key] = fixed;
+      }
+    }
   }
   return value;
 }

@@ -55,6 +55,9 @@ describe('local gateway behaviour', () => {
       ['huge', JSON.stringify({ name: 'x'.repeat(300 * 1024) }), 'Request body too large: at most 262144 bytes'],
       // JSON that spells no Unicode text: it could not be answered as UTF-8 JSON again.
       ['unpaired surrogate', '{"name": "lone \\ud800 key"}', 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)'],
+      // Thousands of levels deep (a walk of the body ran out of call stack on it: a 500).
+      ['deep', `${'['.repeat(5000)}${']'.repeat(5000)}`, 'Request body must be a JSON object'],
+      ['deep object', `{"name": ${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`, 'name must be a string'],
       ['unpaired surrogate in a key', '{"name": "ok", "x\\udc00": 1}', 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)'],
     ];
     for (const [label, rawBody, error] of cases) {

@@ -14,3 +14,15 @@ describe('unpaired surrogates in a parsed JSON body', () => {
     expect(replaceUnpairedSurrogates(JSON.parse('{"a\\udfff": ["\\ud800x\\ud83d\\ude00", 2]}'))).toEqual({ 'a\uFFFD': ['\uFFFDx😀', 2] });
   });
 });
+
+describe('unpaired surrogates in a deep body', () => {
+  it('walks a body 100,000 levels deep without running out of call stack', () => {
+    const depth = 100_000;
+    const deep = JSON.parse(`${'['.repeat(depth)}"\\ud800"${']'.repeat(depth)}`);
+    expect(holdsUnpairedSurrogate(deep)).toBe(true);
+    expect(holdsUnpairedSurrogate(JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`))).toBe(false);
+    let inner: unknown = replaceUnpairedSurrogates(deep);
+    for (let level = 0; level < depth; level += 1) inner = (inner as unknown[])[0];
+    expect(inner).toBe('\uFFFD');
+  });
+});
