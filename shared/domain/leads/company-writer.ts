@@ -29,8 +29,8 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
     (!a.domain || !b.domain || a.domain === b.domain) && (!a.networkUrl || !b.networkUrl || a.networkUrl === b.networkUrl);
 
   function mergeCompany(company: Company, input: CompanyInput): Company {
-    const { name, ...rest } = input;
-    return { ...company, ...defined(rest), ...(name ? { name } : {}) };
+    const { name, nameFromDomain, ...rest } = input;
+    return { ...company, ...defined(rest), ...(name && !nameFromDomain ? { name } : {}) };
   }
 
   async function upsertCompanies(workspaceId: number, inputs: CompanyInput[], options: UpsertOptions): Promise<UpsertOutcome<Company>[]> {
@@ -93,8 +93,9 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
           const free = (identity: string) => !owners.has(identity) && (batchClaims.get(identity) ?? index) === index;
           if (!target) {
             const listIds = options.list ? [options.list.id] : [];
+            const { nameFromDomain: _named, ...fields } = input;
             const company: Company = {
-              ...defined(input),
+              ...defined(fields),
               name: input.name,
               id: await deps.ids.next(),
               workspaceId,

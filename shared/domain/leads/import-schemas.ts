@@ -16,6 +16,12 @@ const COMPANY_FIELD_NAMES = ['name', 'website_url', 'network_url', 'logo_url', '
 /** A company as a row or a provider gives it, normalised (what the company schemas produce). */
 export interface CompanyInput extends CompanyFields {
   domain?: string;
+  /**
+   * The row gave no name: `name` is its website's domain, which names a company it creates but
+   * never renames one it updates (before 2026-11-28 a row of a website and a location renamed
+   * "Acme Corp" to "acme.example": a probe).
+   */
+  nameFromDomain?: true;
 }
 
 /** A person as a row or a provider gives it, normalised, with their company if the row names one. */
@@ -141,6 +147,7 @@ function companyOf(row: object, prefix: string): CompanyInput | undefined {
   if (!name && !domain && !networkUrl) return undefined;
   return defined({
     name: name ?? domain ?? '',
+    nameFromDomain: name === undefined && domain !== undefined ? (true as const) : undefined,
     websiteUrl,
     domain,
     networkUrl,

@@ -83,6 +83,26 @@ describe('import into a COMPANY list', () => {
     expect((await leadsOf(stack, alice, list.id, 'industry=fintech')).total_count).toBe(1);
   });
 
+  it('a row without a name updates a company without renaming it to its domain; the domain names only a company it creates', async () => {
+    const list = await createList(stack, alice, 'Nameless rows', 'COMPANY');
+    const first = await importLeads(stack, alice, list.id, { leads: [{ name: 'Gamma Corp', website_url: 'https://gamma.example', industry: 'Software' }] });
+    const updated = await importLeads(stack, alice, list.id, {
+      leads: [
+        { website_url: 'https://gamma.example', location: 'Berlin' },
+        { website_url: 'https://delta.example', location: 'Oslo' },
+      ],
+    });
+    expect(updated.leads).toEqual([
+      { row: 1, id: first.leads[0]?.id, status: 'updated' },
+      { row: 2, id: anId(), status: 'created' },
+    ]);
+    const companies = (await leadsOf(stack, alice, list.id)).companies?.map((c) => [c.name, c.industry, c.location]);
+    expect(companies?.sort()).toEqual([
+      ['Gamma Corp', 'Software', 'Berlin'],
+      ['delta.example', '', 'Oslo'],
+    ]);
+  });
+
   it('a company update reaches the filters of PEOPLE lists holding its prospects', async () => {
     const people = await createList(stack, alice, 'People at Zeta');
     const accounts = await createList(stack, alice, 'Zeta account', 'COMPANY');

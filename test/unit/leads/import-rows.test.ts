@@ -48,7 +48,7 @@ describe('readJsonLeads', () => {
     );
     expect(rows).toEqual([
       { row: 1, input: { name: 'Acme', websiteUrl: 'acme.com', domain: 'acme.com', industry: 'Software' } },
-      { row: 2, input: { name: 'x.com', websiteUrl: 'x.com', domain: 'x.com' } },
+      { row: 2, input: { name: 'x.com', nameFromDomain: true, websiteUrl: 'x.com', domain: 'x.com' } },
       { row: 3, error: 'name is required' },
     ]);
   });
