@@ -28,7 +28,8 @@ export function leadListHandlers(lists: LeadListService) {
       const caller = request.caller();
       // Like API Gateway's query map, the route's query holds the last value of a repeated parameter.
       const { q, search } = request.query();
-      const found = await lists.list(caller.workspaceId, q ?? search);
+      // An empty `q` does not hide a `search` given beside it (either name filters).
+      const found = await lists.list(caller.workspaceId, q || search);
       return json(200, { success: true, searches: found.map(toLeadListView) });
     },
 

@@ -154,11 +154,17 @@ export function foldText(value: string): string {
     .trim();
 }
 
+const UPPER_BOUND_ONLY = /^\s*(?:<|≤|less than\b|under\b|up to\b|below\b|fewer than\b)/i;
+
 /**
  * The first amount in a range string, as a number: `51-200` -> 51, `10,001+` -> 10001,
- * `$10M-$50M` -> 10000000, `1.5B` -> 1500000000. Undefined when the string holds no number.
+ * `$10M-$50M` -> 10000000, `1.5B` -> 1500000000, `<$1M` or `Less than 10` -> 0. Undefined when the
+ * string holds no number.
  */
 export function rangeLowerBound(value: string): number | undefined {
+  // "Less than $1M", "<10", "under 50", "up to 10": a range that starts at nothing (before
+  // 2026-11-28 it sorted as if it started at its upper bound).
+  if (UPPER_BOUND_ONLY.test(value) && /\d/.test(value)) return 0;
   const match = value.replace(/,/g, '').match(/(\d+(?:\.\d+)?)\s*([kmb])?/i);
   if (!match?.[1]) return undefined;
   const multiplier = { k: 1e3, m: 1e6, b: 1e9 }[(match[2] ?? '').toLowerCase() as 'k' | 'm' | 'b'] ?? 1;

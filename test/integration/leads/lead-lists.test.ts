@@ -117,6 +117,9 @@ describe('lead lists: create and list', () => {
     expect(byQ.body.searches.map((l) => l.name)).toEqual(['SaaS CTOs Europe']);
     const bySearch = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/?search=BENELUX', { apiKey: alice.key });
     expect(bySearch.body.searches.map((l) => l.name)).toEqual(['Agencies Benelux']);
+    // An empty q beside it (a form that sends both) does not hide it.
+    const withEmptyQ = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/?q=&search=BENELUX', { apiKey: alice.key });
+    expect(withEmptyQ.body.searches.map((l) => l.name)).toEqual(['Agencies Benelux']);
     const none = await stack.call<{ searches: LeadListView[] }>('GET', '/public/lead-lists/?q=nothing-like-this', { apiKey: alice.key });
     expect(none.status).toBe(200);
     expect(none.body.searches).toEqual([]);

@@ -96,6 +96,10 @@ describe('foldText and rangeLowerBound', () => {
     ['$10M-$50M', 10_000_000],
     ['$1.5B', 1_500_000_000],
     ['500K-1M', 500_000],
+    ['<$1M', 0],
+    ['Less than $1M', 0],
+    ['under 10 employees', 0],
+    ['Under-funded', undefined],
     ['unknown', undefined],
   ])('rangeLowerBound(%s) is %s', (input, bound) => {
     expect(rangeLowerBound(input)).toBe(bound);
