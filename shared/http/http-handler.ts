@@ -12,7 +12,7 @@ import { errorMiddleware } from './error-middleware';
 import { parseBody, parsePath, parseWith } from './request';
 import { checkResponse } from './response-check';
 import { DEFAULT_MAX_BODY_BYTES, type RouteDefinition, routeKey } from './routes/define';
-import { UNPAIRED_SURROGATE_MESSAGE, holdsUnpairedSurrogate, replaceUnpairedSurrogates } from './unpaired-surrogates';
+import { UNPAIRED_SURROGATE_MESSAGE, holdsUnpairedSurrogate, maySpellSurrogates, replaceUnpairedSurrogates } from './unpaired-surrogates';
 
 type Infer<Schema> = Schema extends v.GenericSchema ? v.InferOutput<Schema> : never;
 
@@ -135,7 +135,10 @@ export function httpHandler<Routes extends Readonly<Record<string, RouteDefiniti
     before: async (request) => {
       const route = find(request.event)?.route;
       if (route?.consumes === 'form') return;
+      const raw = request.event.body;
       await jsonBody.before?.(request as never);
+      // Only a body that spells a surrogate is walked (a base64 one is, unread).
+      if (typeof raw === 'string' && !request.event.isBase64Encoded && !maySpellSurrogates(raw)) return;
       const parsed: unknown = request.event.body;
       if (!holdsUnpairedSurrogate(parsed)) return;
       if (route?.unpairedSurrogates !== 'replace') throw new DomainError('validation', UNPAIRED_SURROGATE_MESSAGE);

@@ -13,6 +13,12 @@ const UNPAIRED_ALL = /\p{Cs}/gu;
 export const UNPAIRED_SURROGATE_MESSAGE = 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)';
 
 /**
+ * Whether a raw body may spell a surrogate at all: a `\uD800`–`\uDFFF` escape, or a surrogate code
+ * unit (an emoji's half). Most bodies hold neither, and their parsed value need not be walked.
+ */
+export const maySpellSurrogates = (raw: string): boolean => /\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/.test(raw);
+
+/**
  * Whether any string of a parsed JSON value, or any key of its objects, holds an unpaired
  * surrogate. A loop over a stack, not recursion: JSON.parse takes bodies thousands of levels deep,
  * and a recursive walk ran out of call stack on them (a 500, found by a probe the same day).

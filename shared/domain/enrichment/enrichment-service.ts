@@ -5,7 +5,6 @@ import { LIST_NOT_FOUND } from '../leads/lead-list-service';
 import { type LeadsQuery, parseLeadsQuery } from '../leads/list-query';
 import { type DigestEntry, matchesFilters, orderEntries } from '../leads/member-digest';
 import type { LeadListRepository } from '../leads/ports';
-import { isPhoneNumber } from '../leads/normalize';
 import type { Clock, IdGenerator } from '../ports';
 import {
   COST_PER_LEAD,
@@ -16,6 +15,7 @@ import {
   PEOPLE_ONLY_MESSAGE,
   type ProspectResult,
   fieldOf,
+  holdsValidValue,
 } from './enrichment';
 import type { EnrichmentProcessor } from './processor';
 import type { ChunkQueue, EnrichmentChunk, EnrichmentJob, EnrichmentRepository } from './ports';
@@ -130,9 +130,8 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       deps.jobs.busyInWorkspace(list.workspaceId, { field, list: list.id, selecting: true, ...(since === undefined ? {} : { since }) }),
     ]);
     // Without a valid value: imported phone text that is no number ("n/a") is searched for too.
-    const lacksValue = (entry: DigestEntry) =>
-      field === 'email' ? entry.filter.email === undefined : entry.filter.phone_number === undefined || !isPhoneNumber(entry.filter.phone_number);
-    const open = entries.filter((entry) => lacksValue(entry) && !busy.has(entry.id) && matchesFilters(entry, query.filters));
+    const key = field === 'email' ? 'email' : 'phone_number';
+    const open = entries.filter((entry) => !holdsValidValue(field, entry.filter[key]) && !busy.has(entry.id) && matchesFilters(entry, query.filters));
     return orderEntries(open, query.sortField, query.direction).map((entry) => entry.id);
   }
 

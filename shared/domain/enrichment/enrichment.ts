@@ -3,6 +3,7 @@
  * credits up front and refunded by policy (docs/enrichment.md).
  */
 import type { Prospect } from '../leads/lead';
+import { isPhoneNumber } from '../leads/normalize';
 
 export const ENRICHMENT_TYPES = ['FIND_EMAIL', 'FIND_EMAIL_WATERFALL', 'FIND_PHONE'] as const;
 export type EnrichmentType = (typeof ENRICHMENT_TYPES)[number];
@@ -25,6 +26,14 @@ export { LOADING_STATUS } from '../leads/lead';
 
 export type Field = 'email' | 'phone';
 export const fieldOf = (type: EnrichmentType): Field => (type === 'FIND_PHONE' ? 'phone' : 'email');
+
+/**
+ * Whether a prospect's stored text is a valid value of the field, which no job searches again: any
+ * email (imports and finds are checked as addresses), a phone only when it is a number ("n/a" is
+ * none; docs/enrichment.md, "Valid values").
+ */
+export const holdsValidValue = (field: Field, text: string | undefined): boolean =>
+  field === 'email' ? Boolean(text) : text !== undefined && isPhoneNumber(text);
 
 /** The prospect attribute a job searching this field leaves its mark on (docs/enrichment.md, "Exactly once"). */
 export const MARK_ATTRIBUTE = { email: 'emailEnrichment', phone: 'phoneEnrichment' } as const satisfies Record<Field, keyof Prospect>;

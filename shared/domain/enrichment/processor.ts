@@ -4,7 +4,7 @@ import { prospectMember } from '../leads/list-query';
 import { isEmail, isPhoneNumber, normalizeEmail } from '../leads/normalize';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
-import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type Pause, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
+import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type Pause, type ProspectResult, fieldOf, findFor, holdsValidValue, refundOf, refunded } from './enrichment';
 import type { ChunkRef, CompletionNotifier, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from './ports';
 
 export interface ProcessorDeps {
@@ -55,7 +55,7 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
 
 /** A prospect holding a valid value of the job's field (phone text that is no number, "n/a", is none). */
 const hasValue = (prospect: Prospect, type: EnrichmentType) =>
-  fieldOf(type) === 'email' ? Boolean(prospect.email) : prospect.phoneNumber !== undefined && isPhoneNumber(prospect.phoneNumber);
+  holdsValidValue(fieldOf(type), fieldOf(type) === 'email' ? prospect.email : prospect.phoneNumber);
 
 /** The mark a job of this type leaves (MARK_ATTRIBUTE): email jobs on `emailEnrichment`, phone jobs on `phoneEnrichment`. */
 const markOn = (prospect: Prospect, type: EnrichmentType): EnrichmentMark | undefined => prospect[MARK_ATTRIBUTE[fieldOf(type)]];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsUnpairedSurrogate, replaceUnpairedSurrogates } from '../../../shared/http/unpaired-surrogates';
+import { holdsUnpairedSurrogate, maySpellSurrogates, replaceUnpairedSurrogates } from '../../../shared/http/unpaired-surrogates';
 
 describe('unpaired surrogates in a parsed JSON body', () => {
   it('finds one in a string or a key at any depth; a pair (an emoji) and U+FFFF are text', () => {
@@ -8,6 +8,11 @@ describe('unpaired surrogates in a parsed JSON body', () => {
     expect(holdsUnpairedSurrogate(JSON.parse('"\\udc00\\ud800"'))).toBe(true);
     expect(holdsUnpairedSurrogate(JSON.parse('{"a": "\\ud83d\\ude00 \\uffff 𝒜", "n": 1, "z": null, "t": true}'))).toBe(false);
     expect(holdsUnpairedSurrogate(null)).toBe(false);
+  });
+
+  it('tells the raw bodies that may spell one (an escape or a surrogate code unit) from those that cannot', () => {
+    expect(['{"a": "\\ud800"}', '{"a": "\\uDFFF"}', '{"a": "😀"}'].map(maySpellSurrogates)).toEqual([true, true, true]);
+    expect(['{"a": "\\u00e9 plain"}', '{"a": "café"}', '{"a": 1}'].map(maySpellSurrogates)).toEqual([false, false, false]);
   });
 
   it('replaces each with U+FFFD and leaves pairs alone', () => {
