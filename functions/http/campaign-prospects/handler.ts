@@ -1,5 +1,6 @@
 import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { DynamoCampaignProspects } from '../../../shared/db/campaign-prospects';
+import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-repository';
 import { DynamoLeadListRepository } from '../../../shared/db/lead-list-repository';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
 import { DynamoRequestLeases } from '../../../shared/db/request-leases';
@@ -19,6 +20,8 @@ import { campaignProspectHandlers } from './routes';
 export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProspects'>, deps: FunctionDeps) {
   const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
+  // The page's prospects a running enrichment job holds show 'Loading…'.
+  const enrichments = new DynamoEnrichmentRepository(db, tableName);
   // Prospects moved or removed out of a campaign give back the cap slots their actions held there.
   const campaignSlots = campaignSlotsFrom({ db, tableName });
   const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList, campaignSlots };
@@ -31,6 +34,7 @@ export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProsp
     writer: createLeadWriter(writerDeps),
     scheduling: sqsCampaignScheduling(makeSqsClient({ endpoint: config.sqsEndpoint, region: config.awsRegion }), config.campaignSchedulingQueueUrl),
     leases: new DynamoRequestLeases(db, tableName),
+    enriching: (workspaceId, listIds) => enrichments.busyInWorkspace(workspaceId, { listIds }),
   });
   return httpHandler(campaignProspectRoutes, campaignProspectHandlers(moves), {
     logger: loggerFor('campaign-prospects', deps),

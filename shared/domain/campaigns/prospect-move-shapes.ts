@@ -46,6 +46,8 @@ export interface ProspectMoveDeps extends LeadWriterDeps {
   scheduling: CampaignScheduling;
   /** Adds from one list into one campaign take turns on a lease (its per-company limit is counted exactly). */
   leases: RequestLeases;
+  /** The prospects that running enrichment jobs of these lists hold (shown as 'Loading…', docs/enrichment.md). */
+  enriching?: (workspaceId: number, listIds: readonly number[]) => Promise<Set<number>>;
 }
 
 export interface AddToCampaignInput {

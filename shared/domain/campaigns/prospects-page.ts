@@ -1,6 +1,6 @@
 import { MAX_ANSWER_VIEW_BYTES, resultBytesOf } from '../answer-budget';
 import { validationError } from '../errors';
-import { type Company, toProspectView } from '../leads/lead';
+import { type Company, LOADING_STATUS, toProspectView } from '../leads/lead';
 import { PROSPECT_STATUSES, type ProspectStatus, SEQUENCE_STATUSES } from './campaign';
 import type { CampaignProspect } from './campaign-prospect';
 import type { ActionPosition } from './prospect-ports';
@@ -28,7 +28,7 @@ export const BEING_SCHEDULED = 'being scheduled: the campaign was activated; its
 export const SWEEP_GRACE_MS = 15 * 60_000;
 
 /** What a campaign's prospects page reads: the campaign, its prospect items and actions, the prospects and their companies. */
-export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads' | 'clock'> & {
+export type ProspectsPageDeps = Pick<ProspectMoveDeps, 'campaigns' | 'campaignProspects' | 'leads' | 'clock' | 'enriching'> & {
   loadCompanies(workspaceId: number, ids: Iterable<number>): Promise<Map<number, Company>>;
 };
 
@@ -41,14 +41,21 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
   const status = query.status as ProspectStatus | undefined;
   const campaign = await requireCampaign(deps.campaigns, workspaceId, campaignId);
   const after = query.cursor === undefined ? undefined : decodeProspectsCursor(query.cursor, campaign.id, status);
+  // 'Loading…' is no stored status (a running enrichment job holding the prospect shows it, as the
+  // lists do): that filter pages through every prospect and keeps the held ones, and a stored
+  // status's filter leaves them out (they show 'Loading…'). Before 2026-11-28 the page never showed
+  // it, and its filter was always empty (a probe).
+  const loading = status === LOADING_STATUS;
   const page = await deps.campaignProspects.page(campaign.id, {
-    ...(status ? { status } : {}),
+    ...(status && !loading ? { status } : {}),
     ...(after === undefined ? {} : { after }),
     limit: CAMPAIGN_PROSPECTS_PAGE_SIZE,
   });
   const leads = new Map(
     (page.prospects.length ? await deps.leads.getProspects(page.prospects.map((p) => p.prospectId)) : []).map((lead) => [lead.id, lead]),
   );
+  const listIds = [...new Set([...leads.values()].flatMap((lead) => (lead.workspaceId === workspaceId ? lead.listIds : [])))];
+  const held = deps.enriching && listIds.length > 0 ? await deps.enriching(workspaceId, listIds) : new Set<number>();
   const companies = await deps.loadCompanies(
     workspaceId,
     [...leads.values()].flatMap((lead) => (lead.companyId === undefined ? [] : [lead.companyId])),
@@ -86,11 +93,13 @@ export async function readProspectsPage(deps: ProspectsPageDeps, workspaceId: nu
     if (shownUpTo !== undefined) return [];
     const lead = leads.get(item.prospectId);
     if (!lead || lead.workspaceId !== workspaceId) return [];
+    if (status !== undefined && held.has(lead.id) !== loading) return [];
     // An archived campaign runs nothing more: no current step, no next action (its pending actions
     // are cancelled as the engine meets them, so what is left of them would be stale).
     const position = campaign.status === 'ARCHIVED' ? { nodeId: null, dueAt: null, lastError: positionOf(item).lastError } : positionOf(item);
     const view = {
       ...toProspectView(lead, lead.companyId === undefined ? undefined : companies.get(lead.companyId)),
+      ...(held.has(lead.id) ? { status: LOADING_STATUS } : {}),
       current_step_id: position.nodeId === null ? null : resolveNode(campaign.flow, position.nodeId),
       next_action_at: position.dueAt,
       last_error: position.lastError,

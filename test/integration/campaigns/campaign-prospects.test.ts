@@ -1,7 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCreditRepository } from '../../../shared/db/credit-repository';
+import { DynamoIdAllocator } from '../../../shared/db/id-allocator';
 import { campaignKey, campaignProspectByStatus, campaignProspectKey, prospectKey } from '../../../shared/db/keys';
 import type { Campaign } from '../../../shared/domain/campaigns/campaign';
+import { createCreditService } from '../../../shared/domain/credits/credits';
 import { ManualClock } from '../../../shared/time/clock';
 import type { TestStack } from '../../support/test-stack';
 import { type Workspace, createList, expectedProspect, importLeads, leadsOf, leadsStack, person } from '../leads/helpers';
@@ -138,6 +141,30 @@ describe('a campaign’s prospects, and taking prospects out', () => {
     expect(unknown.body).toEqual({
       error: 'status must be one of: NEW, IN_REVIEW, IN_PROGRESS, REPLIED, INTERESTED, NOT_INTERESTED, MEETING_SCHEDULED, FINISHED, BOUNCED, UNSUBSCRIBED, ARCHIVED, Loading…',
     });
+  });
+
+  it('shows a prospect a running enrichment job holds as Loading…, as the lists do: ?status=Loading… finds it, its stored status does not, until the job is done', async () => {
+    const list = await createList(stack, alice, 'Campaign while enriching');
+    const [held, other] = (await importLeads(stack, alice, list.id, { leads: [person(900), person(901)] })).leads.map((lead) => lead.id) as [number, number];
+    const target = await createCampaign(stack, alice, 'Enriching');
+    expect((await addToCampaign(stack, alice, list.id, { campaign: target.id, prospect_ids: [held, other] })).body.count).toBe(2);
+    await createCreditService({ credits: new DynamoCreditRepository(stack.db, stack.tableName), ids: new DynamoIdAllocator(stack.db, stack.tableName), clock: stack.clock }).grant(
+      alice.workspaceId,
+      30,
+      'test grant',
+    );
+    const statuses = async (query = '') => Object.fromEntries((await page(alice, target.id, query)).body.prospects.map((p) => [p.id, p.status]));
+    expect(await statuses()).toEqual({ [held]: 'IN_REVIEW', [other]: 'IN_REVIEW' });
+
+    // Async: the job holds the one prospect it takes (the first by id) until its worker has run.
+    const started = await stack.call('POST', `/public/lead-lists/${list.id}/enrichment/`, { apiKey: alice.key, body: { enrichment_type: 'FIND_PHONE', prospect_limit: 1 } });
+    expect([started.status, started.body.success], started.text).toEqual([200, true]);
+    expect(await statuses()).toEqual({ [held]: 'Loading…', [other]: 'IN_REVIEW' });
+    expect(await statuses(`status=${encodeURIComponent('Loading…')}`)).toEqual({ [held]: 'Loading…' });
+    expect(await statuses('status=IN_REVIEW')).toEqual({ [other]: 'IN_REVIEW' });
+    await stack.drain('enrichment');
+    expect(await statuses()).toEqual({ [held]: 'IN_REVIEW', [other]: 'IN_REVIEW' });
+    expect(await statuses(`status=${encodeURIComponent('Loading…')}`)).toEqual({});
   });
 
   it('says why a prospect added without activate to a running or finished campaign has no next action', async () => {
