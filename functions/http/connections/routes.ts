@@ -9,8 +9,12 @@ export function connectionHandlers(connections: ConnectionService) {
   const check = async (request: RouteRequest<(typeof connectionRoutes)['connectionStatus']>) => {
     const caller = request.caller();
     const prospectId = request.path().prospect_id;
-    const accountId = request.query().account_id;
-    const status = await connections.check(caller.workspaceId, prospectId, accountId === '' ? undefined : accountId);
+    // The query is read after the prospect's checks (a malformed account_id is the last error).
+    const accountId = () => {
+      const given = request.query().account_id;
+      return given === '' ? undefined : given;
+    };
+    const status = await connections.check(caller.workspaceId, prospectId, accountId);
     return json(200, toConnectionStatusView(status));
   };
   return { connectionStatus: check, connectionStatusInApp: check } satisfies HandlersFor<typeof connectionRoutes>;

@@ -37,13 +37,19 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
   }
 
   return {
-    async check(workspaceId: number, prospectId: number, accountId?: number): Promise<ConnectionStatus> {
+    /**
+     * `accountId`: the account asked for, or a reading of the request that gives it (and throws
+     * when it is malformed), read only after the prospect's checks, in the documented order
+     * (integrations.md: 404, 403, no profile URL, then the account; before 2026-11-28 a malformed
+     * one hid the 404 and the 403: a probe).
+     */
+    async check(workspaceId: number, prospectId: number, accountId?: number | (() => number | undefined)): Promise<ConnectionStatus> {
       const prospect = await deps.prospects.findProspect(prospectId);
       if (!prospect) throw notFound(CONNECTION_ERRORS.prospectNotFound);
       if (prospect.workspaceId !== workspaceId) throw forbidden();
       const identifier = prospect.networkProfileUrl ? networkIdentifier(prospect.networkProfileUrl) : undefined;
       if (!identifier) throw validationError(CONNECTION_ERRORS.noProfileUrl);
-      const account = await accountToUse(workspaceId, accountId);
+      const account = await accountToUse(workspaceId, typeof accountId === 'function' ? accountId() : accountId);
       try {
         const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
         return toConnectionStatus(profile, account.id);

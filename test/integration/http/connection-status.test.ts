@@ -229,6 +229,11 @@ describe('connection status against the sandbox provider', () => {
     const malformed = await check(alice, prospect, '?account_id=abc');
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ error: 'account_id must be a positive integer' });
+    // In the documented order: the prospect's checks come first.
+    const unknown = await check(alice, 987_654_321, '?account_id=abc');
+    expect([unknown.status, unknown.body]).toEqual([404, ERRORS.notFound]);
+    const foreign = await check(alice, await prospectWith(bob, 'bobs-order'), '?account_id=abc');
+    expect([foreign.status, foreign.body]).toEqual([403, ERRORS.forbidden]);
   });
 
   it.each([
