@@ -38,18 +38,18 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
 
   return {
     /**
-     * `accountId`: the account asked for, or a reading of the request that gives it (and throws
-     * when it is malformed), read only after the prospect's checks, in the documented order
+     * `accountId`: reads the account asked for (none: the first active one) and throws when the
+     * request's is malformed; it is read only after the prospect's checks, in the documented order
      * (integrations.md: 404, 403, no profile URL, then the account; before 2026-11-28 a malformed
      * one hid the 404 and the 403: a probe).
      */
-    async check(workspaceId: number, prospectId: number, accountId?: number | (() => number | undefined)): Promise<ConnectionStatus> {
+    async check(workspaceId: number, prospectId: number, accountId: () => number | undefined = () => undefined): Promise<ConnectionStatus> {
       const prospect = await deps.prospects.findProspect(prospectId);
       if (!prospect) throw notFound(CONNECTION_ERRORS.prospectNotFound);
       if (prospect.workspaceId !== workspaceId) throw forbidden();
       const identifier = prospect.networkProfileUrl ? networkIdentifier(prospect.networkProfileUrl) : undefined;
       if (!identifier) throw validationError(CONNECTION_ERRORS.noProfileUrl);
-      const account = await accountToUse(workspaceId, typeof accountId === 'function' ? accountId() : accountId);
+      const account = await accountToUse(workspaceId, accountId());
       try {
         const profile = await deps.provider.getProfile({ accountId: account.providerAccountId, identifier });
         return toConnectionStatus(profile, account.id);
