@@ -7,8 +7,11 @@ export interface SuppressionStore {
    * consistent unless `consistent: false` (the send-time check, see SuppressionService.check).
    */
   find(workspaceId: number, values: readonly { type: SuppressionType; value: string }[], options?: { consistent?: boolean }): Promise<Suppression[]>;
-  /** Writes the entry unless its value is on the list already (a conditional Put); false when it was. */
-  put(entry: Suppression): Promise<boolean>;
+  /**
+   * Writes each entry unless its value is on the list already (conditional Puts, many a call);
+   * returns the entries not written because their value was.
+   */
+  putMany(entries: readonly Suppression[]): Promise<Suppression[]>;
   /** A page of the workspace's entries in id order, after `afterId`; `more` when another page follows. */
   page(workspaceId: number, afterId: number | undefined, limit: number): Promise<{ entries: Suppression[]; more: boolean }>;
   /** The workspace's entry with this id. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTable } from '../../../infra/local/table';
 import { makeDocClient } from '../../../shared/db/client';
@@ -35,7 +35,7 @@ describe('a suppression entry found by id', () => {
 
   it('is found and deleted right after it was added, before the index has it', async () => {
     const added = entry(1, 'ada@example.com');
-    expect(await store.put(added)).toBe(true);
+    expect(await store.putMany([added])).toEqual([]);
     expect(await store.get(8, 1)).toEqual(added);
     expect(await store.get(9, 1)).toBeUndefined();
     expect(await store.remove(added)).toBe(true);
@@ -44,21 +44,37 @@ describe('a suppression entry found by id', () => {
 
   it('an add that lost the race for its value names nothing under its id; the entry that stands is found under its own', async () => {
     const first = entry(2, 'bob@example.com');
-    expect([await store.put(first), await store.put(entry(3, 'bob@example.com'))]).toEqual([true, false]);
+    const lost = entry(3, 'bob@example.com');
+    expect([await store.putMany([first]), await store.putMany([lost])]).toEqual([[], [lost]]);
     expect([await store.get(8, 3), await store.get(8, 2)]).toEqual([undefined, first]);
   });
 
-  it('an add whose Put the SDK sent twice (its answer lost) is added, and found by id', async () => {
+  it('an add whose transaction the SDK sent twice (its answer lost) is added, and found by id; a value taken meanwhile is not', async () => {
     const twice = {
       send: async (command: unknown) => {
-        if (!(command instanceof PutCommand) || command.input.Item?.entityType !== 'Suppression') return lagging.send(command as never);
+        if (!(command instanceof TransactWriteCommand)) return lagging.send(command as never);
         await real.send(command);
         return real.send(command);
       },
     } as unknown as DynamoDBDocumentClient;
     const added = entry(5, 'twice@example.com');
-    expect(await new DynamoSuppressionRepository(twice, tableName).put(added)).toBe(true);
-    expect(await store.get(8, 5)).toEqual(added);
+    const taken = entry(7, 'bob@example.com');
+    expect(await new DynamoSuppressionRepository(twice, tableName).putMany([added, taken])).toEqual([taken]);
+    expect([await store.get(8, 5), await store.get(8, 7)]).toEqual([added, undefined]);
+  });
+
+  it('writes many entries in few calls: 1,000 values, 20 transactions', async () => {
+    let transactions = 0;
+    const counting = {
+      send: (command: unknown) => {
+        if (command instanceof TransactWriteCommand) transactions += 1;
+        return real.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const entries = Array.from({ length: 1000 }, (_, i) => entry(100 + i, `bulk${i}@example.com`));
+    expect(await new DynamoSuppressionRepository(counting, tableName).putMany(entries)).toEqual([]);
+    expect(transactions).toBe(20);
+    expect(await store.find(8, entries.slice(990))).toHaveLength(10);
   });
 
   it('an entry written before its id item existed is still found, through gsi1', async () => {
