@@ -29,8 +29,8 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
     (!a.domain || !b.domain || a.domain === b.domain) && (!a.networkUrl || !b.networkUrl || a.networkUrl === b.networkUrl);
 
   function mergeCompany(company: Company, input: CompanyInput): Company {
-    const { name, nameFromDomain, ...rest } = input;
-    return { ...company, ...defined(rest), ...(name && !nameFromDomain ? { name } : {}) };
+    const { name, nameDerived, ...rest } = input;
+    return { ...company, ...defined(rest), ...(name && !nameDerived ? { name } : {}) };
   }
 
   async function upsertCompanies(workspaceId: number, inputs: CompanyInput[], options: UpsertOptions): Promise<UpsertOutcome<Company>[]> {
@@ -93,7 +93,7 @@ export function createCompanyWriter(deps: LeadWriterDeps, rounds: Rounds) {
           const free = (identity: string) => !owners.has(identity) && (batchClaims.get(identity) ?? index) === index;
           if (!target) {
             const listIds = options.list ? [options.list.id] : [];
-            const { nameFromDomain: _named, ...fields } = input;
+            const { nameDerived: _named, ...fields } = input;
             const company: Company = {
               ...defined(fields),
               name: input.name,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { CustomFields, customFieldKeyProblem } from './custom-fields';
 import { type CompanyFields, LIMITS, type ProspectFields, type SearchType } from './lead';
-import { canonicalPageUrl, cleanText, isEmail, normalizeEmail, websiteDomain } from './normalize';
+import { canonicalPageUrl, cleanText, isEmail, normalizeEmail, pageSlug, websiteDomain } from './normalize';
 import { jsonObject } from '../validation';
 
 /**
@@ -17,11 +17,12 @@ const COMPANY_FIELD_NAMES = ['name', 'website_url', 'network_url', 'logo_url', '
 export interface CompanyInput extends CompanyFields {
   domain?: string;
   /**
-   * The row gave no name: `name` is its website's domain, which names a company it creates but
-   * never renames one it updates (before 2026-11-28 a row of a website and a location renamed
-   * "Acme Corp" to "acme.example": a probe).
+   * The row gave no name: `name` is its website's domain, else its network page's slug, which names
+   * a company it creates but never renames one it updates (before 2026-11-28 a row of a website
+   * and a location renamed "Acme Corp" to "acme.example", and a row of a network page only created
+   * a company named "": probes).
    */
-  nameFromDomain?: true;
+  nameDerived?: true;
 }
 
 /** A person as a row or a provider gives it, normalised, with their company if the row names one. */
@@ -145,9 +146,10 @@ function companyOf(row: object, prefix: string): CompanyInput | undefined {
   const domain = websiteUrl === undefined ? undefined : websiteDomain(websiteUrl);
   const networkUrl = textOf(row, `${prefix}network_url`);
   if (!name && !domain && !networkUrl) return undefined;
+  const derivedName = domain ?? (networkUrl === undefined ? undefined : pageSlug(networkUrl));
   return defined({
-    name: name ?? domain ?? '',
-    nameFromDomain: name === undefined && domain !== undefined ? (true as const) : undefined,
+    name: name ?? derivedName ?? '',
+    nameDerived: name === undefined && derivedName !== undefined ? (true as const) : undefined,
     websiteUrl,
     domain,
     networkUrl,

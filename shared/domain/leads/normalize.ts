@@ -119,6 +119,20 @@ export function canonicalPageUrl(input: string): string | undefined {
 }
 
 /**
+ * The last segment of a canonical page URL, decoded (`https://www.linkedin.com/company/acme-corp`
+ * -> `acme-corp`): what names a company that a row gave no other name for.
+ */
+export function pageSlug(canonicalUrl: string): string | undefined {
+  const segment = new URL(canonicalUrl).pathname.split('/').filter(Boolean).at(-1);
+  if (!segment) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
  * What a canonical page URL is matched by: a network page's URL lower-cased (its slug is
  * case-insensitive, and a member id in it is told apart by more than its case), any other as it is.
  * Every identity stored before member ids kept their case is this form.

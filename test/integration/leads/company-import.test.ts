@@ -103,6 +103,22 @@ describe('import into a COMPANY list', () => {
     ]);
   });
 
+  it("a person's company known by its network page alone is named by the page's slug until a COMPANY row names it", async () => {
+    const people = await createList(stack, alice, 'Companies by page', 'PEOPLE');
+    const page = 'https://www.linkedin.com/company/epsilon-labs/';
+    const canonical = 'https://www.linkedin.com/company/epsilon-labs';
+    await importLeads(stack, alice, people.id, { leads: [person(41, { company: { network_url: page } })] });
+    const companiesOfPeople = async () => (await leadsOf(stack, alice, people.id)).prospects?.map((p) => [p.company?.name, p.company?.network_url]);
+    expect(await companiesOfPeople()).toEqual([['epsilon-labs', canonical]]);
+    const companies = await createList(stack, alice, 'Named companies', 'COMPANY');
+    await importLeads(stack, alice, companies.id, { leads: [{ name: 'Epsilon Labs', network_url: page }] });
+    await importLeads(stack, alice, people.id, { leads: [person(42, { company: { network_url: page } })] });
+    expect(await companiesOfPeople()).toEqual([
+      ['Epsilon Labs', canonical],
+      ['Epsilon Labs', canonical],
+    ]);
+  });
+
   it('a company update reaches the filters of PEOPLE lists holding its prospects', async () => {
     const people = await createList(stack, alice, 'People at Zeta');
     const accounts = await createList(stack, alice, 'Zeta account', 'COMPANY');

@@ -48,7 +48,7 @@ describe('readJsonLeads', () => {
     );
     expect(rows).toEqual([
       { row: 1, input: { name: 'Acme', websiteUrl: 'acme.com', domain: 'acme.com', industry: 'Software' } },
-      { row: 2, input: { name: 'x.com', nameFromDomain: true, websiteUrl: 'x.com', domain: 'x.com' } },
+      { row: 2, input: { name: 'x.com', nameDerived: true, websiteUrl: 'x.com', domain: 'x.com' } },
       { row: 3, error: 'name is required' },
     ]);
   });
@@ -136,10 +136,11 @@ describe('provider leads', () => {
     expect(normalizeProspect({ first_name: '', last_name: 'L', email: 'l@example.com' })).toBeUndefined();
   });
 
-  it('normalises a directory company; one known by its page alone has no name', () => {
-    expect(normalizeCompany({ name: '', network_url: 'https://www.linkedin.com/company/x/', website_url: undefined })).toEqual({
-      name: '',
-      networkUrl: 'https://www.linkedin.com/company/x',
+  it("normalises a directory company; one known by its page alone is named by the page's slug", () => {
+    expect(normalizeCompany({ name: '', network_url: 'https://www.linkedin.com/company/x-labs%C3%A9/', website_url: undefined })).toEqual({
+      name: 'x-labsé',
+      nameDerived: true,
+      networkUrl: 'https://www.linkedin.com/company/x-labs%C3%A9',
     });
     expect(normalizeCompany({ name: 'Acme', website_url: 'not a url' })).toBeUndefined();
     expect(normalizeCompany({ name: '' })).toBeUndefined();
