@@ -199,6 +199,9 @@ describe('add-to-campaign', () => {
 
     const rest = await addToCampaign(stack, alice, list.id, { campaign: campaign.id, amount: 0, filters: { job_title: ['sales', 'nobody'] } });
     expect(rest.body.prospects.map((p) => p.id)).toEqual([anna, bobby]);
+    // An optional field given null takes its default (amount 0: every match, none left here).
+    const nulls = { prospect_ids: null, amount: null, allow_duplicates: null, prospects_per_company: null, filters: null, sort_field: null, sort_direction: null, activate: null };
+    expect((await addToCampaign(stack, alice, list.id, { campaign: campaign.id, ...nulls })).body).toEqual({ success: true, count: 0, prospects: [], has_more: false, skipped: [] });
     expect(rest.body.has_more).toBe(false);
     expect(await prospectCount(stack, campaign.id)).toBe(5);
     await expectConsistent([campaign]);

@@ -142,6 +142,25 @@ describe('enrichment with credits', () => {
     expect((await count(alice, list.id)).body.unenriched_count).toBe(1);
   });
 
+  it('takes an optional field given null as its default, as if left out (the real product documents webhook_url null)', async () => {
+    const list = await peopleList(alice, 'nullfields', { withDomain: 1, bare: 1 });
+    const before = (await credits(alice)).balance;
+    const nulls = { enrichment_type: null, prospect_limit: null, mode: null, webhook_url: null, filters: null, sort_field: null, sort_direction: null };
+    const started = await enrich(alice, list.id, nulls);
+    expect(started.body).toEqual({
+      success: true,
+      mode: 'async',
+      enrichment_type: 'FIND_EMAIL',
+      enriched_count: 2,
+      credits_deducted: 6,
+      remaining_credits: before - 6,
+      webhook_url: null,
+      message: `Enrichment started in background. Follow it at /api/v1/public/enrichment-jobs/${started.body.job_id}/`,
+      job_id: expect.any(Number),
+    });
+    await stack.drain('enrichment');
+  });
+
   it('sync FIND_EMAIL_WATERFALL: tries finders in order, stops at the first verified email, refunds not found and provider failures', async () => {
     const list = await peopleList(alice, 'waterfall', { withDomain: 3, bare: 1 });
     await rule({ match: 'Ada0 waterfall', provider: 'hunter', outcome: 'not_found' });
