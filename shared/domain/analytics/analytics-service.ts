@@ -67,7 +67,8 @@ export interface AccountQuery extends DateQuery {
 function idList(name: string, value: string | undefined): Set<number> | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const parts = value.split(',').map((part) => part.trim());
-  if (parts.some((part) => !/^[0-9]{1,16}$/.test(part))) throw validationError(`${name} must be a list of ids`);
+  // Ids start at 1 (the OpenAPI document says so): 0 is no id, refused like any other text.
+  if (parts.some((part) => !/^[0-9]{1,16}$/.test(part) || Number(part) < 1)) throw validationError(`${name} must be a list of ids`);
   return new Set(parts.map(Number));
 }
 

@@ -311,6 +311,8 @@ describe('analytics', () => {
     for (const [query, error] of [
       ['?sender_accounts=abc', 'sender_accounts must be a list of ids'],
       ['?campaigns=1,x', 'campaigns must be a list of ids'],
+      ['?campaigns=0', 'campaigns must be a list of ids'],
+      ['?sender_accounts=5,0', 'sender_accounts must be a list of ids'],
       ['?campaign_statuses=DONE', 'campaign_statuses must be among DRAFT, ACTIVE, PAUSED, COMPLETED, ARCHIVED'],
     ] as const) {
       const response = await get(`/public/analytics/${query}`);
