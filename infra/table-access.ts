@@ -69,7 +69,10 @@ export const GROUP_TABLE_GRANTS: Readonly<Record<FunctionGroup, TableGrant | und
     reason: 'sender accounts with their provider guards (created and removed in transactions), status and settings, ids; the campaigns by workspace (gsi1) sending through one whose limit was raised',
   },
   connections: { actions: ['GetItem', 'Query'], reason: 'reads a prospect and the workspace sender accounts only' },
-  userWebhook: { actions: ['GetItem', 'Query', 'PutItem'], reason: 'webhook settings (read, put) and the delivery log (put a test attempt, list)' },
+  userWebhook: {
+    actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+    reason: 'webhook settings (read, put), the delivery log (put a test attempt, list) and a failed delivery reopened to be sent again',
+  },
   // Replies stop sequences: the prospect's status through its lists.
   providerWebhooks: LEAD_WRITER,
   campaigns: {

@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryStatus } from '../domain/webhooks/delivery';
-import type { DeliveryClaim, MembershipCheck, WebhookDeliveryRepository, WebhookSettingsRepository, WorkspaceMembers } from '../domain/webhooks/ports';
+import type { DeliveryMessage } from '../domain/webhooks/events';
+import type { DeliveryClaim, MembershipCheck, ReopenResult, WebhookDeliveryRepository, WebhookSettingsRepository, WorkspaceMembers } from '../domain/webhooks/ports';
 import type { WebhookSettings } from '../domain/webhooks/webhook';
 import { validationError } from '../domain/errors';
 import type { SecretBox } from '../security/secret-box';
@@ -19,6 +20,11 @@ import { TABLE } from './table-schema';
 
 /** Delivery records outlive the longest retry window (about 36 h) with room to spare. */
 const DELIVERY_TTL_SECONDS = 7 * 86_400;
+/**
+ * A delivery given up on keeps its message as long as the dead-letter queue keeps its copy (14
+ * days), for its user to have it sent again.
+ */
+const FAILED_DELIVERY_TTL_SECONDS = 14 * 86_400;
 /** The delivery log keeps 30 days. */
 const ATTEMPT_TTL_SECONDS = 30 * 86_400;
 
@@ -146,6 +152,8 @@ export const WebhookDeliveryItem = itemSchema(
     carrier: v.optional(v.string()),
     /** When the next attempt is due (the backoff of the last one). */
     retryAt: v.optional(v.string()),
+    /** A delivery given up on (FAILED): the queue message, as JSON, to send it again on request. */
+    message: v.optional(v.string()),
   }),
 );
 
@@ -225,16 +233,22 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     return Item ? parseItem(WebhookDeliveryItem, Item) : undefined;
   }
 
-  async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }): Promise<void> {
+  async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt; message?: DeliveryMessage }): Promise<void> {
     const retryAt = input.status === 'PENDING' ? input.attempt?.nextAttemptAt : undefined;
+    const kept = input.status === 'FAILED' && input.message && input.attempt ? input.message : undefined;
     const update = {
       Update: {
         TableName: this.tableName,
         Key: webhookDeliveryKey(input.userId, input.eventId),
-        // A retry: when it is due, so only its carrier takes it sooner (claim).
-        UpdateExpression: `SET #status = :status${retryAt ? ', retryAt = :retryAt' : ''} REMOVE leaseUntil`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': input.status, ...(retryAt ? { ':retryAt': retryAt } : {}) },
+        // A retry: when it is due, so only its carrier takes it sooner (claim). Given up on: its message, kept.
+        // A pending retry keeps the message of a reopened delivery; a delivered or skipped one drops it.
+        UpdateExpression: `SET #status = :status${retryAt ? ', retryAt = :retryAt' : ''}${kept ? ', message = :message, #ttl = :ttl' : ''} REMOVE leaseUntil${input.status === 'DELIVERED' || input.status === 'SKIPPED' ? ', message' : ''}`,
+        ExpressionAttributeNames: { '#status': 'status', ...(kept ? { '#ttl': TABLE.timeToLive } : {}) },
+        ExpressionAttributeValues: {
+          ':status': input.status,
+          ...(retryAt ? { ':retryAt': retryAt } : {}),
+          ...(kept && input.attempt ? { ':message': JSON.stringify(kept), ':ttl': ttlFrom(input.attempt.at, FAILED_DELIVERY_TTL_SECONDS) } : {}),
+        },
       },
     };
     if (!input.attempt) {
@@ -245,6 +259,47 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     await this.db.send(
       new TransactWriteCommand({ TransactItems: [update, { Put: { TableName: this.tableName, Item: attemptItem(input.attempt) } }] }),
     );
+  }
+
+  async reopen(input: { userId: number; eventId: string; now: string }): Promise<ReopenResult> {
+    try {
+      const result = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: webhookDeliveryKey(input.userId, input.eventId),
+          UpdateExpression: 'SET #status = :pending, attempts = :zero, reopenedAt = :now, #ttl = :ttl REMOVE leaseUntil, carrier, retryAt',
+          ConditionExpression: '#status = :failed AND attribute_exists(message)',
+          ExpressionAttributeNames: { '#status': 'status', '#ttl': TABLE.timeToLive },
+          ExpressionAttributeValues: { ':pending': 'PENDING', ':failed': 'FAILED', ':zero': 0, ':now': input.now, ':ttl': ttlFrom(input.now, DELIVERY_TTL_SECONDS) },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      const old = parseItem(WebhookDeliveryItem, result.Attributes ?? {}, webhookDeliveryKey(input.userId, input.eventId));
+      return { kind: 'reopened', message: JSON.parse(old.message as string) as DeliveryMessage };
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+      const current = await this.read(input.userId, input.eventId);
+      if (!current) return { kind: 'missing' };
+      return current.status === 'FAILED' ? { kind: 'not_kept' } : { kind: 'not_failed', status: current.status };
+    }
+  }
+
+  async restoreFailed(input: { userId: number; eventId: string; reopenedAt: string }): Promise<void> {
+    // Only the reopen it undoes, and only while no attempt was made since (its message stays kept).
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: webhookDeliveryKey(input.userId, input.eventId),
+          UpdateExpression: 'SET #status = :failed',
+          ConditionExpression: 'reopenedAt = :at AND attempts = :zero',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':failed': 'FAILED', ':at': input.reopenedAt, ':zero': 0 },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailed(error)) throw error;
+      });
   }
 
   async recordAttempt(attempt: DeliveryAttempt): Promise<void> {

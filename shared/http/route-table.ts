@@ -94,7 +94,8 @@ export const FUNCTION_GROUPS = {
   userWebhook: group({
     entry: 'functions/http/user-webhook/lambda.ts',
     routes: userWebhookRoutes,
-    settings: [...TABLE_SETTINGS, ...WEBHOOK_SETTINGS],
+    // The queue: an event whose delivery failed, sent again on request.
+    settings: [...TABLE_SETTINGS, ...WEBHOOK_SETTINGS, ...QUEUE_SETTINGS],
     timeoutSeconds: 15,
   }),
   providerWebhooks: group({

@@ -186,15 +186,17 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
     }
   });
 
-  it('lets only the function that publishes replies send to the webhooks queue', () => {
+  it('lets only the functions that publish replies or send a failed event again send to the webhooks queue', () => {
     const queueArn = `\${${logicalId(stack, webhooks().queue)}.Arn}`;
     const sends = (group: keyof typeof stack.functions) =>
       policyStatements(template, logicalId(stack, stack.functions[group].role as never))
         .filter((statement) => resourcesOf(statement).includes(queueArn))
         .flatMap(actionsOf);
-    expect(sends('providerWebhooks')).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
-    expect(fnEnv('providerWebhooks').WEBHOOKS_QUEUE_URL).toEqual({ Ref: logicalId(stack, webhooks().queue) });
-    for (const group of ['accounts', 'userWebhook', 'auth', 'members', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health', 'campaigns', 'campaignProspects', 'chats'] as const) {
+    for (const group of ['providerWebhooks', 'userWebhook'] as const) {
+      expect(sends(group), group).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+      expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toEqual({ Ref: logicalId(stack, webhooks().queue) });
+    }
+    for (const group of ['accounts', 'auth', 'members', 'apiKeys', 'leadLists', 'prospects', 'connections', 'health', 'campaigns', 'campaignProspects', 'chats'] as const) {
       expect(sends(group), group).toEqual([]);
       expect(fnEnv(group).WEBHOOKS_QUEUE_URL, group).toBeUndefined();
     }
@@ -215,6 +217,7 @@ describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
       'POST /api/v1/user/webhook/test session',
       'POST /api/v1/user/webhook/secret/rotate apiKeyOrSession',
       'GET /api/v1/user/webhook/deliveries apiKeyOrSession',
+      'POST /api/v1/user/webhook/deliveries/{event_id}/redeliver apiKeyOrSession',
       'POST /api/v1/webhooks/provider none',
       'POST /api/v1/webhooks/provider/hosted-auth none',
     ]);

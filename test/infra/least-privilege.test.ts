@@ -65,7 +65,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         apiKeys: { table: ['ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: none },
         accounts: { table: ['DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
         connections: { table: ['GetItem', 'Query'], indexes: none },
-        userWebhook: { table: ['GetItem', 'PutItem', 'Query'], indexes: none },
+        userWebhook: { table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: none },
         providerWebhooks: { table: LEAD_WRITER, indexes: EVERY_INDEX },
         leadLists: { table: LEAD_WRITER, indexes: EVERY_INDEX },
         prospects: { table: LEAD_WRITER, indexes: EVERY_INDEX },
@@ -158,7 +158,8 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
           .map(([name]) => name)
           .sort();
       };
-      expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'queue:inbound-retry', 'schedule:enrichment-sweeper']);
+      // userWebhook: an event whose delivery failed, sent again on request.
+    expect(senders('webhooks')).toEqual(['enrichment', 'providerWebhooks', 'queue:enrichment', 'queue:inbound-retry', 'schedule:enrichment-sweeper', 'userWebhook']);
       // campaignProspects: a move that makes a COMPLETED campaign ACTIVE again schedules its waiting
       // prospects; the queue's own consumer sends each sweep's next page.
       expect(senders('campaign-scheduling')).toEqual(['accounts', 'campaignProspects', 'campaigns', 'leadLists', 'queue:campaign-scheduling']);

@@ -55,5 +55,11 @@ export function userWebhookHandlers(webhooks: WebhookService, clock: Clock) {
       const page = await webhooks.listDeliveries(caller.userId, { limit: query.limit, after: query.cursor });
       return json(200, { success: true, ...page });
     },
+
+    redeliverWebhookEvent: async (request) => {
+      const eventId = request.path().event_id;
+      await webhooks.redeliver(request.caller().userId, eventId);
+      return json(202, { success: true, event_id: eventId, message: 'Delivery queued: its attempts start over' });
+    },
   } satisfies HandlersFor<typeof userWebhookRoutes>;
 }

@@ -125,7 +125,8 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         return { action: 'ack' };
       }
       if (delay === undefined) {
-        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt });
+        // Kept with the record, so that its user can have it sent again (webhook-service.ts, redeliver).
+        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt, message });
         return { action: 'dead-letter' };
       }
       await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'PENDING', attempt });

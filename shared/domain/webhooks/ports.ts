@@ -24,6 +24,15 @@ export type DeliveryClaim =
   /** Waiting for its retry at `retryAt`, which another message carries: this one is a duplicate. */
   | { kind: 'scheduled'; retryAt: string };
 
+export type ReopenResult =
+  | { kind: 'reopened'; message: DeliveryMessage }
+  /** No delivery of this event to this user (never, another user's, or expired). */
+  | { kind: 'missing' }
+  /** Not given up on: delivered, skipped, or still being tried. */
+  | { kind: 'not_failed'; status: DeliveryStatus }
+  /** Given up on before deliveries kept their message (2026-11-28). */
+  | { kind: 'not_kept' };
+
 export interface WebhookDeliveryRepository {
   /**
    * Takes the lease on one event's delivery to one user and counts the attempt, atomically:
@@ -32,8 +41,18 @@ export interface WebhookDeliveryRepository {
    * `carrier` the one that carries the next.
    */
   claim(input: { userId: number; eventId: string; eventType: string; now: string; leaseUntil: string; maxAttempts: number; carrier: string }): Promise<DeliveryClaim>;
-  /** Ends the attempt: new status, lease released, and the attempt's log line, together. */
-  complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }): Promise<void>;
+  /**
+   * Ends the attempt: new status, lease released, and the attempt's log line, together. A delivery
+   * given up on (`FAILED`) keeps its `message`, so that its user can have it sent again (`reopen`).
+   */
+  complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt; message?: DeliveryMessage }): Promise<void>;
+  /**
+   * A delivery given up on made pending again, with its attempts from the start: only if it is
+   * `FAILED` and kept its message, which it returns to be queued again.
+   */
+  reopen(input: { userId: number; eventId: string; now: string }): Promise<ReopenResult>;
+  /** Undoes a `reopen` made at `reopenedAt` whose message could not be queued (nothing tried since). */
+  restoreFailed(input: { userId: number; eventId: string; reopenedAt: string }): Promise<void>;
   /** A log line outside of any delivery (test sends). */
   recordAttempt(attempt: DeliveryAttempt): Promise<void>;
   /** The user's log, newest first. `after` is the cursor of the previous page. */

@@ -1,8 +1,8 @@
 import { DomainError, conflict, notFound, validationError } from '../errors';
 import type { Clock } from '../ports';
-import { type DeliveryAttempt, describeOutcome, isSuccessStatus, toDeliveryAttemptView } from './delivery';
+import { type DeliveryAttempt, type DeliveryStatus, describeOutcome, isSuccessStatus, toDeliveryAttemptView } from './delivery';
 import { bodyFor, sampleIncomingMessage } from './events';
-import type { DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
+import type { DeliveryQueue, DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
 import {
   MAX_OLDER_SECRETS,
@@ -17,7 +17,9 @@ import {
 
 export interface WebhookServiceDeps {
   settings: WebhookSettingsRepository;
-  deliveries: Pick<WebhookDeliveryRepository, 'recordAttempt' | 'listAttempts'>;
+  deliveries: Pick<WebhookDeliveryRepository, 'recordAttempt' | 'listAttempts' | 'reopen' | 'restoreFailed'>;
+  /** Where a delivery sent again goes: the webhooks queue, whose worker delivers it as any event. */
+  queue: DeliveryQueue;
   sender: WebhookSender;
   signer: WebhookSigner;
   policy: DestinationPolicy;
@@ -42,6 +44,17 @@ const testFailure = (message: string, details?: string) =>
   new DomainError('validation', message, { success: false, ...(details ? { details } : {}) });
 
 const SAVE_TRIES = 3;
+
+/** The answer for an event id that names no delivery of the caller's (never one, another user's, or expired). */
+export const DELIVERY_NOT_FOUND = 'Delivery not found';
+
+/** Why a delivery cannot be sent again, by its status. */
+const NOT_FAILED: Record<DeliveryStatus, string> = {
+  PENDING: 'This delivery is still being attempted: only one whose attempts all failed can be sent again',
+  DELIVERED: 'This delivery was delivered: only one whose attempts all failed can be sent again',
+  SKIPPED: 'This delivery was not sent (no webhook URL, or no longer a member of its workspace): only one whose attempts all failed can be sent again',
+  FAILED: 'This delivery failed before failed deliveries were kept (2026-11-28): it cannot be sent again',
+};
 
 /** The user's webhook settings, the test send, and the delivery log. */
 export function createWebhookService(deps: WebhookServiceDeps) {
@@ -170,6 +183,26 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async listDeliveries(userId: number, page: { limit: number; after?: string | undefined }) {
       const { items, next } = await deps.deliveries.listAttempts(userId, page);
       return { deliveries: items.map(toDeliveryAttemptView), next_cursor: next ?? null };
+    },
+
+    /**
+     * Queues again an event whose delivery to this user was given up on: its attempts start over
+     * (the whole retry schedule), to the URL set when each is made. The record is reopened first, so
+     * the worker takes the message as a delivery to make; a message that cannot be queued puts the
+     * record back as it was.
+     */
+    async redeliver(userId: number, eventId: string): Promise<void> {
+      const now = deps.clock.now().toISOString();
+      const reopened = await deps.deliveries.reopen({ userId, eventId, now });
+      if (reopened.kind === 'missing') throw notFound(DELIVERY_NOT_FOUND);
+      if (reopened.kind === 'not_failed') throw conflict(NOT_FAILED[reopened.status]);
+      if (reopened.kind === 'not_kept') throw conflict(NOT_FAILED.FAILED);
+      try {
+        await deps.queue.enqueue([reopened.message]);
+      } catch (error) {
+        await deps.deliveries.restoreFailed({ userId, eventId, reopenedAt: now });
+        throw error;
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { DELIVERY_NOT_FOUND } from '../../domain/webhooks/webhook-service';
 import { HttpStatus, Timestamp, defineRoute } from './define';
 
 /** `null` or an empty string clears the webhook (the real product's UI sends an empty string). */
@@ -47,6 +48,11 @@ const DeliveryAttemptView = v.strictObject({
   attempted_at: Timestamp,
   next_attempt_at: v.nullable(Timestamp),
   test: v.boolean(),
+});
+
+/** A delivery's event id (`evt_…`, as the log shows it); anything else is no delivery of the caller's. */
+const deliveryPath = v.object({
+  event_id: v.pipe(v.optional(v.string(DELIVERY_NOT_FOUND), ''), v.regex(/^evt_[A-Za-z0-9_]{1,60}$/, DELIVERY_NOT_FOUND)),
 });
 
 /** The user's incoming-message webhook: settings, signing secret, test send and delivery log. */
@@ -107,5 +113,15 @@ export const userWebhookRoutes = {
     responses: {
       200: v.strictObject({ success: v.literal(true), deliveries: v.array(DeliveryAttemptView), next_cursor: v.nullable(v.string()) }),
     },
+  }),
+  redeliverWebhookEvent: defineRoute('userWebhook', {
+    method: 'POST',
+    path: '/user/webhook/deliveries/{event_id}/redeliver',
+    auth: 'apiKeyOrSession',
+    summary:
+      'Sends again an event whose delivery was given up on (all its attempts failed; kept 14 days): it is queued with a fresh retry schedule, to the webhook URL set now.',
+    request: { path: deliveryPath },
+    responses: { 202: v.strictObject({ success: v.literal(true), event_id: v.string(), message: v.string() }) },
+    errors: [404, 409],
   }),
 };

@@ -67,7 +67,7 @@ describe('the route registration', () => {
     }
     const keys = ROUTES.map((route) => routeKey(route.method, route.path));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(ROUTES).toHaveLength(76);
+    expect(ROUTES).toHaveLength(77);
   });
 
   it('never names one path level with two different parameters (API Gateway refuses that)', () => {

@@ -1,0 +1,137 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoWebhookDeliveryRepository, DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
+import { type EventPublisher, createEventPublisher } from '../../../shared/domain/webhooks/event-publisher';
+import { type IncomingMessageData, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
+import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
+import { systemClock } from '../../../shared/time/clock';
+import { type Receiver, startReceiver } from '../../support/receiver';
+import { type SignedUpUser, type TestStack, signUp, startTestStack } from '../../support/test-stack';
+
+const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
+  Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
+
+type Attempt = { event_id: string; attempt: number; outcome: string };
+
+/**
+ * Sending again an event whose delivery was given up on (POST /user/webhook/deliveries/{event_id}/redeliver),
+ * through the webhooks queue and its worker, with a retry schedule of 0 s, 0 s (three attempts).
+ */
+describe('a failed webhook delivery sent again on request', () => {
+  let stack: TestStack;
+  let receiver: Receiver;
+  let publisher: EventPublisher;
+  let alice: SignedUpUser;
+  let bob: SignedUpUser;
+  let secret: string;
+
+  const drain = () => stack.drain('webhooks');
+  const publish = (text: string) => {
+    const data = sampleIncomingMessage(0, new Date(), 'evt_x').data as IncomingMessageData;
+    return publisher.publish(alice.workspaceId, 'incoming_message', `source-${text}`, { message: { ...data.message, message_id: `provider-${text}`, message: text } });
+  };
+  const redeliver = (user: SignedUpUser, eventId: string) => stack.call('POST', `/user/webhook/deliveries/${eventId}/redeliver/`, { token: user.token });
+  const attemptsOf = async (eventId: string) =>
+    (await stack.call<{ deliveries: Attempt[] }>('GET', '/user/webhook/deliveries/', { token: alice.token })).body.deliveries
+      .filter((line) => line.event_id === eventId)
+      .map((line) => [line.attempt, line.outcome]);
+
+  beforeAll(async () => {
+    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 700 } });
+    receiver = await startReceiver();
+    publisher = createEventPublisher({
+      members: new DynamoWorkspaceMembers(stack.db, stack.tableName),
+      queue: new SqsDeliveryQueue(stack.sqs, stack.queue('webhooks').queueUrl),
+      clock: systemClock,
+    });
+    alice = await signUp(stack);
+    bob = await signUp(stack);
+    const set = await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: `${receiver.url}/alice` } });
+    secret = String(set.body.signing_secret);
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await stack?.stop();
+  });
+  beforeEach(async () => {
+    receiver.reset();
+    await drain();
+  });
+
+  it('queues the event again with its attempts from the start, as often as they all fail, and delivers it once', async () => {
+    receiver.setDefault({ status: 500, body: 'down' });
+    const eventId = await publish('Still there?');
+    await drain();
+    const failedBody = receiver.requests[0]?.body;
+    expect(receiver.requests).toHaveLength(3);
+
+    // Given up on, and given up on again: each request starts the three attempts over.
+    expect(await redeliver(alice, eventId)).toMatchObject({ status: 202, body: { success: true, event_id: eventId, message: 'Delivery queued: its attempts start over' } });
+    await drain();
+    expect(receiver.requests).toHaveLength(6);
+
+    receiver.setDefault({ status: 200, body: 'ok' });
+    const again = await redeliver(alice, eventId);
+    expect([again.status, again.body]).toEqual([202, { success: true, event_id: eventId, message: 'Delivery queued: its attempts start over' }]);
+    await drain();
+    const delivered = receiver.requests[6];
+    expect(receiver.requests).toHaveLength(7);
+    expect(delivered?.headers['webhook-id']).toBe(eventId);
+    // The same event, signed anew.
+    expect(delivered?.body).toBe(failedBody);
+    expect(new Webhook(secret).verify(delivered?.body ?? '', headersOf(delivered as never))).toMatchObject({ id: eventId, event: 'incoming_message' });
+    expect(await attemptsOf(eventId)).toEqual([
+      [1, 'delivered'],
+      [3, 'http_error'],
+      [2, 'http_error'],
+      [1, 'http_error'],
+      [3, 'http_error'],
+      [2, 'http_error'],
+      [1, 'http_error'],
+    ]);
+
+    // Delivered: nothing to send again.
+    expect(await redeliver(alice, eventId)).toMatchObject({
+      status: 409,
+      body: { error: 'This delivery was delivered: only one whose attempts all failed can be sent again' },
+    });
+    await drain();
+    expect(receiver.requests).toHaveLength(7);
+  });
+
+  it("answers 404 for an event that is no delivery of the caller's: unknown, malformed, or another user's", async () => {
+    receiver.setDefault({ status: 500, body: 'down' });
+    const eventId = await publish('Hello?');
+    await drain();
+    for (const [user, id] of [
+      [alice, 'evt_0123456789abcdef'],
+      [alice, 'not-an-event'],
+      [bob, eventId],
+    ] as const) {
+      expect(await redeliver(user, id)).toMatchObject({ status: 404, body: { error: 'Delivery not found' } });
+    }
+    await drain();
+    expect(receiver.requests).toHaveLength(3);
+  });
+
+  it('refuses a delivery still being attempted (409); a reopen whose message could not be queued is undone, and can be asked again', async () => {
+    const repository = new DynamoWebhookDeliveryRepository(stack.db, stack.tableName);
+    const now = new Date().toISOString();
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const claim = { userId: alice.userId, eventId: 'evt_pending_one', eventType: 'incoming_message', now, leaseUntil: later, maxAttempts: 3, carrier: 'm1' };
+    expect(await repository.claim(claim)).toEqual({ kind: 'claimed', attempt: 1 });
+    expect(await redeliver(alice, 'evt_pending_one')).toMatchObject({
+      status: 409,
+      body: { error: 'This delivery is still being attempted: only one whose attempts all failed can be sent again' },
+    });
+
+    receiver.setDefault({ status: 500, body: 'down' });
+    const eventId = await publish('Anyone?');
+    await drain();
+    const reopened = await repository.reopen({ userId: alice.userId, eventId, now });
+    expect(reopened).toMatchObject({ kind: 'reopened', message: { event_id: eventId, user_id: alice.userId, type: 'incoming_message' } });
+    expect(await repository.reopen({ userId: alice.userId, eventId, now })).toEqual({ kind: 'not_failed', status: 'PENDING' });
+    await repository.restoreFailed({ userId: alice.userId, eventId, reopenedAt: now });
+    expect(await repository.reopen({ userId: alice.userId, eventId, now: later })).toEqual(reopened);
+  });
+});
