@@ -13,7 +13,12 @@ export interface TimedJob {
 export interface ScheduleRunner {
   /** Calls each job on its interval, as EventBridge does; a tick while that job still runs is skipped. */
   start(): void;
-  stop(): void;
+  /**
+   * Stops the timers and resolves once the runs under way have ended, so that what the stack stops
+   * next (DynamoDB Local) is not pulled from under a run (before 2026-11-28 Ctrl-C could print
+   * `scheduled job outreach-scheduler failed: ... ECONNREFUSED`).
+   */
+  stop(): Promise<void>;
   /**
    * Runs every job once, one after another, each after the run of it under way (if any) ended.
    * Resolves when all have run; rejects naming the jobs that failed (every job still runs).
@@ -66,9 +71,10 @@ export function createScheduleRunner(jobs: readonly TimedJob[], clock: Clock, lo
         }, job.everyMs),
       );
     },
-    stop() {
+    async stop() {
       for (const timer of timers) clearInterval(timer);
       timers = [];
+      await Promise.all(running.values());
     },
     async runAll() {
       const failed: string[] = [];

@@ -59,16 +59,21 @@ describe('local schedule runner', () => {
     runner.start();
     // The timer's first run is under way (and blocked); its ticks are skipped meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 60));
-    runner.stop();
+    let stopped = false;
+    const stopping = runner.stop().then(() => {
+      stopped = true;
+    });
     expect(runs).toBe(1);
     let settled = false;
     const all = runner.runAll().then(() => {
       settled = true;
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(settled).toBe(false);
+    // Stopping waits for the run under way, as the stack stops DynamoDB Local after it.
+    expect([settled, stopped]).toEqual([false, false]);
     first.resolve();
-    await all;
+    await Promise.all([all, stopping]);
+    expect(stopped).toBe(true);
     expect(runs).toBe(2);
     expect(most).toBe(1);
   });
