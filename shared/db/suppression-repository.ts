@@ -58,7 +58,7 @@ export class DynamoSuppressionRepository implements SuppressionStore {
     if (refused.length === 0) return [];
     // The SDK's own second send after a lost answer fails the conditions of its own entries: ids
     // are unique, so an entry standing with this id is this write's.
-    const standing = new Map((await this.findAll(refused)).map((entry) => [`${entry.type}:${entry.value}`, entry.id]));
+    const standing = new Map((await this.find(refused[0]?.workspaceId ?? 0, refused)).map((entry) => [`${entry.type}:${entry.value}`, entry.id]));
     return refused.filter((entry) => standing.get(`${entry.type}:${entry.value}`) !== entry.id);
   }
 
@@ -74,13 +74,6 @@ export class DynamoSuppressionRepository implements SuppressionStore {
         },
       },
     ];
-  }
-
-  /** `find` over entries of any workspaces and number (BatchGetItem takes 100 keys a call). */
-  private async findAll(entries: readonly Suppression[]): Promise<Suppression[]> {
-    const keys = entries.map((entry) => suppressionKey(entry.workspaceId, entry.type, entry.value));
-    const items = await batchGetAll(this.db, this.tableName, keys, { consistent: true });
-    return items.map((item) => parseItem(SuppressionItem, item));
   }
 
   async page(workspaceId: number, afterId: number | undefined, limit: number): Promise<{ entries: Suppression[]; more: boolean }> {

@@ -235,19 +235,21 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
 
   async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt; message?: DeliveryMessage }): Promise<void> {
     const retryAt = input.status === 'PENDING' ? input.attempt?.nextAttemptAt : undefined;
-    const kept = input.status === 'FAILED' && input.message && input.attempt ? input.message : undefined;
+    // Given up on: its message kept (for `reopen`), as long as the dead-letter queue keeps its copy.
+    const kept = input.status === 'FAILED' && input.message && input.attempt ? { message: JSON.stringify(input.message), ttl: ttlFrom(input.attempt.at, FAILED_DELIVERY_TTL_SECONDS) } : undefined;
+    // Delivered or skipped: a kept message is no longer needed (a pending retry of a reopened one keeps it).
+    const dropMessage = input.status === 'DELIVERED' || input.status === 'SKIPPED';
     const update = {
       Update: {
         TableName: this.tableName,
         Key: webhookDeliveryKey(input.userId, input.eventId),
-        // A retry: when it is due, so only its carrier takes it sooner (claim). Given up on: its message, kept.
-        // A pending retry keeps the message of a reopened delivery; a delivered or skipped one drops it.
-        UpdateExpression: `SET #status = :status${retryAt ? ', retryAt = :retryAt' : ''}${kept ? ', message = :message, #ttl = :ttl' : ''} REMOVE leaseUntil${input.status === 'DELIVERED' || input.status === 'SKIPPED' ? ', message' : ''}`,
+        // A retry: when it is due, so only its carrier takes it sooner (claim).
+        UpdateExpression: `SET #status = :status${retryAt ? ', retryAt = :retryAt' : ''}${kept ? ', message = :message, #ttl = :ttl' : ''} REMOVE leaseUntil${dropMessage ? ', message' : ''}`,
         ExpressionAttributeNames: { '#status': 'status', ...(kept ? { '#ttl': TABLE.timeToLive } : {}) },
         ExpressionAttributeValues: {
           ':status': input.status,
           ...(retryAt ? { ':retryAt': retryAt } : {}),
-          ...(kept && input.attempt ? { ':message': JSON.stringify(kept), ':ttl': ttlFrom(input.attempt.at, FAILED_DELIVERY_TTL_SECONDS) } : {}),
+          ...(kept ? { ':message': kept.message, ':ttl': kept.ttl } : {}),
         },
       },
     };

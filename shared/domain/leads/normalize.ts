@@ -125,11 +125,14 @@ export function canonicalPageUrl(input: string): string | undefined {
 export function pageSlug(canonicalUrl: string): string | undefined {
   const segment = new URL(canonicalUrl).pathname.split('/').filter(Boolean).at(-1);
   if (!segment) return undefined;
+  let decoded = segment;
   try {
-    return decodeURIComponent(segment);
+    decoded = decodeURIComponent(segment);
   } catch {
-    return segment;
+    // Not percent-encoding that decodes: the segment as written.
   }
+  // A name, as a typed one is: no control characters (`%00`), not blank.
+  return cleanText(decoded);
 }
 
 /**

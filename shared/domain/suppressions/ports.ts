@@ -8,8 +8,8 @@ export interface SuppressionStore {
    */
   find(workspaceId: number, values: readonly { type: SuppressionType; value: string }[], options?: { consistent?: boolean }): Promise<Suppression[]>;
   /**
-   * Writes each entry unless its value is on the list already (conditional Puts, many a call);
-   * returns the entries not written because their value was.
+   * Writes each entry (all of one workspace) unless its value is on the list already (conditional
+   * Puts, many a call); returns the entries not written because their value was.
    */
   putMany(entries: readonly Suppression[]): Promise<Suppression[]>;
   /** A page of the workspace's entries in id order, after `afterId`; `more` when another page follows. */

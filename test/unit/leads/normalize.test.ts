@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { networkIdentifier } from '../../../shared/domain/connections/connection-status';
-import { canonicalPageUrl, foldText, isEmail, isPhoneNumber, normalizeEmail, pageUrlIdentity, rangeLowerBound, websiteDomain } from '../../../shared/domain/leads/normalize';
+import { canonicalPageUrl, foldText, isEmail, isPhoneNumber, normalizeEmail, pageSlug, pageUrlIdentity, rangeLowerBound, websiteDomain } from '../../../shared/domain/leads/normalize';
 
 describe('canonicalPageUrl', () => {
   it.each([
@@ -103,5 +103,15 @@ describe('foldText and rangeLowerBound', () => {
     ['unknown', undefined],
   ])('rangeLowerBound(%s) is %s', (input, bound) => {
     expect(rangeLowerBound(input)).toBe(bound);
+  });
+});
+
+describe('pageSlug', () => {
+  it("names a company by its page's last segment: decoded, without control characters, as written when it does not decode", () => {
+    expect(pageSlug('https://www.linkedin.com/company/acme-corp')).toBe('acme-corp');
+    expect(pageSlug('https://www.linkedin.com/company/caf%C3%A9-bar')).toBe('café-bar');
+    expect(pageSlug('https://www.linkedin.com/company/a%00b')).toBe('ab');
+    expect(pageSlug('https://www.linkedin.com/company/100%25%E0%A4%A')).toBe('100%25%E0%A4%A');
+    expect(pageSlug('https://www.linkedin.com/company/%00')).toBeUndefined();
   });
 });
