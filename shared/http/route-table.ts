@@ -141,10 +141,14 @@ export const FUNCTION_GROUPS = {
     settings: [...TABLE_SETTINGS, 'unsubscribeSecret', 'unsubscribeRateLimitPerMinute', 'maxLeadsPerList'],
   }),
   // The workspace suppression list: up to 1,000 conditional Puts a request.
+  // Adds of up to 1,000 values a request (20 transactions): within the gateway's 29 s, as imports.
+  // At 10 s, a few bulk adds at once timed out on DynamoDB Local, which runs transactions one at a
+  // time (a 500 after every value was written; a probe, 2026-11-28).
   suppressions: group({
     entry: 'functions/http/suppressions/lambda.ts',
     routes: suppressionRoutes,
     settings: [...TABLE_SETTINGS],
+    timeoutSeconds: 28,
   }),
   // Credits and enrichment. Sync mode works up to 25 prospects in the request (providers bounded at 8 s, three tries).
   enrichment: group({

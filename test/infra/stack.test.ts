@@ -280,6 +280,10 @@ describe('OutreachStack (cdk.json context, real bundling)', () => {
       expect(template.toJSON().Resources[fnId('apiKeys')].Properties.Timeout).toBe(27);
     });
 
+    it('gives the suppressions function 28 s: a bulk add of 1,000 values, as imports have', () => {
+      expect(template.toJSON().Resources[fnId('suppressions')].Properties.Timeout).toBe(28);
+    });
+
     it('lets the api-keys function manage gateway keys of the per-key plan only', () => {
       const planId = logicalId(stack, stack.api.usagePlan);
       const statements = policyStatements(template, roleId(stack.functions.apiKeys)).filter((statement) =>

@@ -66,15 +66,20 @@ export interface AccountQuery extends DateQuery {
 /** A comma-separated list of ids (repeated parameters arrive joined), or 400 naming the parameter. */
 function idList(name: string, value: string | undefined): Set<number> | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  const parts = value.split(',').map((part) => part.trim());
-  // Ids start at 1 (the OpenAPI document says so): 0 is no id, refused like any other text.
-  if (parts.some((part) => !/^[0-9]{1,16}$/.test(part) || Number(part) < 1)) throw validationError(`${name} must be a list of ids`);
+  // An empty entry is none (`?campaigns=76&campaigns=` is 76, as an empty parameter is not given).
+  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (parts.length === 0) return undefined;
+  // Ids start at 1 (the OpenAPI document says so): 0 is no id, refused like any other text, and so is
+  // a number past the ids' safe-integer range (it would be read as another number).
+  if (parts.some((part) => !/^[0-9]{1,16}$/.test(part) || Number(part) < 1 || !Number.isSafeInteger(Number(part)))) {
+    throw validationError(`${name} must be a list of ids`);
+  }
   return new Set(parts.map(Number));
 }
 
 function statusList(value: string | undefined): Set<CampaignStatus> | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const parts = value.split(',').map((part) => part.trim().toUpperCase());
+  const parts = (value ?? '').split(',').map((part) => part.trim().toUpperCase()).filter((part) => part !== '');
+  if (parts.length === 0) return undefined;
   const unknown = parts.find((part) => !(CAMPAIGN_STATUSES as readonly string[]).includes(part));
   if (unknown !== undefined) throw validationError(`campaign_statuses must be among ${CAMPAIGN_STATUSES.join(', ')}`);
   return new Set(parts as CampaignStatus[]);

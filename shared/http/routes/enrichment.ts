@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { LEDGER_PAGE } from '../../domain/credits/credits';
 import { ENRICHMENT_LIMITS, ENRICHMENT_TYPES } from '../../domain/enrichment/enrichment';
 import { PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS } from '../../domain/leads/list-query';
-import { readLater } from '../../domain/validation';
+import { closed, readLater } from '../../domain/validation';
 import { Count, Id, Timestamp, defineRoute, idParam, queryText } from './define';
 import { LeadsSelectionQuery } from './lead-lists';
 
@@ -54,8 +54,12 @@ const ResultView = v.strictObject({
   duplicate_of: v.optional(Id),
 });
 
-/** Body fields as the real product names them; checked by the service (exact messages). */
-export const EnrichmentBody = v.object({
+/**
+ * Body fields as the real product names them; checked by the service (exact messages). A field it
+ * does not know is a 400 naming it: a misspelt `enrichment_typ` would otherwise start (and charge)
+ * the default FIND_EMAIL (a probe, 2026-11-28).
+ */
+export const EnrichmentBody = closed({
   enrichment_type: readLater({ type: 'string', enum: [...ENRICHMENT_TYPES], default: 'FIND_EMAIL' }, 'What to find.'),
   prospect_limit: readLater(
     { type: 'integer', minimum: 1, maximum: ENRICHMENT_LIMITS.maxAsyncLimit },
@@ -66,7 +70,7 @@ export const EnrichmentBody = v.object({
   filters: readLater(PEOPLE_FILTERS_DOCUMENTED, 'The list-leads filters: filter name -> value or values.'),
   sort_field: readLater({ type: 'string', enum: [...SORT_FIELDS.PEOPLE], default: 'id' }, 'Which prospects go first.'),
   sort_direction: readLater({ type: 'string', enum: ['asc', 'desc'], default: 'asc' }, 'asc (default) or desc.'),
-});
+}, (field, fields) => `${field} is not a field of the enrichment request (fields: ${fields.join(', ')})`);
 
 const listPath = v.object({ id: idParam('Lead list not found') });
 

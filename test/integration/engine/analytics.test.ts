@@ -313,11 +313,21 @@ describe('analytics', () => {
       ['?campaigns=1,x', 'campaigns must be a list of ids'],
       ['?campaigns=0', 'campaigns must be a list of ids'],
       ['?sender_accounts=5,0', 'sender_accounts must be a list of ids'],
+      ['?campaigns=9007199254740993', 'campaigns must be a list of ids'],
       ['?campaign_statuses=DONE', 'campaign_statuses must be among DRAFT, ACTIVE, PAUSED, COMPLETED, ARCHIVED'],
     ] as const) {
       const response = await get(`/public/analytics/${query}`);
       expect(response.status, query).toBe(400);
       expect(response.body).toEqual({ error });
+    }
+    // An empty entry of a repeated list parameter is none, as an empty parameter is not given.
+    for (const [withEmpty, without] of [
+      [`?campaigns=${campaign.id}&campaigns=`, `?campaigns=${campaign.id}`],
+      ['?campaign_statuses=&campaign_statuses=ACTIVE', '?campaign_statuses=ACTIVE'],
+      ['?sender_accounts=,', ''],
+    ]) {
+      const answer = await get(`/public/analytics/${withEmpty}`);
+      expect([answer.status, answer.body], withEmpty).toEqual([200, (await get(`/public/analytics/${without}`)).body]);
     }
     for (const id of ['999999999', 'abc']) {
       const response = await get(`/public/campaigns/${id}/analytics/`);

@@ -81,6 +81,11 @@ describe('enrichment with credits', () => {
       [{ mode: 'sync', webhook_url: 'https://example.com/hook' }, { error: 'webhook_url is only available in async mode' }],
       [{ webhook_url: 'https://169.254.169.254/latest' }, { error: 'webhook_url must not point to a private, loopback, link-local or reserved address' }],
       [{ enrichment_type: 'FIND_PHONE' }, { error: 'Insufficient credits', details: `120 credits needed (4 × 30), ${before.balance} available` }],
+      // A misspelt field is named, not ignored: the request would have run (and charged) FIND_EMAIL.
+      [
+        { enrichment_typ: 'FIND_PHONE' },
+        { error: 'enrichment_typ is not a field of the enrichment request (fields: enrichment_type, prospect_limit, mode, webhook_url, filters, sort_field, sort_direction)' },
+      ],
     ];
     for (const [body, expected] of cases) {
       const response = await enrich(alice, list.id, body);
