@@ -146,7 +146,8 @@ function companyOf(row: object, prefix: string): CompanyInput | undefined {
   const domain = websiteUrl === undefined ? undefined : websiteDomain(websiteUrl);
   const networkUrl = textOf(row, `${prefix}network_url`);
   if (!name && !domain && !networkUrl) return undefined;
-  const derivedName = domain ?? (networkUrl === undefined ? undefined : pageSlug(networkUrl));
+  // Never "": a page without a usable slug names its company by its URL.
+  const derivedName = domain ?? (networkUrl === undefined ? undefined : (pageSlug(networkUrl) ?? networkUrl));
   return defined({
     name: name ?? derivedName ?? '',
     nameDerived: name === undefined && derivedName !== undefined ? (true as const) : undefined,

@@ -123,7 +123,11 @@ export function canonicalPageUrl(input: string): string | undefined {
  * -> `acme-corp`): what names a company that a row gave no other name for.
  */
 export function pageSlug(canonicalUrl: string): string | undefined {
-  const segment = new URL(canonicalUrl).pathname.split('/').filter(Boolean).at(-1);
+  const url = new URL(canonicalUrl);
+  const segments = url.pathname.split('/').filter(Boolean);
+  // A network page's kind is no slug: `/company/` alone names no company.
+  if (url.hostname === CANONICAL_NETWORK_HOST && segments.length === 1 && NETWORK_PAGE_KINDS.has(segments[0]?.toLowerCase() ?? '')) return undefined;
+  const segment = segments.at(-1);
   if (!segment) return undefined;
   let decoded = segment;
   try {
@@ -131,8 +135,9 @@ export function pageSlug(canonicalUrl: string): string | undefined {
   } catch {
     // Not percent-encoding that decodes: the segment as written.
   }
-  // A name, as a typed one is: no control characters (`%00`), not blank.
-  return cleanText(decoded);
+  // A name, as a typed one is: no control or invisible format characters (`%00`, a zero-width
+  // space), not blank.
+  return cleanText(decoded.replace(/\p{Cf}/gu, ''));
 }
 
 /**

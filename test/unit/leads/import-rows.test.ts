@@ -142,6 +142,12 @@ describe('provider leads', () => {
       nameDerived: true,
       networkUrl: 'https://www.linkedin.com/company/x-labs%C3%A9',
     });
+    // A page without a usable slug names it by its URL: never "".
+    expect(normalizeCompany({ name: '', network_url: 'https://www.linkedin.com/company/' })).toEqual({
+      name: 'https://www.linkedin.com/company',
+      nameDerived: true,
+      networkUrl: 'https://www.linkedin.com/company',
+    });
     expect(normalizeCompany({ name: 'Acme', website_url: 'not a url' })).toBeUndefined();
     expect(normalizeCompany({ name: '' })).toBeUndefined();
   });

@@ -113,5 +113,8 @@ describe('pageSlug', () => {
     expect(pageSlug('https://www.linkedin.com/company/a%00b')).toBe('ab');
     expect(pageSlug('https://www.linkedin.com/company/100%25%E0%A4%A')).toBe('100%25%E0%A4%A');
     expect(pageSlug('https://www.linkedin.com/company/%00')).toBeUndefined();
+    expect(pageSlug('https://www.linkedin.com/company/%E2%80%8B%20')).toBeUndefined();
+    expect(pageSlug('https://www.linkedin.com/company')).toBeUndefined();
+    expect(pageSlug('https://www.linkedin.com/school/x')).toBe('x');
   });
 });
