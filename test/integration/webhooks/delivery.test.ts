@@ -9,10 +9,8 @@ import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
 import { aTimestamp } from '../../support/formats';
 import { type Receiver, startReceiver } from '../../support/receiver';
 import { SAMPLE_LEAD } from '../../support/sample-message';
+import { headersOf, startDeliveryWorld } from './delivery-world';
 import { type SignedUpUser, type TestStack, signUp, startTestStack } from '../../support/test-stack';
-
-const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
-  Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
 
 type Attempt = { event_id: string; attempt: number; outcome: string; status_code: number | null; next_attempt_at: string | null; test: boolean };
 
@@ -66,13 +64,7 @@ describe('webhook delivery worker', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 700 } });
-    receiver = await startReceiver();
-    publisher = createEventPublisher({
-      members: new DynamoWorkspaceMembers(stack.db, stack.tableName),
-      queue: new SqsDeliveryQueue(stack.sqs, queue().queueUrl),
-      clock: systemClock,
-    });
+    ({ stack, receiver, publisher } = await startDeliveryWorld());
     alice = await signUp(stack);
     secret = String(await setUrl(alice, `${receiver.url}/alice`));
   });

@@ -5,9 +5,7 @@ import { aTimestamp, anId } from '../../support/formats';
 import { type Receiver, startReceiver } from '../../support/receiver';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 import { createList, importLeads } from '../leads/helpers';
-
-const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
-  Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
+import { headersOf } from './delivery-world';
 
 /** A reply's `message` as delivered: a stored message id, timestamps by format, no campaign. */
 const replyMessage = (fields: Record<string, unknown>) => ({

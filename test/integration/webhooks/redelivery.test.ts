@@ -1,15 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoWebhookDeliveryRepository, DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
-import { type EventPublisher, createEventPublisher } from '../../../shared/domain/webhooks/event-publisher';
+import { DynamoWebhookDeliveryRepository } from '../../../shared/db/webhook-repository';
+import type { EventPublisher } from '../../../shared/domain/webhooks/event-publisher';
 import { type IncomingMessageData, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
-import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
-import { systemClock } from '../../../shared/time/clock';
-import { type Receiver, startReceiver } from '../../support/receiver';
-import { type SignedUpUser, type TestStack, signUp, startTestStack } from '../../support/test-stack';
-
-const headersOf = (request: { headers: Record<string, string | string[] | undefined> }) =>
-  Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, String(value)]));
+import type { Receiver } from '../../support/receiver';
+import { type SignedUpUser, type TestStack, signUp } from '../../support/test-stack';
+import { headersOf, startDeliveryWorld } from './delivery-world';
 
 type Attempt = { event_id: string; attempt: number; outcome: string };
 
@@ -37,13 +33,7 @@ describe('a failed webhook delivery sent again on request', () => {
       .map((line) => [line.attempt, line.outcome]);
 
   beforeAll(async () => {
-    stack = await startTestStack({ rateLimitPerMinute: 100_000, settings: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 700 } });
-    receiver = await startReceiver();
-    publisher = createEventPublisher({
-      members: new DynamoWorkspaceMembers(stack.db, stack.tableName),
-      queue: new SqsDeliveryQueue(stack.sqs, stack.queue('webhooks').queueUrl),
-      clock: systemClock,
-    });
+    ({ stack, receiver, publisher } = await startDeliveryWorld());
     alice = await signUp(stack);
     bob = await signUp(stack);
     const set = await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: `${receiver.url}/alice` } });
