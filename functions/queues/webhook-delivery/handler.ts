@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { SettingsOf } from '../../../shared/config/settings';
 import type { DeliveryDecision } from '../../../shared/domain/webhooks/delivery';
 import { type DeliveryService, createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
-import type { DeliveryMessage } from '../../../shared/domain/webhooks/events';
+import { type DeliveryMessage, EVENT_ID_PATTERN } from '../../../shared/domain/webhooks/events';
 import type { Logger } from '../../../shared/logging/logger';
 import { delayRedelivery, makeSqsClient } from '../../../shared/messaging/sqs';
 import type { WEBHOOK_DELIVERY } from '../../../shared/runtime/catalog';
@@ -14,7 +14,7 @@ import { standardWebhooksSigner } from '../../../shared/webhooks/signer';
 
 /** The queue message: one event for one user (see shared/domain/webhooks/events.ts). */
 const DeliveryMessageSchema = v.object({
-  event_id: v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,60}$/)),
+  event_id: v.pipe(v.string(), v.regex(EVENT_ID_PATTERN)),
   user_id: v.pipe(v.number(), v.integer(), v.minValue(1)),
   type: v.picklist(['incoming_message', 'enrichment_completed']),
   created_at: v.pipe(v.string(), v.isoTimestamp()),

@@ -63,11 +63,15 @@ export interface AccountQuery extends DateQuery {
   campaign_statuses?: string;
 }
 
-/** A comma-separated list of ids (repeated parameters arrive joined), or 400 naming the parameter. */
+/**
+ * The entries of a comma-separated list parameter (repeated parameters arrive joined), trimmed; an
+ * empty entry is none (`?campaigns=76&campaigns=` is 76, as an empty parameter is not given).
+ */
+const listEntries = (value: string | undefined): string[] => (value ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '');
+
+/** A list of ids, or 400 naming the parameter; undefined when it names none. */
 function idList(name: string, value: string | undefined): Set<number> | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  // An empty entry is none (`?campaigns=76&campaigns=` is 76, as an empty parameter is not given).
-  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = listEntries(value);
   if (parts.length === 0) return undefined;
   // Ids start at 1 (the OpenAPI document says so): 0 is no id, refused like any other text, and so is
   // a number past the ids' safe-integer range (it would be read as another number).
@@ -78,7 +82,7 @@ function idList(name: string, value: string | undefined): Set<number> | undefine
 }
 
 function statusList(value: string | undefined): Set<CampaignStatus> | undefined {
-  const parts = (value ?? '').split(',').map((part) => part.trim().toUpperCase()).filter((part) => part !== '');
+  const parts = listEntries(value).map((part) => part.toUpperCase());
   if (parts.length === 0) return undefined;
   const unknown = parts.find((part) => !(CAMPAIGN_STATUSES as readonly string[]).includes(part));
   if (unknown !== undefined) throw validationError(`campaign_statuses must be among ${CAMPAIGN_STATUSES.join(', ')}`);

@@ -82,6 +82,9 @@ export interface DeliveryMessage {
   workspace_id?: number;
 }
 
+/** What an event id looks like (`evt_` and up to 60 letters, digits or `_`): the queue's messages and the API's paths check it. */
+export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_]{1,60}$/;
+
 /**
  * A stable event id: the same source (a provider message id, say) gives the same id, so a source
  * event seen twice is delivered once.

@@ -48,8 +48,8 @@ const SAVE_TRIES = 3;
 /** The answer for an event id that names no delivery of the caller's (never one, another user's, or expired). */
 export const DELIVERY_NOT_FOUND = 'Delivery not found';
 
-/** Why a delivery cannot be sent again, by its status. */
-const NOT_FAILED: Record<DeliveryStatus, string> = {
+/** Why a delivery cannot be sent again, by its status (FAILED: given up on before failed deliveries kept their event). */
+const REDELIVERY_REFUSED: Record<DeliveryStatus, string> = {
   PENDING: 'This delivery is still being attempted: only one whose attempts all failed can be sent again',
   DELIVERED: 'This delivery was delivered: only one whose attempts all failed can be sent again',
   SKIPPED: 'This delivery was not sent (no webhook URL, or no longer a member of its workspace): only one whose attempts all failed can be sent again',
@@ -195,8 +195,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const now = deps.clock.now().toISOString();
       const reopened = await deps.deliveries.reopen({ userId, eventId, now });
       if (reopened.kind === 'missing') throw notFound(DELIVERY_NOT_FOUND);
-      if (reopened.kind === 'not_failed') throw conflict(NOT_FAILED[reopened.status]);
-      if (reopened.kind === 'not_kept') throw conflict(NOT_FAILED.FAILED);
+      if (reopened.kind === 'not_failed') throw conflict(REDELIVERY_REFUSED[reopened.status]);
+      if (reopened.kind === 'not_kept') throw conflict(REDELIVERY_REFUSED.FAILED);
       try {
         await deps.queue.enqueue([reopened.message]);
       } catch (error) {

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { EVENT_ID_PATTERN } from '../../domain/webhooks/events';
 import { DELIVERY_NOT_FOUND } from '../../domain/webhooks/webhook-service';
 import { HttpStatus, Timestamp, defineRoute } from './define';
 
@@ -52,7 +53,7 @@ const DeliveryAttemptView = v.strictObject({
 
 /** A delivery's event id (`evt_…`, as the log shows it); anything else is no delivery of the caller's. */
 const deliveryPath = v.object({
-  event_id: v.pipe(v.optional(v.string(DELIVERY_NOT_FOUND), ''), v.regex(/^evt_[A-Za-z0-9_]{1,60}$/, DELIVERY_NOT_FOUND)),
+  event_id: v.pipe(v.optional(v.string(DELIVERY_NOT_FOUND), ''), v.regex(EVENT_ID_PATTERN, DELIVERY_NOT_FOUND)),
 });
 
 /** The user's incoming-message webhook: settings, signing secret, test send and delivery log. */
