@@ -217,10 +217,10 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
       // Gone (expired) between the claim and this read: as if still pending with a live lease.
       const status = current?.status ?? 'PENDING';
       if (status !== 'PENDING') return { kind: 'finished', status };
-      // Pending but out of attempts: a crash between the last attempt and its outcome; give up.
-      if ((current?.attempts ?? 0) >= input.maxAttempts) return { kind: 'finished', status: 'FAILED' };
       const leased = current?.leaseUntil !== undefined && current.leaseUntil >= input.now;
       if (!current || leased) return { kind: 'busy', leaseUntil: current?.leaseUntil ?? input.leaseUntil };
+      // Pending, out of attempts, lease over: the worker of the last attempt stopped before recording it.
+      if (current.attempts >= input.maxAttempts) return { kind: 'unrecorded' };
       // Its retry is not due and another message carries it: this one is a duplicate.
       return { kind: 'scheduled', retryAt: current.retryAt ?? input.now };
     }
@@ -261,6 +261,31 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     await this.db.send(
       new TransactWriteCommand({ TransactItems: [update, { Put: { TableName: this.tableName, Item: attemptItem(input.attempt) } }] }),
     );
+  }
+
+  async giveUp(input: { userId: number; eventId: string; now: string; maxAttempts: number; message: DeliveryMessage }): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: webhookDeliveryKey(input.userId, input.eventId),
+          UpdateExpression: 'SET #status = :failed, message = :message, #ttl = :ttl REMOVE leaseUntil',
+          ConditionExpression: '#status = :pending AND attempts >= :max AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+          ExpressionAttributeNames: { '#status': 'status', '#ttl': TABLE.timeToLive },
+          ExpressionAttributeValues: {
+            ':failed': 'FAILED',
+            ':pending': 'PENDING',
+            ':message': JSON.stringify(input.message),
+            ':ttl': ttlFrom(input.now, FAILED_DELIVERY_TTL_SECONDS),
+            ':max': input.maxAttempts,
+            ':now': input.now,
+          },
+        }),
+      )
+      .catch((error: unknown) => {
+        // Settled meanwhile (a duplicate gave up first, or its user had it reopened): theirs stands.
+        if (!isConditionFailed(error)) throw error;
+      });
   }
 
   async reopen(input: { userId: number; eventId: string; now: string }): Promise<ReopenResult> {

@@ -9,7 +9,7 @@ export interface DeliveryServiceDeps {
   settings: Pick<WebhookSettingsRepository, 'get' | 'save'>;
   /** A new signing secret (for a user who has none when an event with its own URL is sent). */
   newSecret?: () => string;
-  deliveries: Pick<WebhookDeliveryRepository, 'claim' | 'complete'>;
+  deliveries: Pick<WebhookDeliveryRepository, 'claim' | 'complete' | 'giveUp'>;
   /** A user removed from the event's workspace gets no more of its events, retries included. */
   memberships: MembershipCheck;
   sender: WebhookSender;
@@ -67,6 +67,12 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       });
       if (claim.kind === 'finished') return claim.status === 'FAILED' ? { action: 'dead-letter' } : { action: 'ack' };
       if (claim.kind === 'scheduled') return { action: 'ack' };
+      if (claim.kind === 'unrecorded') {
+        // Its last attempt may have reached the receiver: never tried again blindly, but kept, so
+        // that its user can have it sent again (webhook-service.ts, redeliver).
+        await deps.deliveries.giveUp({ userId: message.user_id, eventId: message.event_id, now: claimedAt.toISOString(), maxAttempts, message });
+        return { action: 'dead-letter' };
+      }
       if (claim.kind === 'busy') {
         return { action: 'retry', delaySeconds: Math.max(1, Math.ceil((Date.parse(claim.leaseUntil) - claimedAt.getTime()) / 1000)) };
       }

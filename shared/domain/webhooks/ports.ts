@@ -22,7 +22,12 @@ export type DeliveryClaim =
   /** Another worker holds the lease (a duplicate message in flight). */
   | { kind: 'busy'; leaseUntil: string }
   /** Waiting for its retry at `retryAt`, which another message carries: this one is a duplicate. */
-  | { kind: 'scheduled'; retryAt: string };
+  | { kind: 'scheduled'; retryAt: string }
+  /**
+   * Pending, out of attempts and no longer leased: the worker of its last attempt stopped before
+   * recording how it went. Nothing more is tried; the delivery is to be given up on (`giveUp`).
+   */
+  | { kind: 'unrecorded' };
 
 export type ReopenResult =
   | { kind: 'reopened'; message: DeliveryMessage }
@@ -46,6 +51,12 @@ export interface WebhookDeliveryRepository {
    * given up on (`FAILED`) keeps its `message`, so that its user can have it sent again (`reopen`).
    */
   complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt; message?: DeliveryMessage }): Promise<void>;
+  /**
+   * Gives up on a delivery whose last attempt was never recorded (`unrecorded`), keeping `message`
+   * as `complete` does for FAILED: only while it is still pending, out of attempts and unleased,
+   * so a reopen or a recorded outcome in between wins.
+   */
+  giveUp(input: { userId: number; eventId: string; now: string; maxAttempts: number; message: DeliveryMessage }): Promise<void>;
   /**
    * A delivery given up on made pending again, with its attempts from the start: only if it is
    * `FAILED` and kept its message, which it returns to be queued again.

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWebhookDeliveryRepository } from '../../../shared/db/webhook-repository';
+import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
 import type { EventPublisher } from '../../../shared/domain/webhooks/event-publisher';
 import { type IncomingMessageData, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
 import type { Receiver } from '../../support/receiver';
@@ -102,6 +103,32 @@ describe('a failed webhook delivery sent again on request', () => {
     }
     await drain();
     expect(receiver.requests).toHaveLength(3);
+  });
+
+  it('gives up on a delivery whose worker stopped during its last attempt, sends nothing blindly, and keeps it to be sent again', async () => {
+    const repository = new DynamoWebhookDeliveryRepository(stack.db, stack.tableName);
+    const eventId = 'evt_stopped_last_attempt';
+    const message = sampleIncomingMessage(alice.userId, new Date(), eventId);
+    // Three attempts claimed, none recorded: the worker of the last one stopped (its lease is over).
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const leaseOver = new Date(Date.now() - 61_000).toISOString();
+    for (const attempt of [1, 2, 3]) {
+      const claim = { userId: alice.userId, eventId, eventType: 'incoming_message', now: past, leaseUntil: leaseOver, maxAttempts: 3, carrier: 'crashed' };
+      expect(await repository.claim(claim)).toEqual({ kind: 'claimed', attempt });
+    }
+    // Still being attempted, as far as anyone can tell, until a worker finds it out of attempts.
+    expect((await redeliver(alice, eventId)).status).toBe(409);
+
+    // SQS hands the message out again: nothing is sent, the delivery is given up on.
+    receiver.setDefault({ status: 200, body: 'ok' });
+    await new SqsDeliveryQueue(stack.sqs, stack.queue('webhooks').queueUrl).enqueue([message]);
+    await drain();
+    expect(receiver.requests).toHaveLength(0);
+
+    expect(await redeliver(alice, eventId)).toMatchObject({ status: 202, body: { success: true, event_id: eventId } });
+    await drain();
+    expect(receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId]);
+    expect(await attemptsOf(eventId)).toEqual([[1, 'delivered']]);
   });
 
   it('refuses a delivery still being attempted (409); a reopen whose message could not be queued is undone, and can be asked again', async () => {

@@ -1,22 +1,22 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryAttempt, DeliveryStatus } from '../../../shared/domain/webhooks/delivery';
 import { type DeliveryServiceDeps, createDeliveryService } from '../../../shared/domain/webhooks/delivery-service';
-import { sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
+import { type DeliveryMessage, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
 import type { DeliveryClaim, SendOutcome, WebhookDeliveryRepository } from '../../../shared/domain/webhooks/ports';
 import type { WebhookSettings } from '../../../shared/domain/webhooks/webhook';
 import { webhookTypeOf } from '../../../shared/domain/webhooks/webhook';
 
 /** The delivery record's rules, in memory (the DynamoDB version is exercised by the integration tests). */
-class InMemoryDeliveries implements Pick<WebhookDeliveryRepository, 'claim' | 'complete'> {
-  records = new Map<string, { status: DeliveryStatus; attempts: number; leaseUntil?: string; carrier?: string; retryAt?: string }>();
+class InMemoryDeliveries implements Pick<WebhookDeliveryRepository, 'claim' | 'complete' | 'giveUp'> {
+  records = new Map<string, { status: DeliveryStatus; attempts: number; leaseUntil?: string; carrier?: string; retryAt?: string; message?: DeliveryMessage }>();
   log: DeliveryAttempt[] = [];
 
   async claim(input: { userId: number; eventId: string; now: string; leaseUntil: string; maxAttempts: number; carrier: string }): Promise<DeliveryClaim> {
     const key = `${input.userId}/${input.eventId}`;
     const record = this.records.get(key) ?? { status: 'PENDING' as const, attempts: 0 };
     if (record.status !== 'PENDING') return { kind: 'finished', status: record.status };
-    if (record.attempts >= input.maxAttempts) return { kind: 'finished', status: 'FAILED' };
     if (record.leaseUntil && record.leaseUntil > input.now) return { kind: 'busy', leaseUntil: record.leaseUntil };
+    if (record.attempts >= input.maxAttempts) return { kind: 'unrecorded' };
     if (record.retryAt && record.retryAt > input.now && record.carrier !== input.carrier) return { kind: 'scheduled', retryAt: record.retryAt };
     this.records.set(key, { status: 'PENDING', attempts: record.attempts + 1, leaseUntil: input.leaseUntil, carrier: input.carrier });
     return { kind: 'claimed', attempt: record.attempts + 1 };
@@ -28,6 +28,12 @@ class InMemoryDeliveries implements Pick<WebhookDeliveryRepository, 'claim' | 'c
     const retryAt = input.status === 'PENDING' ? (input.attempt?.nextAttemptAt ?? undefined) : undefined;
     if (record) this.records.set(key, { status: input.status, attempts: record.attempts, ...(record.carrier ? { carrier: record.carrier } : {}), ...(retryAt ? { retryAt } : {}) });
     if (input.attempt) this.log.push(input.attempt);
+  }
+
+  async giveUp(input: { userId: number; eventId: string; message: DeliveryMessage }) {
+    const key = `${input.userId}/${input.eventId}`;
+    const record = this.records.get(key);
+    if (record?.status === 'PENDING') this.records.set(key, { status: 'FAILED', attempts: record.attempts, message: input.message });
   }
 }
 
@@ -114,6 +120,19 @@ describe('delivery service', () => {
       { ...logged, attempt: 2, outcome: 'timeout', statusCode: null, error: 'No answer in time', nextAttemptAt: '2026-11-21T12:05:00.000Z' },
       { ...logged, attempt: 3, outcome: 'network_error', statusCode: null, error: 'Connection failed', nextAttemptAt: null },
     ]);
+  });
+
+  it('gives up on a delivery whose last attempt was never recorded, without sending, and keeps its message', async () => {
+    outcomes = [{ kind: 'response', status: 500, reason: '' }, { kind: 'response', status: 500, reason: '' }];
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 300 });
+    // The third and last attempt claimed by a worker that stops before it records how it went.
+    await deliveries.claim({ userId: 7, eventId: 'evt_unit', now: now.toISOString(), leaseUntil: '2026-11-21T12:00:40.000Z', maxAttempts: 3, carrier: 'msg-1' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 40 });
+    now = new Date('2026-11-21T12:00:41.000Z');
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
+    expect(sent).toHaveLength(2);
+    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 3, message });
   });
 
   it('leaves a duplicate alone while another worker holds the delivery', async () => {
