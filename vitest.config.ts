@@ -25,6 +25,7 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          globalSetup: ['test/support/infra-setup.ts'],
           testTimeout: 120_000,
           // Synthesising with real bundling (esbuild per function) happens in beforeAll hooks.
           hookTimeout: 300_000,
