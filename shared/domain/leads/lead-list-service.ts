@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { notFound, validationError } from '../errors';
 import type { Clock, IdGenerator } from '../ports';
 import { type ImportRow, type LeadInput, type ProspectInput, type CompanyInput, readCsvLeads, readJsonLeads } from './import-rows';
@@ -8,6 +9,18 @@ import { foldText } from './normalize';
 import type { LeadListRepository, LeadRepository, PageMember } from './ports';
 
 export const LIST_NOT_FOUND = 'Lead list not found';
+
+/**
+ * An answer waits for the other batches still writing to its list (polling it), so that its
+ * `total_prospects` counts the leads it reports as already there: a concurrent request added them
+ * and has not closed the list yet. Their writes take tens of milliseconds; a batch that stopped
+ * half-way is finished by whoever reads the list after its lease, so the bound only stops the wait
+ * for one (some 3 to 6 seconds), and the answer then counts what is closed.
+ */
+const OTHER_BATCHES_POLL_MS = 25;
+const OTHER_BATCHES_MAX_POLLS = 120;
+/** Never waits into the request's last seconds (its answer must still be sent). */
+const OTHER_BATCHES_RESERVE_MS = 2_000;
 
 export interface LeadListServiceDeps {
   lists: LeadListRepository;
@@ -66,6 +79,20 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     return list;
   }
 
+  /**
+   * The list after this request's writes and those of the batches writing to it meanwhile: read
+   * again while any is open, a few seconds at most (OTHER_BATCHES_MAX_POLLS), within the request's time left.
+   */
+  async function afterWrites(workspaceId: number, listId: number, timeLeft?: TimeLeft): Promise<LeadList> {
+    let list = await get(workspaceId, listId);
+    for (let polls = 0; list.openJournals?.length && polls < OTHER_BATCHES_MAX_POLLS; polls += 1) {
+      if (timeLeft && timeLeft() < OTHER_BATCHES_RESERVE_MS) break;
+      await pause(OTHER_BATCHES_POLL_MS);
+      list = await get(workspaceId, listId);
+    }
+    return list;
+  }
+
   /** The ids for the list's type; the other type's ids are refused. */
   function idsFor(list: LeadList, input: LeadIdsInput): number[] {
     const [field, other, ids, otherIds] =
@@ -86,13 +113,14 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     listId: number,
     input: LeadIdsInput,
     change: (list: LeadList, ids: number[]) => Promise<{ id: number; skipped?: SkipCode; left?: number }[]>,
+    timeLeft?: TimeLeft,
   ): Promise<IdsResult> {
     const list = await get(workspaceId, listId);
     const outcomes = await change(list, idsFor(list, input));
     const left = outcomes.flatMap((o) => (!o.skipped && o.left !== undefined ? [o.left] : []));
     if (left.length > 0 && deps.campaignsLeft) await deps.campaignsLeft(workspaceId, left);
     return {
-      list: await get(workspaceId, listId),
+      list: await afterWrites(workspaceId, listId, timeLeft),
       done: outcomes.filter((o) => !o.skipped).map((o) => o.id),
       skipped: outcomes.flatMap((o) => (o.skipped ? [{ id: o.id, reason: o.skipped }] : [])),
     };
@@ -169,10 +197,10 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     },
 
     addLeads: (workspaceId: number, listId: number, input: LeadIdsInput, timeLeft?: TimeLeft) =>
-      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.addToList(list, ids, timeLeft)),
+      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.addToList(list, ids, timeLeft), timeLeft),
 
     deleteLeads: (workspaceId: number, listId: number, input: LeadIdsInput, timeLeft?: TimeLeft) =>
-      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.removeFromList(list, ids, timeLeft)),
+      changeMembers(workspaceId, listId, input, (list, ids) => deps.writer.removeFromList(list, ids, timeLeft), timeLeft),
 
     /**
      * Imports rows into the list: each valid row creates its lead or updates the workspace's lead
@@ -205,7 +233,7 @@ export function createLeadListService(deps: LeadListServiceDeps) {
       skippedRows.sort((a, b) => a.row - b.row);
       leads.sort((a, b) => a.row - b.row);
       return {
-        list: await get(workspaceId, listId),
+        list: await afterWrites(workspaceId, listId, timeLeft),
         totalRows: rows.length,
         created: leads.filter((lead) => lead.status === 'created').length,
         updated: leads.filter((lead) => lead.status === 'updated').length,

@@ -99,6 +99,21 @@ describe('add-leads and delete-leads', () => {
     expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.id)).toEqual([...prospects].sort((a, b) => a - b));
   });
 
+  it('answers each of concurrent adds of the same leads with the count that holds them all', async () => {
+    // A race: three lists, so that an answer read before the winner closed its list shows up.
+    for (const name of ['Same leads at once 1', 'Same leads at once 2', 'Same leads at once 3']) {
+      const list = await createList(stack, alice, name);
+      const responses = await Promise.all(Array.from({ length: 5 }, () => add(alice, list.id, { prospect_ids: prospects })));
+      // Each answer says all 8 are in the list (added by it, or already there): its count holds them.
+      for (const response of responses) {
+        expect(response.status).toBe(200);
+        expect((response.body.added ?? 0) + response.body.skipped.filter((skip) => skip.reason === 'already_in_list').length).toBe(8);
+        expect(response.body.total_prospects).toBe(8);
+      }
+      expect(responses.flatMap((r) => r.body.added_ids ?? []).sort()).toEqual([...prospects].sort());
+    }
+  });
+
   it('accepts ids as numeric strings or a comma-separated string', async () => {
     const list = await createList(stack, alice, 'Loose ids');
     const strings = await add(alice, list.id, { prospect_ids: [String(prospects[0])] });
