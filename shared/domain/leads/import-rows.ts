@@ -40,7 +40,13 @@ function tooManyRows(count: number): DomainError {
   );
 }
 
-/** JSON leads: objects with lead fields; a nested `company` object stands for the `company_*` fields. */
+/** Why a PEOPLE row's `company` cannot be read: neither the company's fields nor its name. */
+const NESTED_COMPANY_TYPE = 'company must be an object (the company_* fields without their prefix) or a string (its name)';
+
+/**
+ * JSON leads: objects with lead fields; in a PEOPLE row a nested `company` object stands for the
+ * `company_*` fields, and a string for `company_name` (as a CSV's `Company` column does).
+ */
 export function flattenJsonLead(lead: unknown, searchType: SearchType): FlatRow | undefined {
   if (!isPlainObject(lead)) return undefined;
   const flat = bareObject();
@@ -48,6 +54,8 @@ export function flattenJsonLead(lead: unknown, searchType: SearchType): FlatRow 
   const nested = own.get('company');
   if (searchType === 'PEOPLE' && isPlainObject(nested)) {
     for (const [key, value] of Object.entries(nested)) if (value !== undefined) flat[`company_${key}`] = value;
+  } else if (searchType === 'PEOPLE' && typeof nested === 'string' && own.get('company_name') === undefined) {
+    flat.company_name = nested;
   }
   for (const [key, value] of own) {
     if (value === undefined || (key === 'company' && searchType === 'PEOPLE')) continue;
@@ -62,7 +70,13 @@ export function readJsonLeads(leads: unknown[], searchType: SearchType): ImportR
   if (leads.length > LIMITS.maxImportRows) throw tooManyRows(leads.length);
   return leads.map((lead, index) => {
     const flat = flattenJsonLead(lead, searchType);
-    return flat ? readRow(flat, index + 1, searchType) : { row: index + 1, error: 'lead must be an object' };
+    if (!flat) return { row: index + 1, error: 'lead must be an object' };
+    const read = readRow(flat, index + 1, searchType);
+    const nested = (lead as Record<string, unknown>).company;
+    // After the person's own reasons, as the company's fields come after them. Before 2026-11-28 any
+    // other `company` was dropped without a word, and the row imported without its company.
+    const unreadable = searchType === 'PEOPLE' && nested != null && typeof nested !== 'string' && !isPlainObject(nested);
+    return unreadable && 'input' in read ? { row: index + 1, error: NESTED_COMPANY_TYPE } : read;
   });
 }
 

@@ -80,14 +80,19 @@ export function slugSegment(text: string): string {
   return Array.from(text.normalize('NFC').toLowerCase(), (char) => (PATH_SEGMENT_CHAR.test(char) ? char : encodeURIComponent(char))).join('');
 }
 
-/** A network path segment: a member id as it is, a slug as text (slugSegment). */
-function canonicalNetworkSegment(segment: string): string {
+/**
+ * A network path segment: a member id as it is, a slug as text (slugSegment). Undefined for one
+ * that names nobody: percent-encoding that does not decode (`%zz`) or a control character (`%00`).
+ */
+function canonicalNetworkSegment(segment: string): string | undefined {
   if (PROVIDER_MEMBER_ID.test(segment)) return segment;
+  let text: string;
   try {
-    return slugSegment(decodeURIComponent(segment));
+    text = decodeURIComponent(segment);
   } catch {
-    return segment.toLowerCase();
+    return undefined;
   }
+  return /\p{Cc}/u.test(text) ? undefined : slugSegment(text);
 }
 
 /** Network pages whose path goes on past the page's own (`/in/<slug>/details/experience`, `/company/<slug>/about`). */
@@ -98,7 +103,8 @@ const NETWORK_PAGE_KINDS = new Set(['in', 'company', 'school', 'showcase']);
  * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
  * slash; network paths are lower-cased (their slugs are case-insensitive) but for a segment headed
  * by a provider's member id, which keeps its case, and a profile's or company's subpage is that
- * page. Undefined when the input is not an http(s) URL with a path.
+ * page. Undefined when the input is not an http(s) URL with a path, or a network page that names
+ * no one (a page kind without its slug, a segment that does not decode or holds a control character).
  */
 export function canonicalPageUrl(input: string): string | undefined {
   const url = parseLooseUrl(input);
@@ -111,8 +117,13 @@ export function canonicalPageUrl(input: string): string | undefined {
   if (isNetwork) {
     const segments = path.split('/');
     // A profile's or company's subpage is that page: `/in/<slug>/details/experience` is `/in/<slug>`.
-    const page = NETWORK_PAGE_KINDS.has((segments[1] ?? '').toLowerCase()) && segments.length > 3 ? segments.slice(0, 3) : segments;
-    path = page.map(canonicalNetworkSegment).join('/');
+    const kind = NETWORK_PAGE_KINDS.has((segments[1] ?? '').toLowerCase());
+    // `/in/` or `/company/` alone names no one: as an identity, it would merge everyone sent with it.
+    if (kind && segments.length < 3) return undefined;
+    const page = kind && segments.length > 3 ? segments.slice(0, 3) : segments;
+    const canonical = page.map((segment) => (segment === '' ? '' : canonicalNetworkSegment(segment)));
+    if (canonical.some((segment) => segment === undefined)) return undefined;
+    path = canonical.join('/');
   }
   if (path === '') return undefined;
   return `https://${host}${path}`;

@@ -301,6 +301,28 @@ describe('import into a lead list', () => {
     expect(result.leads.map((l) => l.row)).toEqual([1, 11]);
   });
 
+  it('refuses a profile page that names no one, so people sent with it are never merged; a company given by its name is taken', async () => {
+    const list = await createList(stack, alice, 'No one');
+    const result = await importLeads(stack, alice, list.id, {
+      leads: [
+        { first_name: 'First', last_name: 'Person', network_profile_url: 'https://www.linkedin.com/in/' },
+        { first_name: 'Other', last_name: 'Person', network_profile_url: 'linkedin.com/in' },
+        { first_name: 'Broken', last_name: 'Slug', network_profile_url: 'https://www.linkedin.com/in/%zz' },
+        { first_name: 'Named', last_name: 'Company', email: 'named@company.example', company: 'StringCo' },
+        { first_name: 'Listed', last_name: 'Company', email: 'listed@company.example', company: ['x'] },
+      ],
+    });
+    expect(result.skipped_rows).toEqual([
+      { row: 1, reason: 'network_profile_url is not a valid URL' },
+      { row: 2, reason: 'network_profile_url is not a valid URL' },
+      { row: 3, reason: 'network_profile_url is not a valid URL' },
+      { row: 5, reason: 'company must be an object (the company_* fields without their prefix) or a string (its name)' },
+    ]);
+    expect(result.leads).toEqual([{ row: 4, id: anId(), status: 'created' }]);
+    const [named] = (await leadsOf(stack, alice, list.id)).prospects ?? [];
+    expect(named).toMatchObject({ first_name: 'Named', company: { name: 'StringCo' } });
+  });
+
   it('skips a row whose profile URL and email belong to two different prospects', async () => {
     const list = await createList(stack, alice, 'Two owners');
     await importLeads(stack, alice, list.id, { leads: [person(20), { first_name: 'E', last_name: 'Mail', email: 'owner@example.com' }] });

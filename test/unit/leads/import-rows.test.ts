@@ -108,6 +108,31 @@ describe('import row reasons', () => {
     expect(flattenJsonLead({ company_name: 'Prefixed', name: 'Plain' }, 'COMPANY')).toEqual({ name: 'Plain' });
   });
 
+  it("reads a PEOPLE row's company given as its name, and refuses one that is neither its fields nor its name", () => {
+    const someone = { first_name: 'Nest', last_name: 'Co', email: 'nest@x.example' };
+    expect(flattenJsonLead({ ...someone, company: 'StringCo' }, 'PEOPLE')).toEqual({ ...someone, company_name: 'StringCo' });
+    expect(flattenJsonLead({ ...someone, company: 'StringCo', company_name: 'Flat' }, 'PEOPLE')).toEqual({ ...someone, company_name: 'Flat' });
+    const rows = readJsonLeads(
+      [
+        { ...someone, company: ['x'] },
+        { ...someone, company: 7 },
+        { ...someone, company: null },
+        { first_name: 'Nest', company: true },
+        { ...someone, company: 'StringCo' },
+      ],
+      'PEOPLE',
+    );
+    const refused = 'company must be an object (the company_* fields without their prefix) or a string (its name)';
+    expect(rows.slice(0, 2)).toEqual([
+      { row: 1, error: refused },
+      { row: 2, error: refused },
+    ]);
+    expect(rows[2]).toEqual({ row: 3, input: { fields: { firstName: 'Nest', lastName: 'Co', email: 'nest@x.example' } } });
+    // The person's own reasons come first.
+    expect(rows[3]).toEqual({ row: 4, error: 'last_name is required' });
+    expect(rows[4]).toMatchObject({ row: 5, input: { company: { name: 'StringCo' } } });
+  });
+
   it('names the company rules of a COMPANY row', () => {
     expect(readJsonLeads([{ industry: 'No name' }, { name: 'x', website_url: 'not a url' }, { name: 5, revenue: [] }], 'COMPANY')).toEqual([
       { row: 1, error: 'name is required' },
@@ -143,11 +168,14 @@ describe('provider leads', () => {
       networkUrl: 'https://www.linkedin.com/company/x-labs%C3%A9',
     });
     // A page without a usable slug names it by its URL: never "".
-    expect(normalizeCompany({ name: '', network_url: 'https://www.linkedin.com/company/' })).toEqual({
-      name: 'https://www.linkedin.com/company',
+    expect(normalizeCompany({ name: '', network_url: 'https://example.com/' })).toBeUndefined();
+    expect(normalizeCompany({ name: '', network_url: 'https://www.linkedin.com/showcase/-/' })).toEqual({
+      name: '-',
       nameDerived: true,
-      networkUrl: 'https://www.linkedin.com/company',
+      networkUrl: 'https://www.linkedin.com/showcase/-',
     });
+    // `/company/` alone is no company's page.
+    expect(normalizeCompany({ name: '', network_url: 'https://www.linkedin.com/company/' })).toBeUndefined();
     expect(normalizeCompany({ name: 'Acme', website_url: 'not a url' })).toBeUndefined();
     expect(normalizeCompany({ name: '' })).toBeUndefined();
   });

@@ -34,7 +34,24 @@ describe('canonicalPageUrl', () => {
     expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd') as string)).toBe('ACwAAAB1x2Y3');
   });
 
-  it.each(['', 'not a url', 'ftp://linkedin.com/in/x', 'https://linkedin.com/', 'https://localhost/in/x', 'mailto:a@b.c'])(
+  it.each([
+    '',
+    'not a url',
+    'ftp://linkedin.com/in/x',
+    'https://linkedin.com/',
+    'https://localhost/in/x',
+    'mailto:a@b.c',
+    // A page kind without its slug names no one (as an identity it would merge everyone sent with it).
+    'https://www.linkedin.com/in/',
+    'linkedin.com/in',
+    'https://www.linkedin.com/company/',
+    'https://linkedin.com//school//',
+    // Percent-encoding that does not decode, and control characters.
+    'https://www.linkedin.com/in/%zz',
+    'https://www.linkedin.com/in/%E0%A4%A',
+    'https://www.linkedin.com/in/a%00b',
+    'https://www.linkedin.com/sales/lead/%zz',
+  ])(
     'refuses %j',
     (input) => {
       expect(canonicalPageUrl(input)).toBeUndefined();
