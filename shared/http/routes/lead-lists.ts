@@ -1,12 +1,13 @@
 import * as v from 'valibot';
 import { COMPANY_LEAD_DOCUMENTED, CsvMapping, PEOPLE_LEAD_DOCUMENTED } from '../../domain/leads/import-schemas';
-import { documentedAs, readLater } from '../../domain/validation';
+import { closed, documentedAs, readLater } from '../../domain/validation';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
 import { LIST_FILTERS, SORT_FIELDS } from '../../domain/leads/list-query';
 import { Count, Id, PageNumber, RowNumber, defineRoute, idParam, queryText } from './define';
 import { CompanyView, LeadListView, ProspectView } from './lead-views';
 
-export const CreateLeadListBody = v.object({
+/** A field it does not know is a 400 naming it: a misspelt `searchType: COMPANY` made a PEOPLE list (probe, 2026-11-28). */
+export const CreateLeadListBody = closed({
   name: v.pipe(
     v.string(),
     v.trim(),
@@ -14,7 +15,7 @@ export const CreateLeadListBody = v.object({
     v.maxLength(LIMITS.maxListNameLength, `name must be at most ${LIMITS.maxListNameLength} characters`),
   ),
   search_type: v.nullish(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
-});
+}, (field, fields) => `${field} is not a field of a lead list (fields: ${fields.join(', ')})`);
 
 /** Ids as a JSON array, numeric strings or one comma-separated string; checked by `idList`. */
 const DOCUMENTED_IDS = { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: LIMITS.maxIdsPerRequest };

@@ -1,13 +1,17 @@
 import * as v from 'valibot';
 import { LIMITS, SEARCH_SOURCES, SEARCH_TYPES } from '../../domain/leads/lead';
 import { CURSOR_NOT_VALID, MAX_CURSOR_LENGTH } from '../../domain/leads/search-cursor';
-import { jsonObject } from '../../domain/validation';
+import { closed, jsonObject } from '../../domain/validation';
 import { Count, PageNumber, defineRoute } from './define';
 import { CompanyView, ProspectView } from './lead-views';
 
 const PAGE_SIZE_MESSAGE = `page_size must be an integer between 1 and ${LIMITS.maxPageSize}`;
 
-export const SearchBody = v.object({
+/**
+ * A field it does not know is a 400 naming it: a misspelt `filter` ran an unfiltered search, and a
+ * misspelt `searchType` a PEOPLE one, each spending a directory search (probe, 2026-11-28).
+ */
+export const SearchBody = closed({
   search_type: v.optional(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
   source: v.optional(v.picklist(SEARCH_SOURCES, "source must be either 'DIRECTORY' or 'WORKSPACE'"), 'DIRECTORY'),
   page: v.optional(
@@ -22,7 +26,7 @@ export const SearchBody = v.object({
   filters: v.optional(jsonObject('filters must be an object'), {}),
   // The `next_cursor` of a previous WORKSPACE search (null: none). Whether it fits this search is the service's check.
   cursor: v.optional(v.nullable(v.pipe(v.string('cursor must be a string'), v.maxLength(MAX_CURSOR_LENGTH, CURSOR_NOT_VALID)))),
-});
+}, (field, fields) => `${field} is not a field of a search (fields: ${fields.join(', ')})`);
 
 const envelope = {
   success: v.literal(true),

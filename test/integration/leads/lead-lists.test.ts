@@ -68,6 +68,8 @@ describe('lead lists: create and list', () => {
     [{ name: 'x', search_type: 7 }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
     [{ name: 42 }, 'name must be a string'],
     [{ name: 'n'.repeat(201) }, 'name must be at most 200 characters'],
+    // A misspelt field made a PEOPLE list.
+    [{ name: 'typo', searchType: 'COMPANY' }, 'searchType is not a field of a lead list (fields: name, search_type)'],
   ])('refuses %j with 400 "%s" and creates nothing', async (body, error) => {
     const before = (await stack.call<{ searches: unknown[] }>('GET', '/public/lead-lists/', { apiKey: bob.key })).body.searches.length;
     const response = await stack.call('POST', '/public/lead-lists/', { apiKey: bob.key, body });

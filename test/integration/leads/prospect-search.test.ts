@@ -265,6 +265,9 @@ describe('prospect search', () => {
     [{ page: 1.5 }, 'page must be a positive integer'],
     [{ search_type: 'ACCOUNTS' }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
     [{ source: 'LINKEDIN' }, "source must be either 'DIRECTORY' or 'WORKSPACE'"],
+    // Misspelt fields ran an unfiltered (or a PEOPLE) directory search, spending one.
+    [{ source: 'WORKSPACE', filter: { job_title: 'CTO' } }, 'filter is not a field of a search (fields: search_type, source, page, page_size, filters, cursor)'],
+    [{ searchType: 'COMPANY' }, 'searchType is not a field of a search (fields: search_type, source, page, page_size, filters, cursor)'],
     [{ filters: 'cto' }, 'filters must be an object'],
     [{ filters: ['cto'] }, 'filters must be an object'],
     [{ filters: { job_title: 5 } }, 'filters.job_title must be a string, an array of strings or an object {must, doesnt}'],
