@@ -84,6 +84,14 @@ export function idList(value: unknown, field: string): number[] | undefined {
 }
 
 /**
+ * A typed name without the control characters nobody means in one (a pasted NUL or bell: they broke
+ * CSV exports and terminals); tabs and line breaks become spaces, so a name of nothing else is empty. Before 2026-11-28 list, campaign, API key and workspace names kept them.
+ * It goes after the JSON Schema's checks (the OpenAPI document stops at a transformation) and is
+ * followed by `v.trim()` and the empty check again.
+ */
+export const withoutControls = v.transform((text: string) => text.replace(/[\t\n\r]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, ''));
+
+/**
  * An object schema that answers a field it does not know with a 400 naming it. Strict, not loose
  * plus a check of the output: a loose object leaves `__proto__`, `constructor` and `prototype` out of
  * what it outputs, so a check after it never saw them and let them pass unnamed.

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { withoutControls } from '../../domain/validation';
 import { MAX_API_KEY_NAME_LENGTH } from '../../domain/api-keys/api-key';
 import { Id, Success, Timestamp, defineRoute, idParam } from './define';
 
@@ -10,6 +11,9 @@ export const CreateApiKeyBody = v.object({
     v.trim(),
     v.nonEmpty('name is required'),
     v.maxLength(MAX_API_KEY_NAME_LENGTH, `name must be at most ${MAX_API_KEY_NAME_LENGTH} characters`),
+    withoutControls,
+    v.trim(),
+    v.nonEmpty('name is required'),
   ),
 });
 

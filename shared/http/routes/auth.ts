@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { withoutControls } from '../../domain/validation';
 import { MAX_PASSWORD_LENGTH, MAX_WORKSPACE_NAME_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/accounts/account';
 import { Id, Success, Timestamp, defineRoute } from './define';
 
@@ -18,6 +19,9 @@ const name = (field: string) =>
     v.trim(),
     v.nonEmpty(`${field} must not be empty`),
     v.maxLength(MAX_WORKSPACE_NAME_LENGTH, `${field} must be at most ${MAX_WORKSPACE_NAME_LENGTH} characters`),
+    withoutControls,
+    v.trim(),
+    v.nonEmpty(`${field} must not be empty`),
   );
 
 export const SignupBody = v.object({

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { withoutControls } from '../../domain/validation';
 import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
 import { CAMPAIGN_LIMITS, MAX_DAILY_CAPS, WEEKDAYS } from '../../domain/campaigns/campaign';
 import { closed, defineRoute, idParam } from './define';
@@ -9,6 +10,9 @@ const campaignName = v.pipe(
   v.trim(),
   v.nonEmpty('name is required'),
   v.maxLength(CAMPAIGN_LIMITS.maxNameLength, `name must be at most ${CAMPAIGN_LIMITS.maxNameLength} characters`),
+  withoutControls,
+  v.trim(),
+  v.nonEmpty('name is required'),
 );
 
 export const CreateCampaignBody = v.object({ name: campaignName });

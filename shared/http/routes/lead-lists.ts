@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { COMPANY_LEAD_DOCUMENTED, CsvMapping, PEOPLE_LEAD_DOCUMENTED } from '../../domain/leads/import-schemas';
-import { closed, documentedAs, readLater } from '../../domain/validation';
+import { closed, documentedAs, readLater, withoutControls } from '../../domain/validation';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
 import { LIST_FILTERS, SORT_FIELDS } from '../../domain/leads/list-query';
 import { Count, Id, PageNumber, RowNumber, defineRoute, idParam, queryText } from './define';
@@ -13,6 +13,9 @@ export const CreateLeadListBody = closed({
     v.trim(),
     v.nonEmpty('name is required'),
     v.maxLength(LIMITS.maxListNameLength, `name must be at most ${LIMITS.maxListNameLength} characters`),
+    withoutControls,
+    v.trim(),
+    v.nonEmpty('name is required'),
   ),
   search_type: v.nullish(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
 }, (field, fields) => `${field} is not a field of a lead list (fields: ${fields.join(', ')})`);

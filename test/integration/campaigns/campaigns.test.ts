@@ -56,6 +56,13 @@ describe('campaigns: create, list, read, settings', () => {
     });
   });
 
+  it('keeps no control characters in a name, created or renamed', async () => {
+    const created = await create(aliceKey, { name: 'Ctl\u0000\u0007Name' });
+    expect([created.status, created.body.campaign?.name]).toEqual([201, 'CtlName']);
+    const renamed = await stack.call<{ campaign: CampaignView }>('PATCH', `/public/campaigns/${created.body.campaign?.id}/`, { apiKey: aliceKey, body: { name: 'Line\nbreak\u0000' } });
+    expect([renamed.status, renamed.body.campaign?.name]).toEqual([200, 'Line break']);
+  });
+
   it('numbers a name already used in the workspace, and not one used in another workspace', async () => {
     const names = [];
     for (let i = 0; i < 3; i += 1) names.push((await create(aliceKey, { name: 'Dup' })).body.campaign.name);
@@ -85,6 +92,7 @@ describe('campaigns: create, list, read, settings', () => {
       [{}, 'name is required'],
       [{ name: '   ' }, 'name is required'],
       [{ name: null }, 'name is required'],
+      [{ name: '\u0000\u001b' }, 'name is required'],
       [{ name: 5 }, 'name must be a string'],
       [{ name: 'x'.repeat(201) }, 'name must be at most 200 characters'],
     ] as const) {

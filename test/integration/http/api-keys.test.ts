@@ -176,6 +176,7 @@ describe('API keys over HTTP', () => {
       [{ name: '' }, 'name is required'],
       [{ name: '   ' }, 'name is required'],
       [{ name: null }, 'name is required'],
+      [{ name: '\u0000' }, 'name is required'],
       [{ name: 42 }, 'name must be a string'],
       [{ name: 'x'.repeat(101) }, 'name must be at most 100 characters'],
       [[], 'Request body must be a JSON object'],

@@ -203,6 +203,7 @@ describe('accounts and sessions over HTTP', () => {
       ['/auth/signup/', { email: 'a@b.co', password: '🔑'.repeat(257) }, 'password must be at most 256 characters'],
       ['/auth/signup/', { email: ['a@b.co'], password: 'long enough' }, 'email must be a string'],
       ['/auth/signup/', { email: 'a@b.co', password: 'long enough', workspace_name: '' }, 'workspace_name must not be empty'],
+      ['/auth/signup/', { email: 'a@b.co', password: 'long enough', workspace_name: '\u0007\n' }, 'workspace_name must not be empty'],
       ['/auth/login/', { email: 'a@b.co' }, 'password is required'],
       ['/workspaces/', { name: null }, 'name is required'],
     ];

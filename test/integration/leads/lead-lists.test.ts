@@ -44,6 +44,11 @@ describe('lead lists: create and list', () => {
     expect([response.status, response.body.lead_list?.search_type]).toEqual([201, 'PEOPLE']);
   });
 
+  it('keeps no control characters in a name (tabs and line breaks become spaces)', async () => {
+    const response = await stack.call<{ lead_list: { name: string } }>('POST', '/public/lead-lists/', { apiKey: alice.key, body: { name: ' a\u0000b\u0007\tc\r\nd ' } });
+    expect([response.status, response.body.lead_list?.name]).toEqual([201, 'ab c d']);
+  });
+
   it('creates a COMPANY list when asked', async () => {
     const list = await createList(stack, alice, 'Target accounts', 'COMPANY');
     expect(list).toEqual({
@@ -63,6 +68,7 @@ describe('lead lists: create and list', () => {
     [{ name: '' }, 'name is required'],
     [{ name: '   ' }, 'name is required'],
     [{ name: null }, 'name is required'],
+    [{ name: '\u0000\u0007 ' }, 'name is required'],
     [{ name: 'x', search_type: 'people' }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
     [{ name: 'x', search_type: 'ACCOUNTS' }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
     [{ name: 'x', search_type: 7 }, "search_type must be either 'PEOPLE' or 'COMPANY'"],
