@@ -89,7 +89,7 @@ export function idList(value: unknown, field: string): number[] | undefined {
  * It goes after the JSON Schema's checks (the OpenAPI document stops at a transformation) and is
  * followed by `v.trim()` and the empty check again.
  */
-export const withoutControls = v.transform((text: string) => text.replace(/[\t\n\r]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, ''));
+export const withoutControls = v.transform((text: string) => text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, ''));
 
 /**
  * An object schema that answers a field it does not know with a 400 naming it. Strict, not loose
