@@ -31,7 +31,9 @@ export function readIds(value: unknown, field: string): number[] | undefined {
 
 function integerAtLeast(value: unknown, field: string, min: number, fallback: number): number {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw validationError(`${field} must be an integer of at least ${min}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw validationError(`${field} must be an integer of at least ${min}`);
+  // An integer past 2^53 is no count anyone means (it was told it was no integer).
+  if (!Number.isSafeInteger(value)) throw validationError(`${field} must be at most ${Number.MAX_SAFE_INTEGER}`);
   return value;
 }
 

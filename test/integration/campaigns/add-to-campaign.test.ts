@@ -41,6 +41,8 @@ describe('add-to-campaign', () => {
       [list.id, { campaign: campaign.id, prospect_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }, 400, 'prospect_ids may hold at most 1000 ids'],
       [list.id, { campaign: campaign.id, amount: -1 }, 400, 'amount must be an integer of at least 0'],
       [list.id, { campaign: campaign.id, amount: 1.5 }, 400, 'amount must be an integer of at least 0'],
+      [list.id, { campaign: campaign.id, amount: 1e20 }, 400, 'amount must be at most 9007199254740991'],
+      [list.id, { campaign: campaign.id, prospects_per_company: 1e20 }, 400, 'prospects_per_company must be at most 9007199254740991'],
       [list.id, { campaign: campaign.id, prospects_per_company: 0 }, 400, 'prospects_per_company must be an integer of at least 1'],
       [list.id, { campaign: campaign.id, allow_duplicates: 'yes' }, 400, 'allow_duplicates must be true or false'],
       [list.id, { campaign: campaign.id, activate: 1 }, 400, 'activate must be true or false'],
