@@ -65,7 +65,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     if (recorded.outcome === 'FAILED') return finish(action, campaign, 'FINISHED', recorded.reason);
     // The account the record names: a send found after a lost answer went through that one, not the claim's.
     const through = recorded.accountId ?? claim.accountId;
-    const sticky = recorded.outcome === 'SKIPPED' ? connectedBySkip(claim.kind, recorded.reason) : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: through } };
+    const sticky = recorded.outcome === 'SKIPPED' ? connectedBySkip(claim.kind, recorded.reason, action.accounts, through) : { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: through } };
     // The crash may have come before the invitation's link (sender.ts settle): written again.
     if (recorded.outcome === 'SENT' && node.stepType === 'NETWORK_INVITE') await keepInvitation(deps.sentMessages, action, node, through);
     await advance(action, campaign, nodes, node.id, now, sticky, undefined, new Date(recorded.at));
@@ -130,6 +130,8 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
     }
   }
   await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)' }));
-  await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } });
+  // If it went out, it went out at its claim: the next node's delay counts from then, as for a send
+  // found (before 2026-11-28 it counted from this settling, up to a sweep later).
+  await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } }, undefined, claimedAt);
   return 'sent';
 }

@@ -153,7 +153,7 @@ export function createSender(deps: SenderDeps) {
     if ('skipped' in result) {
       if (!lookOnly) await giveBack(claim, true, campaign.id);
       await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
-      const connected = connectedBySkip(claim.kind, result.skipped);
+      const connected = connectedBySkip(claim.kind, result.skipped, claimed.accounts, account.id);
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
       return 'skipped';
     }
@@ -212,7 +212,7 @@ export function createSender(deps: SenderDeps) {
     }
     // A step this prospect does not need (already connected) or cannot get (not connected): skipped, on with the flow.
     await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: failure.reason }));
-    const connected = connectedBySkip(claim.kind, failure.reason);
+    const connected = connectedBySkip(claim.kind, failure.reason, claimed.accounts, account.id);
     await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
     return 'skipped';
   }

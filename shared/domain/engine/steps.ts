@@ -4,7 +4,7 @@ import { publicIdOf } from '../inbox/inbound-message';
 import type { Prospect } from '../leads/lead';
 import { type NetworkProvider, ProviderFailure, describeProviderFailure, isProviderFailure } from '../providers/provider';
 import type { SenderAccount } from '../sender-accounts/sender-account';
-import type { SendKind } from './action';
+import type { OutreachAction, SendKind } from './action';
 import { ALREADY_PERFORMED, classifyFailure } from './provider-answers';
 import type { RenderedStep, Variant } from './render';
 
@@ -22,10 +22,20 @@ export const ALREADY_CONNECTED = 'already connected';
 /**
  * What a skipped step's reason (the profile's first degree, or the provider's "already performed")
  * tells the action: an invitation that found the prospect connected makes a later ACCEPTED_INVITE
- * YES at once. The sender and the crash rule (settling a recorded skip) read it the same way.
+ * YES at once, and the account it went through becomes the prospect's network account, as a sent
+ * invitation's does: the connection is that account's, so a later message goes (or waits) there.
+ * Before 2026-11-28 it was not kept, and a message spread to another account found no connection
+ * and was skipped (probe). The sender and the crash rule (settling a recorded skip) read it the same way.
  */
-export function connectedBySkip(kind: SendKind, reason: string | null): { alreadyConnected?: true } {
-  return kind === 'INVITE' && (reason === ALREADY_CONNECTED || reason === ALREADY_PERFORMED) ? { alreadyConnected: true } : {};
+export function connectedBySkip(
+  kind: SendKind,
+  reason: string | null,
+  accounts: OutreachAction['accounts'],
+  throughAccountId: number,
+): { alreadyConnected?: true; accounts?: OutreachAction['accounts'] } {
+  return kind === 'INVITE' && (reason === ALREADY_CONNECTED || reason === ALREADY_PERFORMED)
+    ? { alreadyConnected: true, accounts: { ...accounts, NETWORK: throughAccountId } }
+    : {};
 }
 export interface SentRefs {
   trackingId?: string;

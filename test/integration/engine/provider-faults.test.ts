@@ -119,6 +119,47 @@ describe('provider answers, redelivery and crashes', () => {
     expect((await sentOfKind('chat')).filter((c) => c.text === 'Thanks Connie').length).toBe(1);
   });
 
+  it("keeps the account an invitation found the prospect connected through as the prospect's, so a later message waits for it", async () => {
+    clock.set('2026-11-30T09:00:00.000Z'); // Monday, 10:00 in Amsterdam
+    const { stack } = world;
+    const campaign = await campaignWith(world, 'Connected through one', [
+      { step_type: 'NETWORK_INVITE', message_template: 'CT invite' },
+      { step_type: 'NETWORK_MESSAGE', message_template: 'CT thanks {{first_name}}', delay_in_hours: 24 },
+    ]);
+    const ids = await prospectsIn(world, campaign.id, [
+      { first_name: 'Cara', network_profile_url: 'https://www.linkedin.com/in/ct-cara' },
+      { first_name: 'Carl', network_profile_url: 'https://www.linkedin.com/in/ct-carl' },
+    ]);
+    // Connected to the workspace's first network account only.
+    for (const slug of ['ct-cara', 'ct-carl']) {
+      await stack.provider.control.setProfile(slug, { network_distance: 'THIRD_DEGREE' });
+      await stack.provider.control.setProfile(slug, { network_distance: 'FIRST_DEGREE', account_id: 'sbx-network-dev' });
+    }
+    await activate(world, campaign.id);
+    await advance(stack, clock, 1);
+    expect(await outcomeSummary(campaign.id)).toEqual(['NETWORK_INVITE SKIPPED (already connected)', 'NETWORK_INVITE SKIPPED (already connected)']);
+
+    // A second network account joins the campaign, and the first one may send no message today.
+    const second = await extraAccount(world, 'LINKEDIN', 'sbx-network-ct');
+    const api = (method: string, path: string, body: unknown) => stack.call(method, path, { apiKey: world.ws.key, body });
+    expect((await api('PATCH', `/public/campaigns/${campaign.id}/`, { account_ids: [world.mailbox, world.network, second] })).status).toBe(200);
+    expect((await api('PATCH', `/public/accounts/${world.network}/`, { daily_limits: { network_messages: 0 } })).status).toBe(200);
+    await advance(stack, clock, 24.5);
+    // The messages wait for the account the prospects are connected through, never sent through the other.
+    expect(await outcomeSummary(campaign.id)).toEqual(['NETWORK_INVITE SKIPPED (already connected)', 'NETWORK_INVITE SKIPPED (already connected)']);
+    expect((await sentOfKind('chat')).filter((chat) => chat.text.startsWith('CT thanks'))).toEqual([]);
+
+    expect((await api('PATCH', `/public/accounts/${world.network}/`, { daily_limits: { network_messages: 50 } })).status).toBe(200);
+    await advance(stack, clock, 1);
+    const chats = (await sentOfKind('chat')).filter((chat) => chat.text.startsWith('CT thanks'));
+    expect(chats.map((chat) => [chat.text, chat.accountId]).sort()).toEqual([
+      ['CT thanks Cara', 'sbx-network-dev'],
+      ['CT thanks Carl', 'sbx-network-dev'],
+    ]);
+    const statuses = await prospectStatuses(world, campaign.id);
+    expect(ids.map((id) => statuses[id]?.status)).toEqual(['FINISHED', 'FINISHED']);
+  });
+
   it('counts an invitation the provider says is already pending as sent', async () => {
     const { stack } = world;
     const campaign = await campaignWith(world, 'Pending', [{ step_type: 'NETWORK_INVITE' }]);
@@ -202,7 +243,10 @@ describe('provider answers, redelivery and crashes', () => {
 
   it('never sends twice after a crash between claim and result', async () => {
     const { stack } = world;
-    const email = await campaignWith(world, 'Crash email', [{ step_type: 'EMAIL', subject_line: 'Crashed' }]);
+    const email = await campaignWith(world, 'Crash email', [
+      { step_type: 'EMAIL', subject_line: 'Crashed' },
+      { step_type: 'EMAIL', subject_line: 'Crashed follow-up', delay_in_hours: 1 },
+    ]);
     const invite = await campaignWith(world, 'Crash invite', [{ step_type: 'NETWORK_INVITE', message_template: 'Crashed invite' }]);
     const [emailed] = await prospectsIn(world, email.id, [{}]);
     const [invited] = await prospectsIn(world, invite.id, [{}]);
@@ -211,7 +255,7 @@ describe('provider answers, redelivery and crashes', () => {
     }
     await stack.drain('campaign-scheduling');
     // A sender claimed both and crashed before calling the provider.
-    await crashAfterClaim(email.id, emailed as number, 'EMAIL', world.mailbox);
+    const crashedEmail = await crashAfterClaim(email.id, emailed as number, 'EMAIL', world.mailbox);
     await crashAfterClaim(invite.id, invited as number, 'INVITE', world.network);
     // While the claim is fresh, nothing happens; once expired (and a full sweep reads it), the crash rule settles it.
     await tick(stack);
@@ -228,6 +272,11 @@ describe('provider answers, redelivery and crashes', () => {
     // The email cannot be told by the provider: not sent again, recorded UNCERTAIN.
     expect((await sentOfKind('email')).filter((e) => e.subject === 'Crashed')).toEqual([]);
     expect(await outcomeSummary(email.id)).toEqual(['EMAIL UNCERTAIN (a crash between claim and result: not sent again (at most once))']);
+    // It may have gone out at its claim: the next step's delay counts from then, not from the settling.
+    const next = await stack.call<{ prospects: Record<string, unknown>[] }>('GET', `/public/campaigns/${email.id}/prospects/`, { apiKey: world.ws.key });
+    expect(next.body.prospects.map(({ current_step_id, next_action_at }) => ({ current_step_id, next_action_at }))).toEqual([
+      { current_step_id: email.stepIds[1], next_action_at: new Date(Date.parse(crashedEmail.claim.at) + 3_600_000).toISOString() },
+    ]);
     // The provider shows no invitation: it was never sent, so it is sent now, once.
     expect((await sentOfKind('invitation')).filter((i) => i.text === 'Crashed invite').length).toBe(1);
     expect(await outcomeSummary(invite.id)).toEqual(['NETWORK_INVITE SENT']);
