@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { MAX_ACCOUNT_DAILY_LIMITS, MAX_ACCOUNT_NAME_LENGTH } from '../../domain/sender-accounts/sender-account';
+import { withoutControls } from '../../domain/validation';
 import { Count, Id, Success, Timestamp, closed, defineRoute, idParam } from './define';
 
 export const RegisterAccountBody = v.object({
@@ -10,7 +11,10 @@ export const RegisterAccountBody = v.object({
     v.maxLength(200, 'provider_account_id must be at most 200 characters'),
     v.regex(/^[A-Za-z0-9_.:-]+$/, 'provider_account_id must contain only letters, digits and _ . : -'),
   ),
-  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(MAX_ACCOUNT_NAME_LENGTH, `name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`))),
+  // Empty (or nothing but control characters): the provider's name for the account.
+  name: v.optional(
+    v.pipe(v.string(), v.trim(), v.maxLength(MAX_ACCOUNT_NAME_LENGTH, `name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`), withoutControls, v.trim()),
+  ),
 });
 
 const redirectUrl = (field: string) =>
@@ -65,6 +69,9 @@ export const UpdateAccountBody = closed(
         v.trim(),
         v.nonEmpty(`name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
         v.maxLength(MAX_ACCOUNT_NAME_LENGTH, `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
+        withoutControls,
+        v.trim(),
+        v.nonEmpty(`name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
       ),
     ),
     daily_limits: v.optional(DailyLimitsBody),

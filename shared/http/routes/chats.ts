@@ -51,7 +51,8 @@ const ACCOUNT_MESSAGE = 'sender_account_id must be a positive integer';
 
 export const SendMessageBody = closed(
   {
-    message: v.pipe(v.string('message must be a string'), v.trim(), v.nonEmpty('message is required'), v.maxLength(20_000, MESSAGE_LENGTH)),
+    // The type's default text: null is then `message is required`, as a missing one (api.md).
+    message: v.pipe(v.string(), v.trim(), v.nonEmpty('message is required'), v.maxLength(20_000, MESSAGE_LENGTH)),
     subject_line: v.optional(v.nullable(v.pipe(v.string('subject_line must be a string'), v.maxLength(500, SUBJECT_LENGTH)))),
     sender_account_id: v.optional(
       v.nullable(v.pipe(v.number(ACCOUNT_MESSAGE), v.safeInteger(ACCOUNT_MESSAGE), v.minValue(1, ACCOUNT_MESSAGE))),

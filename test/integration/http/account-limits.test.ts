@@ -55,7 +55,7 @@ describe('sender accounts: daily limits and the sending pause', () => {
 
     const merged = await patch(carolKey, account.id, { daily_limits: { invitations: 100 } });
     expect(merged.body.account.daily_limits).toEqual({ emails: 120, invitations: 100, network_messages: 0 });
-    const renamed = await patch(carolKey, account.id, { name: '  Outbound 1  ', daily_limits: { emails: 2000 } });
+    const renamed = await patch(carolKey, account.id, { name: '  Out\u0000bound\t1  ', daily_limits: { emails: 2000 } });
     expect(renamed.body.account).toEqual({
       ...changed.body.account,
       name: 'Outbound 1',
@@ -91,6 +91,7 @@ describe('sender accounts: daily limits and the sending pause', () => {
       [{ daily_limits: { emails: 10 }, status: 'OK' }, 'status cannot be changed (fields: name, daily_limits, sending_paused)'],
       [{ provider_account_id: 'other' }, 'provider_account_id cannot be changed (fields: name, daily_limits, sending_paused)'],
       [{ name: '   ' }, 'name must be 1 to 100 characters'],
+      [{ name: '\u0001\u0002' }, 'name must be 1 to 100 characters'],
       [{ name: 'x'.repeat(101) }, 'name must be 1 to 100 characters'],
       [{ name: 7 }, 'name must be 1 to 100 characters'],
     ];

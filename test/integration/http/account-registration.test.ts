@@ -34,6 +34,14 @@ describe('sender accounts registered, deleted and registered again', () => {
     expect((await list(key)).accounts.map((account) => account.name)).toEqual(['registered first, higher id', 'registered later, lower id']);
   });
 
+  it("keeps no control characters in the name it is given; given nothing else, the provider's name", async () => {
+    const { key } = await workspace();
+    const named = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Provider name' });
+    expect((await register(key, { provider_account_id: named.id, name: ' Sales\u0000 desk\n' })).body.account.name).toBe('Sales desk');
+    const blank = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Provider name' });
+    expect((await register(key, { provider_account_id: blank.id, name: '\u0000\u0007' })).body.account.name).toBe('Provider name');
+  });
+
   it('brings a deleted account back with its id and daily limits when the workspace registers it again, and only there', async () => {
     const [{ key: carolKey }, { key: daveKey }] = [await workspace(), await workspace()];
     const account = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Comes back' });

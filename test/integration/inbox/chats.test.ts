@@ -313,6 +313,8 @@ describe('chats', () => {
   it.each([
     [{ message: '   ' }, 'message is required'],
     [{}, 'message is required'],
+    [{ message: null }, 'message is required'],
+    [{ message: 7 }, 'message must be a string'],
     [{ message: 'Hi', sender_account_id: 987654321 }, 'sender_account_id must be an active account of this workspace'],
     [{ message: 'Hi', sender_account_id: 'one' }, 'sender_account_id must be a positive integer'],
     [{ message: 'Hi', cc: 'x@example.com' }, 'cc is not a field of a message (fields: message, subject_line, sender_account_id)'],
