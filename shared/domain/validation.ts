@@ -84,12 +84,29 @@ export function idList(value: unknown, field: string): number[] | undefined {
 }
 
 /**
- * A typed name without the control characters nobody means in one (a pasted NUL or bell: they broke
- * CSV exports and terminals); tabs and line breaks become spaces, so a name of nothing else is empty. Before 2026-11-28 list, campaign, API key and workspace names kept them.
- * It goes after the JSON Schema's checks (the OpenAPI document stops at a transformation) and is
- * followed by `v.trim()` and the empty check again.
+ * A typed name without the control characters nobody means in one (a pasted NUL or bell breaks CSV
+ * exports and terminals); tabs and line breaks become spaces. It goes after the JSON Schema's checks
+ * (the OpenAPI document stops at a transformation) and before `v.trim()` and the empty check again,
+ * so a name of nothing else is empty. Before 2026-11-28 names kept them (api.md, "Names").
  */
 export const withoutControls = v.transform((text: string) => text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, ''));
+
+/**
+ * A required name: a string (`notString`, else the type's default text, which a null also gets as
+ * `<field> is required`), trimmed, not empty (`empty`), at most `max` characters (`tooLong`), and
+ * `withoutControls`.
+ */
+export function typedName(max: number, messages: { empty: string; tooLong: string; notString?: string }) {
+  return v.pipe(
+    messages.notString === undefined ? v.string() : v.string(messages.notString),
+    v.trim(),
+    v.nonEmpty(messages.empty),
+    v.maxLength(max, messages.tooLong),
+    withoutControls,
+    v.trim(),
+    v.nonEmpty(messages.empty),
+  );
+}
 
 /**
  * An object schema that answers a field it does not know with a 400 naming it. Strict, not loose

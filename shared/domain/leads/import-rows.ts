@@ -54,7 +54,8 @@ export function flattenJsonLead(lead: unknown, searchType: SearchType): FlatRow 
   const nested = own.get('company');
   if (searchType === 'PEOPLE' && isPlainObject(nested)) {
     for (const [key, value] of Object.entries(nested)) if (value !== undefined) flat[`company_${key}`] = value;
-  } else if (searchType === 'PEOPLE' && typeof nested === 'string' && own.get('company_name') === undefined) {
+  } else if (searchType === 'PEOPLE' && typeof nested === 'string') {
+    // A flat company_name, read below, is written over it, as over a nested object's name.
     flat.company_name = nested;
   }
   for (const [key, value] of own) {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { MAX_ACCOUNT_DAILY_LIMITS, MAX_ACCOUNT_NAME_LENGTH } from '../../domain/sender-accounts/sender-account';
-import { withoutControls } from '../../domain/validation';
+import { typedName, withoutControls } from '../../domain/validation';
 import { Count, Id, Success, Timestamp, closed, defineRoute, idParam } from './define';
 
 export const RegisterAccountBody = v.object({
@@ -60,20 +60,12 @@ const DailyLimitsBody = v.pipe(
   ),
 );
 
+const NAME_LENGTH = `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`;
+
 /** PATCH: the name, the daily limits and the end of a sending pause only; any other field is a 400 naming it. */
 export const UpdateAccountBody = closed(
   {
-    name: v.optional(
-      v.pipe(
-        v.string(`name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
-        v.trim(),
-        v.nonEmpty(`name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
-        v.maxLength(MAX_ACCOUNT_NAME_LENGTH, `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
-        withoutControls,
-        v.trim(),
-        v.nonEmpty(`name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`),
-      ),
-    ),
+    name: v.optional(typedName(MAX_ACCOUNT_NAME_LENGTH, { empty: NAME_LENGTH, tooLong: NAME_LENGTH, notString: NAME_LENGTH })),
     daily_limits: v.optional(DailyLimitsBody),
     /** null ends the engine's sending pause (an account fixed without the provider reporting a change). */
     sending_paused: v.optional(v.null('sending_paused can only be set to null (to end the sending pause)')),

@@ -1,20 +1,12 @@
 import * as v from 'valibot';
-import { withoutControls } from '../../domain/validation';
+import { typedName } from '../../domain/validation';
 import { MAX_API_KEY_NAME_LENGTH } from '../../domain/api-keys/api-key';
 import { Id, Success, Timestamp, defineRoute, idParam } from './define';
 
 const KEY_NOT_FOUND = 'API key not found';
 
 export const CreateApiKeyBody = v.object({
-  name: v.pipe(
-    v.string(),
-    v.trim(),
-    v.nonEmpty('name is required'),
-    v.maxLength(MAX_API_KEY_NAME_LENGTH, `name must be at most ${MAX_API_KEY_NAME_LENGTH} characters`),
-    withoutControls,
-    v.trim(),
-    v.nonEmpty('name is required'),
-  ),
+  name: typedName(MAX_API_KEY_NAME_LENGTH, { empty: 'name is required', tooLong: `name must be at most ${MAX_API_KEY_NAME_LENGTH} characters` }),
 });
 
 /** Spec: API key resource. `key` (the full key) only on create and rotate. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { withoutControls } from '../../domain/validation';
+import { typedName } from '../../domain/validation';
 import { MAX_PASSWORD_LENGTH, MAX_WORKSPACE_NAME_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/accounts/account';
 import { Id, Success, Timestamp, defineRoute } from './define';
 
@@ -14,15 +14,7 @@ export const Email = v.pipe(
 );
 
 const name = (field: string) =>
-  v.pipe(
-    v.string(),
-    v.trim(),
-    v.nonEmpty(`${field} must not be empty`),
-    v.maxLength(MAX_WORKSPACE_NAME_LENGTH, `${field} must be at most ${MAX_WORKSPACE_NAME_LENGTH} characters`),
-    withoutControls,
-    v.trim(),
-    v.nonEmpty(`${field} must not be empty`),
-  );
+  typedName(MAX_WORKSPACE_NAME_LENGTH, { empty: `${field} must not be empty`, tooLong: `${field} must be at most ${MAX_WORKSPACE_NAME_LENGTH} characters` });
 
 export const SignupBody = v.object({
   email: Email,

@@ -1,19 +1,14 @@
 import * as v from 'valibot';
-import { withoutControls } from '../../domain/validation';
+import { typedName } from '../../domain/validation';
 import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
 import { CAMPAIGN_LIMITS, MAX_DAILY_CAPS, WEEKDAYS } from '../../domain/campaigns/campaign';
 import { closed, defineRoute, idParam } from './define';
 import { CampaignDetailView, CampaignListItemView, CampaignView } from './campaign-views';
 
-const campaignName = v.pipe(
-  v.string(),
-  v.trim(),
-  v.nonEmpty('name is required'),
-  v.maxLength(CAMPAIGN_LIMITS.maxNameLength, `name must be at most ${CAMPAIGN_LIMITS.maxNameLength} characters`),
-  withoutControls,
-  v.trim(),
-  v.nonEmpty('name is required'),
-);
+const campaignName = typedName(CAMPAIGN_LIMITS.maxNameLength, {
+  empty: 'name is required',
+  tooLong: `name must be at most ${CAMPAIGN_LIMITS.maxNameLength} characters`,
+});
 
 export const CreateCampaignBody = v.object({ name: campaignName });
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { COMPANY_LEAD_DOCUMENTED, CsvMapping, PEOPLE_LEAD_DOCUMENTED } from '../../domain/leads/import-schemas';
-import { closed, documentedAs, readLater, withoutControls } from '../../domain/validation';
+import { closed, documentedAs, readLater, typedName } from '../../domain/validation';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
 import { LIST_FILTERS, SORT_FIELDS } from '../../domain/leads/list-query';
 import { Count, Id, PageNumber, RowNumber, defineRoute, idParam, queryText } from './define';
@@ -8,15 +8,7 @@ import { CompanyView, LeadListView, ProspectView } from './lead-views';
 
 /** A field it does not know is a 400 naming it: a misspelt `searchType: COMPANY` made a PEOPLE list (probe, 2026-11-28). */
 export const CreateLeadListBody = closed({
-  name: v.pipe(
-    v.string(),
-    v.trim(),
-    v.nonEmpty('name is required'),
-    v.maxLength(LIMITS.maxListNameLength, `name must be at most ${LIMITS.maxListNameLength} characters`),
-    withoutControls,
-    v.trim(),
-    v.nonEmpty('name is required'),
-  ),
+  name: typedName(LIMITS.maxListNameLength, { empty: 'name is required', tooLong: `name must be at most ${LIMITS.maxListNameLength} characters` }),
   search_type: v.nullish(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
 }, (field, fields) => `${field} is not a field of a lead list (fields: ${fields.join(', ')})`);
 
