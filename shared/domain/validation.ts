@@ -89,7 +89,12 @@ export function idList(value: unknown, field: string): number[] | undefined {
  * (the OpenAPI document stops at a transformation) and before `v.trim()` and the empty check again,
  * so a name of nothing else is empty. Before 2026-11-28 names kept them (api.md, "Names").
  */
-export const withoutControls = v.transform((text: string) => text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, ''));
+export const withoutControls = v.transform((text: string) => stripControls(text));
+
+/** `withoutControls` on a plain string (a name the provider gives, not a request's). */
+export function stripControls(text: string): string {
+  return text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, '');
+}
 
 /**
  * A required name: a string (`notString`, else the type's default text, which a null also gets as

@@ -129,7 +129,7 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
       if (stillAsking(claim, now)) return 'in_flight';
     }
   }
-  await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)' }));
+  await deps.outcomes.record(outcomeOf(action, node, now, { outcome: 'UNCERTAIN', reason: 'a crash between claim and result: not sent again (at most once)', at: claim.at }));
   // If it went out, it went out at its claim: the next node's delay counts from then, as for a send
   // found (before 2026-11-28 it counted from this settling, up to a sweep later).
   await advance(action, campaign, nodes, node.id, now, { accounts: { ...action.accounts, [channelOfKind(claim.kind)]: claim.accountId } }, undefined, claimedAt);

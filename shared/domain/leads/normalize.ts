@@ -92,7 +92,9 @@ function canonicalNetworkSegment(segment: string): string | undefined {
   } catch {
     return undefined;
   }
-  return /\p{Cc}/u.test(text) ? undefined : slugSegment(text);
+  // A slug of spaces or invisible characters alone (`%20`, a zero-width space) names no one either.
+  if (/\p{Cc}/u.test(text) || text.replace(/[\s\p{Cf}]/gu, '') === '') return undefined;
+  return slugSegment(text);
 }
 
 /** Network pages whose path goes on past the page's own (`/in/<slug>/details/experience`, `/company/<slug>/about`). */

@@ -1,4 +1,5 @@
 import { type ProviderAccount, isActiveStatus } from '../providers/provider';
+import { stripControls } from '../validation';
 
 /**
  * A sender account: a network account or a mailbox connected at the provider and registered in a
@@ -92,7 +93,10 @@ export function newSenderAccount(input: {
   return {
     id: input.id,
     workspaceId: input.workspaceId,
-    name: (input.name?.trim() || input.provider.name || input.provider.id).slice(0, MAX_ACCOUNT_NAME_LENGTH),
+    // The provider's name is cleaned as a typed one (api.md, "Names"), and never cut inside a character.
+    name: (input.name?.trim() || stripControls(input.provider.name ?? '').trim() || input.provider.id)
+      .slice(0, MAX_ACCOUNT_NAME_LENGTH)
+      .replace(/[\uD800-\uDBFF]$/, ''),
     type: input.type,
     status: input.provider.status,
     providerAccountId: input.provider.id,

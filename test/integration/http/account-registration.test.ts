@@ -40,6 +40,11 @@ describe('sender accounts registered, deleted and registered again', () => {
     expect((await register(key, { provider_account_id: named.id, name: ' Sales\u0000 desk\n' })).body.account.name).toBe('Sales desk');
     const blank = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Provider name' });
     expect((await register(key, { provider_account_id: blank.id, name: '\u0000\u0007' })).body.account.name).toBe('Provider name');
+    // The provider's own name is cleaned the same way, and never cut inside a character.
+    const controlled = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Jane\u0000\u0007Doe\nX' });
+    expect((await register(key, { provider_account_id: controlled.id })).body.account.name).toBe('JaneDoe X');
+    const long = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: `${'a'.repeat(99)}😀tail` });
+    expect((await register(key, { provider_account_id: long.id })).body.account.name).toBe('a'.repeat(99));
   });
 
   it('brings a deleted account back with its id and daily limits when the workspace registers it again, and only there', async () => {

@@ -50,6 +50,9 @@ describe('canonicalPageUrl', () => {
     'https://www.linkedin.com/in/%zz',
     'https://www.linkedin.com/in/%E0%A4%A',
     'https://www.linkedin.com/in/a%00b',
+    // A slug of spaces or invisible characters alone.
+    'https://www.linkedin.com/in/%20',
+    'https://linkedin.com/in/%E2%80%8B?x=1',
     'https://www.linkedin.com/sales/lead/%zz',
   ])(
     'refuses %j',
