@@ -252,7 +252,10 @@ export class LeadJournal {
    */
   private async settleTokens(tokens: string[], holder: { pk: string; sk: string }): Promise<boolean> {
     let finished = false;
-    for (const token of tokens) {
+    const nowMs = this.clock.now().getTime();
+    // A batch within its lease (its token tells) is left to its writer without reading its journal
+    // (up to 350 KB): a list read while batches run, and an answer waiting for them, read none.
+    for (const token of tokens.filter((open) => mayBeStale(open, nowMs))) {
       const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: leadJournalKey(token), ConsistentRead: true }));
       if (Item) {
         if (await this.finishIfStale(Item)) finished = true;
