@@ -141,9 +141,12 @@ const PAGE_URL_FILTERS: ReadonlySet<string> = new Set(['network_profile_url', 'n
  * which "contains" then finds; any other value as it is (`ada-b` still matches).
  */
 const pageUrlFilterValue = (value: string): string => {
-  const canonical = /linkedin\.com\//i.test(value) ? canonicalPageUrl(value) : undefined;
+  if (/linkedin\.com\//i.test(value)) {
+    // A URL naming no one (`https://linkedin.com/in/`) is a prefix: from the host on, it is contained in every such page's URL.
+    return canonicalPageUrl(value) ?? value.trim().replace(/^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[a-z0-9-]+\.)*(?=linkedin\.com\/)/i, '');
+  }
   // A part of a slug with letters beyond ASCII (`jürgen`) as the stored URL holds it, percent-encoded.
-  return canonical ?? (Array.from(value).some((char) => char.charCodeAt(0) > 0x7f) ? slugSegment(value) : value);
+  return Array.from(value).some((char) => char.charCodeAt(0) > 0x7f) ? slugSegment(value) : value;
 };
 
 /** The values of one filter parameter, folded; blank ones are dropped. */

@@ -71,6 +71,13 @@ describe('parseLeadsQuery', () => {
     expect(parseLeadsQuery('PEOPLE', { network_profile_url: ['Jürgen'] }).filters).toEqual([{ key: 'network_profile_url', values: ['j%c3%bcrgen'] }]);
   });
 
+  it('takes a network URL naming no one as the prefix every such page URL contains, from its host on', () => {
+    for (const written of ['https://linkedin.com/in/', 'HTTP://uk.LinkedIn.com/in/', ' www.linkedin.com/in/']) {
+      expect(parseLeadsQuery('PEOPLE', { network_profile_url: [written] }).filters).toEqual([{ key: 'network_profile_url', values: ['linkedin.com/in/'] }]);
+    }
+    expect(parseLeadsQuery('COMPANY', { network_url: ['https://www.linkedin.com/company/'] }).filters).toEqual([{ key: 'network_url', values: ['linkedin.com/company/'] }]);
+  });
+
   it('ignores a filter whose values are all empty', () => {
     expect(parseLeadsQuery('COMPANY', { industry: ['  '] }).filters).toEqual([]);
   });
