@@ -39,7 +39,9 @@ export function networkIdentifier(profileUrl: string): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
   const segments = url.pathname.split('/').filter(Boolean);
   const afterIn = segments.indexOf('in');
-  const raw = afterIn >= 0 ? segments[afterIn + 1] : segments[segments.length - 1];
+  // The legacy profile page (`/profile/view?id=<member id>`) names its member in the query.
+  const legacy = segments.join('/') === 'profile/view';
+  const raw = legacy ? encodeURIComponent(url.searchParams.get('id') ?? '') : afterIn >= 0 ? segments[afterIn + 1] : segments[segments.length - 1];
   if (!raw) return undefined;
   let slug: string;
   try {

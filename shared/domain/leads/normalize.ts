@@ -100,6 +100,12 @@ function canonicalNetworkSegment(segment: string): string | undefined {
 /** Network pages whose path goes on past the page's own (`/in/<slug>/details/experience`, `/company/<slug>/about`). */
 const NETWORK_PAGE_KINDS = new Set(['in', 'company', 'school', 'showcase']);
 
+/** Network sections whose next segment is the member or company id (`/sales/lead/<id>`, `/talent/profile/<id>`). */
+const NETWORK_ID_SECTIONS: ReadonlySet<string> = new Set(['sales/lead', 'sales/people', 'sales/company', 'talent/profile']);
+
+/** The legacy profile page, `/profile/view?id=<member id>`. */
+const LEGACY_PROFILE_PAGE = 'profile/view';
+
 /**
  * One canonical form of a profile or company page URL: https, lower-case host without `www.`/`m.`
  * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
@@ -121,11 +127,20 @@ export function canonicalPageUrl(input: string): string | undefined {
     // A profile's or company's subpage is that page: `/in/<slug>/details/experience` is `/in/<slug>`.
     const kind = NETWORK_PAGE_KINDS.has((segments[1] ?? '').toLowerCase());
     // `/in/` or `/company/` alone names no one: as an identity, it would merge everyone sent with it.
-    if (kind && segments.length < 3) return undefined;
+    // Nor does a page of one segment (`/feed`), or one whose id is still to come (`/sales/lead/`).
+    if (segments.length < 3) return undefined;
+    const section = `${segments[1]}/${segments[2]}`.toLowerCase();
+    if (NETWORK_ID_SECTIONS.has(section) && segments.length < 4) return undefined;
     const page = kind && segments.length > 3 ? segments.slice(0, 3) : segments;
     const canonical = page.map((segment) => (segment === '' ? '' : canonicalNetworkSegment(segment)));
     if (canonical.some((segment) => segment === undefined)) return undefined;
     path = canonical.join('/');
+    // The legacy profile page names its member by the query the canonical form otherwise drops.
+    if (section === LEGACY_PROFILE_PAGE) {
+      const member = url.searchParams.get('id')?.trim();
+      if (!member || segments.length > 3) return undefined;
+      return `https://${host}${path}?id=${encodeURIComponent(member)}`;
+    }
   }
   if (path === '') return undefined;
   return `https://${host}${path}`;

@@ -310,6 +310,10 @@ describe('import into a lead list', () => {
         { first_name: 'Broken', last_name: 'Slug', network_profile_url: 'https://www.linkedin.com/in/%zz' },
         { first_name: 'Named', last_name: 'Company', email: 'named@company.example', company: 'StringCo' },
         { first_name: 'Listed', last_name: 'Company', email: 'listed@company.example', company: ['x'] },
+        { first_name: 'Sales', last_name: 'Section', network_profile_url: 'https://www.linkedin.com/sales/lead/' },
+        { first_name: 'Legacy', last_name: 'One', network_profile_url: 'http://linkedin.com/profile/view?trk=x&id=111' },
+        { first_name: 'Legacy', last_name: 'Two', network_profile_url: 'https://www.linkedin.com/profile/view?id=222' },
+        { first_name: 'Legacy', last_name: 'Nobody', network_profile_url: 'https://www.linkedin.com/profile/view' },
       ],
     });
     expect(result.skipped_rows).toEqual([
@@ -317,10 +321,21 @@ describe('import into a lead list', () => {
       { row: 2, reason: 'network_profile_url is not a valid URL' },
       { row: 3, reason: 'network_profile_url is not a valid URL' },
       { row: 5, reason: 'company must be an object (the company_* fields without their prefix) or a string (its name)' },
+      { row: 6, reason: 'network_profile_url is not a valid URL' },
+      { row: 9, reason: 'network_profile_url is not a valid URL' },
     ]);
-    expect(result.leads).toEqual([{ row: 4, id: anId(), status: 'created' }]);
-    const [named] = (await leadsOf(stack, alice, list.id)).prospects ?? [];
-    expect(named).toMatchObject({ first_name: 'Named', company: { name: 'StringCo' } });
+    expect(result.leads).toEqual([
+      { row: 4, id: anId(), status: 'created' },
+      { row: 7, id: anId(), status: 'created' },
+      { row: 8, id: anId(), status: 'created' },
+    ]);
+    const prospects = (await leadsOf(stack, alice, list.id)).prospects ?? [];
+    expect(prospects.find((prospect) => prospect.first_name === 'Named')).toMatchObject({ company: { name: 'StringCo' } });
+    // Two members of the legacy profile page are two people, each known by its id.
+    expect(prospects.filter((prospect) => prospect.first_name === 'Legacy').map((prospect) => prospect.network_profile_url).sort()).toEqual([
+      'https://www.linkedin.com/profile/view?id=111',
+      'https://www.linkedin.com/profile/view?id=222',
+    ]);
   });
 
   it('skips a row whose profile URL and email belong to two different prospects', async () => {

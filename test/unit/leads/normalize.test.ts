@@ -20,6 +20,9 @@ describe('canonicalPageUrl', () => {
     ['https://www.linkedin.com/in/jürgen-müller', 'https://www.linkedin.com/in/j%C3%BCrgen-m%C3%BCller'],
     ['https://www.linkedin.com/in/ju\u0308rgen-mu\u0308ller', 'https://www.linkedin.com/in/j%C3%BCrgen-m%C3%BCller'],
     ['https://www.linkedin.com/talent/profile/AEMAAB1234xY', 'https://www.linkedin.com/talent/profile/AEMAAB1234xY'],
+    // The legacy profile page keeps the member id its query holds.
+    ['http://www.linkedin.com/profile/view?trk=x&id=ACoAAB3xYz', 'https://www.linkedin.com/profile/view?id=ACoAAB3xYz'],
+    ['https://linkedin.com/profile/view/?id=12345#top', 'https://www.linkedin.com/profile/view?id=12345'],
   ])('%s -> %s', (input, expected) => {
     expect(canonicalPageUrl(input)).toBe(expected);
   });
@@ -32,6 +35,7 @@ describe('canonicalPageUrl', () => {
   it('gives the provider a member id in a profile URL with its case, without a Sales Navigator search\'s tokens', () => {
     expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/in/ACoAAB3xYz_k-Q9/') as string)).toBe('ACoAAB3xYz_k-Q9');
     expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/sales/lead/ACwAAAB1x2Y3,NAME_SEARCH,AbCd') as string)).toBe('ACwAAAB1x2Y3');
+    expect(networkIdentifier(canonicalPageUrl('https://www.linkedin.com/profile/view?id=ACoAAB3xYz&trk=x') as string)).toBe('ACoAAB3xYz');
   });
 
   it.each([
@@ -54,6 +58,14 @@ describe('canonicalPageUrl', () => {
     'https://www.linkedin.com/in/%20',
     'https://linkedin.com/in/%E2%80%8B?x=1',
     'https://www.linkedin.com/sales/lead/%zz',
+    // A page of one segment, a section without its id, the legacy profile page without its member.
+    'https://www.linkedin.com/feed/',
+    'linkedin.com/sales',
+    'https://www.linkedin.com/sales/lead/',
+    'https://www.linkedin.com/sales/people',
+    'https://www.linkedin.com/talent/profile/?x=1',
+    'https://www.linkedin.com/profile/view',
+    'https://www.linkedin.com/profile/view?id=%20',
   ])(
     'refuses %j',
     (input) => {
