@@ -10,6 +10,15 @@ import { CompanyView, LeadListView, ProspectView } from './lead-views';
 export const CreateLeadListBody = closed({
   name: typedName(LIMITS.maxListNameLength, { empty: 'name is required', tooLong: `name must be at most ${LIMITS.maxListNameLength} characters` }),
   search_type: v.nullish(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
+  // A list's description is an empty string in every listing (the contract): an empty one is
+  // taken, as clients that fill in every field of the resource send it; text would be lost, so it is refused.
+  description: v.nullish(
+    v.pipe(
+      v.string('description must be a string'),
+      v.check((text) => text.trim() === '', 'description must be empty: a lead list has no description (it is an empty string in every listing)'),
+      v.description('Always empty (a lead list has no description): an empty string or null is taken, text is refused.'),
+    ),
+  ),
 }, (field, fields) => `${field} is not a field of a lead list (fields: ${fields.join(', ')})`);
 
 /** Ids as a JSON array, numeric strings or one comma-separated string; checked by `idList`. */

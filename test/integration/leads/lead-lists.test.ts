@@ -44,6 +44,13 @@ describe('lead lists: create and list', () => {
     expect([response.status, response.body.lead_list?.search_type]).toEqual([201, 'PEOPLE']);
   });
 
+  it('takes an empty or null description, as clients that send every field of the resource give it', async () => {
+    for (const description of ['', '  ', null]) {
+      const response = await stack.call<{ lead_list: { name: string; description: string } }>('POST', '/public/lead-lists/', { apiKey: alice.key, body: { name: 'Described', description } });
+      expect([response.status, response.body.lead_list?.description]).toEqual([201, '']);
+    }
+  });
+
   it('keeps no control characters in a name (tabs and line breaks become spaces)', async () => {
     const response = await stack.call<{ lead_list: { name: string } }>('POST', '/public/lead-lists/', { apiKey: alice.key, body: { name: ' a\u0000b\u0007\tc\r\nd ' } });
     expect([response.status, response.body.lead_list?.name]).toEqual([201, 'ab c d']);
@@ -75,7 +82,10 @@ describe('lead lists: create and list', () => {
     [{ name: 42 }, 'name must be a string'],
     [{ name: 'n'.repeat(201) }, 'name must be at most 200 characters'],
     // A misspelt field made a PEOPLE list.
-    [{ name: 'typo', searchType: 'COMPANY' }, 'searchType is not a field of a lead list (fields: name, search_type)'],
+    [{ name: 'typo', searchType: 'COMPANY' }, 'searchType is not a field of a lead list (fields: name, search_type, description)'],
+    // A description would be lost: every listing shows an empty one.
+    [{ name: 'x', description: 'Q4 targets' }, 'description must be empty: a lead list has no description (it is an empty string in every listing)'],
+    [{ name: 'x', description: 5 }, 'description must be a string'],
   ])('refuses %j with 400 "%s" and creates nothing', async (body, error) => {
     const before = (await stack.call<{ searches: unknown[] }>('GET', '/public/lead-lists/', { apiKey: bob.key })).body.searches.length;
     const response = await stack.call('POST', '/public/lead-lists/', { apiKey: bob.key, body });
