@@ -113,9 +113,11 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
       const steps = [...nodes.values()].filter((node): node is CampaignStep => node.kind === 'STEP').sort((a, b) => a.id - b.id);
       const variant = (step: CampaignStep, which: 'A' | 'B') => {
         const found = totals.steps[stepKey(step.id, which)] ?? { sent: 0, replied: 0 };
+        // What the variant goes out with: a B that leaves its subject or text blank sends A's (render.ts).
+        const sentWith = (a: string, b: string) => (which === 'A' || b.trim() === '' ? a : b);
         return {
-          subject_line: which === 'A' ? step.subjectLine : step.subjectLineB,
-          message_template: which === 'A' ? step.messageTemplate : step.messageTemplateB,
+          subject_line: sentWith(step.subjectLine, step.subjectLineB),
+          message_template: sentWith(step.messageTemplate, step.messageTemplateB),
           sent_count: found.sent,
           reply_count: found.replied,
           reply_rate: percent(found.replied, found.sent),
@@ -123,7 +125,7 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
       };
       const tests = steps
         .map((step, index) => ({ step, position: index + 1 }))
-        .filter(({ step }) => step.subjectLineB !== '' || step.messageTemplateB !== '' || totals.steps[stepKey(step.id, 'B')] !== undefined)
+        .filter(({ step }) => step.subjectLineB.trim() !== '' || step.messageTemplateB.trim() !== '' || totals.steps[stepKey(step.id, 'B')] !== undefined)
         .map(({ step, position }) => ({
           step_id: step.id,
           step_name: stepName(step, position),
