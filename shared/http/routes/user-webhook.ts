@@ -14,10 +14,11 @@ export const DeliveriesQuery = v.object({
   limit: v.optional(
     v.pipe(
       v.string(),
-      v.regex(/^[0-9]{1,3}$/, LIMIT_MESSAGE),
+      // An empty `limit=` is the default, as an empty value of any other query parameter is left out.
+      v.regex(/^[0-9]{0,3}$/, LIMIT_MESSAGE),
       // Documented as the integer it is (the pattern only reads the text).
       v.metadata({ type: 'integer', minimum: 1, maximum: 100, pattern: undefined }),
-      v.transform(Number),
+      v.transform((text) => (text === '' ? 50 : Number(text))),
       v.minValue(1, LIMIT_MESSAGE),
       v.maxValue(100, LIMIT_MESSAGE),
     ),

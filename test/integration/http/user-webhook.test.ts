@@ -383,6 +383,10 @@ describe('user webhook settings, test send and delivery log', () => {
       expect(bad.status, query).toBe(400);
       expect(bad.body).toEqual({ error: 'limit must be an integer from 1 to 100' });
     }
+    // An empty limit is the default, as other empty query values are left out.
+    const unlimited = await stack.call('GET', '/user/webhook/deliveries/', { apiKey: aliceKey });
+    const emptyLimit = await stack.call('GET', '/user/webhook/deliveries/?limit=', { apiKey: aliceKey });
+    expect([emptyLimit.status, emptyLimit.body]).toEqual([200, unlimited.body]);
     const badCursor = await stack.call('GET', '/user/webhook/deliveries/?cursor=bm90LWEtY3Vyc29y', { apiKey: aliceKey });
     expect(badCursor.status).toBe(400);
     expect(badCursor.body).toEqual({ error: 'cursor is not valid' });
