@@ -128,6 +128,21 @@ export function httpHandler<Routes extends Readonly<Record<string, RouteDefiniti
     return found.handle(requestFor(found.route, event, context));
   };
 
+  /**
+   * A UTF-8 byte order mark before a JSON body is ignored, as RFC 8259 (8.1) lets a parser do:
+   * some Windows tools write one, and JSON.parse refuses it.
+   */
+  const withoutByteOrderMark = (event: APIGatewayProxyEvent) => {
+    const { body } = event;
+    if (typeof body !== 'string') return;
+    if (!event.isBase64Encoded) {
+      if (body.charCodeAt(0) === 0xfeff) event.body = body.slice(1);
+      return;
+    }
+    const bytes = Buffer.from(body, 'base64');
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) event.body = bytes.subarray(3).toString('base64');
+  };
+
   // The option exists in the package's code but not yet in its type declarations.
   const jsonBody = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
   // JSON bodies are parsed before dispatch (whatever the Content-Type says); a form route reads its own.
@@ -135,6 +150,7 @@ export function httpHandler<Routes extends Readonly<Record<string, RouteDefiniti
     before: async (request) => {
       const route = find(request.event)?.route;
       if (route?.consumes === 'form') return;
+      withoutByteOrderMark(request.event);
       const raw = request.event.body;
       await jsonBody.before?.(request as never);
       // Only a body that spells a surrogate is walked (a base64 one is, unread).

@@ -158,6 +158,13 @@ describe('route inputs and the response contract', () => {
     expect(await call('7', '{"name":')).toEqual({ status: 400, body: { error: 'Request body must be valid JSON' } });
   });
 
+  it('ignores a UTF-8 byte order mark before a JSON body, base64-encoded or not', async () => {
+    expect(await call('7', '\uFEFF{"name":"x"}')).toEqual({ status: 200, body: { id: 7, name: 'x', mode: 'a' } });
+    const encoded = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"y"}')]).toString('base64');
+    const response = await handler(eventFor('POST', '/api/v1/probe/{id}', { pathParameters: { id: '7' }, body: encoded, isBase64Encoded: true }), context);
+    expect([response.statusCode, JSON.parse(response.body)]).toEqual([200, { id: 7, name: 'y', mode: 'a' }]);
+  });
+
   it("applies the route's own body limit", async () => {
     expect(await call('7', JSON.stringify({ name: 'x'.repeat(60) }))).toEqual({
       status: 400,
