@@ -67,14 +67,26 @@ function isRequiredField(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): 
   return type !== undefined && !OPTIONAL_TYPES.has(type);
 }
 
-/** Validates a value against a schema; the first issue becomes a 400 with a clear `error`. */
+/** A key that a closed object does not know (`closed` in validation.ts names it in its message). */
+const isUnknownKey = (issue: v.BaseIssue<unknown>): boolean => issue.type === 'strict_object' && issue.expected === 'never';
+
+/**
+ * Validates a value against a schema; an issue becomes a 400 with a clear `error`: a field the
+ * body should not have first (a misspelt `stauts` is named, not answered with `status is required`),
+ * else the first issue in the schema's order.
+ */
 export function parseWith<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema>;
 export function parseWith(schema: v.GenericSchema | undefined, input: unknown): unknown;
 export function parseWith(schema: v.GenericSchema | undefined, input: unknown): unknown {
   if (!schema) return input;
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (!result.success) {
-    const [first] = result.issues;
+    let [first] = result.issues;
+    // Unknown keys are checked after the known ones: look for one past the first issue only on failure.
+    if (first && !isUnknownKey(first)) {
+      const unknownKey = v.safeParse(schema, input).issues?.find(isUnknownKey);
+      if (unknownKey) first = unknownKey;
+    }
     throw validationError(first ? describeIssue(first, isRequiredField(schema, first)) : 'Invalid request');
   }
   return result.output;

@@ -76,6 +76,8 @@ describe('a prospect and its pipeline stage', () => {
     [{ status: 3 }, 'status must be one of INTERESTED, NOT_INTERESTED, MEETING_SCHEDULED'],
     [{}, 'status is required'],
     [{ status: 'INTERESTED', email: 'x@example.com' }, 'email cannot be changed here (fields: status)'],
+    // A misspelt field alone is named, not answered with `status is required`.
+    [{ stauts: 'INTERESTED' }, 'stauts cannot be changed here (fields: status)'],
   ])('refuses %j with 400 "%s"', async (body, error) => {
     const list = await createList(world.stack, world.ws, `Bad ${JSON.stringify(body)}`);
     const id = (await importLeads(world.stack, world.ws, list.id, { leads: [person(900 + bad++, { email: `bad${bad}@example.com` })] })).leads[0]?.id as number;

@@ -83,6 +83,7 @@ describe('lead lists: create and list', () => {
     [{ name: 'n'.repeat(201) }, 'name must be at most 200 characters'],
     // A misspelt field made a PEOPLE list.
     [{ name: 'typo', searchType: 'COMPANY' }, 'searchType is not a field of a lead list (fields: name, search_type, description)'],
+    [{ nmae: 'typo' }, 'nmae is not a field of a lead list (fields: name, search_type, description)'],
     // A description would be lost: every listing shows an empty one.
     [{ name: 'x', description: 'Q4 targets' }, 'description must be empty: a lead list has no description (it is an empty string in every listing)'],
     [{ name: 'x', description: 5 }, 'description must be a string'],
