@@ -38,6 +38,8 @@ const TYPE_NAMES: Record<string, string> = {
  */
 export function describeIssue(issue: v.BaseIssue<unknown>, required = false): string {
   const path = v.getDotPath(issue);
+  // A required field left out or given null is missing, whatever its schema's own type message says.
+  if (path && required && issue.kind === 'schema' && (issue.input === undefined || issue.input === null)) return `${path} is required`;
   if (!issue.message.startsWith('Invalid ')) return issue.message;
   if (!path) return issue.kind === 'schema' ? `Request body must be ${TYPE_NAMES[(issue.expected ?? '').toLowerCase()] ?? 'valid'}` : issue.message;
   // A JSON null names no value: a required field given null is missing, like one left out (an

@@ -149,10 +149,38 @@ export function assertStructureEditable(campaign: Campaign): void {
   }
 }
 
-/** The IANA zone's canonical name, or a 400. `Intl` knows the zones of the runtime's ICU data. */
+/**
+ * Zones ICU still names by the names IANA has since replaced (CLDR keeps its identifiers stable):
+ * ICU's name -> IANA's. Those of ICU's zones that the tz database lists as links, to a zone ICU
+ * resolves back to the same name (derived from tzdata 2025 with ICU 78).
+ */
+const IANA_NAME_OF_ICU_NAME: ReadonlyMap<string, string> = new Map([
+  ['America/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
+  ['America/Catamarca', 'America/Argentina/Catamarca'],
+  ['America/Cordoba', 'America/Argentina/Cordoba'],
+  ['America/Godthab', 'America/Nuuk'],
+  ['America/Indianapolis', 'America/Indiana/Indianapolis'],
+  ['America/Jujuy', 'America/Argentina/Jujuy'],
+  ['America/Louisville', 'America/Kentucky/Louisville'],
+  ['America/Mendoza', 'America/Argentina/Mendoza'],
+  ['Asia/Calcutta', 'Asia/Kolkata'],
+  ['Asia/Katmandu', 'Asia/Kathmandu'],
+  ['Asia/Rangoon', 'Asia/Yangon'],
+  ['Asia/Saigon', 'Asia/Ho_Chi_Minh'],
+  ['Atlantic/Faeroe', 'Atlantic/Faroe'],
+  ['Europe/Kiev', 'Europe/Kyiv'],
+  ['Pacific/Enderbury', 'Pacific/Kanton'],
+]);
+
+/**
+ * The IANA zone's canonical name, or a 400. `Intl` knows the zones of the runtime's ICU data and
+ * resolves links (`US/Eastern` -> `America/New_York`); where ICU keeps a name IANA has replaced
+ * (`Asia/Kolkata` -> `Asia/Calcutta`), IANA's current name is given instead.
+ */
 export function canonicalTimezone(timezone: string): string {
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    return IANA_NAME_OF_ICU_NAME.get(resolved) ?? resolved;
   } catch {
     throw validationError(`timezone must be an IANA time zone name such as Europe/Amsterdam, got "${timezone.slice(0, 60)}"`);
   }

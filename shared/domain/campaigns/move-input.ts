@@ -135,7 +135,8 @@ export const CampaignImportBody = documentedAs(
   closed(
     {
       leads: v.optional(
-        v.pipe(v.array(v.unknown(), 'leads must be an array of lead objects'), v.metadata({ items: PEOPLE_LEAD_DOCUMENTED, maxItems: LIMITS.maxImportRows })),
+        // null is no leads, as when left out (docs/api.md).
+        v.pipe(v.array(v.unknown(), (issue) => (issue.input === null ? 'leads is required' : 'leads must be an array of lead objects')), v.metadata({ items: PEOPLE_LEAD_DOCUMENTED, maxItems: LIMITS.maxImportRows })),
       ),
       activate: v.optional(v.boolean('activate must be true or false'), false),
     },

@@ -192,6 +192,7 @@ describe('campaign import', () => {
       [bobsCampaign.id, { leads: [lead] }, 404, 'Campaign not found'],
       [archived.id, { leads: [lead] }, 409, 'Campaign is archived'],
       [campaign.id, {}, 400, 'leads is required'],
+      [campaign.id, { leads: null }, 400, 'leads is required'],
       [campaign.id, { leads: 'x' }, 400, 'leads must be an array of lead objects'],
       [campaign.id, { leads: [lead], activate: 'yes' }, 400, 'activate must be true or false'],
       [campaign.id, { leads: [lead], activated: true }, 400, 'activated is not a field of a campaign import (fields: leads, activate)'],

@@ -114,6 +114,8 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
       [message({ subject_line: 'Hi' }), 'subject_line is only available for EMAIL steps'],
       [{ step_type: 'NETWORK_INVITE', add_unsubscribe: true }, 'add_unsubscribe is only available for EMAIL steps'],
       [{ message_template: 'Hi' }, 'step_type is required'],
+      // null is missing, as when left out (docs/api.md).
+      [{ step_type: null, message_template: 'Hi' }, 'step_type is required'],
       [{ step_type: 'NETWORK_VISIT' }, 'step_type must be one of EMAIL, NETWORK_INVITE, NETWORK_MESSAGE'],
       [email({ delay_in_hours: -1 }), 'delay_in_hours must be an integer from 0 to 8760'],
       [email({ delay_in_hours: 1.5 }), 'delay_in_hours must be an integer from 0 to 8760'],
@@ -235,6 +237,7 @@ describe('a campaign flow: steps and conditions over HTTP', () => {
 
     const cases: [Record<string, unknown>, number, string][] = [
       [{}, 400, 'condition_type is required'],
+      [{ condition_type: null }, 400, 'condition_type is required'],
       [{ condition_type: 'OPENED_EMAIL' }, 400, 'condition_type must be one of HAS_EMAIL, HAS_EMAIL_PREMIUM, ACCEPTED_INVITE, ALREADY_CONNECTED'],
       [{ condition_type: 'HAS_EMAIL', delay_in_hours: -2 }, 400, 'delay_in_hours must be an integer from 0 to 8760'],
       [{ condition_type: 'HAS_EMAIL', parent_step_id: 'a' }, 400, 'parent_step_id must be a positive integer id'],

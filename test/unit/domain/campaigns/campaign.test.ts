@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, numberedName, pacingLoosened } from '../../../../shared/domain/campaigns/campaign';
+import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, canonicalTimezone, numberedName, pacingLoosened } from '../../../../shared/domain/campaigns/campaign';
 
 describe('numberedName', () => {
   it('keeps the first name and numbers the next ones', () => {
@@ -73,5 +73,33 @@ describe('pacingLoosened', () => {
         changedTo({ name: 'Renamed', sendingWindow: { monday: { start: '09:00', end: '17:00', enabled: true } } }),
       ].map((changed) => pacingLoosened(before, changed)),
     ).toEqual([false, false, false]);
+  });
+});
+
+describe('canonicalTimezone', () => {
+  it.each([
+    ['america/new_york', 'America/New_York'],
+    ['US/Eastern', 'America/New_York'],
+    ['utc', 'UTC'],
+    // Names ICU keeps though IANA has replaced them: IANA's, however they are sent.
+    ['Asia/Kolkata', 'Asia/Kolkata'],
+    ['asia/calcutta', 'Asia/Kolkata'],
+    ['Europe/Kyiv', 'Europe/Kyiv'],
+    ['Europe/Kiev', 'Europe/Kyiv'],
+    ['America/Argentina/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
+    ['Asia/Ho_Chi_Minh', 'Asia/Ho_Chi_Minh'],
+    ['Pacific/Kanton', 'Pacific/Kanton'],
+  ])('%s is %s', (sent, stored) => {
+    expect(canonicalTimezone(sent)).toBe(stored);
+  });
+
+  it('gives only names the runtime takes, each for the same zone as ICU\'s', () => {
+    const when = new Date('2026-07-01T12:00:00Z');
+    const clock = (zone: string) => new Intl.DateTimeFormat('en-US', { timeZone: zone, timeStyle: 'long', dateStyle: 'short' }).format(when);
+    for (const zone of Intl.supportedValuesOf('timeZone')) expect(clock(canonicalTimezone(zone)), zone).toBe(clock(zone));
+  });
+
+  it('refuses a zone the runtime does not know', () => {
+    expect(() => canonicalTimezone('Mars/Olympus')).toThrow('timezone must be an IANA time zone name such as Europe/Amsterdam, got "Mars/Olympus"');
   });
 });
