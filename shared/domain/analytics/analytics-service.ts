@@ -5,6 +5,7 @@ import type { CampaignStep } from '../campaigns/nodes';
 import type { CampaignRepository } from '../campaigns/ports';
 import { selectWorkspaces } from '../campaigns/workspace-selector';
 import { validationError } from '../errors';
+import { variantTemplates } from '../engine/render';
 import {
   type Counts,
   type DayRange,
@@ -113,11 +114,11 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
       const steps = [...nodes.values()].filter((node): node is CampaignStep => node.kind === 'STEP').sort((a, b) => a.id - b.id);
       const variant = (step: CampaignStep, which: 'A' | 'B') => {
         const found = totals.steps[stepKey(step.id, which)] ?? { sent: 0, replied: 0 };
-        // What the variant goes out with: a B that leaves its subject or text blank sends A's (render.ts).
-        const sentWith = (a: string, b: string) => (which === 'A' || b.trim() === '' ? a : b);
+        // What the variant's sends went out with (a B that leaves one blank sends A's).
+        const { subject, text } = variantTemplates(step, which);
         return {
-          subject_line: sentWith(step.subjectLine, step.subjectLineB),
-          message_template: sentWith(step.messageTemplate, step.messageTemplateB),
+          subject_line: subject,
+          message_template: text,
           sent_count: found.sent,
           reply_count: found.replied,
           reply_rate: percent(found.replied, found.sent),

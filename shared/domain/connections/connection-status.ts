@@ -1,4 +1,5 @@
 import type { NetworkDistance, ProviderProfile } from '../providers/provider';
+import { legacyProfileMember } from '../leads/normalize';
 
 /** Spec: Connection status. Only first degree is connected; a pending invitation is not. */
 export interface ConnectionStatus {
@@ -39,9 +40,8 @@ export function networkIdentifier(profileUrl: string): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
   const segments = url.pathname.split('/').filter(Boolean);
   const afterIn = segments.indexOf('in');
-  // The legacy profile page (`/profile/view?id=<member id>`) names its member in the query.
-  const legacy = segments.join('/') === 'profile/view';
-  const raw = legacy ? encodeURIComponent(url.searchParams.get('id') ?? '') : afterIn >= 0 ? segments[afterIn + 1] : segments[segments.length - 1];
+  const legacyMember = legacyProfileMember(url);
+  const raw = legacyMember !== undefined ? encodeURIComponent(legacyMember) : afterIn >= 0 ? segments[afterIn + 1] : segments[segments.length - 1];
   if (!raw) return undefined;
   let slug: string;
   try {

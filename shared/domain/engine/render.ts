@@ -75,10 +75,18 @@ function renderEmailBody(template: string, prospect: Prospect, company: Company 
   return isHtmlBody(template) ? renderTemplate(template, prospect, company, true) : plainTextAsHtml(renderTemplate(template, prospect, company));
 }
 
+/** The subject and text a variant goes out with: a B that leaves one blank sends A's. */
+export function variantTemplates(
+  step: Pick<CampaignStep, 'subjectLine' | 'messageTemplate' | 'subjectLineB' | 'messageTemplateB'>,
+  variant: Variant,
+): { subject: string; text: string } {
+  const either = (a: string, b: string) => (variant === 'B' && b.trim() !== '' ? b : a);
+  return { subject: either(step.subjectLine, step.subjectLineB), text: either(step.messageTemplate, step.messageTemplateB) };
+}
+
 export function renderStep(step: CampaignStep, prospect: Prospect, company: Company | undefined): RenderedStep {
   const variant = chooseVariant(step, prospect.id);
-  const text = variant === 'B' && step.messageTemplateB.trim() !== '' ? step.messageTemplateB : step.messageTemplate;
-  const subject = variant === 'B' && step.subjectLineB.trim() !== '' ? step.subjectLineB : step.subjectLine;
+  const { subject, text } = variantTemplates(step, variant);
   const rendered = step.stepType === 'EMAIL' ? renderEmailBody(text, prospect, company) : renderTemplate(text, prospect, company);
   return { variant, subject: renderTemplate(subject, prospect, company), text: step.stepType === 'NETWORK_INVITE' ? fitInvitationNote(rendered) : rendered };
 }

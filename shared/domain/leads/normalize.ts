@@ -106,6 +106,12 @@ const NETWORK_ID_SECTIONS: ReadonlySet<string> = new Set(['sales/lead', 'sales/p
 /** The legacy profile page, `/profile/view?id=<member id>`. */
 const LEGACY_PROFILE_PAGE = 'profile/view';
 
+/** The member a legacy profile page's URL names in its query (`/profile/view?id=<id>`), if it is one. */
+export function legacyProfileMember(url: URL): string | undefined {
+  const path = url.pathname.split('/').filter(Boolean).join('/').toLowerCase();
+  return path === LEGACY_PROFILE_PAGE ? url.searchParams.get('id')?.trim() || undefined : undefined;
+}
+
 /**
  * One canonical form of a profile or company page URL: https, lower-case host without `www.`/`m.`
  * (every host of the network becomes `www.linkedin.com`), no port, query, fragment or trailing
@@ -137,8 +143,8 @@ export function canonicalPageUrl(input: string): string | undefined {
     path = canonical.join('/');
     // The legacy profile page names its member by the query the canonical form otherwise drops.
     if (section === LEGACY_PROFILE_PAGE) {
-      const member = url.searchParams.get('id')?.trim();
-      if (!member || segments.length > 3) return undefined;
+      const member = legacyProfileMember(url);
+      if (!member) return undefined;
       return `https://${host}${path}?id=${encodeURIComponent(member)}`;
     }
   }
