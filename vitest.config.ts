@@ -29,6 +29,9 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           globalSetup: ['test/support/infra-setup.ts'],
+          // One module graph for every file, so that the files reading the stack of cdk.json's context
+          // share one synthesis of it (sharedStack, test/infra/template-helpers.ts): about 5 s each.
+          isolate: false,
           testTimeout: 120_000,
           // Synthesising with real bundling (esbuild per function) happens in beforeAll hooks.
           hookTimeout: 300_000,

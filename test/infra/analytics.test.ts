@@ -1,21 +1,17 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { ROUTES } from '../../shared/http/route-table';
-import { type CfnResource, dynamoAccess, logicalId, policyStatements, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, dynamoAccess, logicalId, policyStatements, resourcesOfType, sharedStack } from './template-helpers';
 
 /** The analytics function: reads of the aggregates only (docs/analytics.md). */
 describe('OutreachStack: analytics (no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'AnalyticsProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 

@@ -1,21 +1,17 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { ROUTES } from '../../shared/http/route-table';
-import { type CfnResource, dynamoAccess, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, dynamoAccess, logicalId, policyStatements, resourcesOf, resourcesOfType, sharedStack } from './template-helpers';
 
 /** The function that moves prospects into and out of campaigns. */
 describe('OutreachStack: campaign prospects (no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'CampaignProspectsProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 

@@ -1,22 +1,18 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { ROUTES } from '../../shared/http/route-table';
 import { CAMPAIGN_SCHEDULING } from '../../shared/runtime/catalog';
-import { type CfnResource, actionsOf, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, actionsOf, logicalId, policyStatements, resourcesOf, resourcesOfType, sharedStack } from './template-helpers';
 
 /** The campaigns function and the campaign-scheduling queue in the stack. */
 describe('OutreachStack: campaigns (no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'CampaignsProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 

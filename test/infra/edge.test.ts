@@ -5,7 +5,7 @@ import { bodyLimitTiers, greaterThanPattern, isAnonymous, isProviderWebhook, pat
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { tooManyPage } from '../../functions/http/unsubscribe/pages';
 import { ROUTES } from '../../shared/http/route-table';
-import { type CfnResource, type Json, flatten, logicalId, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, type Json, flatten, logicalId, resourcesOfType, sharedStack, testApp } from './template-helpers';
 
 const WEBHOOKS = '^(?:/v1)?(?:/api/v1/webhooks/provider|/api/v1/webhooks/provider/hosted-auth)/?$';
 const ANONYMOUS_JSON = '^(?:/v1)?(?:/api/v1/auth/login|/api/v1/auth/signup)/?$';
@@ -24,7 +24,7 @@ const contentLengthOver = (limit: number) => ({
     TextTransformations: [{ Priority: 0, Type: 'NONE' }],
   },
 });
-const visibility = (name: string) => ({ CloudWatchMetricsEnabled: true, MetricName: `EdgeProbe-${name}`, SampledRequestsEnabled: true });
+const visibility = (name: string) => ({ CloudWatchMetricsEnabled: true, MetricName: `SharedProbe-${name}`, SampledRequestsEnabled: true });
 const blockWith = (status: number, body: string, headers: { Name: string; Value: string }[] = []) => ({
   Block: { CustomResponse: { ResponseCode: status, CustomResponseBodyKey: body, ...(headers.length ? { ResponseHeaders: headers } : {}) } },
 });
@@ -33,16 +33,13 @@ const blockWith = (status: number, body: string, headers: { Name: string; Value:
 const requestPath = (path: string) => `/v1${path.replace(/\{[^}]+\}/g, 'abc123')}`;
 
 describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json context, no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let acl: Record<string, Json>;
   const ruleNamed = (name: string): Json => (acl.Rules as Json[]).find((rule) => rule.Name === name);
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'EdgeProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     const acls = resourcesOfType(template, 'AWS::WAFv2::WebACL');
     expect(acls).toHaveLength(1);
     acl = (acls[0] as [string, CfnResource])[1].Properties;
@@ -114,7 +111,7 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
 
   describe('web ACL', () => {
     it('is a regional web ACL that allows by default, with metrics, the 16 KB body inspection and our error bodies', () => {
-      expect(acl.Name).toBe('EdgeProbe-api');
+      expect(acl.Name).toBe('SharedProbe-api');
       expect(acl.Scope).toBe('REGIONAL');
       expect(acl.DefaultAction).toEqual({ Allow: {} });
       expect(acl.VisibilityConfig).toEqual(visibility('WebAcl'));
@@ -241,7 +238,7 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
     });
 
     it('gives each API key 50 a minute (0.8333 rps) with a burst of 10: at most 60 in any minute', () => {
-      const plan = resourcesOfType(template, 'AWS::ApiGateway::UsagePlan').find(([, resource]) => resource.Properties.UsagePlanName === 'EdgeProbe-per-key');
+      const plan = resourcesOfType(template, 'AWS::ApiGateway::UsagePlan').find(([, resource]) => resource.Properties.UsagePlanName === 'SharedProbe-per-key');
       expect(plan?.[1].Properties.Throttle).toEqual({ RateLimit: 50 / 60, BurstLimit: 10 });
       expect(50 / 60).toBeCloseTo(0.8333, 4);
     });

@@ -1,21 +1,17 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { OUTREACH, OUTREACH_SCHEDULER } from '../../shared/runtime/catalog';
-import { type CfnResource, actionsOf, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, actionsOf, logicalId, policyStatements, resourcesOf, resourcesOfType, sharedStack } from './template-helpers';
 
 /** The outreach engine in the stack: the schedule, the scheduler, the outreach queue and the sender. */
 describe('OutreachStack: the outreach engine (no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'EngineProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 

@@ -1,22 +1,18 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
 import type { ServiceFunction } from '../../infra/constructs/service-function';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { ENRICHMENT, ENRICHMENT_SWEEPER } from '../../shared/runtime/catalog';
-import { type CfnResource, actionsOf, dynamoAccess, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, actionsOf, dynamoAccess, logicalId, policyStatements, resourcesOf, resourcesOfType, sharedStack } from './template-helpers';
 
 /** Enrichment in the stack: the enrichment function, the queue and its worker, the sweeper, the providers' secrets. */
 describe('OutreachStack: enrichment (no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'EnrichmentProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 

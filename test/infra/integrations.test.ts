@@ -1,23 +1,19 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { maxAttemptsFor, RETRY_DELAYS_SECONDS } from '../../shared/domain/webhooks/delivery';
 import { FUNCTION_GROUPS, type FunctionGroup, ROUTES } from '../../shared/http/route-table';
 import { QUEUES } from '../../shared/runtime/catalog';
-import { type CfnResource, actionsOf, flatten, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, actionsOf, flatten, logicalId, policyStatements, resourcesOf, resourcesOfType, sharedStack } from './template-helpers';
 
 /** The provider integration, sender accounts, connection status and user webhooks in the stack. */
 describe('OutreachStack: provider and webhook wiring (no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'IntegrationsProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 

@@ -1,4 +1,4 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../infra/config';
 import type { ServiceFunction } from '../../infra/constructs/service-function';
@@ -7,7 +7,7 @@ import { SECRET_SETTINGS, type SecretSettingName, secretArnVariable } from '../.
 import { SETTINGS, type SettingName } from '../../shared/config/settings';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/http/route-table';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
-import { type CfnResource, actionsOf, dynamoAccess, flatten, logicalId, policyStatements, resourcesOf, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, actionsOf, dynamoAccess, flatten, logicalId, policyStatements, resourcesOf, resourcesOfType, sharedStack, testApp } from './template-helpers';
 
 /**
  * Least privilege and data safety, as the template states them: each function's exact DynamoDB
@@ -20,9 +20,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    const app = testApp({ bundle: false });
-    stack = new OutreachStack(app, 'LeastPrivilegeProbe', { config: loadConfig(app.node) });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 

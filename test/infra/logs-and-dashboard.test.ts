@@ -5,7 +5,7 @@ import { DASHBOARD_WIDGETS } from '../../infra/constructs/service-dashboard';
 import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
 import { type CfnResource, type Json, flatten, logicalId, resourcesOfType } from './template-helpers';
-import { FILLED_SUM, probeViews, synth } from './monitoring-helpers';
+import { FILLED_SUM, probeViews, sharedSynth } from './monitoring-helpers';
 
 /** The stack's API Gateway logging, log groups and dashboard. Alarms: monitoring.test.ts. */
 describe('OutreachStack logs and dashboard (cdk.json context, no bundling)', () => {
@@ -15,7 +15,7 @@ describe('OutreachStack logs and dashboard (cdk.json context, no bundling)', () 
   let alarms: Map<string, Json>;
 
   beforeAll(() => {
-    ({ stack, template, resources, alarms } = synth('MonitoringProbe'));
+    ({ stack, template, resources, alarms } = sharedSynth());
   });
 
   const { functionKeys } = probeViews(() => ({ stack, alarms }));
@@ -103,7 +103,7 @@ describe('OutreachStack logs and dashboard (cdk.json context, no bundling)', () 
   describe('the dashboard', () => {
     const body = () => {
       const [[, dashboard]] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard') as [[string, CfnResource]];
-      expect(dashboard.Properties.DashboardName).toBe('MonitoringProbe');
+      expect(dashboard.Properties.DashboardName).toBe('SharedProbe');
       return JSON.parse(flatten(dashboard.Properties.DashboardBody));
     };
     const widget = (title: string) => {
@@ -165,8 +165,8 @@ describe('OutreachStack logs and dashboard (cdk.json context, no bundling)', () 
     it('graphs the scheduled runs and the account pauses', () => {
       expect(lines(DASHBOARD_WIDGETS.schedules)).toEqual(SCHEDULES.map((schedule) => ['AWS/Lambda', 'Invocations', schedule.name]));
       expect(lines(DASHBOARD_WIDGETS.accountPauses)).toEqual([
-        ['MonitoringProbe', 'SenderAccountPauses', 'All pauses (quota pauses too)'],
-        ['MonitoringProbe', 'SenderAccountPausesForProvider', 'Waiting for the provider'],
+        ['SharedProbe', 'SenderAccountPauses', 'All pauses (quota pauses too)'],
+        ['SharedProbe', 'SenderAccountPausesForProvider', 'Waiting for the provider'],
       ]);
     });
   });

@@ -4,7 +4,7 @@ import type { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { FUNCTION_GROUPS } from '../../shared/http/route-table';
 import { QUEUES, SCHEDULES } from '../../shared/runtime/catalog';
-import { type CfnResource, type Json, logicalId, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, type Json, logicalId, resourcesOfType, sharedStack, testApp } from './template-helpers';
 
 export const OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 export const FILLED_SUM = 'FILL(getitem, 0) + FILL(batchgetitem, 0) + FILL(query, 0) + FILL(scan, 0) + FILL(putitem, 0) + FILL(updateitem, 0) + FILL(deleteitem, 0) + FILL(batchwriteitem, 0) + FILL(transactwriteitems, 0)';
@@ -17,17 +17,23 @@ export function synth(name: string, context: Record<string, unknown> = {}) {
   return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource>, alarms: alarmsByName(template) };
 }
 
+/** `synth`'s views of the shared stack (template-helpers.ts), named `SharedProbe`. */
+export function sharedSynth() {
+  const { stack, template } = sharedStack();
+  return { stack, template, resources: template.toJSON().Resources as Record<string, CfnResource>, alarms: alarmsByName(template) };
+}
+
 /** Every alarm by its name (the dead-letter alarms included: the monitoring names them). */
 export const alarmsByName = (template: Template): Map<string, Json> =>
   new Map(resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => [alarm.Properties.AlarmName as string, alarm.Properties]));
 
-/** Views of a synthesized probe stack named `MonitoringProbe`; `probe` is read at each call (filled by a beforeAll). */
+/** Views of a synthesized probe stack (alarm names begin with its name); `probe` is read at each call (filled by a beforeAll). */
 export function probeViews(probe: () => { stack: OutreachStack; alarms: Map<string, Json> }) {
   const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(probe().stack, construct) });
   const topicRef = () => ref(probe().stack.monitoring.topic);
   const alarm = (name: string): Json => {
-    const found = probe().alarms.get(`MonitoringProbe-${name}`);
-    if (!found) throw new Error(`no alarm MonitoringProbe-${name}`);
+    const found = probe().alarms.get(`${probe().stack.stackName}-${name}`);
+    if (!found) throw new Error(`no alarm ${probe().stack.stackName}-${name}`);
     return found;
   };
   const consumer = (name: string) => probe().stack.queueConsumers[name] as QueueConsumer;

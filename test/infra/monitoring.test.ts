@@ -7,7 +7,7 @@ import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { FUNCTION_GROUPS } from '../../shared/http/route-table';
 import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import { type CfnResource, type Json, logicalId, resourcesOfType, testApp } from './template-helpers';
-import { FILLED_SUM, OPERATIONS, alarmsByName, probeViews, synth } from './monitoring-helpers';
+import { FILLED_SUM, OPERATIONS, alarmsByName, probeViews, sharedSynth, synth } from './monitoring-helpers';
 
 describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
   let stack: OutreachStack;
@@ -16,7 +16,7 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
   let alarms: Map<string, Json>;
 
   beforeAll(() => {
-    ({ stack, template, resources, alarms } = synth('MonitoringProbe'));
+    ({ stack, template, resources, alarms } = sharedSynth());
   });
 
   const { ref, topicRef, alarm, consumer, functionKeys } = probeViews(() => ({ stack, alarms }));
@@ -24,7 +24,7 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
   describe('the alarm topic', () => {
     it('is one SNS topic with no subscription when alarmEmail is unset', () => {
       template.resourceCountIs('AWS::SNS::Topic', 1);
-      template.hasResourceProperties('AWS::SNS::Topic', { DisplayName: 'MonitoringProbe alarms' });
+      template.hasResourceProperties('AWS::SNS::Topic', { DisplayName: 'SharedProbe alarms' });
       template.resourceCountIs('AWS::SNS::Subscription', 0);
     });
 
@@ -68,7 +68,7 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
       for (const [id, { Properties }] of all) {
         expect(Properties.AlarmActions, id).toEqual([topicRef()]);
         expect(Properties.OKActions, id).toEqual([topicRef()]);
-        expect(Properties.AlarmName, id).toMatch(/^MonitoringProbe-[a-z0-9]+-/i);
+        expect(Properties.AlarmName, id).toMatch(/^SharedProbe-[a-z0-9]+-/i);
       }
       expect(new Set(all.map(([, { Properties }]) => Properties.AlarmName)).size).toBe(all.length);
     });
@@ -144,17 +144,17 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
 
   describe('API alarms', () => {
     const stageDimensions = () => [
-      { Name: 'ApiName', Value: 'MonitoringProbe' },
+      { Name: 'ApiName', Value: 'SharedProbe' },
       { Name: 'Stage', Value: ref(stack.api.api.deploymentStage) },
     ];
 
     it('names the API after the stack (the ApiName dimension of its metrics)', () => {
-      expect(resources[logicalId(stack, stack.api.api)]?.Properties.Name).toBe('MonitoringProbe');
+      expect(resources[logicalId(stack, stack.api.api)]?.Properties.Name).toBe('SharedProbe');
     });
 
     it('alarms when over 5% of at least 20 requests in 5 minutes answer 5xx', () => {
       expect(alarm('api-5xx-rate')).toEqual({
-        AlarmName: 'MonitoringProbe-api-5xx-rate',
+        AlarmName: 'SharedProbe-api-5xx-rate',
         AlarmDescription: expect.any(String),
         AlarmActions: [topicRef()],
         OKActions: [topicRef()],
@@ -254,16 +254,16 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
       {
         LogGroupName: logGroup,
         FilterPattern: '{ $.event = "sender_account_paused" }',
-        MetricTransformations: [{ MetricNamespace: 'MonitoringProbe', MetricName: 'SenderAccountPauses', MetricValue: '1' }],
+        MetricTransformations: [{ MetricNamespace: 'SharedProbe', MetricName: 'SenderAccountPauses', MetricValue: '1' }],
       },
       {
         LogGroupName: logGroup,
         FilterPattern: '{ ($.event = "sender_account_paused") && ($.waitsForProvider IS TRUE) }',
-        MetricTransformations: [{ MetricNamespace: 'MonitoringProbe', MetricName: 'SenderAccountPausesForProvider', MetricValue: '1' }],
+        MetricTransformations: [{ MetricNamespace: 'SharedProbe', MetricName: 'SenderAccountPausesForProvider', MetricValue: '1' }],
       },
     ]);
     expect(alarm('sender-account-paused')).toMatchObject({
-      Namespace: 'MonitoringProbe',
+      Namespace: 'SharedProbe',
       MetricName: 'SenderAccountPausesForProvider',
       Statistic: 'Sum',
       Period: 300,

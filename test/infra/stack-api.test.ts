@@ -13,7 +13,7 @@ import { GROUPS, resourcePaths, expectRoutes } from './route-assertions';
 /** The API of the stack of cdk.json's context: methods, authorizers, usage plans, gateway responses. Synthesized without bundling (stack.test.ts bundles). */
 describe('OutreachStack API (cdk.json context, no bundling)', () => {
   const synthesized = useDefaultStack({ bundle: false });
-  const { config, fnId, envOf } = synthesized;
+  const { fnId, envOf } = synthesized;
   let stack: OutreachStack;
   let template: Template;
 
@@ -28,7 +28,7 @@ describe('OutreachStack API (cdk.json context, no bundling)', () => {
     });
 
     it('has one method per route with its authorizer, API-key requirement and integration', () => {
-      expectRoutes(template, ROUTES, config.stackName);
+      expectRoutes(template, ROUTES, stack.stackName);
     });
 
     it('turns {id} segments into path-parameter resources', () => {
@@ -77,7 +77,7 @@ describe('OutreachStack API (cdk.json context, no bundling)', () => {
 
     it('limits every API key to rateLimitPerMinute with a burst of rateLimitBurst, attached to the stage', () => {
       template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-        UsagePlanName: `${config.stackName}-per-key`,
+        UsagePlanName: `${stack.stackName}-per-key`,
         Throttle: { RateLimit: 50 / 60, BurstLimit: 10 },
         ApiStages: [Match.objectLike({ ApiId: apiRef(), Stage: stageRef() })],
       });
@@ -86,14 +86,14 @@ describe('OutreachStack API (cdk.json context, no bundling)', () => {
     it('has a sessions plan with a pool of deterministic usage keys', () => {
       const planId = logicalId(stack, stack.api.sessionsUsagePlan);
       template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-        UsagePlanName: `${config.stackName}-sessions`,
+        UsagePlanName: `${stack.stackName}-sessions`,
         Throttle: { RateLimit: 10, BurstLimit: 100 },
         ApiStages: [Match.objectLike({ ApiId: apiRef(), Stage: stageRef() })],
       });
       const keys = resourcesOfType(template, 'AWS::ApiGateway::ApiKey');
       expect(keys).toHaveLength(8);
       const values = keys.map(([, key]) => key.Properties?.Value as string);
-      expect(values).toEqual(sessionUsageKeyValues(config.stackName, 8));
+      expect(values).toEqual(sessionUsageKeyValues(stack.stackName, 8));
       expect(new Set(values).size).toBe(8);
       for (const value of values) expect(value).toMatch(/^[0-9a-f]{40}$/);
       for (const [, key] of keys) expect(key.Properties?.Enabled).toBe(true);

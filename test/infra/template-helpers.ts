@@ -42,7 +42,7 @@ export interface DefaultStack {
   envOf(id: string): Record<string, unknown>;
 }
 
-/** Synthesizes the stack of cdk.json's context once, before the tests of the describe block it is called in. */
+/** Synthesizes the stack of cdk.json's context once, before the tests of the describe block it is called in (unbundled, it is `sharedStack`'s). */
 export function useDefaultStack(options: { bundle: boolean }): DefaultStack {
   const app = testApp(options);
   const config = loadConfig(app.node);
@@ -55,11 +55,47 @@ export function useDefaultStack(options: { bundle: boolean }): DefaultStack {
     envOf: (id) => synthesized.template.toJSON().Resources[id].Properties.Environment.Variables,
   };
   beforeAll(() => {
+    if (!options.bundle) {
+      // Unbundled, it is the shared stack (named SharedProbe, not config.stackName).
+      ({ app: synthesized.app, stack: synthesized.stack, template: synthesized.template } = sharedStack());
+      return;
+    }
     synthesized.stack = new OutreachStack(app, config.stackName, { config });
     // Template.fromStack also fails on a dependency cycle (CloudFormation would reject the stack).
     synthesized.template = Template.fromStack(synthesized.stack);
   });
   return synthesized;
+}
+
+/** The name of the stack `sharedStack` synthesizes (alarm names, metric names and the dashboard carry it). */
+export const SHARED_STACK_NAME = 'SharedProbe';
+
+interface SharedSynthesis {
+  app: App;
+  config: OutreachConfig;
+  stack: OutreachStack;
+  json: Json;
+}
+let sharedSynthesis: SharedSynthesis | undefined;
+
+/**
+ * The stack of cdk.json's context, without bundling, named `SharedProbe`: synthesized once for
+ * every file that reads it (the infra project runs its files in one module graph, `isolate:
+ * false` in vitest.config.ts; a synthesis is about 5 s). Each call gets a template of its own, a
+ * copy, so a test that changes what it reads leaves the next file's untouched. The stack object
+ * is shared: read it, never add to it.
+ */
+export function sharedStack(): { app: App; config: OutreachConfig; stack: OutreachStack; template: Template } {
+  if (!sharedSynthesis) {
+    const app = testApp({ bundle: false });
+    const config = loadConfig(app.node);
+    const stack = new OutreachStack(app, SHARED_STACK_NAME, { config });
+    // Template.fromStack also fails on a dependency cycle (CloudFormation would reject the stack).
+    const json = Template.fromStack(stack).toJSON();
+    sharedSynthesis = { app, config, stack, json };
+  }
+  const { app, config, stack, json } = sharedSynthesis;
+  return { app, config, stack, template: Template.fromJSON(structuredClone(json), { skipCyclicalDependenciesCheck: true }) };
 }
 
 export function resourcesOfType(template: Template, type: string): [string, CfnResource][] {

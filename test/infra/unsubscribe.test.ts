@@ -1,22 +1,18 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../infra/config';
-import { OutreachStack } from '../../infra/stacks/outreach-stack';
+import type { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { ROUTES } from '../../shared/http/route-table';
 import { OUTREACH } from '../../shared/runtime/catalog';
-import { type CfnResource, actionsOf, flatten, logicalId, policyStatements, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, actionsOf, flatten, logicalId, policyStatements, resourcesOfType, sharedStack } from './template-helpers';
 
 /** The unsubscribe link and the suppression list in the stack. */
 describe('OutreachStack: unsubscribes and suppression (no bundling)', () => {
-  const app = testApp({ bundle: false });
-  const config = loadConfig(app.node);
   let stack: OutreachStack;
   let template: Template;
   let resources: Record<string, CfnResource>;
 
   beforeAll(() => {
-    stack = new OutreachStack(app, 'UnsubscribeProbe', { config });
-    template = Template.fromStack(stack);
+    ({ stack, template } = sharedStack());
     resources = template.toJSON().Resources;
   });
 
