@@ -10,6 +10,7 @@ import {
   type CampaignSettings,
   type StatusAction,
   assertWritable,
+  canonicalLanguage,
   canonicalTimezone,
   nextStatus,
   hasRunningProspects,
@@ -120,6 +121,7 @@ export function createCampaignService(deps: CampaignServiceDeps) {
       assertWritable(campaign);
       const change = { ...settings };
       if (change.timezone !== undefined) change.timezone = canonicalTimezone(change.timezone);
+      if (change.language !== undefined) change.language = canonicalLanguage(change.language);
       if (change.accountIds !== undefined) {
         const known = new Set((await deps.accounts.listForWorkspace(workspaceId)).map((account) => account.id));
         // An account deleted while attached is still listed in account_ids: sent back as read, it

@@ -186,6 +186,33 @@ export function canonicalTimezone(timezone: string): string {
   }
 }
 
+const LANGUAGE_MESSAGE = 'language must be a language code such as en, nl or pt-BR';
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+const scriptNames = new Intl.DisplayNames(['en'], { type: 'script', fallback: 'none' });
+
+/**
+ * The language code as BCP 47 writes it (`en-us` -> `en-US`, `iw` -> `he`), or a 400. The
+ * language must be one ICU names (`zz` is none), and its optional second part a region
+ * (`pt-BR`, `es-419`) or a script (`zh-Hant`) that ICU names, not an unknown one (`ZZ`, `Zzzz`).
+ */
+export function canonicalLanguage(language: string): string {
+  const refuse = () => validationError(`${LANGUAGE_MESSAGE}, got "${language.slice(0, 60)}"`);
+  try {
+    const locale = new Intl.Locale(Intl.getCanonicalLocales(language)[0] as string);
+    const tag = locale.toString();
+    const known =
+      languageNames.of(locale.language) !== undefined &&
+      tag.split('-').length === 1 + (locale.region ? 1 : 0) + (locale.script ? 1 : 0) &&
+      (!locale.region || (locale.region !== 'ZZ' && regionNames.of(locale.region) !== undefined)) &&
+      (!locale.script || (locale.script !== 'Zzzz' && scriptNames.of(locale.script) !== undefined));
+    if (known) return tag;
+  } catch {
+    // Not a BCP 47 tag, or one ICU cannot name (`und`): refused below.
+  }
+  throw refuse();
+}
+
 /**
  * `name`, `name (2)`, `name (3)`, ...: the n-th name a new campaign may take when the former are used.
  * The name is shortened to make room for the number, so that a numbered name is one a PATCH accepts

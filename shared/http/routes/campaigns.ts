@@ -64,7 +64,7 @@ const settingsEntries = {
   language: v.optional(
     v.pipe(
       v.string('language must be a language code such as en, nl or pt-BR'),
-      v.regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'language must be a language code such as en, nl or pt-BR'),
+      v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,4})?$/, 'language must be a language code such as en, nl or pt-BR'),
     ),
   ),
   email_max_messages: dailyCap('email_max_messages'),

@@ -146,7 +146,8 @@ describe('campaigns: create, list, read, settings', () => {
     const changed = await patch(aliceKey, campaign.id, {
       name: 'Settings renamed',
       timezone: 'america/new_york',
-      language: 'pt-BR',
+      // Stored as BCP 47 writes it.
+      language: 'pt-br',
       email_max_messages: 0,
       network_max_messages: 150,
       network_max_connections: 100,
@@ -193,6 +194,8 @@ describe('campaigns: create, list, read, settings', () => {
       [{ timezone: 'Mars/Olympus' }, 'timezone must be an IANA time zone name such as Europe/Amsterdam, got "Mars/Olympus"'],
       [{ timezone: 7 }, 'timezone must be an IANA time zone name such as Europe/Amsterdam'],
       [{ language: 'english' }, 'language must be a language code such as en, nl or pt-BR'],
+      [{ language: 'zz' }, 'language must be a language code such as en, nl or pt-BR, got "zz"'],
+      [{ language: 'en-ZZ' }, 'language must be a language code such as en, nl or pt-BR, got "en-ZZ"'],
       [{ email_max_messages: -1 }, 'email_max_messages must be an integer from 0 to 2000'],
       [{ email_max_messages: 2001 }, 'email_max_messages must be an integer from 0 to 2000'],
       [{ network_max_messages: 1.5 }, 'network_max_messages must be an integer from 0 to 150'],

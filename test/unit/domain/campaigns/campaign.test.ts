@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, canonicalTimezone, numberedName, pacingLoosened } from '../../../../shared/domain/campaigns/campaign';
+import { CAMPAIGN_LIMITS, type Campaign, assertStructureEditable, canonicalLanguage, canonicalTimezone, numberedName, pacingLoosened } from '../../../../shared/domain/campaigns/campaign';
 
 describe('numberedName', () => {
   it('keeps the first name and numbers the next ones', () => {
@@ -101,5 +101,26 @@ describe('canonicalTimezone', () => {
 
   it('refuses a zone the runtime does not know', () => {
     expect(() => canonicalTimezone('Mars/Olympus')).toThrow('timezone must be an IANA time zone name such as Europe/Amsterdam, got "Mars/Olympus"');
+  });
+});
+
+describe('canonicalLanguage', () => {
+  it.each([
+    ['en', 'en'],
+    ['pt-BR', 'pt-BR'],
+    ['en-us', 'en-US'],
+    ['EN', 'en'],
+    ['zh-hant', 'zh-Hant'],
+    ['es-419', 'es-419'],
+    ['fil', 'fil'],
+    // Replaced codes take their current one.
+    ['iw', 'he'],
+    ['in', 'id'],
+  ])('writes %s as %s', (sent, stored) => {
+    expect(canonicalLanguage(sent)).toBe(stored);
+  });
+
+  it.each(['zz', 'xx', 'und', 'en-ZZ', 'en-XX', 'zh-Zzzz', 'en-1234', 'en-'])('refuses %s, naming it', (sent) => {
+    expect(() => canonicalLanguage(sent)).toThrow(`language must be a language code such as en, nl or pt-BR, got "${sent}"`);
   });
 });
