@@ -74,8 +74,9 @@ async function main() {
     sandboxAccountsFile: join(dataDir, 'sandbox-accounts.json'),
     // Parsed through the settings' one declaration, as a Lambda entry parses its settings.
     ...readSettings(['rateLimitPerMinute', 'rateLimitBurst'], process.env),
-    // The documented limits (docs/lead-lists.md) a developer may set for `npm start` too: SEARCH_QUOTA_PER_MONTH, MAX_LEADS_PER_LIST.
-    settings: readSettings(['searchQuotaPerMonth', 'maxLeadsPerList'], process.env),
+    // The documented limits (docs/lead-lists.md) a developer may set for `npm start` too: SEARCH_QUOTA_PER_MONTH, MAX_LEADS_PER_LIST;
+    // and WEBHOOK_RETRY_SCHEDULE, so that a webhook's retries and redelivery can be tried in minutes (docs/integrations.md).
+    settings: readSettings(['searchQuotaPerMonth', 'maxLeadsPerList', 'webhookRetrySchedule'], process.env),
     // The machine's time, movable forward through POST /_local/clock, kept across restarts.
     clock,
     log: (line) => console.error(line),
