@@ -52,7 +52,8 @@ export function userWebhookHandlers(webhooks: WebhookService, clock: Clock) {
     listWebhookDeliveries: async (request) => {
       const caller = request.caller();
       const query = request.query();
-      const page = await webhooks.listDeliveries(caller.userId, { limit: query.limit, after: query.cursor });
+      // An empty `cursor=` is the first page, as an empty value of any other query parameter is left out.
+      const page = await webhooks.listDeliveries(caller.userId, { limit: query.limit, after: query.cursor || undefined });
       return json(200, { success: true, ...page });
     },
 

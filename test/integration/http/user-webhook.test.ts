@@ -387,6 +387,9 @@ describe('user webhook settings, test send and delivery log', () => {
     const unlimited = await stack.call('GET', '/user/webhook/deliveries/', { apiKey: aliceKey });
     const emptyLimit = await stack.call('GET', '/user/webhook/deliveries/?limit=', { apiKey: aliceKey });
     expect([emptyLimit.status, emptyLimit.body]).toEqual([200, unlimited.body]);
+    // So is an empty cursor: the first page.
+    const emptyCursor = await stack.call('GET', '/user/webhook/deliveries/?limit=&cursor=', { apiKey: aliceKey });
+    expect([emptyCursor.status, emptyCursor.body]).toEqual([200, unlimited.body]);
     const badCursor = await stack.call('GET', '/user/webhook/deliveries/?cursor=bm90LWEtY3Vyc29y', { apiKey: aliceKey });
     expect(badCursor.status).toBe(400);
     expect(badCursor.body).toEqual({ error: 'cursor is not valid' });
