@@ -330,7 +330,7 @@ export function createSender(deps: SenderDeps) {
     // for an email cannot know it was never sent (UNCERTAIN, docs/engine.md).
     const company = await reads.company(prospect);
     const rendered = renderStep(node, prospect, company);
-    const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id }) : undefined;
+    const unsubscribeUrl = kind === 'EMAIL' && node.addUnsubscribe ? deps.unsubscribeLinks.urlFor({ workspaceId: action.workspaceId, campaignId: campaign.id, prospectId: prospect.id, email: prospect.email as string }) : undefined;
     const claim = {
       token: deps.newToken(),
       at: iso(now),

@@ -25,6 +25,8 @@ export interface UnsubscribeSubject {
   workspaceId: number;
   campaignId: number;
   prospectId: number;
+  /** The address the email went to (links signed since 2026-11-28; earlier ones name none). */
+  email?: string;
 }
 
 /** Signs and checks the token of an unsubscribe link (shared/security/unsubscribe-token.ts). */

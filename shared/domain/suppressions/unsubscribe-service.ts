@@ -14,8 +14,8 @@ export interface UnsubscribeDeps {
 /**
  * The unsubscribe link of an email (docs/engine.md, "Unsubscribes and suppression"). `check`
  * only reads the token (the GET page changes nothing: mail software prefetches links);
- * `unsubscribe` (the RFC 8058 one-click POST, and the page's own button) puts the prospect's
- * address on the workspace's suppression list, then stops the prospect's sequence in the campaign
+ * `unsubscribe` (the RFC 8058 one-click POST, and the page's own button) puts the address the
+ * email went to on the workspace's suppression list, then stops the prospect's sequence in the campaign
  * of the email (UNSUBSCRIBED). Both steps converge, so a repeated POST changes nothing more.
  */
 export function createUnsubscribes(deps: UnsubscribeDeps) {
@@ -27,12 +27,16 @@ export function createUnsubscribes(deps: UnsubscribeDeps) {
     async unsubscribe(token: string): Promise<{ suppressed: boolean; stopped: boolean } | undefined> {
       const subject = deps.tokens.verify(token);
       if (!subject) return undefined;
-      const [prospect] = await deps.leads.getProspects([subject.prospectId]);
-      // A prospect deleted since the email went out: nothing is left to stop or to suppress.
-      if (!prospect || prospect.workspaceId !== subject.workspaceId) return { suppressed: false, stopped: false };
-      const email = prospect.email ? suppressionEmail(prospect.email) : undefined;
+      const [found] = await deps.leads.getProspects([subject.prospectId]);
+      const prospect = found && found.workspaceId === subject.workspaceId ? found : undefined;
+      // The address the email went to, which the link names; a link of before 2026-11-28 names
+      // none, and the prospect's address is taken (it may have changed since the email).
+      const sentTo = subject.email ?? prospect?.email;
+      const email = sentTo ? suppressionEmail(sentTo) : undefined;
       // The list first: whatever happens next, no later email goes to the address.
-      if (email) await deps.suppressions.add(subject.workspaceId, { emails: [email], reason: 'UNSUBSCRIBED', prospectId: prospect.id, campaignId: subject.campaignId });
+      if (email) await deps.suppressions.add(subject.workspaceId, { emails: [email], reason: 'UNSUBSCRIBED', prospectId: subject.prospectId, campaignId: subject.campaignId });
+      // A prospect deleted since the email went out: nothing is left to stop.
+      if (!prospect) return { suppressed: email !== undefined, stopped: false };
       const stop = await deps.stops.stop({
         workspaceId: subject.workspaceId,
         prospectId: prospect.id,

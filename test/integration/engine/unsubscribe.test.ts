@@ -36,8 +36,9 @@ describe('unsubscribes and suppression', () => {
   });
   afterAll(async () => stack?.stop());
 
-  const linkOf = (ws: Workspace, campaignId: number, prospectId: number) =>
-    `${stack.baseUrl}/api/v1/unsubscribe/${createUnsubscribeTokens(stack.settings.unsubscribeSecret as string).sign({ workspaceId: ws.workspaceId, campaignId, prospectId })}`;
+  /** The link of an email to `email`; without it, a link as sent before 2026-11-28 (no address), which still works. */
+  const linkOf = (ws: Workspace, campaignId: number, prospectId: number, email?: string) =>
+    `${stack.baseUrl}/api/v1/unsubscribe/${createUnsubscribeTokens(stack.settings.unsubscribeSecret as string).sign({ workspaceId: ws.workspaceId, campaignId, prospectId, ...(email ? { email } : {}) })}`;
   const emailsTo = async (address: string) => (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.to === address);
   const oneClick = (url: string, body = 'List-Unsubscribe=One-Click', type = 'application/x-www-form-urlencoded') =>
     fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
@@ -65,8 +66,10 @@ describe('unsubscribes and suppression', () => {
     await activate(alice, campaignId);
 
     const [toAda] = await emailsTo('ada@example.com');
-    const link = linkOf(alice.ws, campaignId, ada);
-    expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/unsubscribe/u1\\.${alice.ws.workspaceId}\\.${campaignId}\\.${ada}\\.[A-Za-z0-9_-]{43}$`));
+    // The link names the address the email went to, sealed (not readable in the URL).
+    const link = linkOf(alice.ws, campaignId, ada, 'ada@example.com');
+    expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/unsubscribe/u2\\.${alice.ws.workspaceId}\\.${campaignId}\\.${ada}\\.[A-Za-z0-9_-]{58}$`));
+    expect(link).not.toContain('example');
     expect(toAda).toMatchObject({
       subject: 'Hello Ada',
       text: `<p>Hi Ada</p><p style="font-size:12px;color:#777">If you would rather not hear from us, <a href="${link}">unsubscribe</a>.</p>`,
@@ -98,6 +101,7 @@ describe('unsubscribes and suppression', () => {
   });
 
   it('unsubscribes at once on the one-click POST: UNSUBSCRIBED, sequence stopped, address suppressed', async () => {
+    // A link without an address (as sent before 2026-11-28): the prospect's address is suppressed.
     const response = await oneClick(linkOf(alice.ws, campaignId, alan));
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('<h1>You are unsubscribed</h1>');
@@ -190,6 +194,30 @@ describe('unsubscribes and suppression', () => {
     ]);
   });
 
+  it('suppresses the address the email went to, not the one the prospect has since', async () => {
+    const campaign = await campaignWith(alice, 'Changed address', [
+      { step_type: 'EMAIL', subject_line: 'First', message_template: '<p>Hi</p>', add_unsubscribe: true },
+      { step_type: 'EMAIL', subject_line: 'Second', delay_in_hours: 24 },
+    ]);
+    const profile = 'https://www.linkedin.com/in/hedy-changed';
+    const [hedy] = (await prospectsIn(alice, campaign.id, [{ first_name: 'Hedy', email: 'hedy@old.example', network_profile_url: profile }])) as [number];
+    await activate(alice, campaign.id);
+    const [sent] = await emailsTo('hedy@old.example');
+    const link = linkOf(alice.ws, campaign.id, hedy, 'hedy@old.example');
+    expect(sent?.headers).toEqual([{ name: 'Unscribe-List', value: `<${link}>` }]);
+    // The prospect's address changes after the email (a new import of the same profile).
+    const changed = await stack.call('POST', `/public/campaigns/${campaign.id}/import/`, {
+      apiKey: alice.ws.key,
+      body: { leads: [{ first_name: 'Hedy', last_name: 'Lamarr', email: 'hedy@new.example', network_profile_url: profile }] },
+    });
+    expect(changed.body, changed.text).toMatchObject({ updated: 1 });
+
+    expect((await oneClick(link)).status).toBe(200);
+    const entries = (await suppressionsOf(alice.ws)).filter((entry) => entry.prospect_id === hedy);
+    expect(entries).toEqual([expect.objectContaining({ type: 'EMAIL', value: 'hedy@old.example', reason: 'UNSUBSCRIBED', campaign_id: campaign.id })]);
+    expect((await prospectStatuses(alice, campaign.id))[hedy]).toEqual({ status: 'UNSUBSCRIBED', last_error: 'unsubscribed' });
+  });
+
   it('answers a tampered or malformed token, or a POST without the one-click body, with a page and changes nothing', async () => {
     const good = linkOf(alice.ws, campaignId, ada);
     const token = good.slice(good.lastIndexOf('/') + 1);
@@ -207,7 +235,7 @@ describe('unsubscribes and suppression', () => {
     expect(await wrongBody.text()).toContain('<h1>Nothing was changed</h1>');
     expect((await oneClick(good, '')).status).toBe(400);
     expect((await prospectStatuses(alice, campaignId))[ada]).toEqual({ status: 'FINISHED', last_error: null });
-    expect((await suppressionsOf(alice.ws)).map((entry) => entry.value).sort()).toEqual(['alan@turing.example', 'blocked.example', 'gone@bounce.example']);
+    expect((await suppressionsOf(alice.ws)).map((entry) => entry.value).sort()).toEqual(['alan@turing.example', 'blocked.example', 'gone@bounce.example', 'hedy@old.example']);
   });
 
   it('limits requests per IP address: a 429 page past the limit, until the next minute', async () => {

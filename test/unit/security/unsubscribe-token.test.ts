@@ -24,4 +24,30 @@ describe('unsubscribe tokens', () => {
     // A zero id is never one we sign, even with a valid MAC.
     expect(tokens.verify(tokens.sign({ ...subject, prospectId: 0 }))).toBeUndefined();
   });
+
+  describe('with the address the email went to (u2)', () => {
+    const withEmail = { ...subject, email: 'ada@example.com' };
+
+    it('seals the address, readable only with the secret, and reads it back; one email gives one link', () => {
+      const token = tokens.sign(withEmail);
+      expect(token).toMatch(/^u2\.12\.345\.6789\.[A-Za-z0-9_-]+$/);
+      expect(token).not.toContain('example');
+      expect(tokens.sign(withEmail)).toBe(token);
+      expect(tokens.verify(token)).toEqual(withEmail);
+      expect(tokens.sign({ ...withEmail, email: 'alan@example.com' })).not.toBe(token);
+    });
+
+    it('refuses the sealed address under other ids, altered, cut short or sealed with another secret', () => {
+      const token = tokens.sign(withEmail);
+      const sealed = token.slice(token.lastIndexOf('.') + 1);
+      expect(tokens.verify(token.replace('.6789.', '.6790.'))).toBeUndefined();
+      expect(tokens.verify(token.replace('u2.12.', 'u2.13.'))).toBeUndefined();
+      expect(tokens.verify(`u2.12.345.6789.${sealed.slice(0, 20)}${sealed[20] === 'A' ? 'B' : 'A'}${sealed.slice(21)}`)).toBeUndefined();
+      expect(tokens.verify(`u2.12.345.6789.${sealed.slice(0, 30)}`)).toBeUndefined();
+      expect(tokens.verify(`u1.12.345.6789.${sealed}`)).toBeUndefined();
+      expect(tokens.verify(createUnsubscribeTokens('b'.repeat(64)).sign(withEmail))).toBeUndefined();
+      expect(tokens.verify(`u2.12.345.6789.${'A'.repeat(401)}`)).toBeUndefined();
+      expect(tokens.verify(tokens.sign({ ...withEmail, workspaceId: 0 }))).toBeUndefined();
+    });
+  });
 });
