@@ -29,7 +29,7 @@ export const ReservationAttribute = v.nullable(v.object({ day: v.string(), kind:
 
 /** A send whose answer was lost (LostAnswer), or null; `counted` since 2026-11-27 20:00. */
 const LostAnswerAttribute = v.nullable(
-  v.object({ nodeId: intAttribute, at: v.string(), accountId: intAttribute, text: v.string(), variant: v.optional(v.picklist(['A', 'B'])), counted: v.optional(v.object({ accountDay: v.string(), campaignDay: v.string() })) }),
+  v.object({ nodeId: intAttribute, at: v.string(), accountId: intAttribute, text: v.string(), variant: v.optional(v.picklist(['A', 'B'])), counted: v.optional(v.object({ accountDay: v.string(), campaignDay: v.string(), campaignK: v.optional(intAttribute) })) }),
 );
 
 const OutreachActionItem = itemSchema(
@@ -51,6 +51,7 @@ const OutreachActionItem = itemSchema(
         kind: v.picklist(SEND_KINDS),
         accountDay: v.string(),
         campaignDay: v.string(),
+        campaignK: v.optional(intAttribute),
         text: v.optional(v.string()),
         variant: v.optional(v.picklist(['A', 'B'])),
         lookOnly: v.optional(v.literal(true)),

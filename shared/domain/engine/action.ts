@@ -29,6 +29,8 @@ export interface ActionClaim {
   /** The UTC day the account's counter was taken in, and the campaign day of its counter. */
   accountDay: string;
   campaignDay: string;
+  /** The position the send holds in its campaign day's cap (since 2026-11-28 night): given back by value. */
+  campaignK?: number;
   /**
    * A network step's text as it goes out (the message, or the invitation's note): what the crash
    * rule looks for in the account's chat, whatever the step or the prospect became since. Unset
@@ -140,7 +142,7 @@ export interface LostAnswer {
    * daily limits hold it) until a look shows it was not sent. Unset on answers lost before
    * 2026-11-27 20:00, whose counts were given back.
    */
-  counted?: { accountDay: string; campaignDay: string };
+  counted?: { accountDay: string; campaignDay: string; campaignK?: number };
 }
 
 /** What a due-time index entry names: enough to read the action and to tell a stale entry. */

@@ -57,7 +57,7 @@ export function createCampaignSlots(deps: { actions: HeldSlotReader; counters: P
         written.flatMap((change) => {
           const campaignId = leftCampaign(change);
           const slot = change.campaign?.leaving;
-          return campaignId !== undefined && slot ? [deps.counters.returnCampaignSlot(campaignId, slot.reservation.day, slot.reservation.kind)] : [];
+          return campaignId !== undefined && slot ? [deps.counters.returnCampaignSlot(campaignId, slot.reservation.day, slot.reservation.kind, slot.reservation.k)] : [];
         }),
       );
     },

@@ -49,6 +49,7 @@ export async function lookForLostSend(
     // only name the look's, and nothing is given back).
     accountDay: lost.counted?.accountDay ?? now.toISOString().slice(0, 10),
     campaignDay: lost.counted?.campaignDay ?? input.campaignDay,
+    ...(lost.counted?.campaignK === undefined ? {} : { campaignK: lost.counted.campaignK }),
     text: lost.text,
     ...(lost.variant ? { variant: lost.variant } : {}),
     lookOnly: true as const,
@@ -57,7 +58,7 @@ export async function lookForLostSend(
   if (!(await deps.actions.replace(action, claimed))) return 'raced';
   // A slot the action held for later in the day is not used by a look.
   const { reservation } = action;
-  if (reservation) await deps.counters.returnCampaignSlot(campaign.id, reservation.day, reservation.kind);
+  if (reservation) await deps.counters.returnCampaignSlot(campaign.id, reservation.day, reservation.kind, reservation.k);
   const result = await performStep(deps.provider, {
     step: node,
     kind,

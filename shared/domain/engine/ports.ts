@@ -59,8 +59,12 @@ export interface SendCounters {
    * not sends, and never count against a cap raised later that day).
    */
   takeCampaignSlot(campaignId: number, day: string, kind: SendKind, cap: number): Promise<number>;
-  /** Gives a position back (the send did not happen). */
-  returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void>;
+  /**
+   * Gives a position back (the send did not happen). `position`: which one, so that the next taker
+   * gets it and no position another action holds (unset for a claim written before 2026-11-28 night:
+   * the count goes down by one).
+   */
+  returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<void>;
   /** Forgets the day's demand past the cap (its waits are placed again: campaigns/scheduling.ts `repace`). */
   clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void>;
   /** Counts one send of the account's UTC day if it stays within `limit`; false when the limit is reached. */

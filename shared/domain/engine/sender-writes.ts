@@ -48,7 +48,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
   async function releaseReservation(before: OutreachAction, kept: OutreachAction['reservation']): Promise<void> {
     const held = before.reservation;
     if (!held || (kept && kept.day === held.day && kept.kind === held.kind && kept.k === held.k)) return;
-    await deps.counters.returnCampaignSlot(before.campaignId, held.day, held.kind);
+    await deps.counters.returnCampaignSlot(before.campaignId, held.day, held.kind, held.k);
   }
 
   /**

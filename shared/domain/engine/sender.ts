@@ -96,10 +96,10 @@ export function createSender(deps: SenderDeps) {
     };
   }
 
-  async function giveBack(claim: Pick<NonNullable<OutreachAction['claim']>, 'accountId' | 'accountDay' | 'campaignDay' | 'kind'>, campaignSlot: boolean, campaignId: number): Promise<void> {
+  async function giveBack(claim: Pick<NonNullable<OutreachAction['claim']>, 'accountId' | 'accountDay' | 'campaignDay' | 'campaignK' | 'kind'>, campaignSlot: boolean, campaignId: number): Promise<void> {
     await Promise.all([
       deps.counters.returnAccountSend(claim.accountId, claim.accountDay, claim.kind),
-      campaignSlot ? deps.counters.returnCampaignSlot(campaignId, claim.campaignDay, claim.kind) : Promise.resolve(),
+      campaignSlot ? deps.counters.returnCampaignSlot(campaignId, claim.campaignDay, claim.kind, claim.campaignK) : Promise.resolve(),
     ]);
   }
 
@@ -186,7 +186,7 @@ export function createSender(deps: SenderDeps) {
               accountId: account.id,
               text: claim.text ?? '',
               ...(claim.variant ? { variant: claim.variant } : {}),
-              counted: { accountDay: claim.accountDay, campaignDay: claim.campaignDay },
+              counted: { accountDay: claim.accountDay, campaignDay: claim.campaignDay, ...(claim.campaignK === undefined ? {} : { campaignK: claim.campaignK }) },
             },
             accounts: { ...claimed.accounts, NETWORK: account.id },
             atEntry: false,
@@ -307,14 +307,14 @@ export function createSender(deps: SenderDeps) {
     const cap = await checkCampaignCap(deps.counters, campaign, action, kind, span, now);
     if (!cap.go) {
       const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null, lastError: cap.reason ?? null });
-      if (!held && cap.reserve && action.reservation?.k !== cap.reserve.k) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
+      if (!held && cap.reserve && action.reservation?.k !== cap.reserve.k) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind, cap.reserve.k);
       return held ? 'waiting' : 'raced';
     }
     // The suppression list when the email is about to go, not each time it waits for its slot or
     // day (in a burst most actions wait once); a suppressed address gives its position back.
     // A position taken now is given back here; a reserved one by the write that drops it (`actions`).
     if (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string))) {
-      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
+      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind, cap.k);
       if (!consistent) return again();
       return skip('suppressed');
     }
@@ -322,7 +322,7 @@ export function createSender(deps: SenderDeps) {
     const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
     if ('wait' in choice) {
       // The campaign's position is given back: the action is sent another day, or through another account later.
-      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind);
+      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind, cap.k);
       return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason })) ? 'waiting' : 'raced';
     }
     // Everything the send needs is read and rendered before the claim: between the claim and the
@@ -338,6 +338,7 @@ export function createSender(deps: SenderDeps) {
       kind,
       accountDay: choice.day,
       campaignDay: span.day,
+      campaignK: cap.k,
       ...(kind === 'EMAIL' ? {} : { text: rendered.text.trim(), variant: rendered.variant }),
     };
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });
@@ -357,7 +358,7 @@ export function createSender(deps: SenderDeps) {
     const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.
     const stale = action.reservation;
-    if (cap.fresh && stale) await deps.counters.returnCampaignSlot(action.campaignId, stale.day, stale.kind);
+    if (cap.fresh && stale) await deps.counters.returnCampaignSlot(action.campaignId, stale.day, stale.kind, stale.k);
     if ('error' in result && kind === 'EMAIL' && isHardBounce(result.error)) {
       await deps.suppressions.add(action.workspaceId, { emails: [prospect.email as string], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaign.id });
     }

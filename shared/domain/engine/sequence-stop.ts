@@ -90,7 +90,7 @@ export function createSequenceStops(deps: SequenceStopDeps) {
       if (request.campaignId !== undefined && campaignId !== request.campaignId) return { stopped: false };
       const cancelled = campaignId === null ? undefined : await deps.actions.cancel(campaignId, prospect.id);
       const held = cancelled?.reservation;
-      if (campaignId !== null && held) await deps.counters.returnCampaignSlot(campaignId, held.day, held.kind);
+      if (campaignId !== null && held) await deps.counters.returnCampaignSlot(campaignId, held.day, held.kind, held.k);
       const written = await deps.writeStatus({
         workspaceId: request.workspaceId,
         prospectId: request.prospectId,

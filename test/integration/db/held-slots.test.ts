@@ -37,7 +37,11 @@ describe('slots held by the actions of prospects leaving a campaign', () => {
   /** The move's delete of the prospect's action (not of its campaign prospect item). */
   const actionDelete = (change: LeadChange) =>
     campaignMoveActions(tableName, change).filter((action) => action.Delete?.Key?.pk === outreachActionKey(800, change.after.id).pk);
-  const counter = async () => (await stored(campaignSendCounterKey(800, DAY, 'EMAIL')))?.n;
+  /** The positions held: those handed out (`n`) less those given back and not taken again (`free`). */
+  const counter = async () => {
+    const item = await stored(campaignSendCounterKey(800, DAY, 'EMAIL'));
+    return Number(item?.n) - ((item?.free as Set<number> | undefined)?.size ?? 0);
+  };
   /** A change taking prospect `id` out of campaign 800 (only what the campaign move reads of it). */
   const leaving = (id: number): LeadChange => ({
     after: { id } as Prospect,
@@ -89,7 +93,7 @@ describe('slots held by the actions of prospects leaving a campaign', () => {
 
     // The engine reserves a slot for each after the read: the move's deletes are refused.
     await putAction(20, { version: 3, reservation });
-    await putAction(21, { version: 1, reservation });
+    await putAction(21, { version: 1, reservation: { ...reservation, k: 4 } });
     for (const change of [withNone, notThere]) {
       await expect(db.send(new TransactWriteCommand({ TransactItems: actionDelete(change) }))).rejects.toThrow(/ConditionalCheckFailed/);
     }

@@ -68,7 +68,7 @@ describe('network messages whose answer was lost', () => {
         dueAt: '2026-11-23T09:01:00.000Z',
         claim: null,
         // Its counts stay taken: it may have gone out.
-        answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:00:00.000Z', accountId: world.network, text, variant: 'A', counted: { accountDay: '2026-11-23', campaignDay: '2026-11-23' } },
+        answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:00:00.000Z', accountId: world.network, text, variant: 'A', counted: { accountDay: '2026-11-23', campaignDay: '2026-11-23', campaignK: 1 } },
         atEntry: false,
         accounts: { NETWORK: world.network },
       }),
@@ -89,7 +89,7 @@ describe('network messages whose answer was lost', () => {
     await world.stack.provider.control.addFault({ kind: 'timeout', method: 'POST', path: '/api/v1/chats', times: 1 });
     await activate(world, campaign.id);
     expect(await chatsWithText(text)).toEqual([]);
-    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:01:00.000Z', accountId: world.network, text, variant: 'A', counted: { accountDay: '2026-11-23', campaignDay: '2026-11-23' } } })]);
+    expect(await actionsOf(world.stack, campaign.id)).toEqual([expect.objectContaining({ attempts: 1, answerLost: { nodeId: campaign.stepIds[0], at: '2026-11-23T09:01:00.000Z', accountId: world.network, text, variant: 'A', counted: { accountDay: '2026-11-23', campaignDay: '2026-11-23', campaignK: 1 } } })]);
     await advance(world.stack, clock, 1 / 60);
     const sent = await chatsWithText(text);
     expect(sent.map((item) => item.at)).toEqual(['2026-11-23T09:02:00.000Z']);

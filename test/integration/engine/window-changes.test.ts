@@ -213,16 +213,18 @@ describe('pacing settings changed while prospects wait on them', () => {
       "the campaign's sender accounts are at their daily_limits.emails for 2026-12-28 (UTC): it goes on the next day",
     ]);
 
-    // Raised at 09:00: the wait for tomorrow is placed again, today. The position it gave back is
-    // the count's next one (3, the day's last slot, which the third prospect holds too): both go
-    // at 16:00, the cap's 3 sends in the day.
+    // Raised at 09:00: the wait for tomorrow is placed again, today. It takes the position it gave
+    // back (2, whose slot has passed: at once), not the count's next one (3, the day's last slot,
+    // which the third prospect holds: before 2026-11-28 night both went at 16:00). The cap's 3
+    // sends in the day.
     clock.set('2026-12-28T09:00:00.000Z');
     await limit(3);
     await play(world.stack);
     expect(Object.values(await prospectStatuses(world, campaign.id)).map(({ last_error }) => last_error)).toEqual([null, null, null]);
+    expect(await sentOf('Limited')).toEqual(['2026-12-28T08:00:00.000Z', '2026-12-28T09:00:00.000Z']);
     clock.set('2026-12-28T16:00:00.000Z');
     await play(world.stack);
-    expect(await sentOf('Limited')).toEqual(['2026-12-28T08:00:00.000Z', '2026-12-28T16:00:00.000Z', '2026-12-28T16:00:00.000Z']);
+    expect(await sentOf('Limited')).toEqual(['2026-12-28T08:00:00.000Z', '2026-12-28T09:00:00.000Z', '2026-12-28T16:00:00.000Z']);
     expect(await campaignStatus(world, campaign.id)).toBe('COMPLETED');
   });
 
