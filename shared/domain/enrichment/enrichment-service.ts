@@ -105,8 +105,12 @@ export interface StartOutcome {
 /** Enrichment of a list: the estimate, the start (debit, job, chunks) and a job's state. */
 /** How long a start may hold its workspace's start lease (a crashed start's lease lapses then). */
 const START_LEASE_MS = 60_000;
-/** Tries for the start lease while another start holds it (0.1-0.5 s apart): ~10 s async, ~1.5 s sync. */
-const START_LEASE_ATTEMPTS = { async: 25, sync: 8 } as const;
+/**
+ * Tries for the start lease while another start holds it (0.1-0.5 s apart): ~10 s either way. A
+ * sync start's provider calls then stay within the function's time left (`timeLeft`). Sync waited
+ * ~1.5 s (8 tries) before 2026-11-28 night: ten sync starts at once queued longer, and some got a 409.
+ */
+const START_LEASE_ATTEMPTS = { async: 25, sync: 25 } as const;
 export const START_BUSY = 'Another enrichment of this workspace is starting; try again in a few seconds';
 
 export function createEnrichmentService(deps: EnrichmentServiceDeps) {
@@ -140,8 +144,9 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
   return {
     async count(workspaceId: number, listId: number, params: Record<string, string[]>) {
       const { enrichment_type: typeParam, ...rest } = params;
-      const type = enrichmentType(typeParam?.at(-1));
+      // The list first, as list-leads does: an unknown list is a 404 whatever the query says.
       const list = await peopleList(workspaceId, listId);
+      const type = enrichmentType(typeParam?.at(-1));
       const ids = await candidates(list, type, selectionQuery(Object.assign(Object.create(null), rest)));
       const balance = await deps.credits.balance(workspaceId);
       const cost = COST_PER_LEAD[type];
@@ -154,6 +159,11 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       // after the first's job completed (a sync one, within half a second). What that job searched
       // is still left out: the same request repeated at once is not charged twice.
       const arrived = now();
+      // The list first, as list-leads and the count do: an unknown list is a 404 whatever the body says.
+      const list = await peopleList(caller.workspaceId, listId);
+      // An empty type in a body is a value, not left out (as an empty search_type is refused); an
+      // empty query parameter of the count is left out.
+      if (input.enrichmentType === '') throw validationError(ENRICHMENT_TYPE_MESSAGE);
       const type = enrichmentType(input.enrichmentType);
       const mode = input.mode === undefined || input.mode === null ? 'async' : input.mode;
       if (mode !== 'async' && mode !== 'sync') throw validationError("mode must be 'async' or 'sync'");
@@ -169,7 +179,6 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         webhookUrl = checked.url;
       }
       const query = selectionQuery(bodyParams(input));
-      const list = await peopleList(caller.workspaceId, listId);
       // One start at a time chooses prospects in the workspace, until their chunks mark them busy:
       // two concurrent starts (of one list or of two lists sharing prospects) never select and
       // charge for the same prospects. A start waits for the lease (held for well under a second);
@@ -180,7 +189,6 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         const at = deps.clock.now();
         return { now: at.toISOString(), until: new Date(at.getTime() + START_LEASE_MS).toISOString() };
       };
-      // Async waits about 10 s; sync about 1.5 s, since its providers' calls follow within the function's time.
       const attempts = sync ? START_LEASE_ATTEMPTS.sync : START_LEASE_ATTEMPTS.async;
       if (!(await deps.jobs.takeStartLease(workspaceId, jobId, term, attempts))) throw conflict(START_BUSY);
       let leased = true;

@@ -62,6 +62,13 @@ describe('enrichment with credits', () => {
     expect([notPeople.status, notPeople.body]).toEqual([400, { error: 'Email/phone enrichment is only available for people lists' }]);
     const missing = await count(alice, 999_999_999);
     expect([missing.status, missing.body]).toEqual([404, { error: 'Lead list not found' }]);
+    // The list is checked first, as list-leads does: an unknown list with a bad type is a 404 too.
+    for (const [response, label] of [
+      [await count(alice, 999_999_999, 'enrichment_type=FIND_FAX'), 'count'],
+      [await enrich(alice, 999_999_999, { enrichment_type: 'FIND_FAX' }), 'start'],
+    ] as const) {
+      expect([response.status, response.body], label).toEqual([404, { error: 'Lead list not found' }]);
+    }
     // Another workspace's list is unknown to bob.
     expect((await count(bob, list.id)).status).toBe(404);
     const refusedPost = await enrich(alice, companies.id, {});
@@ -74,6 +81,8 @@ describe('enrichment with credits', () => {
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [{ enrichment_type: 'FIND_FAX' }, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }],
       [{ enrichment_type: 'find_phone' }, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }],
+      // Empty in a body is a value (it ran, and charged, FIND_EMAIL before 2026-11-28 night).
+      [{ enrichment_type: '' }, { error: 'enrichment_type must be FIND_EMAIL, FIND_EMAIL_WATERFALL, or FIND_PHONE' }],
       [{ mode: 'later' }, { error: "mode must be 'async' or 'sync'" }],
       [{ mode: 'sync', prospect_limit: 26 }, { error: 'prospect_limit must be at most 25 in sync mode' }],
       [{ prospect_limit: 10_001 }, { error: 'prospect_limit must be at most 10000' }],
