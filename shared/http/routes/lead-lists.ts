@@ -29,7 +29,8 @@ export const LeadIdsBody = v.object({
 });
 
 export const ImportBody = documentedAs(
-  v.object({
+  // A misspelt field is named (`maping` was ignored, and every row then read without the mapping).
+  closed({
     leads: v.optional(
       v.pipe(
         v.array(v.unknown(), 'leads must be an array of lead objects'),
@@ -40,7 +41,7 @@ export const ImportBody = documentedAs(
     csv: v.optional(v.string('csv must be a string holding the CSV text')),
     // Keys kept exactly as sent (a column may be named `constructor`): see CsvMapping.
     mapping: v.optional(CsvMapping),
-  }),
+  }, (field, fields) => `${field} is not a field of a lead list import (fields: ${fields.join(', ')})`),
   { anyOf: [{ required: ['leads'] }, { required: ['csv'] }] },
 );
 

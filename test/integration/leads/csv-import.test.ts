@@ -102,6 +102,8 @@ describe('import of CSV into a lead list', () => {
     ],
     [{ csv: 'a,b\n1,2', mapping: { c: 'first_name' } }, "mapping: column 'c' is not in the CSV header"],
     [{ csv: 'a,b\n1,2', mapping: ['first_name'] }, 'mapping must be an object of column name -> field name'],
+    // A misspelt field is named: it was ignored, and every row read without the mapping.
+    [{ csv: 'Vorname,Nachname\nAda,Lovelace', maping: { Vorname: 'first_name' } }, 'maping is not a field of a lead list import (fields: leads, csv, mapping)'],
   ])('refuses %j with 400', async (body, error) => {
     const list = await createList(stack, alice, 'Import errors');
     const response = await stack.call('POST', `/public/lead-lists/${list.id}/import/`, { apiKey: alice.key, body });
