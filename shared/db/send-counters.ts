@@ -18,7 +18,9 @@ const expiry = (day: string): number => Math.floor(Date.parse(`${day}T00:00:00Z`
  * Daily send counters: one small item per campaign, local day and kind, and per sender account,
  * UTC day and kind. Each change is one atomic UpdateItem (1 WCU): `ADD n :1` answers the new
  * value, so two senders never get the same position. Both only move while under their cap or limit
- * (a conditional ADD); a campaign position past the cap is taken from a second count of the item.
+ * (a conditional ADD); a campaign position past the cap is taken from a second count of the item
+ * (`over`), and a campaign position given back below the last one handed out is kept by value
+ * (`free`) and handed out before a new one.
  */
 export class DynamoSendCounters implements SendCounters {
   constructor(

@@ -3,8 +3,8 @@ import type { UnsubscribeSubject, UnsubscribeTokens } from '../domain/suppressio
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** An address is at most 254 characters (RFC 5321): sealed and base64url-encoded, under 400. */
-const MAX_SEALED_CHARACTERS = 400;
+/** `u2.<ids>.<sealed>`: an address is at most 254 characters (RFC 5321), sealed and base64url-encoded under 400. */
+const SEALED_TOKEN = /^(u2\.(\d{1,16})\.(\d{1,16})\.(\d{1,16}))\.([A-Za-z0-9_-]{1,400})$/;
 
 /**
  * The token in an unsubscribe link. It names who unsubscribes from what, and no one can forge or
@@ -58,7 +58,7 @@ export function createUnsubscribeTokens(secret: string): UnsubscribeTokens {
       return `${payload}.${mac(payload)}`;
     },
     verify(token) {
-      const sealedMatch = new RegExp(`^(u2\\.(\\d{1,16})\\.(\\d{1,16})\\.(\\d{1,16}))\\.([A-Za-z0-9_-]{1,${MAX_SEALED_CHARACTERS}})$`).exec(token);
+      const sealedMatch = SEALED_TOKEN.exec(token);
       if (sealedMatch) {
         const [, ids, workspace, campaign, prospect, sealed] = sealedMatch as unknown as [string, string, string, string, string, string];
         const email = unseal(ids, sealed);
