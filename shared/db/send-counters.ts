@@ -79,7 +79,9 @@ export class DynamoSendCounters implements SendCounters {
       const last = await this.updateIf({
         Key,
         UpdateExpression: 'ADD n :minus',
-        ConditionExpression: 'n = :k',
+        // A position already kept apart is not given back twice (the count would then pass below it).
+        ConditionExpression: 'n = :k AND NOT contains(#free, :k)',
+        ExpressionAttributeNames: { '#free': 'free' },
         ExpressionAttributeValues: { ':minus': -1, ':k': position },
       });
       if (last) return;

@@ -165,7 +165,7 @@ describe('local gateway behaviour', () => {
     // The import route takes the same body: past the size check, it is judged on its content.
     const imported = await stack.call('POST', `/public/lead-lists/${listId}/import/`, { apiKey: key, rawBody: big, headers: { 'Content-Type': 'application/json' } });
     expect(imported.status).toBe(400);
-    expect(imported.body).toEqual({ error: 'leads or csv is required' });
+    expect(imported.body).toEqual({ error: 'name is not a field of a lead list import (fields: leads, csv, mapping)' });
     const tooBigForImport = JSON.stringify({ csv: 'x'.repeat(4 * 1024 * 1024) });
     const refused = await stack.call('POST', `/public/lead-lists/${listId}/import/`, { apiKey: key, rawBody: tooBigForImport, headers: { 'Content-Type': 'application/json' } });
     expect(refused.status).toBe(400);
