@@ -12,6 +12,8 @@ const FREE_POSITION_ATTEMPTS = 20;
 /** Rounds of a give-back whose count moved meanwhile. */
 const RETURN_ATTEMPTS = 5;
 
+type CounterKey = { pk: string; sk: string };
+
 const expiry = (day: string): number => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + KEEP_DAYS * 86_400;
 
 /**
@@ -53,8 +55,9 @@ export class DynamoSendCounters implements SendCounters {
       });
       if (taken) return position;
     }
-    // At the cap: the demand beyond it is counted apart (`over`), so `n` holds only positions
-    // within a cap, and a cap raised during the day sends at once.
+    // At the cap (or, rarely, every round lost to other takers of free positions): the demand
+    // beyond it is counted apart (`over`), so `n` holds only positions within a cap, and a cap
+    // raised during the day sends at once.
     const { Attributes } = await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -97,7 +100,7 @@ export class DynamoSendCounters implements SendCounters {
   }
 
   /** A new position within the cap when none was given back; else the counter as it refused. */
-  private async takeNew(Key: { pk: string; sk: string }, cap: number, day: string): Promise<{ taken: number } | { refusedBy?: { n: number; free: number[] } }> {
+  private async takeNew(Key: CounterKey, cap: number, day: string): Promise<{ taken: number } | { refusedBy?: { n: number; free: number[] } }> {
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
@@ -121,7 +124,7 @@ export class DynamoSendCounters implements SendCounters {
   }
 
   /** The count and the positions given back and not taken again (strongly consistent: read just after a refused write). */
-  private async positions(Key: { pk: string; sk: string }): Promise<{ n: number; free: number[] }> {
+  private async positions(Key: CounterKey): Promise<{ n: number; free: number[] }> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key, ProjectionExpression: 'n, #free', ExpressionAttributeNames: { '#free': 'free' }, ConsistentRead: true }),
     );
@@ -130,7 +133,7 @@ export class DynamoSendCounters implements SendCounters {
   }
 
   /** Positions past a cap lowered since they were given back: no longer handed out. */
-  private async dropFreePositions(Key: { pk: string; sk: string }, free: number[], cap: number): Promise<void> {
+  private async dropFreePositions(Key: CounterKey, free: number[], cap: number): Promise<void> {
     await this.updateIf({
       Key,
       UpdateExpression: 'DELETE #free :past',

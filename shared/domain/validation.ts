@@ -125,6 +125,9 @@ export function closed<const Entries extends v.ObjectEntries>(entries: Entries, 
   return v.strictObject(entries, (issue) => (issue.expected === 'never' ? unknownField(String(issue.input), fields) : `Invalid ${issue.kind}`));
 }
 
+/** `closed`'s answer to a field it does not know, for the body named `body` ("a lead list"). */
+export const unknownFieldOf = (body: string) => (field: string, fields: string[]) => `${field} is not a field of ${body} (fields: ${fields.join(', ')})`;
+
 /**
  * A body field taken as sent, so that its reader can answer the contract's own 400 text (the
  * schema itself accepts anything). `documented` is the JSON Schema of what the reader accepts:

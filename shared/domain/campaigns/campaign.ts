@@ -186,10 +186,7 @@ export function canonicalTimezone(timezone: string): string {
   }
 }
 
-const LANGUAGE_MESSAGE = 'language must be a language code such as en, nl or pt-BR';
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-const scriptNames = new Intl.DisplayNames(['en'], { type: 'script', fallback: 'none' });
+export const LANGUAGE_MESSAGE = 'language must be a language code such as en, nl or pt-BR';
 
 /**
  * The language code as BCP 47 writes it (`en-us` -> `en-US`, `iw` -> `he`), or a 400. The
@@ -197,20 +194,21 @@ const scriptNames = new Intl.DisplayNames(['en'], { type: 'script', fallback: 'n
  * (`pt-BR`, `es-419`) or a script (`zh-Hant`) that ICU names, not an unknown one (`ZZ`, `Zzzz`).
  */
 export function canonicalLanguage(language: string): string {
-  const refuse = () => validationError(`${LANGUAGE_MESSAGE}, got "${language.slice(0, 60)}"`);
+  // Made here, not when the module loads: only a PATCH of the language needs them.
+  const named = (type: Intl.DisplayNamesType, code: string) => new Intl.DisplayNames(['en'], { type, fallback: 'none' }).of(code) !== undefined;
   try {
     const locale = new Intl.Locale(Intl.getCanonicalLocales(language)[0] as string);
     const tag = locale.toString();
     const known =
-      languageNames.of(locale.language) !== undefined &&
+      named('language', locale.language) &&
       tag.split('-').length === 1 + (locale.region ? 1 : 0) + (locale.script ? 1 : 0) &&
-      (!locale.region || (locale.region !== 'ZZ' && regionNames.of(locale.region) !== undefined)) &&
-      (!locale.script || (locale.script !== 'Zzzz' && scriptNames.of(locale.script) !== undefined));
+      (!locale.region || (locale.region !== 'ZZ' && named('region', locale.region))) &&
+      (!locale.script || (locale.script !== 'Zzzz' && named('script', locale.script)));
     if (known) return tag;
   } catch {
     // Not a BCP 47 tag, or one ICU cannot name (`und`): refused below.
   }
-  throw refuse();
+  throw validationError(`${LANGUAGE_MESSAGE}, got "${language.slice(0, 60)}"`);
 }
 
 /**

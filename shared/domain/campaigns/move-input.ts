@@ -3,7 +3,7 @@ import { validationError } from '../errors';
 import { PEOPLE_LEAD_DOCUMENTED } from '../leads/import-schemas';
 import { LIMITS } from '../leads/lead';
 import { LIST_FILTERS, PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS, parseLeadsQuery } from '../leads/list-query';
-import { closed, documentedAs, idList, isPlainObject, readLater } from '../validation';
+import { closed, documentedAs, idList, isPlainObject, readLater, unknownFieldOf } from '../validation';
 import type { AddToCampaignInput } from './prospect-moves';
 
 /**
@@ -47,7 +47,6 @@ function booleanOf(value: unknown, field: string): boolean {
  * A field these bodies do not know is a 400 naming it, not ignored: a misspelt `prospect_ids`
  * would otherwise move every match of the list.
  */
-const unknownFieldOf = (body: string) => (field: string, fields: string[]) => `${field} is not a field of ${body} (fields: ${fields.join(', ')})`;
 
 /** The documented forms (JSON Schema) of fields several bodies share. */
 const ID_ARRAY = { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: LIMITS.maxIdsPerRequest };

@@ -49,7 +49,7 @@ export interface StartInput {
 }
 
 function enrichmentType(value: unknown): EnrichmentType {
-  if (value === undefined || value === null || value === '') return 'FIND_EMAIL';
+  if (value === undefined || value === null) return 'FIND_EMAIL';
   // Exactly as the contract spells them, as search_type is (docs/enrichment.md).
   if (typeof value === 'string' && (ENRICHMENT_TYPES as readonly string[]).includes(value)) return value as EnrichmentType;
   throw validationError(ENRICHMENT_TYPE_MESSAGE);
@@ -146,7 +146,8 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       const { enrichment_type: typeParam, ...rest } = params;
       // The list first, as list-leads does: an unknown list is a 404 whatever the query says.
       const list = await peopleList(workspaceId, listId);
-      const type = enrichmentType(typeParam?.at(-1));
+      // An empty query value is left out, as any other's is.
+      const type = enrichmentType(typeParam?.at(-1) || undefined);
       const ids = await candidates(list, type, selectionQuery(Object.assign(Object.create(null), rest)));
       const balance = await deps.credits.balance(workspaceId);
       const cost = COST_PER_LEAD[type];
@@ -161,9 +162,6 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
       const arrived = now();
       // The list first, as list-leads and the count do: an unknown list is a 404 whatever the body says.
       const list = await peopleList(caller.workspaceId, listId);
-      // An empty type in a body is a value, not left out (as an empty search_type is refused); an
-      // empty query parameter of the count is left out.
-      if (input.enrichmentType === '') throw validationError(ENRICHMENT_TYPE_MESSAGE);
       const type = enrichmentType(input.enrichmentType);
       const mode = input.mode === undefined || input.mode === null ? 'async' : input.mode;
       if (mode !== 'async' && mode !== 'sync') throw validationError("mode must be 'async' or 'sync'");

@@ -3,7 +3,7 @@ import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
 import { CONDITION_TYPES, STEP_TYPES } from '../../domain/campaigns/flow';
 import { MAX_DELAY_HOURS } from '../../domain/campaigns/flow-content';
 import { CampaignDetailView, ConditionView, StepView } from './campaign-views';
-import { closed, defineRoute, idParam } from './define';
+import { closed, defineRoute, idParam, unknownFieldOf } from './define';
 
 /**
  * The steps and conditions of a campaign's flow (spec: Campaigns; docs/campaigns.md, "The flow").
@@ -42,7 +42,7 @@ export const CreateStepBody = closed(
     parent_condition_id: v.nullish(nodeId('parent_condition_id')),
     branch: v.nullish(branch),
   },
-  (field, fields) => `${field} is not a field of a new step (fields: ${fields.join(', ')})`,
+  unknownFieldOf('a new step'),
 );
 
 /**
@@ -81,7 +81,7 @@ export const CreateConditionBody = closed(
     yes_child_step_id: v.nullish(nodeId('yes_child_step_id')),
     no_child_step_id: v.nullish(nodeId('no_child_step_id')),
   },
-  (field, fields) => `${field} is not a field of a new condition (fields: ${fields.join(', ')})`,
+  unknownFieldOf('a new condition'),
 );
 
 /**

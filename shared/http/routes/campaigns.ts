@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { typedName } from '../../domain/validation';
 import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
-import { CAMPAIGN_LIMITS, MAX_DAILY_CAPS, WEEKDAYS } from '../../domain/campaigns/campaign';
+import { CAMPAIGN_LIMITS, LANGUAGE_MESSAGE, MAX_DAILY_CAPS, WEEKDAYS } from '../../domain/campaigns/campaign';
 import { closed, defineRoute, idParam } from './define';
 import { CampaignDetailView, CampaignListItemView, CampaignView } from './campaign-views';
 
@@ -63,8 +63,8 @@ const settingsEntries = {
   ),
   language: v.optional(
     v.pipe(
-      v.string('language must be a language code such as en, nl or pt-BR'),
-      v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,4})?$/, 'language must be a language code such as en, nl or pt-BR'),
+      v.string(LANGUAGE_MESSAGE),
+      v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,4})?$/, LANGUAGE_MESSAGE),
     ),
   ),
   email_max_messages: dailyCap('email_max_messages'),

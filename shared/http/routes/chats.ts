@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { INBOX_ERRORS } from '../../domain/inbox/inbox-service';
-import { Id, Timestamp, closed, defineRoute, idParam } from './define';
+import { Id, Timestamp, closed, defineRoute, idParam, unknownFieldOf } from './define';
 
 /** Spec: Public chats (payloads are this service's; docs/engine.md, "Inbox"). */
 
@@ -58,7 +58,7 @@ export const SendMessageBody = closed(
       v.nullable(v.pipe(v.number(ACCOUNT_MESSAGE), v.safeInteger(ACCOUNT_MESSAGE), v.minValue(1, ACCOUNT_MESSAGE))),
     ),
   },
-  (field, fields) => `${field} is not a field of a message (fields: ${fields.join(', ')})`,
+  unknownFieldOf('a message'),
 );
 
 export const chatRoutes = {

@@ -170,5 +170,5 @@ export const queryText = (documented: Record<string, unknown>, description: stri
 /** Page numbers and sizes as answered: integers from 1. */
 export const PageNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
 
-export { closed } from '../../domain/validation';
+export { closed, unknownFieldOf } from '../../domain/validation';
 

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { LEDGER_PAGE } from '../../domain/credits/credits';
 import { ENRICHMENT_LIMITS, ENRICHMENT_TYPES } from '../../domain/enrichment/enrichment';
 import { PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS } from '../../domain/leads/list-query';
-import { closed, readLater } from '../../domain/validation';
+import { closed, readLater, unknownFieldOf } from '../../domain/validation';
 import { Count, Id, Timestamp, defineRoute, idParam, queryText } from './define';
 import { LeadsSelectionQuery } from './lead-lists';
 
@@ -70,7 +70,7 @@ export const EnrichmentBody = closed({
   filters: readLater(PEOPLE_FILTERS_DOCUMENTED, 'The list-leads filters: filter name -> value or values.'),
   sort_field: readLater({ type: 'string', enum: [...SORT_FIELDS.PEOPLE], default: 'id' }, 'Which prospects go first.'),
   sort_direction: readLater({ type: 'string', enum: ['asc', 'desc'], default: 'asc' }, 'asc (default) or desc.'),
-}, (field, fields) => `${field} is not a field of the enrichment request (fields: ${fields.join(', ')})`);
+}, unknownFieldOf('the enrichment request'));
 
 const listPath = v.object({ id: idParam('Lead list not found') });
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { COMPANY_LEAD_DOCUMENTED, CsvMapping, PEOPLE_LEAD_DOCUMENTED } from '../../domain/leads/import-schemas';
-import { closed, documentedAs, readLater, typedName } from '../../domain/validation';
+import { closed, documentedAs, readLater, typedName, unknownFieldOf } from '../../domain/validation';
 import { LIMITS, SEARCH_TYPES } from '../../domain/leads/lead';
 import { LIST_FILTERS, SORT_FIELDS } from '../../domain/leads/list-query';
 import { Count, Id, PageNumber, RowNumber, defineRoute, idParam, queryText } from './define';
@@ -19,7 +19,7 @@ export const CreateLeadListBody = closed({
       v.description('Always empty (a lead list has no description): an empty string or null is taken, text is refused.'),
     ),
   ),
-}, (field, fields) => `${field} is not a field of a lead list (fields: ${fields.join(', ')})`);
+}, unknownFieldOf('a lead list'));
 
 /** Ids as a JSON array, numeric strings or one comma-separated string; checked by `idList`. */
 const DOCUMENTED_IDS = { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: LIMITS.maxIdsPerRequest };
@@ -41,7 +41,7 @@ export const ImportBody = documentedAs(
     csv: v.optional(v.string('csv must be a string holding the CSV text')),
     // Keys kept exactly as sent (a column may be named `constructor`): see CsvMapping.
     mapping: v.optional(CsvMapping),
-  }, (field, fields) => `${field} is not a field of a lead list import (fields: ${fields.join(', ')})`),
+  }, unknownFieldOf('a lead list import')),
   { anyOf: [{ required: ['leads'] }, { required: ['csv'] }] },
 );
 

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { LIMITS, SEARCH_SOURCES, SEARCH_TYPES } from '../../domain/leads/lead';
 import { CURSOR_NOT_VALID, MAX_CURSOR_LENGTH } from '../../domain/leads/search-cursor';
-import { closed, jsonObject } from '../../domain/validation';
+import { closed, jsonObject, unknownFieldOf } from '../../domain/validation';
 import { Count, PageNumber, defineRoute } from './define';
 import { CompanyView, ProspectView } from './lead-views';
 
@@ -26,7 +26,7 @@ export const SearchBody = closed({
   filters: v.optional(jsonObject('filters must be an object'), {}),
   // The `next_cursor` of a previous WORKSPACE search (null: none). Whether it fits this search is the service's check.
   cursor: v.optional(v.nullable(v.pipe(v.string('cursor must be a string'), v.maxLength(MAX_CURSOR_LENGTH, CURSOR_NOT_VALID)))),
-}, (field, fields) => `${field} is not a field of a search (fields: ${fields.join(', ')})`);
+}, unknownFieldOf('a search'));
 
 const envelope = {
   success: v.literal(true),
