@@ -31,6 +31,11 @@ export interface ProspectWithCompany {
   company: Company | undefined;
 }
 
+export interface ShownProspect extends ProspectWithCompany {
+  /** A running enrichment job holds it: shown as 'Loading…'. */
+  enriching: boolean;
+}
+
 export function createProspectPipeline(deps: ProspectPipelineDeps) {
   /** The workspace's prospect; another workspace's is as unknown as a missing one. */
   async function owned(workspaceId: number, prospectId: number): Promise<Prospect> {
@@ -45,27 +50,33 @@ export function createProspectPipeline(deps: ProspectPipelineDeps) {
     return { prospect, company: company?.workspaceId === prospect.workspaceId ? company : undefined };
   }
 
+  /** The prospect as the lists show it: with its company, `enriching` when a running job holds it. */
+  async function shown(prospect: Prospect): Promise<ShownProspect> {
+    // Only jobs of its lists can hold it: nothing to read when it is in no list.
+    const [found, held] = await Promise.all([
+      withCompany(prospect),
+      deps.enriching && prospect.listIds.length > 0 ? deps.enriching(prospect.workspaceId, prospect.listIds) : undefined,
+    ]);
+    return { ...found, enriching: held?.has(prospect.id) ?? false };
+  }
+
   return {
-    /** The prospect and its company; `enriching` when a running enrichment job holds it. */
-    async get(workspaceId: number, prospectId: number): Promise<ProspectWithCompany & { enriching: boolean }> {
-      const prospect = await owned(workspaceId, prospectId);
-      // Only jobs of its lists can hold it: nothing to read when it is in no list.
-      const [found, held] = await Promise.all([
-        withCompany(prospect),
-        deps.enriching && prospect.listIds.length > 0 ? deps.enriching(workspaceId, prospect.listIds) : undefined,
-      ]);
-      return { ...found, enriching: held?.has(prospect.id) ?? false };
+    async get(workspaceId: number, prospectId: number): Promise<ShownProspect> {
+      return shown(await owned(workspaceId, prospectId));
     },
 
-    /** Sets a pipeline stage; an archived prospect keeps ARCHIVED (409). */
-    async setStatus(workspaceId: number, prospectId: number, status: PipelineStatus): Promise<ProspectWithCompany> {
+    /**
+     * Sets a pipeline stage; an archived prospect keeps ARCHIVED (409). The answer shows it as GET
+     * then does: 'Loading…' while an enrichment job holds it, the stage once the job lets go.
+     */
+    async setStatus(workspaceId: number, prospectId: number, status: PipelineStatus): Promise<ShownProspect> {
       const prospect = await owned(workspaceId, prospectId);
       if (prospect.status === 'ARCHIVED') throw conflict(PROSPECT_ERRORS.archived);
       const stopped = await deps.stops.stop({ workspaceId, prospectId, status, reason: null });
       if (!stopped.stopped) throw notFound(PROSPECT_ERRORS.notFound);
       // Archived meanwhile: the only status a pipeline stage gives way to (STOP_PRECEDENCE).
       if (!stopped.statusWritten) throw conflict(PROSPECT_ERRORS.archived);
-      return withCompany(stopped.prospect);
+      return shown(stopped.prospect);
     },
   };
 }

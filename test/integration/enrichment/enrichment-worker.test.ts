@@ -160,13 +160,17 @@ describe('enrichment with credits: the worker', () => {
     const ada = page.prospects?.find((p) => p.first_name === 'Ada0')?.id;
     const single = await stack.call<{ prospect: Record<string, unknown> }>('GET', `/public/prospects/${ada}/`, { apiKey: ws.key });
     expect(single.body.prospect.status).toBe('Loading…');
+    // A pipeline stage set meanwhile is answered as GET shows it, 'Loading…', and shows once the job lets go.
+    const bo = page.prospects?.find((p) => p.first_name === 'Bo0')?.id;
+    const staged = await stack.call<{ prospect: Record<string, unknown> }>('PATCH', `/public/prospects/${bo}/`, { apiKey: ws.key, body: { status: 'INTERESTED' } });
+    expect([staged.status, staged.body.prospect.status]).toEqual([200, 'Loading…']);
 
     await stack.drain('enrichment');
     expect(await job(ws, started.body.job_id)).toMatchObject({ status: 'COMPLETED', found_count: 1, not_found_count: 1 });
     // Done: its own status again everywhere, and counted again where it still lacks an email.
     expect((await leadsOf(stack, ws, second.id)).prospects?.map((p) => [p.first_name, p.status])).toEqual([
       ['Ada0', 'NEW'],
-      ['Bo0', 'NEW'],
+      ['Bo0', 'INTERESTED'],
     ]);
     expect((await stack.call<{ prospect: Record<string, unknown> }>('GET', `/public/prospects/${ada}/`, { apiKey: ws.key })).body.prospect.status).toBe('NEW');
     expect((await count(ws, second.id)).body).toMatchObject({ unenriched_count: 1 });
