@@ -2,8 +2,9 @@ import * as v from 'valibot';
 import { validationError } from '../errors';
 import { PEOPLE_LEAD_DOCUMENTED } from '../leads/import-schemas';
 import { LIMITS } from '../leads/lead';
-import { LIST_FILTERS, PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS, parseLeadsQuery } from '../leads/list-query';
-import { closed, documentedAs, idList, isPlainObject, readLater, unknownFieldOf } from '../validation';
+import { leadsQueryOfBody } from '../leads/body-query';
+import { PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS } from '../leads/list-query';
+import { closed, documentedAs, idList, readLater, unknownFieldOf } from '../validation';
 import type { AddToCampaignInput } from './prospect-moves';
 
 /**
@@ -70,7 +71,6 @@ export const AddToCampaignBody = documentedAs(
   { required: ['campaign'] },
 );
 
-const RESERVED = new Set(['page', 'page_size', 'sort_field', 'sort_direction']);
 
 /** add-to-campaign's body, or a 400 naming its first problem. */
 export function readAddToCampaign(body: v.InferOutput<typeof AddToCampaignBody>): AddToCampaignInput {
@@ -83,25 +83,7 @@ export function readAddToCampaign(body: v.InferOutput<typeof AddToCampaignBody>)
   const perCompany = integerAtLeast(body.prospects_per_company, 'prospects_per_company', 1, 1);
 
   // Filters and sorting are the list-leads query's, with its messages.
-  const filterMessage = 'filters must be an object of filter name -> value or list of values';
-  if (body.filters !== undefined && body.filters !== null && !isPlainObject(body.filters)) throw validationError(filterMessage);
-  const params: Record<string, string[]> = Object.create(null);
-  const sortMessage = `sort_field must be one of: ${SORT_FIELDS.PEOPLE.join(', ')}`;
-  if (body.sort_field !== undefined && body.sort_field !== null) {
-    if (typeof body.sort_field !== 'string') throw validationError(sortMessage);
-    params.sort_field = [body.sort_field];
-  }
-  if (body.sort_direction !== undefined && body.sort_direction !== null) {
-    if (typeof body.sort_direction !== 'string') throw validationError("sort_direction must be 'asc' or 'desc'");
-    params.sort_direction = [body.sort_direction];
-  }
-  for (const [key, value] of Object.entries((body.filters ?? {}) as Record<string, unknown>)) {
-    if (RESERVED.has(key)) throw validationError(`Unknown filter '${key}'. Filters of PEOPLE lists: ${LIST_FILTERS.PEOPLE.join(', ')}`);
-    const values = Array.isArray(value) ? value : [value];
-    if (values.some((item) => typeof item !== 'string')) throw validationError(`Filter ${key} must be a string or a list of strings`);
-    params[key] = values as string[];
-  }
-  const query = parseLeadsQuery('PEOPLE', params);
+  const query = leadsQueryOfBody(body);
   const activate = booleanOf(body.activate, 'activate');
   return {
     campaignId,

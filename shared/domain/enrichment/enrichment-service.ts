@@ -1,6 +1,7 @@
 import type { CreditRepository, LedgerEntry } from '../credits/credits';
 import { conflict, notFound, validationError } from '../errors';
 import type { LeadList } from '../leads/lead';
+import { leadsQueryOfBody } from '../leads/body-query';
 import { LIST_NOT_FOUND } from '../leads/lead-list-service';
 import { type LeadsQuery, parseLeadsQuery } from '../leads/list-query';
 import { type DigestEntry, matchesFilters, orderEntries } from '../leads/member-digest';
@@ -58,28 +59,6 @@ function enrichmentType(value: unknown): EnrichmentType {
 /** The list-leads query (filters, sort) from a count's query parameters or a POST body. */
 function selectionQuery(params: Record<string, string[]>): LeadsQuery {
   return parseLeadsQuery('PEOPLE', params);
-}
-
-function bodyParams(input: StartInput): Record<string, string[]> {
-  const params: Record<string, string[]> = Object.create(null);
-  if (input.filters !== undefined && input.filters !== null) {
-    if (typeof input.filters !== 'object' || Array.isArray(input.filters)) throw validationError('filters must be an object of filter names to values');
-    for (const [key, value] of Object.entries(input.filters as Record<string, unknown>)) {
-      if (key === 'page' || key === 'page_size' || key === 'sort_field' || key === 'sort_direction') throw validationError(`Unknown filter '${key}'`);
-      const values = Array.isArray(value) ? value : [value];
-      if (!values.every((item) => typeof item === 'string')) throw validationError(`Filter ${key} must be a string or an array of strings`);
-      params[key] = values as string[];
-    }
-  }
-  for (const [name, value] of [
-    ['sort_field', input.sortField],
-    ['sort_direction', input.sortDirection],
-  ] as const) {
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') throw validationError(`${name} must be a string`);
-    params[name] = [value];
-  }
-  return params;
 }
 
 function limitOf(input: StartInput, sync: boolean): number {
@@ -176,7 +155,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps) {
         // Signed with the user's webhook secret; one without is given one at the first delivery.
         webhookUrl = checked.url;
       }
-      const query = selectionQuery(bodyParams(input));
+      const query = leadsQueryOfBody({ filters: input.filters, sort_field: input.sortField, sort_direction: input.sortDirection });
       // One start at a time chooses prospects in the workspace, until their chunks mark them busy:
       // two concurrent starts (of one list or of two lists sharing prospects) never select and
       // charge for the same prospects. A start waits for the lease (held for well under a second);

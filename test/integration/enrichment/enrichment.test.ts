@@ -90,6 +90,13 @@ describe('enrichment with credits', () => {
       [{ mode: 'sync', webhook_url: 'https://example.com/hook' }, { error: 'webhook_url is only available in async mode' }],
       [{ webhook_url: 'https://169.254.169.254/latest' }, { error: 'webhook_url must not point to a private, loopback, link-local or reserved address' }],
       [{ enrichment_type: 'FIND_PHONE' }, { error: 'Insufficient credits', details: `120 credits needed (4 × 30), ${before.balance} available` }],
+      // A bad selection gets add-to-campaign's answers (other texts before 2026-11-29).
+      [{ filters: ['cto'] }, { error: 'filters must be an object of filter name -> value or list of values' }],
+      [{ filters: { page: "2" } }, { error: `Unknown filter 'page'. Filters of PEOPLE lists: first_name, last_name, email, phone_number, network_profile_url, job_title, location, headline, industry, company_name, company_industry, company_location, company_size, company_website_url` }],
+      [{ filters: { shoe_size: '44' } }, { error: `Unknown filter 'shoe_size'. Filters of PEOPLE lists: first_name, last_name, email, phone_number, network_profile_url, job_title, location, headline, industry, company_name, company_industry, company_location, company_size, company_website_url` }],
+      [{ filters: { job_title: 7 } }, { error: 'Filter job_title must be a string or a list of strings' }],
+      [{ sort_field: 3 }, { error: 'sort_field must be one of: id, first_name, last_name, job_title, location, created_at' }],
+      [{ sort_direction: true }, { error: "sort_direction must be 'asc' or 'desc'" }],
       // A misspelt field is named, not ignored: the request would have run (and charged) FIND_EMAIL.
       [
         { enrichment_typ: 'FIND_PHONE' },
