@@ -126,8 +126,12 @@ export function createLeadListService(deps: LeadListServiceDeps) {
     };
   }
 
+  const MAPPING_WITH_LEADS = 'mapping applies to csv only: leads are read by their field names';
+
   function rowsOf(list: LeadList, input: ImportInput): ImportRow[] {
     if (input.leads !== undefined && input.csv !== undefined) throw validationError('Send either leads or csv, not both');
+    // A mapping beside JSON leads was ignored before 2026-11-29: the rows read without it.
+    if (input.leads !== undefined && input.mapping !== undefined) throw validationError(MAPPING_WITH_LEADS);
     if (input.leads !== undefined) return readJsonLeads(input.leads, list.searchType);
     if (input.csv !== undefined) return readCsvLeads(input.csv, input.mapping, list.searchType);
     throw validationError('leads or csv is required');

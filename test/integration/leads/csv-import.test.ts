@@ -92,6 +92,7 @@ describe('import of CSV into a lead list', () => {
   it.each([
     [{}, 'leads or csv is required'],
     [{ leads: [], csv: 'a,b' }, 'Send either leads or csv, not both'],
+    [{ leads: [{ Email: 'ada@example.com' }], mapping: { Email: 'email' } }, 'mapping applies to csv only: leads are read by their field names'],
     [{ leads: 'nope' }, 'leads must be an array of lead objects'],
     [{ csv: 5 }, 'csv must be a string holding the CSV text'],
     [{ csv: '' }, 'csv must have a header row'],
