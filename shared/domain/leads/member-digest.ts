@@ -1,5 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { ListFilter, MemberProjection, SortDirection } from './list-query';
+import { foldText, holdsUndecomposed } from './normalize';
 
 /**
  * A list's member digest: for every member, its id, the lead version it was derived from and the
@@ -217,8 +218,11 @@ export interface DigestQuery {
 /** Whether a member matches every filter (each a case- and accent-insensitive "contains" of any value). */
 export const matchesFilters = (entry: DigestEntry, filters: ListFilter[]): boolean =>
   filters.every((filter) => {
-    const value = entry.filter[filter.key];
-    return value !== undefined && filter.values.some((wanted) => value.includes(wanted));
+    const stored = entry.filter[filter.key];
+    if (stored === undefined) return false;
+    // Folded before ß, æ, ø, ... were spelt out: folded again, as the filter's values are.
+    const value = holdsUndecomposed(stored) ? foldText(stored) : stored;
+    return filter.values.some((wanted) => value.includes(wanted));
   });
 
 /**

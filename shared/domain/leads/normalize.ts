@@ -200,12 +200,24 @@ export function websiteDomain(input: string): string | undefined {
   return url.hostname.toLowerCase().replace(/^www\./, '');
 }
 
+/**
+ * Letters that no decomposition takes apart, as a reader still matches them: `strasse` finds
+ * "Straße", `orsted` "Ørsted", `lodz` "Łódź" (folded as written before 2026-11-29).
+ */
+const UNDECOMPOSED: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h' };
+// Matched after lower-casing (ẞ, Æ, Ø, Ł, ... are lower-cased first).
+const UNDECOMPOSED_LETTER = /[ßæœøłđðþıħ]/gu;
+
+/** Whether a value folded before 2026-11-29 may still hold a letter foldText now spells out. */
+export const holdsUndecomposed = (folded: string): boolean => /[ßæœøłđðþıħ]/u.test(folded);
+
 /** Lower-case, without diacritics and with single spaces: what filters and sorting compare. */
 export function foldText(value: string): string {
   return value
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
+    .replace(UNDECOMPOSED_LETTER, (letter) => UNDECOMPOSED[letter] ?? letter)
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -249,6 +249,27 @@ describe('list leads: pages, sorting, filters', () => {
     expect(none).toEqual({ success: true, search_type: 'PEOPLE', total_count: 0, page: 1, page_size: 25, prospects: [] });
   });
 
+  it('matches letters that have no accent to strip as they are read: strasse finds Straße, orsted Ørsted, lodz Łódź', async () => {
+    const letters = await createList(stack, alice, 'Letters');
+    await importLeads(stack, alice, letters.id, {
+      leads: [
+        person(101, { first_name: 'Jörg', location: 'Hauptstraße 5, Köln', company_name: 'Ørsted' }),
+        person(102, { first_name: 'Ewa', location: 'Łódź', company_name: 'Æsir Labs' }),
+      ],
+    });
+    for (const [query, expected] of [
+      ['location=strasse', ['Jörg']],
+      ['location=STRASSE', ['Jörg']],
+      ['location=straße', ['Jörg']],
+      ['company_name=orsted', ['Jörg']],
+      ['location=lodz', ['Ewa']],
+      ['company_name=aesir', ['Ewa']],
+      ['company_name=Æsir', ['Ewa']],
+    ] as const) {
+      expect((await leadsOf(stack, alice, letters.id, query)).prospects?.map((p) => p.first_name), query).toEqual(expected);
+    }
+  });
+
   it('filters by company name and industry, combines filters with AND and repeated values with OR', async () => {
     const acme = await leadsOf(stack, alice, people.id, 'company_name=acme&sort_field=first_name');
     expect(acme.total_count).toBe(2);

@@ -307,6 +307,13 @@ describe('member digest: queryDigest', () => {
     expect(queryDigest(digest, query({ sortField: 'name' }))).toEqual({ ids: [2, 3, 1], matched: 3 });
   });
 
+  it('filters: a value folded before ß, ø, ... were spelt out still matches the filter as it is folded now', () => {
+    const legacy = [chunkOf([entry(1, 1, {}, { location: 'hauptstraße 5' }), entry(2, 1, {}, { location: 'ørsted' }), entry(3, 1, {}, { location: 'hauptstrasse 7' })])];
+    const where = (value: string) => query({ filters: [{ key: 'location', values: [value] }] });
+    expect(queryDigest(legacy, where('strasse'))).toEqual({ ids: [1, 3], matched: 2 });
+    expect(queryDigest(legacy, where('orsted'))).toEqual({ ids: [2], matched: 1 });
+  });
+
   it('filters: contains, any value of a key (OR), every key (AND); a member without the field never matches', () => {
     const f = (filters: DigestQuery['filters']) => queryDigest(chunks, query({ filters }));
     expect(f([{ key: 'job_title', values: ['c'] }])).toEqual({ ids: [3, 5], matched: 2 });

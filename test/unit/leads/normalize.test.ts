@@ -122,6 +122,10 @@ describe('foldText and rangeLowerBound', () => {
     expect(foldText('  Émile   ZÜRICH ')).toBe('emile zurich');
   });
 
+  it('spells out the letters no decomposition takes apart, in either case', () => {
+    expect(foldText('Straße STRAẞE Ørsted Æsir Œuvre Łódź Đakovo Þór Iğdır Ħamrun')).toBe('strasse strasse orsted aesir oeuvre lodz dakovo thor igdir hamrun');
+  });
+
   it.each([
     ['51-200', 51],
     ['10,001+', 10001],
