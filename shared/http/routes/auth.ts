@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { typedName } from '../../domain/validation';
-import { MAX_PASSWORD_LENGTH, MAX_WORKSPACE_NAME_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/accounts/account';
+import { MAX_PASSWORD_LENGTH, MAX_WORKSPACE_NAME_LENGTH, MIN_PASSWORD_LENGTH, passwordLength } from '../../domain/accounts/account';
 import { Id, Success, Timestamp, defineRoute } from './define';
 
 // Type checks keep valibot's default message, which describeIssue turns into
@@ -20,9 +20,10 @@ export const SignupBody = v.object({
   email: Email,
   password: v.pipe(
     v.string(),
-    // Characters as a person counts them (an emoji is one), not UTF-16 code units.
-    v.minGraphemes(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`),
-    v.maxGraphemes(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`),
+    // Characters as a person counts them (an emoji is one), not UTF-16 code units; a string far
+    // too long is not counted (passwordLength).
+    v.check((password) => passwordLength(password) >= MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`),
+    v.check((password) => passwordLength(password) <= MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`),
     v.description(`${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters, counted as graphemes (an emoji is one).`),
   ),
   workspace_name: v.optional(name('workspace_name')),
