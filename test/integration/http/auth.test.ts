@@ -71,7 +71,7 @@ describe('accounts and sessions over HTTP', () => {
     const bodySized = await stack.call('POST', '/auth/login/', { body: { email: user.email, password: 'x'.repeat(250_000) } });
     expect([bodySized.status, bodySized.body]).toEqual([401, { error: 'Invalid email or password' }]);
     // 256 emoji are 256 characters: such a password signs up and logs in (a family, 11 UTF-16 units, is one).
-    const emoji = await signUp(stack, { password: '🔑'.repeat(255) + '👨‍👩‍👧‍👦' });
+    const emoji = await signUp(stack, { password: `${'🔑'.repeat(255)}👨‍👩‍👧‍👦` });
     expect((await stack.call('POST', '/auth/login/', { body: { email: emoji.email, password: emoji.password } })).status).toBe(200);
     expect(unknown.body).toEqual(wrong.body);
   });
