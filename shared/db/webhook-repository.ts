@@ -154,8 +154,25 @@ export const WebhookDeliveryItem = itemSchema(
     retryAt: v.optional(v.string()),
     /** A delivery given up on (FAILED): the queue message, as JSON, to send it again on request. */
     message: v.optional(v.string()),
+    /** When DynamoDB may delete it (epoch seconds): past it, it is gone to every reader. */
+    ttl: v.optional(intAttribute),
   }),
 );
+
+/**
+ * Whether an item past its `ttl` is gone: DynamoDB deletes such items only within days (and
+ * DynamoDB Local never), so readers leave them out themselves. Before 2026-11-29 a delivery
+ * given up on 20 days earlier could be sent again, and the log showed lines 52 days old.
+ */
+const expiredAt = (ttl: number | undefined, now: string): boolean => ttl !== undefined && ttl <= Math.floor(Date.parse(now) / 1000);
+
+/** What a reopen finds of a delivery it cannot reopen, or the message it could. */
+function reopenable(item: { status: DeliveryStatus; message?: string | undefined; ttl?: number | undefined } | undefined, now: string): ReopenResult {
+  if (!item || expiredAt(item.ttl, now)) return { kind: 'missing' };
+  if (item.status !== 'FAILED') return { kind: 'not_failed', status: item.status };
+  if (item.message === undefined) return { kind: 'not_kept' };
+  return { kind: 'reopened', message: JSON.parse(item.message) as DeliveryMessage };
+}
 
 /** What a claim returns of the record: its attempt count after the increment. */
 const ClaimedDeliveryItem = itemSchema('WebhookDelivery', v.object({ attempts: intAttribute }));
@@ -288,6 +305,10 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
       });
   }
 
+  async failed(input: { userId: number; eventId: string; now: string }): Promise<ReopenResult> {
+    return reopenable(await this.read(input.userId, input.eventId), input.now);
+  }
+
   async reopen(input: { userId: number; eventId: string; now: string }): Promise<ReopenResult> {
     try {
       const result = await this.db.send(
@@ -295,9 +316,16 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
           TableName: this.tableName,
           Key: webhookDeliveryKey(input.userId, input.eventId),
           UpdateExpression: 'SET #status = :pending, attempts = :zero, reopenedAt = :now, #ttl = :ttl REMOVE leaseUntil, carrier, retryAt',
-          ConditionExpression: '#status = :failed AND attribute_exists(message)',
+          ConditionExpression: '#status = :failed AND attribute_exists(message) AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds)',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TABLE.timeToLive },
-          ExpressionAttributeValues: { ':pending': 'PENDING', ':failed': 'FAILED', ':zero': 0, ':now': input.now, ':ttl': ttlFrom(input.now, DELIVERY_TTL_SECONDS) },
+          ExpressionAttributeValues: {
+            ':pending': 'PENDING',
+            ':failed': 'FAILED',
+            ':zero': 0,
+            ':now': input.now,
+            ':nowSeconds': Math.floor(Date.parse(input.now) / 1000),
+            ':ttl': ttlFrom(input.now, DELIVERY_TTL_SECONDS),
+          },
           ReturnValues: 'ALL_OLD',
         }),
       );
@@ -305,9 +333,9 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
       return { kind: 'reopened', message: JSON.parse(old.message as string) as DeliveryMessage };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
-      const current = await this.read(input.userId, input.eventId);
-      if (!current) return { kind: 'missing' };
-      return current.status === 'FAILED' ? { kind: 'not_kept' } : { kind: 'not_failed', status: current.status };
+      const found = reopenable(await this.read(input.userId, input.eventId), input.now);
+      // Reopenable now, it was not when the condition was checked (reopened and given up on again meanwhile): as taken.
+      return found.kind === 'reopened' ? { kind: 'not_failed', status: 'PENDING' } : found;
     }
   }
 
@@ -333,15 +361,17 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     await this.db.send(new PutCommand({ TableName: this.tableName, Item: attemptItem(attempt) }));
   }
 
-  async listAttempts(userId: number, page: { limit: number; after?: string | undefined }) {
+  async listAttempts(userId: number, page: { limit: number; after?: string | undefined; now: string }) {
     const prefixKey = webhookAttemptKey(userId, '', '', 0);
     const startSk = page.after === undefined ? undefined : decodeAttemptCursor(page.after);
     if (page.after !== undefined && startSk === undefined) throw validationError('cursor is not valid');
+    // Lines past their 30 days are gone (expiredAt): the sort key starts with the attempt's time.
+    const oldest = new Date(Date.parse(page.now) - ATTEMPT_TTL_SECONDS * 1000).toISOString();
     const result = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': prefixKey.pk, ':prefix': WEBHOOK_ATTEMPT_PREFIX },
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :oldest AND :last',
+        ExpressionAttributeValues: { ':pk': prefixKey.pk, ':oldest': `${WEBHOOK_ATTEMPT_PREFIX}${oldest}`, ':last': `${WEBHOOK_ATTEMPT_PREFIX}\uffff` },
         // The attempt of a test send made a moment before is in the log.
         ConsistentRead: true,
         ScanIndexForward: false,

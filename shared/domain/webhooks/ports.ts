@@ -62,12 +62,14 @@ export interface WebhookDeliveryRepository {
    * `FAILED` and kept its message, which it returns to be queued again.
    */
   reopen(input: { userId: number; eventId: string; now: string }): Promise<ReopenResult>;
+  /** What `reopen` would find now, writing nothing: `reopened` with the message it would queue. */
+  failed(input: { userId: number; eventId: string; now: string }): Promise<ReopenResult>;
   /** Undoes a `reopen` made at `reopenedAt` whose message could not be queued (nothing tried since). */
   restoreFailed(input: { userId: number; eventId: string; reopenedAt: string }): Promise<void>;
   /** A log line outside of any delivery (test sends). */
   recordAttempt(attempt: DeliveryAttempt): Promise<void>;
-  /** The user's log, newest first. `after` is the cursor of the previous page. */
-  listAttempts(userId: number, page: { limit: number; after?: string | undefined }): Promise<{ items: DeliveryAttempt[]; next?: string }>;
+  /** The user's log of the 30 days before `now`, newest first. `after` is the cursor of the previous page. */
+  listAttempts(userId: number, page: { limit: number; after?: string | undefined; now: string }): Promise<{ items: DeliveryAttempt[]; next?: string }>;
 }
 
 /** Posts to a user's URL: bounded in time, no redirects, public addresses only. */

@@ -2,7 +2,7 @@ import { DomainError, conflict, notFound, validationError } from '../errors';
 import type { Clock } from '../ports';
 import { type DeliveryAttempt, type DeliveryStatus, describeOutcome, isSuccessStatus, toDeliveryAttemptView } from './delivery';
 import { bodyFor, sampleIncomingMessage } from './events';
-import type { DeliveryQueue, DestinationPolicy, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
+import type { DeliveryQueue, DestinationPolicy, MembershipCheck, ReopenResult, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
 import {
   MAX_OLDER_SECRETS,
@@ -17,7 +17,9 @@ import {
 
 export interface WebhookServiceDeps {
   settings: WebhookSettingsRepository;
-  deliveries: Pick<WebhookDeliveryRepository, 'recordAttempt' | 'listAttempts' | 'reopen' | 'restoreFailed'>;
+  deliveries: Pick<WebhookDeliveryRepository, 'recordAttempt' | 'listAttempts' | 'failed' | 'reopen' | 'restoreFailed'>;
+  /** Whether the user may still get an event of that workspace (sent again only if so). */
+  memberships: MembershipCheck;
   /** Where a delivery sent again goes: the webhooks queue, whose worker delivers it as any event. */
   queue: DeliveryQueue;
   sender: WebhookSender;
@@ -55,6 +57,20 @@ const REDELIVERY_REFUSED: Record<DeliveryStatus, string> = {
   SKIPPED: 'This delivery was not sent (no webhook URL, or no longer a member of its workspace): only one whose attempts all failed can be sent again',
   FAILED: 'This delivery failed before failed deliveries were kept (2026-11-28): it cannot be sent again',
 };
+
+/** Why an event given up on would not be sent if queued again (it stays given up on, to ask again later). */
+export const REDELIVERY_NOWHERE = {
+  noUrl: 'No webhook URL is configured: set one (PUT /api/v1/user/webhook/), then ask again',
+  notMember: 'You are no longer a member of the workspace of this event: it cannot be sent to you',
+} as const;
+
+/** The message of a delivery that can be sent again, or the 404 or 409 saying why not. */
+function reopenedMessage(found: ReopenResult) {
+  if (found.kind === 'missing') throw notFound(DELIVERY_NOT_FOUND);
+  if (found.kind === 'not_failed') throw conflict(REDELIVERY_REFUSED[found.status]);
+  if (found.kind === 'not_kept') throw conflict(REDELIVERY_REFUSED.FAILED);
+  return found.message;
+}
 
 /** The user's webhook settings, the test send, and the delivery log. */
 export function createWebhookService(deps: WebhookServiceDeps) {
@@ -181,7 +197,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     async listDeliveries(userId: number, page: { limit: number; after?: string | undefined }) {
-      const { items, next } = await deps.deliveries.listAttempts(userId, page);
+      const { items, next } = await deps.deliveries.listAttempts(userId, { ...page, now: deps.clock.now().toISOString() });
       return { deliveries: items.map(toDeliveryAttemptView), next_cursor: next ?? null };
     },
 
@@ -189,16 +205,21 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * Queues again an event whose delivery to this user was given up on: its attempts start over
      * (the whole retry schedule), to the URL set when each is made. The record is reopened first, so
      * the worker takes the message as a delivery to make; a message that cannot be queued puts the
-     * record back as it was.
+     * record back as it was. One that would find nowhere to go (no webhook URL, or its user no
+     * longer a member of the event's workspace) is refused and stays given up on: queued, the
+     * worker would skip it and drop it for good (before 2026-11-29, answered 202 all the same).
      */
     async redeliver(userId: number, eventId: string): Promise<void> {
       const now = deps.clock.now().toISOString();
-      const reopened = await deps.deliveries.reopen({ userId, eventId, now });
-      if (reopened.kind === 'missing') throw notFound(DELIVERY_NOT_FOUND);
-      if (reopened.kind === 'not_failed') throw conflict(REDELIVERY_REFUSED[reopened.status]);
-      if (reopened.kind === 'not_kept') throw conflict(REDELIVERY_REFUSED.FAILED);
+      const message = reopenedMessage(await deps.deliveries.failed({ userId, eventId, now }));
+      if (message.workspace_id !== undefined && !(await deps.memberships.isMember(userId, message.workspace_id))) {
+        throw conflict(REDELIVERY_NOWHERE.notMember);
+      }
+      // An event with its own URL (an enrichment job's webhook_url) goes there again.
+      if (!message.url && !(await deps.settings.get(userId))?.url) throw conflict(REDELIVERY_NOWHERE.noUrl);
+      const reopened = reopenedMessage(await deps.deliveries.reopen({ userId, eventId, now }));
       try {
-        await deps.queue.enqueue([reopened.message]);
+        await deps.queue.enqueue([reopened]);
       } catch (error) {
         await deps.deliveries.restoreFailed({ userId, eventId, reopenedAt: now });
         throw error;

@@ -131,6 +131,58 @@ describe('a failed webhook delivery sent again on request', () => {
     expect(await attemptsOf(eventId)).toEqual([[1, 'delivered']]);
   });
 
+  it('forgets a delivery given up on more than 14 days ago and log lines over 30 days old, though DynamoDB has not deleted them yet', async () => {
+    const repository = new DynamoWebhookDeliveryRepository(stack.db, stack.tableName);
+    const daysAgo = (days: number, minutes = 0) => new Date(Date.now() - days * 86_400_000 + minutes * 60_000).toISOString();
+    const giveUpAt = async (eventId: string, at: string) => {
+      const message = sampleIncomingMessage(alice.userId, new Date(at), eventId);
+      const claim = { userId: alice.userId, eventId, eventType: 'incoming_message', now: at, leaseUntil: at, maxAttempts: 1, carrier: `carrier-${eventId}` };
+      expect(await repository.claim(claim)).toEqual({ kind: 'claimed', attempt: 1 });
+      const attempt = { userId: alice.userId, eventId, eventType: 'incoming_message', attempt: 1, at, outcome: 'http_error' as const, statusCode: 500, error: 'HTTP 500', durationMs: 3, nextAttemptAt: null, test: false };
+      await repository.complete({ userId: alice.userId, eventId, status: 'FAILED', attempt, message });
+    };
+    await giveUpAt('evt_given_up_15_days_ago', daysAgo(15));
+    await giveUpAt('evt_given_up_13_days_ago', daysAgo(13));
+    expect(await redeliver(alice, 'evt_given_up_15_days_ago')).toMatchObject({ status: 404, body: { error: 'Delivery not found' } });
+    expect(await redeliver(alice, 'evt_given_up_13_days_ago')).toMatchObject({ status: 202 });
+    await drain();
+
+    for (const [eventId, at] of [
+      ['evt_logged_31_days_ago', daysAgo(31)],
+      ['evt_logged_29_days_ago', daysAgo(29)],
+      ['evt_logged_30_days_ago_less_a_minute', daysAgo(30, 1)],
+    ] as const) {
+      await repository.recordAttempt({ userId: alice.userId, eventId, eventType: 'test', attempt: 1, at, outcome: 'delivered', statusCode: 200, error: null, durationMs: 1, nextAttemptAt: null, test: true });
+    }
+    const page = await stack.call<{ deliveries: Attempt[] }>('GET', '/user/webhook/deliveries/?limit=100', { token: alice.token });
+    const logged = page.body.deliveries.map((line) => line.event_id).filter((id) => id.startsWith('evt_logged_') || id.startsWith('evt_given_up_'));
+    // Newest first: the redelivery's attempt, then the lines of 13, 15, 29 and 30 days (less a minute) ago.
+    expect(logged).toEqual(['evt_given_up_13_days_ago', 'evt_given_up_13_days_ago', 'evt_given_up_15_days_ago', 'evt_logged_29_days_ago', 'evt_logged_30_days_ago_less_a_minute']);
+  });
+
+  it('refuses to send again an event that would go nowhere (no webhook URL): it stays given up on, and goes once a URL is set', async () => {
+    receiver.setDefault({ status: 500, body: 'down' });
+    const eventId = await publish('Nobody home?');
+    await drain();
+    expect(receiver.requests).toHaveLength(3);
+    try {
+      expect((await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: null } })).status).toBe(200);
+      for (let i = 0; i < 2; i += 1) {
+        expect(await redeliver(alice, eventId)).toMatchObject({
+          status: 409,
+          body: { error: 'No webhook URL is configured: set one (PUT /api/v1/user/webhook/), then ask again' },
+        });
+      }
+    } finally {
+      await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: `${receiver.url}/alice` } });
+    }
+    receiver.setDefault({ status: 200, body: 'ok' });
+    expect(await redeliver(alice, eventId)).toMatchObject({ status: 202 });
+    await drain();
+    expect(receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId, eventId, eventId]);
+    expect((await attemptsOf(eventId))[0]).toEqual([1, 'delivered']);
+  });
+
   it('refuses a delivery still being attempted (409); a reopen whose message could not be queued is undone, and can be asked again', async () => {
     const repository = new DynamoWebhookDeliveryRepository(stack.db, stack.tableName);
     const now = new Date().toISOString();
