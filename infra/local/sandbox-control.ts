@@ -126,7 +126,8 @@ export function controlRoutes(sandbox: SandboxInternals): Route[] {
     'PUT',
     /^\/_sandbox\/profiles\/([^/]+)$/,
     ({ params, body }) => {
-      const identifier = decodeURIComponent(params[0] ?? '');
+      // Decoded once already, with the path (a second decoding failed on a slug holding `%`).
+      const identifier = params[0] ?? '';
       const profile = profileFor(identifier);
       if (!profile) throw notFound('User not found');
       const distance = body.network_distance;

@@ -122,7 +122,10 @@ export class UnipileProvider implements NetworkProvider {
   }
 
   async getProfile(input: { accountId: string; identifier: string }): Promise<ProviderProfile> {
-    const raw = await this.call((client) => client.users.getProfile({ account_id: input.accountId, identifier: input.identifier }));
+    // The SDK puts the identifier into the path as it is: a slug holding `%`, `?`, `#` or `/` (a
+    // profile URL's `a%25b` is the slug `a%b`) named another path, or none (before 2026-11-29).
+    const identifier = encodeURIComponent(input.identifier);
+    const raw = await this.call((client) => client.users.getProfile({ account_id: input.accountId, identifier }));
     return toProfile(raw as unknown as Loose);
   }
 

@@ -75,6 +75,19 @@ describe('connection status against the sandbox provider', () => {
     });
   });
 
+  it.each([
+    ['a%25b', 'a%b'],
+    ['j%C3%B3zef-w', 'józef-w'],
+  ])('asks for the profile of a URL whose slug holds characters a path must escape (%s is %s)', async (written, slug) => {
+    await stack.provider.control.setProfile(slug, { network_distance: 'FIRST_DEGREE' });
+    const prospect = await prospectWith(alice, written);
+    const response = await check(alice, prospect);
+    expect([response.status, response.body]).toEqual([
+      200,
+      { success: true, is_connected: true, connection_level: 1, network_distance: 'FIRST_DEGREE', checked_with_account_id: aliceNetwork },
+    ]);
+  });
+
   it('asks the provider on every request (no caching): a change shows at once', async () => {
     await stack.provider.control.setProfile('live-check', { network_distance: 'SECOND_DEGREE' });
     const prospect = await prospectWith(alice, 'live-check');
