@@ -89,12 +89,19 @@ const COMPANY_ROWS: { name: string; industry: string; location: string; employee
   revenue: revenue as [string, number | string],
 }));
 
-/** What the spec compares: lower-case, no diacritics, single spaces. */
+/** Letters no decomposition takes apart, spelt as a reader matches them (lead-lists.md, "Filters"). */
+const SPELT_OUT: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h' };
+
+/** What the spec compares: lower-case, no diacritics (ß, ø, ł, ... spelt out), single spaces. */
 const fold = (value: string) =>
-  value
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
+  [
+    ...value
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase(),
+  ]
+    .map((letter) => SPELT_OUT[letter] ?? letter)
+    .join('')
     .replace(/\s+/g, ' ')
     .trim();
 
@@ -225,14 +232,14 @@ describe('deep pages: the digest and the member Query answer the same pages', ()
   const filters: [string, (p: Person) => boolean][] = [
     ['job_title=cto', (p) => fold(p.job_title).includes('cto')],
     ['location=ZURICH', (p) => fold(p.location).includes('zurich')],
-    // 'Łódź' folds to 'łodz': Ł is a letter of its own, not an L with a mark, so `lodz` does not find it.
+    // 'Łódź' folds to 'lodz': Ł has no mark to strip, it is spelt out (since 2026-11-29; `lodz` did not find it).
     ['location=berlin&location=krakow&location=lodz', (p) => ['berlin', 'krakow', 'lodz'].some((v) => fold(p.location).includes(v))],
-    ['location=%C5%81ODZ', (p) => fold(p.location).includes('łodz')],
+    ['location=%C5%81ODZ', (p) => fold(p.location).includes('lodz')],
     ['first_name=ann&location=zurich', (p) => fold(p.first_name).includes('ann') && fold(p.location).includes('zurich')],
     ['first_name=ann&first_name=emile&job_title=e', (p) => ['ann', 'emile'].some((v) => fold(p.first_name).includes(v)) && fold(p.job_title).includes('e')],
     // A blank field never matches, whatever the value.
     ['job_title=a&location=a', (p) => fold(p.job_title).includes('a') && fold(p.location).includes('a')],
-    ['last_name=ørsted', (p) => fold(p.last_name).includes('ørsted')],
+    ['last_name=ørsted', (p) => fold(p.last_name).includes('orsted')],
     ['last_name=de%20vries', (p) => fold(p.last_name).includes('de vries')],
     ['email=deep1', (p) => p.email.includes('deep1')],
     ['job_title=nobody', () => false],
@@ -253,7 +260,7 @@ describe('deep pages: the digest and the member Query answer the same pages', ()
     expect(filters.map(([filter, matches]) => [filter, imported.filter(matches).length])).toEqual([
       ['job_title=cto', 35],
       ['location=ZURICH', 24],
-      ['location=berlin&location=krakow&location=lodz', 24],
+      ['location=berlin&location=krakow&location=lodz', 32],
       ['location=%C5%81ODZ', 8],
       ['first_name=ann&location=zurich', 6],
       ['first_name=ann&first_name=emile&job_title=e', 23],
