@@ -71,7 +71,6 @@ export const AddToCampaignBody = documentedAs(
   { required: ['campaign'] },
 );
 
-
 /** add-to-campaign's body, or a 400 naming its first problem. */
 export function readAddToCampaign(body: v.InferOutput<typeof AddToCampaignBody>): AddToCampaignInput {
   if (body.campaign === undefined || body.campaign === null || body.campaign === '') throw validationError(MISSING_CAMPAIGN);

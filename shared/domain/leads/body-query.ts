@@ -11,7 +11,7 @@ export interface LeadsSelectionBody {
 
 const NOT_FILTERS: ReadonlySet<string> = new Set(['page', 'page_size', 'sort_field', 'sort_direction']);
 
-export const FILTERS_MESSAGE = 'filters must be an object of filter name -> value or list of values';
+const FILTERS_MESSAGE = 'filters must be an object of filter name -> value or list of values';
 
 /**
  * A body's `filters` (filter name -> value or list of values), `sort_field` and `sort_direction`

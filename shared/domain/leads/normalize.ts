@@ -208,8 +208,10 @@ const UNDECOMPOSED: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø:
 // Matched after lower-casing (ẞ, Æ, Ø, Ł, ... are lower-cased first).
 const UNDECOMPOSED_LETTER = /[ßæœøłđðþıħ]/gu;
 
+const HOLDS_UNDECOMPOSED = new RegExp(UNDECOMPOSED_LETTER.source, 'u');
+
 /** Whether a value folded before 2026-11-29 may still hold a letter foldText now spells out. */
-export const holdsUndecomposed = (folded: string): boolean => /[ßæœøłđðþıħ]/u.test(folded);
+export const holdsUndecomposed = (folded: string): boolean => HOLDS_UNDECOMPOSED.test(folded);
 
 /** Lower-case, without diacritics and with single spaces: what filters and sorting compare. */
 export function foldText(value: string): string {
