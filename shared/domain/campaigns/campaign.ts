@@ -182,11 +182,18 @@ export function canonicalTimezone(timezone: string): string {
     const resolved = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
     return IANA_NAME_OF_ICU_NAME.get(resolved) ?? resolved;
   } catch {
-    throw validationError(`timezone must be an IANA time zone name such as Europe/Amsterdam, got "${timezone.slice(0, 60)}"`);
+    throw validationError(naming(TIMEZONE_MESSAGE)({ input: timezone }));
   }
 }
 
 export const LANGUAGE_MESSAGE = 'language must be a language code such as en, nl or pt-BR';
+export const TIMEZONE_MESSAGE = 'timezone must be an IANA time zone name such as Europe/Amsterdam';
+
+/** A refusal that names the text refused (its first 60 characters), as every check of that field says it. */
+export const naming =
+  (message: string) =>
+  (issue: { input: unknown }): string =>
+    `${message}, got "${String(issue.input).slice(0, 60)}"`;
 
 /**
  * The language code as BCP 47 writes it (`en-us` -> `en-US`, `iw` -> `he`), or a 400. The
@@ -208,7 +215,7 @@ export function canonicalLanguage(language: string): string {
   } catch {
     // Not a BCP 47 tag, or one ICU cannot name (`und`): refused below.
   }
-  throw validationError(`${LANGUAGE_MESSAGE}, got "${language.slice(0, 60)}"`);
+  throw validationError(naming(LANGUAGE_MESSAGE)({ input: language }));
 }
 
 /**

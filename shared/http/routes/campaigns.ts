@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { typedName } from '../../domain/validation';
 import { CAMPAIGN_NOT_FOUND } from '../../domain/campaigns/lookup';
-import { CAMPAIGN_LIMITS, LANGUAGE_MESSAGE, MAX_DAILY_CAPS, WEEKDAYS } from '../../domain/campaigns/campaign';
+import { CAMPAIGN_LIMITS, LANGUAGE_MESSAGE, MAX_DAILY_CAPS, TIMEZONE_MESSAGE, WEEKDAYS, naming } from '../../domain/campaigns/campaign';
 import { closed, defineRoute, idParam } from './define';
 import { CampaignDetailView, CampaignListItemView, CampaignView } from './campaign-views';
 
@@ -55,16 +55,17 @@ const settingsEntries = {
   name: v.optional(campaignName),
   timezone: v.optional(
     v.pipe(
-      v.string('timezone must be an IANA time zone name such as Europe/Amsterdam'),
+      v.string(TIMEZONE_MESSAGE),
       v.trim(),
-      v.nonEmpty('timezone must be an IANA time zone name such as Europe/Amsterdam'),
-      v.maxLength(64, 'timezone must be an IANA time zone name such as Europe/Amsterdam'),
+      // A text that is no zone is named, as the domain's check names it (canonicalTimezone).
+      v.nonEmpty(naming(TIMEZONE_MESSAGE)),
+      v.maxLength(64, naming(TIMEZONE_MESSAGE)),
     ),
   ),
   language: v.optional(
     v.pipe(
       v.string(LANGUAGE_MESSAGE),
-      v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,4})?$/, LANGUAGE_MESSAGE),
+      v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,4})?$/, naming(LANGUAGE_MESSAGE)),
     ),
   ),
   email_max_messages: dailyCap('email_max_messages'),
