@@ -366,12 +366,15 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const startSk = page.after === undefined ? undefined : decodeAttemptCursor(page.after);
     if (page.after !== undefined && startSk === undefined) throw validationError('cursor is not valid');
     // Lines past their 30 days are gone (expiredAt): the sort key starts with the attempt's time.
-    const oldest = new Date(Date.parse(page.now) - ATTEMPT_TTL_SECONDS * 1000).toISOString();
+    const oldest = `${WEBHOOK_ATTEMPT_PREFIX}${new Date(Date.parse(page.now) - ATTEMPT_TTL_SECONDS * 1000).toISOString()}`;
+    // A cursor left at a line that has passed its 30 days since: nothing older is shown (DynamoDB
+    // refuses a start key outside the key condition).
+    if (startSk !== undefined && startSk < oldest) return { items: [] };
     const result = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :oldest AND :last',
-        ExpressionAttributeValues: { ':pk': prefixKey.pk, ':oldest': `${WEBHOOK_ATTEMPT_PREFIX}${oldest}`, ':last': `${WEBHOOK_ATTEMPT_PREFIX}\uffff` },
+        ExpressionAttributeValues: { ':pk': prefixKey.pk, ':oldest': oldest, ':last': `${WEBHOOK_ATTEMPT_PREFIX}\uffff` },
         // The attempt of a test send made a moment before is in the log.
         ConsistentRead: true,
         ScanIndexForward: false,

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoWebhookDeliveryRepository } from '../../../shared/db/webhook-repository';
+import { webhookAttemptKey } from '../../../shared/db/keys';
+import { DynamoWebhookDeliveryRepository, encodeAttemptCursor } from '../../../shared/db/webhook-repository';
 import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
 import type { EventPublisher } from '../../../shared/domain/webhooks/event-publisher';
 import { type IncomingMessageData, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
@@ -158,6 +159,10 @@ describe('a failed webhook delivery sent again on request', () => {
     const logged = page.body.deliveries.map((line) => line.event_id).filter((id) => id.startsWith('evt_logged_') || id.startsWith('evt_given_up_'));
     // Newest first: the redelivery's attempt, then the lines of 13, 15, 29 and 30 days (less a minute) ago.
     expect(logged).toEqual(['evt_given_up_13_days_ago', 'evt_given_up_13_days_ago', 'evt_given_up_15_days_ago', 'evt_logged_29_days_ago', 'evt_logged_30_days_ago_less_a_minute']);
+    // A cursor left at a line that has passed its 30 days since is the end of the log, not an error.
+    const stale = encodeAttemptCursor(webhookAttemptKey(alice.userId, daysAgo(31), 'evt_logged_31_days_ago', 1).sk);
+    const after = await stack.call('GET', `/user/webhook/deliveries/?cursor=${stale}`, { token: alice.token });
+    expect([after.status, after.body]).toEqual([200, { success: true, deliveries: [], next_cursor: null }]);
   });
 
   it('refuses to send again an event that would go nowhere (no webhook URL): it stays given up on, and goes once a URL is set', async () => {
