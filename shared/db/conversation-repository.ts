@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { ConversationMessage, ConversationPage, ConversationStore, ConversationSummary, MessageChannel } from '../domain/inbox/conversations';
+import { type ConversationMessage, type ConversationPage, type ConversationStore, type ConversationSummary, type MessageChannel, summaryText } from '../domain/inbox/conversations';
 import { MAX_ANSWER_VIEW_BYTES, resultBytesOf } from '../domain/answer-budget';
 import { isConditionFailed } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
@@ -46,9 +46,6 @@ const SummaryItem = itemSchema(
   }),
 );
 
-/** Long texts are kept whole in the message; the summary shows their start. */
-const SUMMARY_TEXT_LENGTH = 500;
-
 export const CONVERSATION_CURSOR = /^(MSG#[0-9T:.Z-]{20,30}#[^\s]{1,300}|[0-9T:.Z-]{20,30}#\d{16})$/;
 
 export class DynamoConversationStore implements ConversationStore {
@@ -69,7 +66,7 @@ export class DynamoConversationStore implements ConversationStore {
       prospectId: message.prospectId,
       channel: message.channel,
       senderAccountId: message.senderAccountId,
-      lastMessage: { text: message.text.slice(0, SUMMARY_TEXT_LENGTH), sentByLead: message.sentByLead, sentAt: message.sentAt },
+      lastMessage: { text: summaryText(message.text), sentByLead: message.sentByLead, sentAt: message.sentAt },
     };
     try {
       // Only a newer message moves the summary: messages may be recorded out of order.

@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities';
 /**
  * A workspace's conversations: one per prospect, across channels (docs/engine.md, "Inbox"). Every
  * message we send (the engine's sends, manual replies) and every message a prospect sends us is one
@@ -58,22 +59,35 @@ export interface ConversationStore {
   ownSince(workspaceId: number, prospectId: number, channel: MessageChannel, since: string): Promise<ConversationMessage[]>;
 }
 
+/** Long texts are kept whole in the message; the summary shows their first 500 characters. */
+const SUMMARY_TEXT_LENGTH = 500;
+
+/**
+ * The start of a message a conversation's summary shows: 500 UTF-16 units, one fewer where the
+ * cut would fall inside a surrogate pair (an emoji), whose half is no Unicode text: strict JSON
+ * readers refused the whole inbox page (a probe, 2026-11-29). Summaries stored before are read
+ * through it too.
+ */
+export function summaryText(text: string): string {
+  const cut = text.slice(0, SUMMARY_TEXT_LENGTH);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 /**
  * Plain text of an email body (a conversation shows text, never HTML): what a reader sees, so the
  * contents of scripts, styles, the head and comments go with their tags.
  */
 export function textOfHtml(html: string): string {
-  return html
+  const text = html
     .replace(/<!--[\s\S]*?(-->|$)/g, '')
     .replace(/<(script|style|head|title|template)\b[^>]*>[\s\S]*?(<\/\1\s*>|$)/gi, '')
     .replace(/<(br|\/p|\/div|\/li)\s*\/?>/gi, '\n')
     .replace(/<[^>]*>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
+    .replace(/&(?:nbsp|#160|#xa0);/gi, ' ');
+  // Every character reference, named or numeric (`&eacute;`, `&#233;`, `&euro;`), as a browser
+  // reads it, in one pass (`&amp;lt;` is `&lt;`); before 2026-11-29 only five were, and
+  // `Caf&eacute;` reached the prospect as written.
+  return decodeHTML(text)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -3,7 +3,7 @@ import { type Company, LOADING_STATUS, type Prospect, toProspectView } from '../
 import type { LeadRepository } from '../leads/ports';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
 import type { SenderAccount } from '../sender-accounts/sender-account';
-import type { ConversationMessage, ConversationStore, ConversationSummary } from './conversations';
+import { type ConversationMessage, type ConversationStore, type ConversationSummary, summaryText } from './conversations';
 
 /**
  * The inbox (docs/engine.md, "Inbox"): the workspace's conversations, newest first, and one
@@ -68,7 +68,7 @@ export function toChatView(chat: InboxChat) {
     channel: summary.channel,
     prospect: toChatProspectView(chat.prospect, chat.company, chat.enriching === true),
     sender_account: toSenderAccountRef(chat.account),
-    last_message: { text: summary.lastMessage.text, sent_by_lead: summary.lastMessage.sentByLead, sent_at: summary.lastMessage.sentAt },
+    last_message: { text: summaryText(summary.lastMessage.text), sent_by_lead: summary.lastMessage.sentByLead, sent_at: summary.lastMessage.sentAt },
   };
 }
 

@@ -296,6 +296,24 @@ describe('chats', () => {
     ]);
   });
 
+  it('reads every character reference of a manual message, and never cuts the summary inside an emoji', async () => {
+    const list = await createList(world.stack, world.ws, 'References');
+    const [id] = (await importLeads(world.stack, world.ws, list.id, { leads: [person(802, { network_profile_url: 'https://www.linkedin.com/in/refs-one' })] })).leads.map(
+      (lead) => lead.id,
+    ) as [number];
+    await world.stack.provider.control.setProfile('refs-one', { network_distance: 'FIRST_DEGREE' });
+    const decoded = await send(id, { message: '<p>Caf&eacute; &#233; &#x41; &lt;tag&gt; &euro;</p>' });
+    expect([decoded.status, decoded.body.message?.text, (await lastSent())?.text]).toEqual([201, 'Café é A <tag> €', 'Café é A <tag> €']);
+
+    // 499 units, then an emoji (two): the summary's 500 would end inside it.
+    clock.advance(60_000);
+    const long = `${'a'.repeat(499)}😀 tail`;
+    expect((await send(id, { message: long })).status).toBe(201);
+    const listed = (await chats(world.ws.key)).body.chats.find((chat) => chat.prospect.id === id);
+    expect(listed?.last_message.text).toBe('a'.repeat(499));
+    expect((await messages(id)).body.messages.at(-1)?.text).toBe(long);
+  });
+
   it('refuses a manual email to a suppressed address, like every email the engine sends', async () => {
     const list = await createList(world.stack, world.ws, 'Suppressed');
     const [id] = (await importLeads(world.stack, world.ws, list.id, { leads: [person(901, { email: 'Gone@Suppressed.example' })] })).leads.map((lead) => lead.id) as [number];

@@ -6,6 +6,10 @@ describe('the plain text of an HTML body', () => {
     expect(textOfHtml('<p>Hi <b>there</b> &amp; welcome</p><p>Line two<br>Line three</p>')).toBe('Hi there & welcome\nLine two\nLine three');
   });
 
+  it('reads every character reference, named or numeric, once', () => {
+    expect(textOfHtml('<p>Caf&eacute; &#233; &#x41; &lt;tag&gt; &quot;q&quot; &euro; &amp;lt; a&nbsp;b</p>')).toBe('Café é A <tag> "q" € &lt; a b');
+  });
+
   it('drops scripts, styles, the head and comments with what they hold', () => {
     expect(textOfHtml('<p>Hi <b>there</b> &amp; welcome</p><script>x</script>')).toBe('Hi there & welcome');
     expect(textOfHtml('<html><head><title>T</title><style>p { color: red }</style></head><body><!-- hidden --><p>Shown</p></body></html>')).toBe('Shown');
