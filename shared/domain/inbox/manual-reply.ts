@@ -11,6 +11,7 @@ import type { Suppressions } from '../suppressions/suppression-service';
 import { emailHtmlBody } from '../mail/email-html';
 import { isLostAnswer } from '../engine/provider-answers';
 import { lostAnswerLookSince } from '../engine/steps';
+import { stripControls } from '../validation';
 
 /**
  * A manual message to a prospect from the inbox (docs/engine.md, "Inbox"), on the conversation's
@@ -181,7 +182,8 @@ export function createManualReplies(deps: ManualReplyDeps) {
         const htmlBody = emailHtml(input.message.trim());
         const text = textOfHtml(htmlBody);
         if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
-        const subject = input.subjectLine?.trim() || (lastEmail?.subject ? replySubject(lastEmail.subject) : '');
+        // One line: a line break in a subject is a header of its own to a mail program (`\r\nBcc: ...`).
+        const subject = stripControls(input.subjectLine ?? '').trim() || (lastEmail?.subject ? replySubject(stripControls(lastEmail.subject).trim()) : '');
         if (!subject) throw validationError(REPLY_ERRORS.noSubject);
         const account = accountFor(accounts, 'EMAIL', given, lastEmail);
         // The provider threads a reply on an email the same mailbox holds: the prospect's last one to it.

@@ -269,6 +269,9 @@ describe('chats', () => {
     expect([noSubject.status, noSubject.body]).toEqual([400, { error: 'subject_line is required for a first email to a prospect' }]);
     const mailed = await send(withEmail, { message: 'Hello', subject_line: 'First contact' });
     expect([mailed.status, mailed.body.message?.channel, (await lastSent())?.replyTo]).toEqual([201, 'EMAIL', undefined]);
+    // A subject is one line: a line break would start a header of its own.
+    const injected = await send(withEmail, { message: 'Again', subject_line: 'Again\r\nBcc: evil@inbox.example\u0000' });
+    expect([injected.status, injected.body.message?.subject_line, (await lastSent())?.subject]).toEqual([201, 'Again Bcc: evil@inbox.example', 'Again Bcc: evil@inbox.example']);
     await world.stack.provider.control.setProfile('fresh-net', { network_distance: 'FIRST_DEGREE' });
     const messaged = await send(networkOnly, { message: 'Hello <i>there</i>' });
     expect(messaged.status, messaged.text).toBe(201);

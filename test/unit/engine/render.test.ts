@@ -93,6 +93,12 @@ describe('rendering a step for a prospect', () => {
     expect(renderTemplate('{{first_name}}', prospect, company, true)).toBe('&lt;b&gt;Ada&lt;/b&gt; &amp; &quot;Co&quot;');
   });
 
+  it('sends a subject as one line: a line break from the template or a value would start a header', () => {
+    const prospect = prospectWith({ customFields: { line: 'x\r\nBcc: evil@example.com' } });
+    const step = stepWith({ stepType: 'EMAIL', subjectLine: 'Hi\r\n{{first_name}}\t{{custom.line}}\u0000 ', messageTemplate: 'Body' });
+    expect(renderStep(step, prospect, company).subject).toBe('Hi Ada x Bcc: evil@example.com');
+  });
+
   it('sends A when the step has no B text or subject (blank counts as none)', () => {
     const step = stepWith({ subjectLine: 'Subject A', messageTemplate: 'Text A', subjectLineB: '  ', messageTemplateB: '\n' });
     const prospect = prospectWith({ id: onVariant('B') });
