@@ -48,6 +48,20 @@ const SummaryItem = itemSchema(
 
 export const CONVERSATION_CURSOR = /^(MSG#[0-9T:.Z-]{20,30}#[^\s]{1,300}|[0-9T:.Z-]{20,30}#\d{16})$/;
 
+/**
+ * A page of `limit` from a Query asked for `limit + 1`, and the sort key to go on after it: its
+ * last item's when there was one more, else where DynamoDB stopped (its 1 MB), else none. Before
+ * 2026-11-29 a page that ended the listing exactly gave a cursor to an empty page (a probe).
+ */
+function pageOf(items: Record<string, unknown>[], limit: number, stoppedAt: Record<string, unknown> | undefined, sortKey: string) {
+  if (items.length > limit) {
+    const page = items.slice(0, limit);
+    return { page, last: String(page[limit - 1]?.[sortKey]) };
+  }
+  const stopped = stoppedAt?.[sortKey];
+  return { page: items, last: typeof stopped === 'string' ? stopped : undefined };
+}
+
 export class DynamoConversationStore implements ConversationStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -100,13 +114,13 @@ export class DynamoConversationStore implements ConversationStore {
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': gsi1pk },
         ScanIndexForward: false,
-        Limit: limit,
+        // One more than the page: a page that ends the listing says so (no cursor to an empty page).
+        Limit: limit + 1,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    const items = (Items ?? []).map((item) => parseItem(SummaryItem, item));
-    const last = LastEvaluatedKey?.gsi1sk;
-    return { items, ...(typeof last === 'string' ? { next: last } : {}) };
+    const { page, last } = pageOf(Items ?? [], limit, LastEvaluatedKey, 'gsi1sk');
+    return { items: page.map((item) => parseItem(SummaryItem, item)), ...(last !== undefined ? { next: last } : {}) };
   }
 
   async messages(workspaceId: number, prospectId: number, limit: number, cursor?: string): Promise<ConversationPage<ConversationMessage>> {
@@ -116,13 +130,15 @@ export class DynamoConversationStore implements ConversationStore {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': pk, ':prefix': CONVERSATION_MESSAGE_PREFIX },
-        Limit: limit,
+        // One more than the page: a page that ends the listing says so (no cursor to an empty page).
+        Limit: limit + 1,
         // A message just sent is on the page (it is read after the client's own POST).
         ConsistentRead: true,
         ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
       }),
     );
-    const items = (Items ?? []).map((item) => parseItem(MessageItem, item));
+    const { page, last: next } = pageOf(Items ?? [], limit, LastEvaluatedKey, 'sk');
+    const items = page.map((item) => parseItem(MessageItem, item));
     // A page ends early, its cursor after the last message it holds, before its messages pass what
     // one answer may hold: DynamoDB's 1 MB query page bounds what is stored, but text that JSON
     // escapes grows up to sevenfold in the answer (a control character: `\\u0001` in the result).
@@ -134,8 +150,7 @@ export class DynamoConversationStore implements ConversationStore {
         return { items: items.slice(0, index), next: conversationMessageKey(workspaceId, prospectId, last.sentAt, last.ref).sk };
       }
     }
-    const last = LastEvaluatedKey?.sk;
-    return { items, ...(typeof last === 'string' ? { next: last } : {}) };
+    return { items, ...(next !== undefined ? { next } : {}) };
   }
 
   async latestOn(workspaceId: number, prospectId: number, channel: MessageChannel, sentByLead?: boolean): Promise<ConversationMessage | undefined> {

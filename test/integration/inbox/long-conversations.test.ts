@@ -61,6 +61,27 @@ describe('a conversation of long replies', () => {
     expect(seen.flat()).toEqual(Array.from({ length: 40 }, (_, n) => `reply-${String(n).padStart(2, '0')}`));
   });
 
+  it('ends with a page that holds the last message exactly: no cursor to an empty page', async () => {
+    const conversations = new DynamoConversationStore(stack.db, stack.tableName);
+    // 40 messages, 8 a page (well under what one answer holds): five pages, the fifth with no cursor.
+    const pages: { refs: string[]; next: string | undefined }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await conversations.messages(alice.workspaceId, prospectId, 8, cursor);
+      pages.push({ refs: page.items.map((message) => message.ref), next: page.next });
+      cursor = page.next;
+    } while (cursor !== undefined && pages.length < 10);
+    expect(pages.map((page) => [page.refs.length, page.next?.split('#').at(-1)])).toEqual([
+      [8, 'reply-07'],
+      [8, 'reply-15'],
+      [8, 'reply-23'],
+      [8, 'reply-31'],
+      [8, undefined],
+    ]);
+    // The workspace's list of conversations: one, on a page of one, with nothing after it.
+    expect(await conversations.list(alice.workspaceId, 1)).toEqual({ items: [expect.objectContaining({ prospectId })] });
+  });
+
   it('refuses a cursor of another conversation: 400, not a skip to its position there', async () => {
     const list = await createList(stack, alice, 'Another talker');
     const other = (await importLeads(stack, alice, list.id, { leads: [person(2)] })).leads[0]?.id as number;
