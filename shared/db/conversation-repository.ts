@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { type ConversationMessage, type ConversationPage, type ConversationStore, type ConversationSummary, type MessageChannel, summaryText } from '../domain/inbox/conversations';
 import { MAX_ANSWER_VIEW_BYTES, resultBytesOf } from '../domain/answer-budget';
 import { isConditionFailed } from './client';
+import { pageOf } from './query-pages';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
 import { CONVERSATION_MESSAGE_PREFIX, conversationKey, conversationMessageKey, conversationsByRecency } from './keys';
 
@@ -47,20 +48,6 @@ const SummaryItem = itemSchema(
 );
 
 export const CONVERSATION_CURSOR = /^(MSG#[0-9T:.Z-]{20,30}#[^\s]{1,300}|[0-9T:.Z-]{20,30}#\d{16})$/;
-
-/**
- * A page of `limit` from a Query asked for `limit + 1`, and the sort key to go on after it: its
- * last item's when there was one more, else where DynamoDB stopped (its 1 MB), else none. Before
- * 2026-11-29 a page that ended the listing exactly gave a cursor to an empty page (a probe).
- */
-function pageOf(items: Record<string, unknown>[], limit: number, stoppedAt: Record<string, unknown> | undefined, sortKey: string) {
-  if (items.length > limit) {
-    const page = items.slice(0, limit);
-    return { page, last: String(page[limit - 1]?.[sortKey]) };
-  }
-  const stopped = stoppedAt?.[sortKey];
-  return { page: items, last: typeof stopped === 'string' ? stopped : undefined };
-}
 
 export class DynamoConversationStore implements ConversationStore {
   constructor(

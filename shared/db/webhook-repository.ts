@@ -14,6 +14,7 @@ import type { WebhookSettings } from '../domain/webhooks/webhook';
 import { validationError } from '../domain/errors';
 import type { SecretBox } from '../security/secret-box';
 import { isConditionFailed, queryAll } from './client';
+import { pageOf } from './query-pages';
 import { everyValueOf, intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
 import { WEBHOOK_ATTEMPT_PREFIX, membershipByWorkspace, membershipKey, webhookAttemptKey, webhookDeliveryKey, webhookSettingsKey } from './keys';
 import { TABLE } from './table-schema';
@@ -378,13 +379,14 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
         // The attempt of a test send made a moment before is in the log.
         ConsistentRead: true,
         ScanIndexForward: false,
-        Limit: page.limit,
+        // One more than the page: a page that ends the log says so (no cursor to an empty page).
+        Limit: page.limit + 1,
         ...(startSk ? { ExclusiveStartKey: { pk: prefixKey.pk, sk: startSk } } : {}),
       }),
     );
-    const items = (result.Items ?? []).map((item) => parseItem(WebhookAttemptItem, item));
-    const last = result.LastEvaluatedKey?.sk;
-    return typeof last === 'string' ? { items, next: encodeAttemptCursor(last) } : { items };
+    const { page: found, last } = pageOf(result.Items ?? [], page.limit, result.LastEvaluatedKey, 'sk');
+    const items = found.map((item) => parseItem(WebhookAttemptItem, item));
+    return last !== undefined ? { items, next: encodeAttemptCursor(last) } : { items };
   }
 }
 

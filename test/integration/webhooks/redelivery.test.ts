@@ -159,6 +159,13 @@ describe('a failed webhook delivery sent again on request', () => {
     const logged = page.body.deliveries.map((line) => line.event_id).filter((id) => id.startsWith('evt_logged_') || id.startsWith('evt_given_up_'));
     // Newest first: the redelivery's attempt, then the lines of 13, 15, 29 and 30 days (less a minute) ago.
     expect(logged).toEqual(['evt_given_up_13_days_ago', 'evt_given_up_13_days_ago', 'evt_given_up_15_days_ago', 'evt_logged_29_days_ago', 'evt_logged_30_days_ago_less_a_minute']);
+    // A page that ends the log exactly, at its limit, has no cursor (one to an empty page before 2026-11-29).
+    const lines = page.body.deliveries.length;
+    expect(lines).toBeLessThan(100);
+    const exact = await stack.call<{ deliveries: Attempt[]; next_cursor: string | null }>('GET', `/user/webhook/deliveries/?limit=${lines}`, { token: alice.token });
+    expect([exact.body.deliveries.length, exact.body.next_cursor]).toEqual([lines, null]);
+    const short = await stack.call<{ deliveries: Attempt[]; next_cursor: string | null }>('GET', `/user/webhook/deliveries/?limit=${lines - 1}`, { token: alice.token });
+    expect(short.body.next_cursor).toEqual(expect.any(String));
     // A cursor left at a line that has passed its 30 days since is the end of the log, not an error.
     const stale = encodeAttemptCursor(webhookAttemptKey(alice.userId, daysAgo(31), 'evt_logged_31_days_ago', 1).sk);
     const after = await stack.call('GET', `/user/webhook/deliveries/?cursor=${stale}`, { token: alice.token });
