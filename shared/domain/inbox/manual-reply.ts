@@ -69,6 +69,9 @@ export interface ManualReplyDeps {
 /** An email body: HTML as written, or plain text (escaped) with its line breaks kept. */
 const emailHtml = (message: string) => emailHtmlBody(message);
 
+/** Whether a message's text shows anything: control and invisible format characters alone (`\u0000`, a zero-width space) do not (201 before 2026-11-29). */
+const readable = (text: string): boolean => text.replace(/[\p{Cc}\p{Cf}\s]/gu, '') !== '';
+
 const replySubject = (subject: string) => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
 
 const newest = (a: ConversationMessage | undefined, b: ConversationMessage | undefined) => (!a ? b : !b ? a : a.sentAt >= b.sentAt ? a : b);
@@ -181,7 +184,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
         // message's `<https://...>` or `2<3` kept, as sent).
         const htmlBody = emailHtml(input.message.trim());
         const text = textOfHtml(htmlBody);
-        if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
+        if (!readable(text)) throw validationError(REPLY_ERRORS.emptyMessage);
         // One line: a line break in a subject is a header of its own to a mail program (`\r\nBcc: ...`).
         const subject = stripControls(input.subjectLine ?? '').trim() || (lastEmail?.subject ? replySubject(stripControls(lastEmail.subject).trim()) : '');
         if (!subject) throw validationError(REPLY_ERRORS.noSubject);
@@ -215,7 +218,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
       }
 
       const text = textOfHtml(input.message);
-      if (!text) throw validationError(REPLY_ERRORS.emptyMessage);
+      if (!readable(text)) throw validationError(REPLY_ERRORS.emptyMessage);
       const account = accountFor(accounts, 'NETWORK', given, lastNetwork);
       const chatId = lastNetwork?.chatId && lastNetwork.senderAccountId === account.id ? lastNetwork.chatId : null;
       const identifier = prospect.networkProfileUrl ? networkIdentifier(prospect.networkProfileUrl) : undefined;

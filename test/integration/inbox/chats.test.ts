@@ -353,8 +353,10 @@ describe('chats', () => {
     const [id] = (await importLeads(world.stack, world.ws, list.id, { leads: [person(800, { network_profile_url: 'https://www.linkedin.com/in/apart-one' })] })).leads.map(
       (lead) => lead.id,
     ) as [number];
-    const empty = await send(id, { message: '<p> </p>' });
-    expect([empty.status, empty.body]).toEqual([400, { error: 'message is required' }]);
+    for (const message of ['<p> </p>', '\u0000', '\u200b', '<p>&#8203;</p>']) {
+      const empty = await send(id, { message });
+      expect([empty.status, empty.body], JSON.stringify(message)).toEqual([400, { error: 'message is required' }]);
+    }
     const bobAccount = await world.stack.provider.control.createAccount({ id: 'sbx-network-bob', type: 'LINKEDIN', name: 'Bob network' });
     const registered = await world.stack.call<{ account: { id: number } }>('POST', '/public/accounts/', { apiKey: bob.key, body: { provider_account_id: bobAccount.id } });
     expect(registered.status, registered.text).toBe(201);
