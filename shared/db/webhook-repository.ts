@@ -29,7 +29,9 @@ const FAILED_DELIVERY_TTL_SECONDS = 14 * 86_400;
 /** The delivery log keeps 30 days. */
 const ATTEMPT_TTL_SECONDS = 30 * 86_400;
 
-const ttlFrom = (iso: string, seconds: number) => Math.floor(Date.parse(iso) / 1000) + seconds;
+/** An ISO time as DynamoDB's TTL counts it: epoch seconds. */
+const epochSeconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
+const ttlFrom = (iso: string, seconds: number) => epochSeconds(iso) + seconds;
 
 /** A settings item as stored: the secrets still sealed. No URL and no previous secret are null or absent. */
 export const WebhookSettingsItem = itemSchema(
@@ -165,7 +167,7 @@ export const WebhookDeliveryItem = itemSchema(
  * DynamoDB Local never), so readers leave them out themselves. Before 2026-11-29 a delivery
  * given up on 20 days earlier could be sent again, and the log showed lines 52 days old.
  */
-const expiredAt = (ttl: number | undefined, now: string): boolean => ttl !== undefined && ttl <= Math.floor(Date.parse(now) / 1000);
+const expiredAt = (ttl: number | undefined, now: string): boolean => ttl !== undefined && ttl <= epochSeconds(now);
 
 /** What a reopen finds of a delivery it cannot reopen, or the message it could. */
 function reopenable(item: { status: DeliveryStatus; message?: string | undefined; ttl?: number | undefined } | undefined, now: string): ReopenResult {
@@ -324,7 +326,7 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
             ':failed': 'FAILED',
             ':zero': 0,
             ':now': input.now,
-            ':nowSeconds': Math.floor(Date.parse(input.now) / 1000),
+            ':nowSeconds': epochSeconds(input.now),
             ':ttl': ttlFrom(input.now, DELIVERY_TTL_SECONDS),
           },
           ReturnValues: 'ALL_OLD',
