@@ -9,14 +9,12 @@ import {
 import * as v from 'valibot';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryStatus } from '../domain/webhooks/delivery';
 import type { DeliveryMessage } from '../domain/webhooks/events';
-import type { DeliveryClaim, MembershipCheck, ReopenResult, WebhookDeliveryRepository, WebhookSettingsRepository, WorkspaceMembers } from '../domain/webhooks/ports';
-import type { WebhookSettings } from '../domain/webhooks/webhook';
+import type { DeliveryClaim, ReopenResult, WebhookDeliveryRepository } from '../domain/webhooks/ports';
 import { validationError } from '../domain/errors';
-import type { SecretBox } from '../security/secret-box';
-import { isConditionFailed, queryAll } from './client';
+import { isConditionFailed } from './client';
 import { pageOf } from './query-pages';
 import { everyValueOf, intAttribute, itemSchema, nullableString, parseItem } from './item-schema';
-import { WEBHOOK_ATTEMPT_PREFIX, membershipByWorkspace, membershipKey, webhookAttemptKey, webhookDeliveryKey, webhookSettingsKey } from './keys';
+import { WEBHOOK_ATTEMPT_PREFIX, webhookAttemptKey, webhookDeliveryKey } from './keys';
 import { TABLE } from './table-schema';
 
 /** Delivery records outlive the longest retry window (about 36 h) with room to spare. */
@@ -32,86 +30,6 @@ const ATTEMPT_TTL_SECONDS = 30 * 86_400;
 /** An ISO time as DynamoDB's TTL counts it: epoch seconds. */
 const epochSeconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
 const ttlFrom = (iso: string, seconds: number) => epochSeconds(iso) + seconds;
-
-/** A settings item as stored: the secrets still sealed. No URL and no previous secret are null or absent. */
-export const WebhookSettingsItem = itemSchema(
-  'WebhookSettings',
-  v.object({
-    url: nullableString,
-    sealedSecret: v.string(),
-    secretCreatedAt: v.string(),
-    sealedPreviousSecret: nullableString,
-    previousSecretValidUntil: nullableString,
-    sealedOlderSecrets: v.optional(v.array(v.object({ sealed: v.string(), validUntil: v.string() }))),
-    createdAt: v.string(),
-    updatedAt: v.string(),
-    secretUnseen: v.optional(v.boolean()),
-  }),
-);
-
-/** Webhook settings; the signing secrets are stored sealed (see shared/security/secret-box.ts). */
-export class DynamoWebhookSettingsRepository implements WebhookSettingsRepository {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly box: SecretBox,
-  ) {}
-
-  async get(userId: number): Promise<WebhookSettings | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: webhookSettingsKey(userId), ConsistentRead: true }),
-    );
-    if (!Item) return undefined;
-    const item = parseItem(WebhookSettingsItem, Item);
-    return {
-      userId,
-      url: item.url,
-      secret: this.box.open(item.sealedSecret),
-      secretCreatedAt: item.secretCreatedAt,
-      previousSecret: item.sealedPreviousSecret === null ? null : this.box.open(item.sealedPreviousSecret),
-      previousSecretValidUntil: item.previousSecretValidUntil,
-      ...(item.sealedOlderSecrets?.length
-        ? { olderSecrets: item.sealedOlderSecrets.map((older) => ({ secret: this.box.open(older.sealed), validUntil: older.validUntil })) }
-        : {}),
-      createdAt: item.createdAt,
-      updatedAt: item.updatedAt,
-      ...(item.secretUnseen ? { secretUnseen: true } : {}),
-    };
-  }
-
-  async save(settings: WebhookSettings, expectedUpdatedAt: string | null): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...webhookSettingsKey(settings.userId),
-            entityType: 'WebhookSettings',
-            userId: settings.userId,
-            url: settings.url,
-            sealedSecret: this.box.seal(settings.secret),
-            secretCreatedAt: settings.secretCreatedAt,
-            sealedPreviousSecret: settings.previousSecret === null ? undefined : this.box.seal(settings.previousSecret),
-            previousSecretValidUntil: settings.previousSecretValidUntil ?? undefined,
-            sealedOlderSecrets: settings.olderSecrets?.length
-              ? settings.olderSecrets.map((older) => ({ sealed: this.box.seal(older.secret), validUntil: older.validUntil }))
-              : undefined,
-            createdAt: settings.createdAt,
-            updatedAt: settings.updatedAt,
-            ...(settings.secretUnseen ? { secretUnseen: true } : {}),
-          },
-          ...(expectedUpdatedAt === null
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : { ConditionExpression: 'updatedAt = :expected', ExpressionAttributeValues: { ':expected': expectedUpdatedAt } }),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
-  }
-}
 
 const attemptItem = (attempt: DeliveryAttempt) => ({
   ...webhookAttemptKey(attempt.userId, attempt.at, attempt.eventId, attempt.attempt),
@@ -389,36 +307,5 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const { page: found, last } = pageOf(result.Items ?? [], page.limit, result.LastEvaluatedKey, 'sk');
     const items = found.map((item) => parseItem(WebhookAttemptItem, item));
     return last !== undefined ? { items, next: encodeAttemptCursor(last) } : { items };
-  }
-}
-
-/** What the fan-out reads of a membership. */
-export const WorkspaceMemberItem = itemSchema('Membership', v.object({ userId: intAttribute }));
-
-/** The users of a workspace, by the membership index (GSI1); one user's membership, strongly. */
-export class DynamoWorkspaceMembers implements WorkspaceMembers, MembershipCheck {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
-  async listUserIds(workspaceId: number): Promise<number[]> {
-    const items = await queryAll(this.db, {
-      TableName: this.tableName,
-      IndexName: TABLE.gsi1.name,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
-      ExpressionAttributeValues: { ':pk': membershipByWorkspace(workspaceId, 0).gsi1pk },
-      // The keys too, so that a malformed membership can be named.
-      ProjectionExpression: 'pk, sk, userId',
-    });
-    return items.map((item) => parseItem(WorkspaceMemberItem, item).userId);
-  }
-
-  async isMember(userId: number, workspaceId: number): Promise<boolean> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: membershipKey(userId, workspaceId), ConsistentRead: true, ProjectionExpression: 'pk' }),
-    );
-    return Item !== undefined;
   }
 }

@@ -1,6 +1,8 @@
 import type { PROVIDER_SETTINGS, SettingsOf, WEBHOOK_SETTINGS } from '../config/settings';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
-import { DynamoWebhookDeliveryRepository, DynamoWebhookSettingsRepository, DynamoWorkspaceMembers } from '../db/webhook-repository';
+import { DynamoWebhookDeliveryRepository } from '../db/webhook-repository';
+import { DynamoWebhookSettingsRepository } from '../db/webhook-settings-repository';
+import { DynamoWorkspaceMembers } from '../db/workspace-members';
 import { type SenderAccountServiceDeps, createSenderAccountService } from '../domain/sender-accounts/sender-account-service';
 import { CachedMxResolver, DnsMxResolver, SandboxMxResolver } from '../providers/mx-resolver';
 import { UnipileProvider } from '../providers/unipile-provider';

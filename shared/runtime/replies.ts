@@ -9,7 +9,7 @@ import { DynamoLeadRepository } from '../db/lead-repository';
 import { DynamoOutcomeLog } from '../db/outcome-log';
 import { DynamoOutreachActions } from '../db/outreach-actions';
 import { DynamoSenderAccountRepository } from '../db/sender-account-repository';
-import { DynamoWorkspaceMembers } from '../db/webhook-repository';
+import { DynamoWorkspaceMembers } from '../db/workspace-members';
 import { createInboundRouter } from '../domain/inbox/inbound-router';
 import { createEventPublisher } from '../domain/webhooks/event-publisher';
 import { SqsDeliveryQueue, makeSqsClient } from '../messaging/sqs';

@@ -1,4 +1,4 @@
-import { DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
+import { DynamoWorkspaceMembers } from '../../../shared/db/workspace-members';
 import { type EventPublisher, createEventPublisher } from '../../../shared/domain/webhooks/event-publisher';
 import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
 import { systemClock } from '../../../shared/time/clock';

@@ -2,7 +2,7 @@ import { systemClock } from '../../../shared/time/clock';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
+import { DynamoWorkspaceMembers } from '../../../shared/db/workspace-members';
 import { type EventPublisher, createEventPublisher } from '../../../shared/domain/webhooks/event-publisher';
 import { type IncomingMessageData, sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
 import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';

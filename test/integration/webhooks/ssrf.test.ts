@@ -2,7 +2,7 @@ import type { IncomingMessageData } from '../../../shared/domain/webhooks/events
 import { systemClock } from '../../../shared/time/clock';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoWorkspaceMembers } from '../../../shared/db/webhook-repository';
+import { DynamoWorkspaceMembers } from '../../../shared/db/workspace-members';
 import { createEventPublisher } from '../../../shared/domain/webhooks/event-publisher';
 import { sampleIncomingMessage } from '../../../shared/domain/webhooks/events';
 import { SqsDeliveryQueue } from '../../../shared/messaging/sqs';
