@@ -4,7 +4,8 @@ import { prospectMember } from '../leads/list-query';
 import { isEmail, isPhoneNumber, normalizeEmail } from '../leads/normalize';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
-import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type Pause, type ProspectResult, fieldOf, findFor, holdsValidValue, refundOf, refunded } from './enrichment';
+import { inParallel } from '../in-parallel';
+import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type Pause, type ProspectResult, fieldOf, findFor, hasValue, markOn, refundOf, refunded, takenByAnother } from './enrichment';
 import type { ChunkRef, CompletionNotifier, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from './ports';
 
 export interface ProcessorDeps {
@@ -39,36 +40,6 @@ interface SearchTime {
  * of its own, with its list digest read and written (docs/enrichment.md, "Costs").
  */
 const GROUP_CHUNKS = 5;
-
-async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
-/** A prospect holding a valid value of the job's field (phone text that is no number, "n/a", is none). */
-const hasValue = (prospect: Prospect, type: EnrichmentType) =>
-  holdsValidValue(fieldOf(type), fieldOf(type) === 'email' ? prospect.email : prospect.phoneNumber);
-
-/** The mark a job of this type leaves (MARK_ATTRIBUTE): email jobs on `emailEnrichment`, phone jobs on `phoneEnrichment`. */
-const markOn = (prospect: Prospect, type: EnrichmentType): EnrichmentMark | undefined => prospect[MARK_ATTRIBUTE[fieldOf(type)]];
-
-/**
- * Whether another job has the prospect: it searched the same field after this job started (the two
- * ran at once, and that one charged for it), or it holds it with a claim of the layout before
- * 2026-11-26 (which held it whatever the field).
- */
-const takenByAnother = (prospect: Prospect, job: EnrichmentJob) => {
-  const mark = markOn(prospect, job.type);
-  return (prospect.enrichJob !== undefined && prospect.enrichJob !== job.id) || (mark !== undefined && mark.job !== job.id && mark.at >= job.createdAt);
-};
 
 /**
  * Completes a job whose chunks are all done: its completion event is queued first (its id is the
