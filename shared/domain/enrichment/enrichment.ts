@@ -2,8 +2,7 @@
  * Enrichment: finding the email or phone of a list's prospects through providers, paid for with
  * credits up front and refunded by policy (docs/enrichment.md).
  */
-import type { EnrichmentMark, Prospect } from '../leads/lead';
-import type { EnrichmentJob } from './ports';
+import type { Prospect } from '../leads/lead';
 import { isPhoneNumber } from '../leads/normalize';
 
 export const ENRICHMENT_TYPES = ['FIND_EMAIL', 'FIND_EMAIL_WATERFALL', 'FIND_PHONE'] as const;
@@ -190,20 +189,3 @@ export async function findFor(
   if (answered) return { outcome: { kind: 'not_found' } };
   return { outcome: lastError ?? { kind: 'error', message: 'no provider configured' } };
 }
-
-/** A prospect holding a valid value of the job's field (phone text that is no number, "n/a", is none). */
-export const hasValue = (prospect: Prospect, type: EnrichmentType) =>
-  holdsValidValue(fieldOf(type), fieldOf(type) === 'email' ? prospect.email : prospect.phoneNumber);
-
-/** The mark a job of this type leaves (MARK_ATTRIBUTE): email jobs on `emailEnrichment`, phone jobs on `phoneEnrichment`. */
-export const markOn = (prospect: Prospect, type: EnrichmentType): EnrichmentMark | undefined => prospect[MARK_ATTRIBUTE[fieldOf(type)]];
-
-/**
- * Whether another job has the prospect: it searched the same field after this job started (the two
- * ran at once, and that one charged for it), or it holds it with a claim of the layout before
- * 2026-11-26 (which held it whatever the field).
- */
-export const takenByAnother = (prospect: Prospect, job: EnrichmentJob) => {
-  const mark = markOn(prospect, job.type);
-  return (prospect.enrichJob !== undefined && prospect.enrichJob !== job.id) || (mark !== undefined && mark.job !== job.id && mark.at >= job.createdAt);
-};

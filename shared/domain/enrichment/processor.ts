@@ -5,7 +5,8 @@ import { isEmail, isPhoneNumber, normalizeEmail } from '../leads/normalize';
 import type { LeadChange, LeadRepository } from '../leads/ports';
 import type { Clock, IdGenerator } from '../ports';
 import { inParallel } from '../in-parallel';
-import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type Pause, type ProspectResult, fieldOf, findFor, hasValue, markOn, refundOf, refunded, takenByAnother } from './enrichment';
+import { type EnrichmentType, type FinderOutcome, type Finders, MARK_ATTRIBUTE, type MayCall, OUT_OF_TIME, type Pause, type ProspectResult, fieldOf, findFor, refundOf, refunded } from './enrichment';
+import { hasValue, markOn, takenByAnother } from './prospect-marks';
 import type { ChunkRef, CompletionNotifier, EnrichmentChunk, EnrichmentJob, EnrichmentRepository, JobCounts, ResolvedChunk } from './ports';
 
 export interface ProcessorDeps {
