@@ -45,9 +45,9 @@ const SentEmailItem = itemSchema(
   v.object({
     trackingId: v.string(),
     workspaceId: intAttribute,
-    campaignId: intAttribute,
+    campaignId: v.optional(intAttribute),
     prospectId: intAttribute,
-    nodeId: intAttribute,
+    nodeId: v.optional(intAttribute),
     accountId: intAttribute,
     at: v.string(),
     messageId: v.nullable(v.string()),

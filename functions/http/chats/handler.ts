@@ -3,6 +3,7 @@ import { DynamoEnrichmentRepository } from '../../../shared/db/enrichment-reposi
 import { DynamoInboundLinks } from '../../../shared/db/inbound-links';
 import { CONVERSATION_MESSAGE_PREFIX } from '../../../shared/db/keys';
 import { DynamoLeadRepository } from '../../../shared/db/lead-repository';
+import { DynamoOutcomeLog } from '../../../shared/db/outcome-log';
 import { DynamoSenderAccountRepository } from '../../../shared/db/sender-account-repository';
 import { createInboxService } from '../../../shared/domain/inbox/inbox-service';
 import { createManualReplies } from '../../../shared/domain/inbox/manual-reply';
@@ -40,6 +41,7 @@ export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDe
     provider: providerFrom(config),
     links: new DynamoInboundLinks(db, tableName),
     suppressions: suppressionsFrom(table, deps.clock),
+    sentEmails: new DynamoOutcomeLog(db, tableName, deps.clock),
     // What the request has left after a profile read and the send (each bounded by the provider
     // timeout), less time for its writes and the answer.
     lookBudgetMs: Math.max(1_000, CHATS_TIMEOUT_SECONDS * 1000 - 2 * config.providerTimeoutMs - LOOK_RESERVE_MS),

@@ -182,13 +182,18 @@ export interface ActionOutcome {
   messageId?: string;
 }
 
-/** An email sent, under the provider's tracking id; `messageId` is the one the provider's `mail_sent` webhook linked to it, when read by it. */
+/**
+ * An email sent, under the provider's tracking id; `messageId` is the one the provider's `mail_sent`
+ * webhook linked to it, when read by it. The engine's carry their campaign and step; a manual email
+ * from the inbox (recorded since 2026-11-29, so that a reply or bounce in its thread finds its
+ * prospect) has neither.
+ */
 export interface SentEmail {
   trackingId: string;
   workspaceId: number;
-  campaignId: number;
+  campaignId?: number;
   prospectId: number;
-  nodeId: number;
+  nodeId?: number;
   accountId: number;
   at: string;
   messageId: string | null;

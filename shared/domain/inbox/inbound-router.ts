@@ -98,7 +98,12 @@ export interface InboundRouterDeps {
   leads: Pick<LeadRepository, 'findIdentities' | 'getProspects' | 'getCompanies'>;
   messages: InboundMessageRepository;
   links: InboundLinks;
-  sentEmails: { findByMessageId(messageId: string): Promise<{ workspaceId: number; prospectId: number; campaignId: number; nodeId: number; at: string; variant?: 'A' | 'B'; to?: string } | undefined> };
+  /** The emails we sent, by Message-ID: the engine's (with their campaign and step) and manual ones from the inbox (without). */
+  sentEmails: {
+    findByMessageId(
+      messageId: string,
+    ): Promise<{ workspaceId: number; prospectId: number; campaignId?: number | undefined; nodeId?: number | undefined; at: string; variant?: 'A' | 'B' | undefined; to?: string | undefined } | undefined>;
+  };
   stops: Pick<SequenceStops, 'stop'>;
   events: Pick<CampaignEvents, 'record'>;
   campaigns: Pick<CampaignRepository, 'get'>;
@@ -316,18 +321,18 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         if (sentEmail?.workspaceId === account.workspaceId) break;
         sentEmail = undefined;
       }
-      // Its send time only with its variant: an email recorded before 2026-11-28 carries neither
-      // (the reply is then attributed as before: to the prospect's last step).
-      const answers: (AnsweredStep & { prospectId: number }) | undefined = sentEmail && {
-        campaignId: sentEmail.campaignId,
-        nodeId: sentEmail.nodeId,
-        prospectId: sentEmail.prospectId,
-        ...(sentEmail.variant ? { variant: sentEmail.variant, sentAt: sentEmail.at } : {}),
-      };
+      // The step it answers, for an email of the engine's (a manual one from the inbox answers none:
+      // it counts where the prospect is, as one matched by its address). Its send time only with its
+      // variant: an email recorded before 2026-11-28 carries neither (the reply is then attributed as
+      // before: to the prospect's last step).
+      const answers: AnsweredStep | undefined =
+        sentEmail?.campaignId !== undefined && sentEmail.nodeId !== undefined
+          ? { campaignId: sentEmail.campaignId, nodeId: sentEmail.nodeId, ...(sentEmail.variant ? { variant: sentEmail.variant, sentAt: sentEmail.at } : {}) }
+          : undefined;
       // A bounce comes from the mail system, not the prospect: only the thread tells whose it is.
       const identities = kind === 'bounce' || !email.from.includes('@') ? [] : [`email:${normalizeEmail(email.from)}`];
-      const prospect = answers
-        ? (await deps.leads.getProspects([answers.prospectId])).find((found) => found.workspaceId === account.workspaceId)
+      const prospect = sentEmail
+        ? (await deps.leads.getProspects([sentEmail.prospectId])).find((found) => found.workspaceId === account.workspaceId)
         : (await prospectBy(account.workspaceId, [], identities))?.prospect;
       if (!prospect) return { handled: false, reason: 'unknown_sender' };
       return received({

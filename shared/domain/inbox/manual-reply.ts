@@ -9,7 +9,8 @@ import { type ConversationMessage, type ConversationStore, type MessageChannel, 
 import { type InboundLinks, chatLink, foundMessageLink } from './inbound-router';
 import type { Suppressions } from '../suppressions/suppression-service';
 import { emailHtmlBody } from '../mail/email-html';
-import { isLostAnswer } from '../engine/provider-answers';
+import type { SentEmail } from '../engine/action';
+import { classifyFailure, isLostAnswer } from '../engine/provider-answers';
 import { lostAnswerLookSince } from '../engine/steps';
 import { stripControls } from '../validation';
 
@@ -37,6 +38,10 @@ export const REPLY_ERRORS = {
   noSubject: 'subject_line is required for a first email to a prospect',
   suppressed: "The prospect's email address is on this workspace's suppression list (unsubscribed or bounced); remove it there to write to it",
   providerFailed: 'The provider could not send the message',
+  /** Ends the 502's details of an email the provider refused as undeliverable. */
+  bounced: 'the address is now on the suppression list (HARD_BOUNCE)',
+  /** Ends the 502's details of an email whose answer was lost. */
+  emailMayHaveGoneOut: 'the email may have gone out (the provider gives no way to tell): a copy sent again may reach the prospect twice',
   /** Ends the 502's details of a network message whose answer was lost, looked for and not found. */
   notSeenYet: 'the chat does not show it yet (the provider may still carry it out): look at the chat before sending it again',
   /** Ends the 502's details of a network message whose answer was lost when the look could not tell. */
@@ -58,8 +63,13 @@ export interface ManualReplyDeps {
   accounts: Pick<SenderAccountRepository, 'listForWorkspace'>;
   provider: Pick<NetworkProvider, 'sendEmail' | 'sendMessage' | 'sendChatMessage' | 'getProfile' | 'findSentMessage'>;
   links: Pick<InboundLinks, 'put' | 'claim'>;
-  /** The workspace suppression list: a manual email checks it like every email the engine sends. */
-  suppressions: Pick<Suppressions, 'check'>;
+  /**
+   * The workspace suppression list: a manual email checks it like every email the engine sends, and
+   * an address the provider refuses as undeliverable goes on it (HARD_BOUNCE), as the engine's do.
+   */
+  suppressions: Pick<Suppressions, 'check' | 'add'>;
+  /** The record of an email sent, under its tracking id: a reply or bounce in its thread finds its prospect by it (inbound-router.ts). */
+  sentEmails: { recordEmail(email: SentEmail): Promise<void> };
   /** How long the look for a network message whose answer was lost may take: what the request has left after its provider calls. */
   lookBudgetMs: number;
   ids: IdGenerator;
@@ -71,6 +81,12 @@ const emailHtml = (message: string) => emailHtmlBody(message);
 
 /** Whether a message's text shows anything: control and invisible format characters alone (`\u0000`, a zero-width space) do not (201 before 2026-11-29). */
 const readable = (text: string): boolean => text.replace(/[\p{Cc}\p{Cf}\s]/gu, '') !== '';
+
+/** The provider's refusal of an email's recipient: a hard bounce at the send. */
+const refusedAsUndeliverable = (error: unknown): boolean => {
+  const failure = classifyFailure(error);
+  return failure.kind === 'prospect' && failure.bounce;
+};
 
 const replySubject = (subject: string) => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
 
@@ -89,17 +105,17 @@ export function createManualReplies(deps: ManualReplyDeps) {
     return chosen;
   }
 
-  /** A provider failure as the 502 the caller gets; `mayHaveGoneOut` says why it should look before sending again. */
-  function providerError(error: unknown, mayHaveGoneOut?: string): unknown {
+  /** A provider failure as the 502 the caller gets; `more` ends its details (why to look before sending again, what followed). */
+  function providerError(error: unknown, more?: string): unknown {
     if (!isProviderFailure(error)) return error;
-    return upstreamError(REPLY_ERRORS.providerFailed, `${describeProviderFailure(error)}${mayHaveGoneOut ? `; ${mayHaveGoneOut}` : ''}`);
+    return upstreamError(REPLY_ERRORS.providerFailed, `${describeProviderFailure(error)}${more ? `; ${more}` : ''}`);
   }
 
-  async function viaProvider<T>(send: () => Promise<T>, mayHaveGoneOut?: string): Promise<T> {
+  async function viaProvider<T>(send: () => Promise<T>): Promise<T> {
     try {
       return await send();
     } catch (error) {
-      throw providerError(error, mayHaveGoneOut && isLostAnswer(error) ? mayHaveGoneOut : undefined);
+      throw providerError(error);
     }
   }
 
@@ -193,16 +209,26 @@ export function createManualReplies(deps: ManualReplyDeps) {
         const theirs = await deps.conversations.latestOn(workspaceId, prospectId, 'EMAIL', true);
         const replyTo = theirs?.providerEmailId && theirs.senderAccountId === account.id ? theirs.providerEmailId : undefined;
         const name = `${prospect.firstName} ${prospect.lastName}`.trim();
-        const sent = await viaProvider(() =>
-          deps.provider.sendEmail({
+        const to = prospect.email;
+        let sent: { trackingId: string };
+        try {
+          sent = await deps.provider.sendEmail({
             accountId: account.providerAccountId,
-            to: { email: prospect.email as string, ...(name ? { name } : {}) },
+            to: { email: to, ...(name ? { name } : {}) },
             subject,
             htmlBody,
             ...(replyTo ? { replyTo } : {}),
-          }),
-          'the email may have gone out (the provider gives no way to tell): a copy sent again may reach the prospect twice',
-        );
+          });
+        } catch (error) {
+          // Refused as undeliverable: a hard bounce at the send, which suppresses the address as the
+          // engine's do (docs/engine.md, "Replies").
+          if (refusedAsUndeliverable(error)) {
+            await deps.suppressions.add(workspaceId, { emails: [to], reason: 'HARD_BOUNCE', prospectId });
+            throw providerError(error, REPLY_ERRORS.bounced);
+          }
+          throw providerError(error, isLostAnswer(error) ? REPLY_ERRORS.emailMayHaveGoneOut : undefined);
+        }
+        const sentAt = deps.clock.now().toISOString();
         const message: ConversationMessage = {
           ...base,
           ref: sent.trackingId,
@@ -211,9 +237,15 @@ export function createManualReplies(deps: ManualReplyDeps) {
           subject,
           senderAccountId: account.id,
           chatId: null,
-          sentAt: deps.clock.now().toISOString(),
+          sentAt,
         };
-        await deps.conversations.append(message);
+        // Recorded like the engine's emails (without a campaign or step): a reply from another
+        // address, or a bounce, in this email's thread is matched by it (before 2026-11-29 a bounce
+        // of a manual email was not matched at all, and its address was not suppressed).
+        await Promise.all([
+          deps.sentEmails.recordEmail({ trackingId: sent.trackingId, workspaceId, prospectId, accountId: account.id, at: sentAt, messageId: null, to }),
+          deps.conversations.append(message),
+        ]);
         return message;
       }
 
