@@ -23,10 +23,20 @@ export const CreateLeadListBody = closed({
 
 /** Ids as a JSON array, numeric strings or one comma-separated string; checked by `idList`. */
 const DOCUMENTED_IDS = { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: LIMITS.maxIdsPerRequest };
-export const LeadIdsBody = v.object({
-  prospect_ids: readLater(DOCUMENTED_IDS, 'The prospects, for a PEOPLE list (required there).'),
-  company_ids: readLater(DOCUMENTED_IDS, 'The companies, for a COMPANY list (required there).'),
-});
+/**
+ * The ids of an add-leads or delete-leads request; a field it does not know is a 400 naming it (a
+ * delete-leads with `dry_run: true` archived its prospects: probe, 2026-11-29).
+ */
+const leadIdsBody = (request: string) =>
+  closed(
+    {
+      prospect_ids: readLater(DOCUMENTED_IDS, 'The prospects, for a PEOPLE list (required there).'),
+      company_ids: readLater(DOCUMENTED_IDS, 'The companies, for a COMPANY list (required there).'),
+    },
+    unknownFieldOf(request),
+  );
+export const AddLeadsBody = leadIdsBody('an add-leads request');
+export const DeleteLeadsBody = leadIdsBody('a delete-leads request');
 
 export const ImportBody = documentedAs(
   // A misspelt field is named (`maping` was ignored, and every row then read without the mapping).
@@ -132,7 +142,7 @@ export const leadListRoutes = {
     path: '/public/lead-lists/{id}/add-leads',
     auth: 'apiKey',
     summary: "Adds existing prospects (or companies) of the workspace to the list; skipped ones say why.",
-    request: { path: listPath, body: LeadIdsBody },
+    request: { path: listPath, body: AddLeadsBody },
     responses: { 200: membershipAnswer('added') },
     errors: [404],
   }),
@@ -141,7 +151,7 @@ export const leadListRoutes = {
     path: '/public/lead-lists/{id}/delete-leads',
     auth: 'apiKey',
     summary: 'Archives prospects (they leave all their lists) or removes companies from the list.',
-    request: { path: listPath, body: LeadIdsBody },
+    request: { path: listPath, body: DeleteLeadsBody },
     responses: { 200: v.union([membershipAnswer('archived'), membershipAnswer('removed')]) },
     errors: [404],
   }),

@@ -142,6 +142,18 @@ describe('add-leads and delete-leads', () => {
     expect((await getList(stack, alice, list.id))?.total_prospects).toBe(0);
   });
 
+  it('refuses a field it does not know with a 400 naming it, and changes nothing (a delete-leads with dry_run archived)', async () => {
+    const list = await createList(stack, alice, 'Unknown fields');
+    const added = await add(alice, list.id, { prospect_ids: [prospects[0]] });
+    expect(added.status, added.text).toBe(200);
+    const dryRun = await remove(alice, list.id, { prospect_ids: [prospects[0]], dry_run: true });
+    expect([dryRun.status, dryRun.body]).toEqual([400, { error: 'dry_run is not a field of a delete-leads request (fields: prospect_ids, company_ids)' }]);
+    const misspelt = await add(alice, list.id, { prospect_ids: [prospects[1]], prospectIds: [prospects[2]] });
+    expect([misspelt.status, misspelt.body]).toEqual([400, { error: 'prospectIds is not a field of an add-leads request (fields: prospect_ids, company_ids)' }]);
+    expect((await prospectItem(prospects[0] as number))?.status).toBe('NEW');
+    expect((await leadsOf(stack, alice, list.id)).prospects?.map((p) => p.id)).toEqual([prospects[0]]);
+  });
+
   it('COMPANY lists take company_ids and refuse prospect_ids', async () => {
     const list = await createList(stack, alice, 'Accounts', 'COMPANY');
     const wrong = await add(alice, list.id, { prospect_ids: [prospects[0]] });
