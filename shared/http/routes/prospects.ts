@@ -12,7 +12,8 @@ const PAGE_SIZE_MESSAGE = `page_size must be an integer between 1 and ${LIMITS.m
  * misspelt `searchType` a PEOPLE one, each spending a directory search (probe, 2026-11-28).
  */
 export const SearchBody = closed({
-  search_type: v.optional(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
+  // null is the default, as when a list is created (docs/api.md; it was a 400 here before 2026-11-29).
+  search_type: v.nullish(v.picklist(SEARCH_TYPES, "search_type must be either 'PEOPLE' or 'COMPANY'"), 'PEOPLE'),
   source: v.optional(v.picklist(SEARCH_SOURCES, "source must be either 'DIRECTORY' or 'WORKSPACE'"), 'DIRECTORY'),
   page: v.optional(
     v.pipe(v.number('page must be a positive integer'), v.integer('page must be a positive integer'), v.minValue(1, 'page must be a positive integer')),

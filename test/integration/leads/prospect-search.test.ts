@@ -246,6 +246,9 @@ describe('prospect search', () => {
     expect(afterArchive.body.results.map((r) => r.first_name)).toEqual(['First1']);
     const companies = await search<CompanyView>(bob, { search_type: 'COMPANY', source: 'WORKSPACE' });
     expect(companies.body.results.map((c) => c.name)).toEqual(['Quokka Co']);
+    // null is the default (PEOPLE), as when a list is created (a 400 before 2026-11-29).
+    const byDefault = await search(bob, { search_type: null, source: 'WORKSPACE', filters: { job_title: 'quokka' } });
+    expect([byDefault.status, byDefault.body.search_type, byDefault.body.results.map((r) => r.first_name)]).toEqual([200, 'PEOPLE', ['First1']]);
   });
 
   it('keeps workspaces apart: the same directory person becomes a separate prospect in each workspace', async () => {
