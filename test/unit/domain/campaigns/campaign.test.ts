@@ -89,6 +89,11 @@ describe('canonicalTimezone', () => {
     ['America/Argentina/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
     ['Asia/Ho_Chi_Minh', 'Asia/Ho_Chi_Minh'],
     ['Pacific/Kanton', 'Pacific/Kanton'],
+    ['Pacific/Chuuk', 'Pacific/Chuuk'],
+    ['Pacific/Truk', 'Pacific/Chuuk'],
+    ['Pacific/Pohnpei', 'Pacific/Pohnpei'],
+    ['America/Atikokan', 'America/Atikokan'],
+    ['Africa/Asmara', 'Africa/Asmara'],
   ])('%s is %s', (sent, stored) => {
     expect(canonicalTimezone(sent)).toBe(stored);
   });
