@@ -83,6 +83,7 @@ export function mailAndWebhookRoutes(deps: MailAndWebhookRouteDeps): Route[] {
           kind: 'email',
           accountId: account.id,
           to: to.map((attendee) => attendee.identifier).join(','),
+          toNames: to.map((attendee) => attendee.display_name),
           subject,
           text: html,
           at,

@@ -193,6 +193,8 @@ export interface SentItem {
   accountId: string;
   /** Invitation: the invitee's provider id; chat: the attendees' ids; message: the chat id; email: the addresses. */
   to: string;
+  /** Email: the recipients' display names as sent (the address when none was). */
+  toNames?: string[];
   text: string;
   subject?: string;
   at: string;

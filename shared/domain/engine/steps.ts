@@ -2,6 +2,7 @@ import { hasValidEmail } from './conditions';
 import type { CampaignStep } from '../campaigns/nodes';
 import { publicIdOf } from '../inbox/inbound-message';
 import type { Prospect } from '../leads/lead';
+import { recipientName } from '../mail/email-html';
 import { type NetworkProvider, ProviderFailure, describeProviderFailure, isProviderFailure } from '../providers/provider';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import type { OutreachAction, SendKind } from './action';
@@ -135,7 +136,7 @@ export async function performStep(provider: NetworkProvider, input: StepInput): 
   const variant = rendered.variant;
   try {
     if (input.kind === 'EMAIL') {
-      const name = `${prospect.firstName} ${prospect.lastName}`.trim();
+      const name = recipientName(prospect);
       const { trackingId } = await provider.sendEmail({
         accountId: account.providerAccountId,
         to: { email: prospect.email as string, ...(name ? { name } : {}) },

@@ -8,7 +8,7 @@ import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-a
 import { type ConversationMessage, type ConversationStore, type MessageChannel, textOfHtml } from './conversations';
 import { type InboundLinks, chatLink, foundMessageLink } from './inbound-router';
 import type { Suppressions } from '../suppressions/suppression-service';
-import { emailHtmlBody } from '../mail/email-html';
+import { emailHtmlBody, recipientName } from '../mail/email-html';
 import type { SentEmail } from '../engine/action';
 import { classifyFailure, isLostAnswer } from '../engine/provider-answers';
 import { lostAnswerLookSince } from '../engine/steps';
@@ -208,7 +208,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
         // The provider threads a reply on an email the same mailbox holds: the prospect's last one to it.
         const theirs = await deps.conversations.latestOn(workspaceId, prospectId, 'EMAIL', true);
         const replyTo = theirs?.providerEmailId && theirs.senderAccountId === account.id ? theirs.providerEmailId : undefined;
-        const name = `${prospect.firstName} ${prospect.lastName}`.trim();
+        const name = recipientName(prospect);
         const to = prospect.email;
         let sent: { trackingId: string };
         try {

@@ -1,3 +1,13 @@
+import { stripControls } from '../validation';
+
+/**
+ * The recipient's display name of an email to a prospect: one line, as a subject is (a name
+ * imported as `"Eve\r\nBcc: ..."` would be a header of its own to a provider that wrote it into
+ * the To header as sent; a probe, 2026-11-29); empty when the prospect has no name.
+ */
+export const recipientName = (prospect: { firstName: string; lastName: string }): string =>
+  stripControls(`${prospect.firstName} ${prospect.lastName}`).replace(/ {2,}/g, ' ').trim();
+
 /** HTML escaping of text put into an email body. */
 export const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 

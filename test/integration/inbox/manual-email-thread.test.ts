@@ -73,6 +73,16 @@ describe('the thread of a manual email', () => {
     expect(await emailsWithSubject('MT two')).toEqual([]);
   });
 
+  it('gives the provider a recipient name on one line, for a campaign email and a manual one (a name imported with line breaks is no header of its own)', async () => {
+    const campaign = await campaignWith(world, 'Names on one line', [{ step_type: 'EMAIL', subject_line: 'NL one' }], { sending_window: EVERY_DAY_ALL_DAY });
+    const [prospect] = (await prospectsIn(world, campaign.id, [{ first_name: 'Eve\r\nBcc: attacker@evil.example', last_name: 'X\nCc:\tcc@evil.example', email: 'eve@one-line.example' }])) as [number];
+    await activate(world, campaign.id);
+    const names = async () => (await sandboxSent(world.stack)).filter((sent) => sent.to === 'eve@one-line.example').map((sent) => sent.toNames);
+    expect(await names()).toEqual([['Eve Bcc: attacker@evil.example X Cc: cc@evil.example']]);
+    await manualEmail(prospect, { message: 'By hand' });
+    expect(await names()).toEqual([['Eve Bcc: attacker@evil.example X Cc: cc@evil.example'], ['Eve Bcc: attacker@evil.example X Cc: cc@evil.example']]);
+  });
+
   it('an address the provider refuses for a manual email goes on the suppression list (HARD_BOUNCE), and the 502 says so', async () => {
     const campaign = await campaignWith(world, 'Manual refused', [{ step_type: 'EMAIL', subject_line: 'MR one', delay_in_hours: 48 }], { sending_window: EVERY_DAY_ALL_DAY });
     const [prospect] = (await prospectsIn(world, campaign.id, [{ email: 'mr@manual-refused.example' }])) as [number];

@@ -139,6 +139,7 @@ describe('sandbox provider: chats, messages and mail_sent', () => {
         kind: 'email',
         accountId: MAILBOX,
         to: 'pat@example.com',
+        toNames: ['Pat Doe'],
         subject: 'Quick question',
         text: '<p>Hi Pat,</p><p>Fish &amp; chips?</p>',
         at: NOW,
