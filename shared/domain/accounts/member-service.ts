@@ -19,7 +19,7 @@ export interface Member {
 
 /**
  * A workspace's members: its owner (who created it) links other existing users to it as
- * `MEMBER`s and unlinks them. Any member may list them. A workspace the caller is not linked to,
+ * `MEMBER`s and unlinks them; a member may unlink themselves (leave). Any member may list them. A workspace the caller is not linked to,
  * an id that names no workspace and a member's attempt to manage members all get the same 403,
  * so nothing tells whether a workspace exists.
  */
@@ -75,12 +75,16 @@ export function createMemberService(deps: MemberServiceDeps) {
      * is then 404, and the keys are revoked all the same.
      */
     async remove(callerId: number, workspaceId: number | undefined, userId: number | undefined): Promise<void> {
-      const owner = await linkOf(callerId, workspaceId, 'owner');
+      // A member may leave: an owner links any user without asking them, who would otherwise stay
+      // linked (its data in their ALL views, its replies at their webhook) until the owner unlinks
+      // them (a probe, 2026-11-29). Unlinking anyone else takes the owner.
+      const leaving = userId !== undefined && userId === callerId;
+      const link = await linkOf(callerId, workspaceId, leaving ? 'member' : 'owner');
       if (userId === undefined) throw notFound('Member not found');
-      const target = await deps.accounts.getMembership(userId, owner.workspaceId);
+      const target = leaving ? link : await deps.accounts.getMembership(userId, link.workspaceId);
       if (target?.role === 'OWNER') throw conflict('The workspace owner cannot be removed');
-      const removed = target ? await deps.accounts.removeMember(userId, owner.workspaceId) : false;
-      await deps.keys.revokeInWorkspace(userId, owner.workspaceId);
+      const removed = target ? await deps.accounts.removeMember(userId, link.workspaceId) : false;
+      await deps.keys.revokeInWorkspace(userId, link.workspaceId);
       if (!removed) throw notFound('Member not found');
     },
   };

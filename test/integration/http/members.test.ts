@@ -133,11 +133,15 @@ describe('workspace members over HTTP', () => {
     const byMember = await addMember(bob, alice.workspaceId, dave.email);
     expect(byMember.status).toBe(403);
     expect(byMember.body).toEqual(ACCESS_DENIED);
-    for (const target of [alice.userId, bob.userId]) {
+    // Another member or the owner: only the owner removes others (a member may remove only themselves, below).
+    const carol = await signUp(stack);
+    expect((await addMember(alice, alice.workspaceId, carol.email)).status).toBe(201);
+    for (const target of [alice.userId, carol.userId]) {
       const removal = await removeMember({ token: bob.token }, alice.workspaceId, target);
       expect(removal.status).toBe(403);
       expect(removal.body).toEqual(ACCESS_DENIED);
     }
+    expect((await removeMember({ token: alice.token }, alice.workspaceId, carol.userId)).status).toBe(200);
 
     // Not linked at all, a workspace that does not exist, and text that cannot be an id.
     for (const workspaceId of [alice.workspaceId, 987_654_321_012, 'abc']) {
@@ -157,6 +161,30 @@ describe('workspace members over HTTP', () => {
     // Nothing changed.
     const members = await listMembers({ token: alice.token }, alice.workspaceId);
     expect(members.body.members.map((member) => member.user_id)).toEqual([alice.userId, bob.userId]);
+  });
+
+  it('lets a member leave a workspace they were linked to (unasked): their key for it is revoked, their own workspace untouched; the owner cannot leave', async () => {
+    const { alice, bob } = await ownerWithMember();
+    const bobsKeyThere = await stack.call<{ key: string }>('POST', '/api-keys/', { token: bob.token, body: { name: 'in Alice’s' } });
+    expect(bobsKeyThere.status, bobsKeyThere.text).toBe(201);
+    // Bob's session acts in his own workspace; the key above too. A key made in Alice's:
+    const selected = await stack.call('POST', `/workspaces/${alice.workspaceId}/select/`, { token: bob.token });
+    expect(selected.status, selected.text).toBe(200);
+    const keyInAlices = await stack.call<{ key: string }>('POST', '/api-keys/', { token: bob.token, body: { name: 'acting in Alice’s' } });
+    expect(keyInAlices.status, keyInAlices.text).toBe(201);
+    expect((await stack.call('GET', '/public/lead-lists/', { apiKey: keyInAlices.body.key })).status).toBe(200);
+
+    const left = await removeMember({ apiKey: bobsKeyThere.body.key }, alice.workspaceId, bob.userId);
+    expect([left.status, left.body]).toEqual([200, { success: true }]);
+    expect((await listMembers({ token: alice.token }, alice.workspaceId)).body.members.map((member) => member.user_id)).toEqual([alice.userId]);
+    expect((await stack.call('GET', '/public/lead-lists/', { apiKey: keyInAlices.body.key })).body).toEqual(KEY_REFUSED);
+    expect((await stack.call('GET', '/public/lead-lists/', { apiKey: bobsKeyThere.body.key })).status).toBe(200);
+    // Gone already: 404, as for any user who is not a member; the owner cannot leave.
+    expect((await removeMember({ token: alice.token }, alice.workspaceId, bob.userId)).status).toBe(404);
+    const ownerLeaves = await removeMember({ token: alice.token }, alice.workspaceId, alice.userId);
+    expect([ownerLeaves.status, ownerLeaves.body]).toEqual([409, { error: 'The workspace owner cannot be removed' }]);
+    // Once out, Bob cannot leave again or remove anyone: 403, as a stranger.
+    expect((await removeMember({ apiKey: bobsKeyThere.body.key }, alice.workspaceId, bob.userId)).status).toBe(403);
   });
 
   it('lets an owner manage any workspace they own, whatever workspace their credentials act in', async () => {
