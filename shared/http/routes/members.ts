@@ -9,8 +9,8 @@ const MemberView = v.strictObject({ user_id: Id, email: v.string(), role: v.pick
 const workspacePath = v.object({ id: idOrNone });
 
 /**
- * A workspace's members. Its owner links other existing users to it and unlinks them; any member
- * lists them. Not linked to the workspace (or no such workspace): 403 `Access denied`.
+ * A workspace's members. Its owner links other existing users to it and unlinks them; a member
+ * may unlink themselves; any member lists them. Not linked to the workspace (or no such workspace): 403 `Access denied`.
  */
 export const memberRoutes = {
   listMembers: defineRoute('members', {
@@ -36,7 +36,8 @@ export const memberRoutes = {
     method: 'DELETE',
     path: '/workspaces/{id}/members/{user_id}',
     auth: 'apiKeyOrSession',
-    summary: "Unlinks a member (owner only) and revokes their API keys acting in the workspace; the owner cannot be removed.",
+    summary:
+      'Unlinks a member (the owner; or the member themselves, leaving) and revokes their API keys acting in the workspace; the owner cannot be removed.',
     request: { path: v.object({ id: idOrNone, user_id: idOrNone }) },
     responses: { 200: Success },
     // 404: not a member; 409: the owner.
