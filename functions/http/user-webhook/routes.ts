@@ -30,7 +30,7 @@ export function userWebhookHandlers(webhooks: WebhookService, clock: Clock) {
     /** Spec: Webhook test (session authentication). */
     testWebhook: async (request) => {
       const caller = request.session();
-      const result = await webhooks.sendTest(caller.userId);
+      const result = await webhooks.sendTest(caller.userId, caller.workspaceId);
       return json(200, {
         success: true,
         message: 'Test notification sent successfully',

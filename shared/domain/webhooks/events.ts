@@ -3,7 +3,7 @@ import type { WebhookType } from './webhook';
 
 /**
  * Events sent to users' webhooks. The generic body is
- * `{id, event, created_at, [test], ...data}`: `id` is stable across retries (and equals the
+ * `{id, event, created_at, workspace_id, [test], ...data}`: `id` is stable across retries (and equals the
  * `webhook-id` header), `event` names the type, and the data keeps the field names the real
  * product documents for `incoming_message` (with `network` for the networking site).
  */
@@ -94,8 +94,17 @@ export function eventIdFor(type: WebhookEventType, workspaceId: number, sourceId
 }
 
 /** The generic (signed JSON) body. */
-export function genericBody(message: Pick<DeliveryMessage, 'event_id' | 'type' | 'created_at' | 'data'>, test = false): Record<string, unknown> {
-  return { id: message.event_id, event: message.type, created_at: message.created_at, ...(test ? { test: true } : {}), ...message.data };
+export function genericBody(message: Pick<DeliveryMessage, 'event_id' | 'type' | 'created_at' | 'data' | 'workspace_id'>, test = false): Record<string, unknown> {
+  return {
+    id: message.event_id,
+    event: message.type,
+    created_at: message.created_at,
+    // Which workspace it is about: a user linked to several tells them apart (since 2026-11-29;
+    // absent for a message queued before 2026-11-27, which does not carry it).
+    ...(message.workspace_id !== undefined ? { workspace_id: message.workspace_id } : {}),
+    ...(test ? { test: true } : {}),
+    ...message.data,
+  };
 }
 
 /** One readable line about a reply, for chat services. */
@@ -201,11 +210,12 @@ export function bodyFor(type: WebhookType, message: DeliveryMessage, test = fals
 }
 
 /** The sample the test endpoint sends (spec Events: "a sample of such a notification"). */
-export function sampleIncomingMessage(userId: number, now: Date, eventId: string): DeliveryMessage {
+export function sampleIncomingMessage(userId: number, now: Date, eventId: string, workspaceId?: number): DeliveryMessage {
   const at = now.toISOString();
   return {
     event_id: eventId,
     user_id: userId,
+    ...(workspaceId !== undefined ? { workspace_id: workspaceId } : {}),
     type: 'incoming_message',
     created_at: at,
     data: {

@@ -157,12 +157,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * Sends a sample incoming-message notification now, once, and reports how the receiver
      * answered. Failures are 400s with `success: false` (spec: Webhook test).
      */
-    async sendTest(userId: number): Promise<{ webhookType: WebhookType; statusCode: number }> {
+    async sendTest(userId: number, workspaceId: number): Promise<{ webhookType: WebhookType; statusCode: number }> {
       const settings = await deps.settings.get(userId);
       if (!settings?.url) throw testFailure(WEBHOOK_TEST_ERRORS.notConfigured);
       const type = deps.policy.webhookType(settings.url);
       const now = deps.clock.now();
-      const sample = sampleIncomingMessage(userId, now, deps.newTestEventId());
+      // The sample is about the workspace the caller acts in.
+      const sample = sampleIncomingMessage(userId, now, deps.newTestEventId(), workspaceId);
       const body = JSON.stringify(bodyFor(type, sample, true));
       const headers =
         type === 'generic'

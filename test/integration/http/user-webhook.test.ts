@@ -13,11 +13,12 @@ const NOT_CONFIGURED = { success: false, error: 'No webhook URL configured. Plea
 const TIMED_OUT = { success: false, error: 'Webhook request timed out. Please check your webhook URL.' };
 const TEST_EVENT_ID = /^evt_test_[0-9a-f]{24}$/;
 
-/** The signed body of a test send: the documented sample reply, stamped with the time of the send. */
-const samplePayload = (id: string, at: string) => ({
+/** The signed body of a test send: the documented sample reply, stamped with the time of the send, about the caller's workspace. */
+const samplePayload = (id: string, at: string, workspaceId: number) => ({
   id,
   event: 'incoming_message',
   created_at: at,
+  workspace_id: workspaceId,
   test: true,
   message: {
     id: 0,
@@ -127,7 +128,7 @@ describe('user webhook settings, test send and delivery log', () => {
     expect((await sendTest()).status).toBe(200);
     const [request] = receiver.requests;
     const sent = JSON.parse(request?.body ?? '{}') as { id: string; created_at: string };
-    expect(new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).toEqual(samplePayload(sent.id, sent.created_at));
+    expect(new Webhook(secret).verify(request?.body ?? '', headersOf(request as never))).toEqual(samplePayload(sent.id, sent.created_at, alice.workspaceId));
   });
 
   it('stores the signing secret sealed, never as plain text', async () => {
@@ -168,7 +169,7 @@ describe('user webhook settings, test send and delivery log', () => {
     const payload = new Webhook(secret).verify(request?.body ?? '', headersOf(request as never)) as Record<string, unknown>;
     expect(request?.headers['webhook-id']).toMatch(TEST_EVENT_ID);
     expect(payload.created_at).toMatch(ISO_TIMESTAMP);
-    expect(payload).toEqual(samplePayload(String(request?.headers['webhook-id']), String(payload.created_at)));
+    expect(payload).toEqual(samplePayload(String(request?.headers['webhook-id']), String(payload.created_at), alice.workspaceId));
   });
 
   it.each([

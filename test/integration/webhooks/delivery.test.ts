@@ -86,12 +86,13 @@ describe('webhook delivery worker', () => {
     expect(request?.headers['webhook-id']).toBe(eventId);
     const payload = new Webhook(secret).verify(request?.body ?? '', headersOf(request as never)) as Record<string, unknown>;
     expect(payload).toMatchObject({ id: eventId, event: 'incoming_message' });
-    expect(Object.keys(payload).sort()).toEqual(['created_at', 'event', 'id', 'message']);
+    expect(Object.keys(payload).sort()).toEqual(['created_at', 'event', 'id', 'message', 'workspace_id']);
     const sentAt = (payload.message as { sent_at: string }).sent_at;
     expect(payload).toEqual({
       id: eventId,
       event: 'incoming_message',
       created_at: aTimestamp(),
+      workspace_id: alice.workspaceId,
       message: {
         id: 42,
         message_id: 'provider-Sounds good, call me',

@@ -189,8 +189,9 @@ describe('incoming_message from a provider reply', () => {
     const payload = payloadOf(alice);
     expect(payload.event).toBe('incoming_message');
     expect(requestsOf(alice)[0]?.headers['webhook-id']).toBe(payload.id);
-    expect(Object.keys(payload).sort()).toEqual(['created_at', 'event', 'id', 'message']);
+    expect(Object.keys(payload).sort()).toEqual(['created_at', 'event', 'id', 'message', 'workspace_id']);
     expect(payload.created_at).toEqual(aTimestamp());
+    expect(payload.workspace_id).toBe(alice.workspaceId);
     expect(payload.message).toEqual(replyMessage({ message_id: reply.message_id, message: 'Sounds good, call me', lead: aliceLead(aliceProspectId) }));
   });
 
