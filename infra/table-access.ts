@@ -90,10 +90,9 @@ export const GROUP_TABLE_GRANTS: Readonly<Record<FunctionGroup, TableGrant | und
   },
   enrichment: LEAD_WRITER,
   chats: {
-    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
-    queriesIndexes: true,
+    ...LEAD_WRITER,
     reason:
-      "conversations (gsi1) and messages: appends a manual message, links its chat and records a manual email under its tracking id (for its thread's replies and bounces); reads prospects and suppressions in batches, and suppresses an address the provider refuses (conditional puts in a transaction); the running enrichment jobs holding a page's prospects (their chunks, and a job whose chunks are not all written: 'Loading…'); ids",
+      "conversations (gsi1) and messages: appends a manual message, links its chat and records a manual email under its tracking id (for its thread's replies and bounces); reads prospects and suppressions in batches; an address the provider refuses for a manual email is suppressed (conditional puts in a transaction) and the prospect's sequence ended as BOUNCED (its action deleted, its status written as a lead writer does); the running enrichment jobs holding a page's prospects (their chunks, and a job whose chunks are not all written: 'Loading…'); ids",
   },
   analytics: { actions: ['BatchGetItem', 'Query'], queriesIndexes: true, reason: 'reads the daily aggregates, campaigns (gsi1) and memberships only' },
 };

@@ -12,8 +12,8 @@ import type { Clock } from '../time/clock';
 /**
  * How long the link from a Message-ID to its email is kept. Replies and bounces name the email
  * they answer within days; after a year a reply is still matched by its sender's address
- * (docs/engine.md, "Replies"), and links of emails sent from the mailbox by hand (which the
- * engine never records) do not pile up.
+ * (docs/engine.md, "Replies"), and links of emails sent from the mailbox itself, outside the
+ * service (which nothing records), do not pile up.
  */
 const MESSAGE_ID_LINK_DAYS = 365;
 
@@ -142,10 +142,11 @@ export class DynamoOutcomeLog implements OutcomeLog {
 
   /**
    * The Message-ID the provider's `mail_sent` webhook reports for a tracking id, as a link of its
-   * own (the sent-email item is not touched, so it is written once, by the sender, and carries no
-   * index key: 1 WCU each). The webhook may come before the engine records the send, or for an
-   * email sent from the mailbox by hand, which the engine never records: the link is kept either
-   * way and expires after MESSAGE_ID_LINK_DAYS. A repeated webhook puts the same item.
+   * own (the sent-email item is not touched, so it is written once, by the sender or the chats
+   * function, and carries no index key: 1 WCU each). The webhook may come before the send is
+   * recorded, or for an email sent from the mailbox itself, outside the service, which nothing
+   * records: the link is kept either way and expires after MESSAGE_ID_LINK_DAYS. A repeated
+   * webhook puts the same item.
    */
   async setEmailMessageId(trackingId: string, messageId: string): Promise<void> {
     await this.db.send(
@@ -162,7 +163,7 @@ export class DynamoOutcomeLog implements OutcomeLog {
     );
   }
 
-  /** The email the engine sent with this RFC Message-ID (a reply's In-Reply-To); undefined for one it never recorded. */
+  /** The email we sent (the engine's, or a manual one from the inbox) with this RFC Message-ID (a reply's In-Reply-To); undefined for one never recorded. */
   async findByMessageId(messageId: string): Promise<SentEmail | undefined> {
     const { Item: link } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: messageIdLinkKey(messageId), ConsistentRead: true }));
     if (link) {

@@ -162,7 +162,8 @@ export const FUNCTION_GROUPS = {
   chats: group({
     entry: 'functions/http/chats/lambda.ts',
     routes: chatRoutes,
-    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS],
+    // maxLeadsPerList: a manual email the provider refuses ends the sequence (a status write).
+    settings: [...TABLE_SETTINGS, ...PROVIDER_SETTINGS, 'maxLeadsPerList'],
     timeoutSeconds: CHATS_TIMEOUT_SECONDS,
   }),
   // Analytics: reads of the daily aggregates only (O(days in range), docs/analytics.md).

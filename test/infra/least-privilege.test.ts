@@ -72,7 +72,7 @@ describe('OutreachStack: least privilege and data safety (no bundling)', () => {
         unsubscribe: { table: LEAD_WRITER, indexes: EVERY_INDEX },
         suppressions: { table: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'], indexes: EVERY_INDEX },
         enrichment: { table: LEAD_WRITER, indexes: EVERY_INDEX },
-        chats: { table: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], indexes: EVERY_INDEX },
+        chats: { table: LEAD_WRITER, indexes: EVERY_INDEX },
         analytics: { table: ['BatchGetItem', 'Query'], indexes: EVERY_INDEX },
         authorizer: { table: ['GetItem'], indexes: none },
         'queue:webhooks': { table: ['GetItem', 'PutItem', 'UpdateItem'], indexes: none },

@@ -12,6 +12,7 @@ import { CHATS_TIMEOUT_SECONDS, type GroupConfig } from '../../../shared/http/ro
 import { chatRoutes } from '../../../shared/http/routes/chats';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { providerFrom } from '../../../shared/runtime/integrations';
+import { sequenceStopsFrom } from '../../../shared/runtime/sequence-stops';
 import { suppressionsFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
 import { chatHandlers } from './routes';
@@ -42,6 +43,7 @@ export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDe
     links: new DynamoInboundLinks(db, tableName),
     suppressions: suppressionsFrom(table, deps.clock),
     sentEmails: new DynamoOutcomeLog(db, tableName, deps.clock),
+    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList),
     // What the request has left after a profile read and the send (each bounded by the provider
     // timeout), less time for its writes and the answer.
     lookBudgetMs: Math.max(1_000, CHATS_TIMEOUT_SECONDS * 1000 - 2 * config.providerTimeoutMs - LOOK_RESERVE_MS),

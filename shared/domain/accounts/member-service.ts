@@ -31,6 +31,22 @@ export function createMemberService(deps: MemberServiceDeps) {
     return link;
   }
 
+  /**
+   * A member's removal of themselves: an owner links any user without asking them, who would
+   * otherwise stay linked (the workspace's campaigns in their ALL views, its replies at their
+   * webhook) until the owner unlinked them (a probe, 2026-11-29). As a removal: the link first,
+   * then their keys there. A leave cut off between the two is finished by repeating it: the keys
+   * are revoked all the same, and the answer is then a stranger's 403. The owner cannot leave.
+   */
+  async function leave(userId: number, workspaceId: number | undefined): Promise<void> {
+    if (workspaceId === undefined) throw forbidden();
+    const link = await deps.accounts.getMembership(userId, workspaceId);
+    if (link?.role === 'OWNER') throw conflict('The workspace owner cannot be removed');
+    if (link) await deps.accounts.removeMember(userId, workspaceId);
+    await deps.keys.revokeInWorkspace(userId, workspaceId);
+    if (!link) throw forbidden();
+  }
+
   return {
     /** The workspace's members, its owner first, then by user id. */
     async list(callerId: number, workspaceId: number | undefined): Promise<Member[]> {
@@ -75,16 +91,13 @@ export function createMemberService(deps: MemberServiceDeps) {
      * is then 404, and the keys are revoked all the same.
      */
     async remove(callerId: number, workspaceId: number | undefined, userId: number | undefined): Promise<void> {
-      // A member may leave: an owner links any user without asking them, who would otherwise stay
-      // linked (its data in their ALL views, its replies at their webhook) until the owner unlinks
-      // them (a probe, 2026-11-29). Unlinking anyone else takes the owner.
-      const leaving = userId !== undefined && userId === callerId;
-      const link = await linkOf(callerId, workspaceId, leaving ? 'member' : 'owner');
+      if (userId !== undefined && userId === callerId) return leave(callerId, workspaceId);
+      const owner = await linkOf(callerId, workspaceId, 'owner');
       if (userId === undefined) throw notFound('Member not found');
-      const target = leaving ? link : await deps.accounts.getMembership(userId, link.workspaceId);
+      const target = await deps.accounts.getMembership(userId, owner.workspaceId);
       if (target?.role === 'OWNER') throw conflict('The workspace owner cannot be removed');
-      const removed = target ? await deps.accounts.removeMember(userId, link.workspaceId) : false;
-      await deps.keys.revokeInWorkspace(userId, link.workspaceId);
+      const removed = target ? await deps.accounts.removeMember(userId, owner.workspaceId) : false;
+      await deps.keys.revokeInWorkspace(userId, owner.workspaceId);
       if (!removed) throw notFound('Member not found');
     },
   };

@@ -152,8 +152,9 @@ export function assertStructureEditable(campaign: Campaign): void {
 /**
  * Zones ICU still names by the names IANA has since replaced (CLDR keeps its identifiers stable):
  * ICU's name -> IANA's. Those of ICU's zones that the tz database lists as links, to a zone ICU
- * resolves back to the same name (derived from tzdata 2025 with ICU 78: every zone of the tz
- * database that ICU resolves to another name, other than the POSIX-style ones such as EST5EDT).
+ * resolves back to the same name (derived from tzdata 2025 with ICU 78; since 2026-11-29 also
+ * checked against a full build of the database: every zone of it that ICU resolves to another
+ * name, other than the POSIX-style ones such as EST5EDT).
  */
 const IANA_NAME_OF_ICU_NAME: ReadonlyMap<string, string> = new Map([
   // Four the first table left out (a probe, 2026-11-29): tz zones of their own in a full build of

@@ -10,7 +10,8 @@ import { type InboundLinks, chatLink, foundMessageLink } from './inbound-router'
 import type { Suppressions } from '../suppressions/suppression-service';
 import { emailHtmlBody, recipientName } from '../mail/email-html';
 import type { SentEmail } from '../engine/action';
-import { classifyFailure, isLostAnswer } from '../engine/provider-answers';
+import { classifyFailure, isHardBounce, isLostAnswer } from '../engine/provider-answers';
+import type { SequenceStops } from '../engine/sequence-stop';
 import { lostAnswerLookSince } from '../engine/steps';
 import { stripControls } from '../validation';
 
@@ -70,6 +71,8 @@ export interface ManualReplyDeps {
   suppressions: Pick<Suppressions, 'check' | 'add'>;
   /** The record of an email sent, under its tracking id: a reply or bounce in its thread finds its prospect by it (inbound-router.ts). */
   sentEmails: { recordEmail(email: SentEmail): Promise<void> };
+  /** Ends the prospect's sequence as BOUNCED when the provider refuses its address, as every hard bounce does. */
+  stops: Pick<SequenceStops, 'stop'>;
   /** How long the look for a network message whose answer was lost may take: what the request has left after its provider calls. */
   lookBudgetMs: number;
   ids: IdGenerator;
@@ -81,12 +84,6 @@ const emailHtml = (message: string) => emailHtmlBody(message);
 
 /** Whether a message's text shows anything: control and invisible format characters alone (`\u0000`, a zero-width space) do not (201 before 2026-11-29). */
 const readable = (text: string): boolean => text.replace(/[\p{Cc}\p{Cf}\s]/gu, '') !== '';
-
-/** The provider's refusal of an email's recipient: a hard bounce at the send. */
-const refusedAsUndeliverable = (error: unknown): boolean => {
-  const failure = classifyFailure(error);
-  return failure.kind === 'prospect' && failure.bounce;
-};
 
 const replySubject = (subject: string) => (/^re:/i.test(subject) ? subject : `Re: ${subject}`);
 
@@ -105,10 +102,10 @@ export function createManualReplies(deps: ManualReplyDeps) {
     return chosen;
   }
 
-  /** A provider failure as the 502 the caller gets; `more` ends its details (why to look before sending again, what followed). */
-  function providerError(error: unknown, more?: string): unknown {
+  /** A provider failure as the 502 the caller gets; `detailsEnd` ends its details (why to look before sending again, what followed). */
+  function providerError(error: unknown, detailsEnd?: string): unknown {
     if (!isProviderFailure(error)) return error;
-    return upstreamError(REPLY_ERRORS.providerFailed, `${describeProviderFailure(error)}${more ? `; ${more}` : ''}`);
+    return upstreamError(REPLY_ERRORS.providerFailed, `${describeProviderFailure(error)}${detailsEnd ? `; ${detailsEnd}` : ''}`);
   }
 
   async function viaProvider<T>(send: () => Promise<T>): Promise<T> {
@@ -220,10 +217,11 @@ export function createManualReplies(deps: ManualReplyDeps) {
             ...(replyTo ? { replyTo } : {}),
           });
         } catch (error) {
-          // Refused as undeliverable: a hard bounce at the send, which suppresses the address as the
-          // engine's do (docs/engine.md, "Replies").
-          if (refusedAsUndeliverable(error)) {
+          // Refused as undeliverable: a hard bounce at the send, which suppresses the address and ends
+          // the sequence as BOUNCED, as the engine's do (docs/engine.md, "Provider answers").
+          if (isHardBounce(error)) {
             await deps.suppressions.add(workspaceId, { emails: [to], reason: 'HARD_BOUNCE', prospectId });
+            await deps.stops.stop({ workspaceId, prospectId, status: 'BOUNCED', reason: classifyFailure(error).reason });
             throw providerError(error, REPLY_ERRORS.bounced);
           }
           throw providerError(error, isLostAnswer(error) ? REPLY_ERRORS.emailMayHaveGoneOut : undefined);

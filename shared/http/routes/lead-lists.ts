@@ -27,13 +27,13 @@ const DOCUMENTED_IDS = { type: 'array', items: { type: 'integer', minimum: 1 }, 
  * The ids of an add-leads or delete-leads request; a field it does not know is a 400 naming it (a
  * delete-leads with `dry_run: true` archived its prospects: probe, 2026-11-29).
  */
-const leadIdsBody = (request: string) =>
+const leadIdsBody = (body: string) =>
   closed(
     {
       prospect_ids: readLater(DOCUMENTED_IDS, 'The prospects, for a PEOPLE list (required there).'),
       company_ids: readLater(DOCUMENTED_IDS, 'The companies, for a COMPANY list (required there).'),
     },
-    unknownFieldOf(request),
+    unknownFieldOf(body),
   );
 export const AddLeadsBody = leadIdsBody('an add-leads request');
 export const DeleteLeadsBody = leadIdsBody('a delete-leads request');

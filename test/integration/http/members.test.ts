@@ -340,6 +340,21 @@ describe('workspace members over HTTP', () => {
     expect((await stack.call('GET', '/auth/me/', { apiKey: key.key })).status).toBe(401);
   });
 
+  it('finishes a leave interrupted after the link went: the repeat answers 403, as to a stranger, and revokes the keys', async () => {
+    const { alice, bob } = await ownerWithMember();
+    const own = await createKey(stack, bob, 'in his own');
+    await stack.call('POST', `/workspaces/${alice.workspaceId}/select/`, { token: bob.token });
+    const key = await createKey(stack, bob, 'in alice');
+    // The first attempt deleted the link and failed before revoking.
+    await stack.db.send(new DeleteCommand({ TableName: stack.tableName, Key: membershipKey(bob.userId, alice.workspaceId) }));
+    expect((await stack.call('GET', '/auth/me/', { apiKey: key.key })).status).toBe(200);
+
+    // Bob repeats it with his key of his own workspace (his session acted in Alice's, now refused).
+    const repeat = await removeMember({ apiKey: own.key }, alice.workspaceId, bob.userId);
+    expect([repeat.status, repeat.body]).toEqual([403, ACCESS_DENIED]);
+    expect((await stack.call('GET', '/auth/me/', { apiKey: key.key })).status).toBe(401);
+  });
+
   it('never creates a key for a workspace the user is not linked to', async () => {
     const { alice, bob } = await ownerWithMember();
     const keys = new DynamoApiKeyRepository(stack.db, stack.tableName);

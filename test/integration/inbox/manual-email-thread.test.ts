@@ -83,16 +83,19 @@ describe('the thread of a manual email', () => {
     expect(await names()).toEqual([['Eve Bcc: attacker@evil.example X Cc: cc@evil.example'], ['Eve Bcc: attacker@evil.example X Cc: cc@evil.example']]);
   });
 
-  it('an address the provider refuses for a manual email goes on the suppression list (HARD_BOUNCE), and the 502 says so', async () => {
+  it('an address the provider refuses for a manual email goes on the suppression list (HARD_BOUNCE) and ends the sequence as BOUNCED, and the 502 says so', async () => {
     const campaign = await campaignWith(world, 'Manual refused', [{ step_type: 'EMAIL', subject_line: 'MR one', delay_in_hours: 48 }], { sending_window: EVERY_DAY_ALL_DAY });
     const [prospect] = (await prospectsIn(world, campaign.id, [{ email: 'mr@manual-refused.example' }])) as [number];
+    await activate(world, campaign.id);
+    // Waiting for its first step (48 hours).
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospect]: { status: 'IN_REVIEW', last_error: null } });
     await world.stack.provider.control.addFault({ kind: 'error', type: 'errors/recipient_rejected', path: '/api/v1/emails', times: 1 });
     const refused = await send(prospect, { message: 'Hello', subject_line: 'By hand' });
     expect(refused.status, refused.text).toBe(502);
     expect(refused.body).toEqual({ error: 'The provider could not send the message', details: expect.stringMatching(/errors\/recipient_rejected.*; the address is now on the suppression list \(HARD_BOUNCE\)$/) });
     expect(await suppressed('manual-refused.example')).toEqual([['mr@manual-refused.example', 'HARD_BOUNCE', prospect]]);
-    // The campaign's email to it is skipped as suppressed.
-    await activate(world, campaign.id);
+    expect(await prospectStatuses(world, campaign.id)).toEqual({ [prospect]: { status: 'BOUNCED', last_error: 'errors/recipient_rejected' } });
+    // The campaign's email to it is never sent.
     await advance(world.stack, clock, 49);
     expect(await emailsWithSubject('MR one')).toEqual([]);
   });
