@@ -16,8 +16,9 @@ export async function selectWorkspaces(
   if (selector === undefined || selector === '') return [currentWorkspaceId];
   const linked = (await memberships.listMemberships(userId)).map((membership) => membership.workspaceId);
   if (selector.toUpperCase() === 'ALL') return linked.sort((a, b) => a - b);
-  if (!/^[0-9]{1,16}$/.test(selector)) throw validationError('workspace_id must be a workspace id or ALL');
-  const workspaceId = Number(selector);
+  const workspaceId = /^[0-9]{1,16}$/.test(selector) ? Number(selector) : Number.NaN;
+  // Past 2^53 - 1 a number is rounded to another (9007199254740993 read as ...992): no id, a 400.
+  if (!Number.isSafeInteger(workspaceId)) throw validationError('workspace_id must be a workspace id or ALL');
   if (!linked.includes(workspaceId)) throw forbidden();
   return [workspaceId];
 }

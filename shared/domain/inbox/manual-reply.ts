@@ -1,6 +1,7 @@
 import { networkIdentifier } from '../connections/connection-status';
 import { upstreamError, validationError } from '../errors';
 import type { Prospect } from '../leads/lead';
+import { normalizeEmail } from '../leads/normalize';
 import type { Clock, IdGenerator } from '../ports';
 import { type NetworkProvider, describeProviderFailure, isProviderFailure } from '../providers/provider';
 import type { SenderAccountRepository } from '../sender-accounts/ports';
@@ -241,7 +242,7 @@ export function createManualReplies(deps: ManualReplyDeps) {
         // address, or a bounce, in this email's thread is matched by it (before 2026-11-29 a bounce
         // of a manual email was not matched at all, and its address was not suppressed).
         await Promise.all([
-          deps.sentEmails.recordEmail({ trackingId: sent.trackingId, workspaceId, prospectId, accountId: account.id, at: sentAt, messageId: null, to }),
+          deps.sentEmails.recordEmail({ trackingId: sent.trackingId, workspaceId, prospectId, accountId: account.id, at: sentAt, messageId: null, to: normalizeEmail(to) }),
           deps.conversations.append(message),
         ]);
         return message;

@@ -274,9 +274,11 @@ describe('the app host campaign list (workspace_id)', () => {
       expect(refused.status, query).toBe(403);
       expect(refused.body).toEqual({ error: 'Access denied' });
     }
-    const bad = await list('?workspace_id=mine', { apiKey: aliceKey });
-    expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: 'workspace_id must be a workspace id or ALL' });
+    // Text, and a number past 2^53 - 1 (which Number() would round to another: no id).
+    for (const query of ['?workspace_id=mine', '?workspace_id=9007199254740993', '?workspace_id=99999999999999999999']) {
+      const bad = await list(query, { apiKey: aliceKey });
+      expect([bad.status, bad.body], query).toEqual([400, { error: 'workspace_id must be a workspace id or ALL' }]);
+    }
     // Carol's ALL is only her own workspace.
     expect((await list('?workspace_id=all', { apiKey: carolKey })).body).toEqual({ campaigns: [item(c1)] });
   });

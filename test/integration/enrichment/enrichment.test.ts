@@ -356,6 +356,8 @@ describe('enrichment with credits', () => {
     expect(last.headers['webhook-signature']).toBe(new Webhook(set.body.signing_secret).sign(String(last.headers['webhook-id']), at, last.body));
     const payload = JSON.parse(last.body) as Record<string, unknown>;
     expect(payload).toMatchObject({ event: 'enrichment_completed', job: { id: started.body.job_id, status: 'COMPLETED', found_count: 1, total_count: 1 } });
+    expect(Object.keys(payload).sort()).toEqual(['created_at', 'event', 'id', 'job', 'workspace_id']);
+    expect(payload.workspace_id).toBe(ws.workspaceId);
     // Isolation: another workspace cannot read the job.
     const other = await stack.call('GET', `/public/enrichment-jobs/${started.body.job_id}/`, { apiKey: bob.key });
     expect([other.status, other.body]).toEqual([404, { error: 'Enrichment job not found' }]);
