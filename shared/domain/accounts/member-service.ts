@@ -19,9 +19,9 @@ export interface Member {
 
 /**
  * A workspace's members: its owner (who created it) links other existing users to it as
- * `MEMBER`s and unlinks them; a member may unlink themselves (leave). Any member may list them. A workspace the caller is not linked to,
- * an id that names no workspace and a member's attempt to manage members all get the same 403,
- * so nothing tells whether a workspace exists.
+ * `MEMBER`s and unlinks them; a member may unlink themselves (leave). Any member may list them.
+ * A workspace the caller is not linked to, an id that names no workspace and a member's attempt
+ * to manage others all get the same 403, so nothing tells whether a workspace exists.
  */
 export function createMemberService(deps: MemberServiceDeps) {
   /** The caller's link to the workspace; 403 without one, or without ownership when `owner`. */

@@ -1,4 +1,5 @@
 import type { CampaignRepository } from '../campaigns/ports';
+import type { SentEmail } from '../engine/action';
 import type { ActionStore } from '../engine/ports';
 import { ACCEPTANCE_REF, type CampaignEventKind, type CampaignEvents } from '../engine/campaign-events';
 import type { SequenceStops } from '../engine/sequence-stop';
@@ -99,11 +100,7 @@ export interface InboundRouterDeps {
   messages: InboundMessageRepository;
   links: InboundLinks;
   /** The emails we sent, by Message-ID: the engine's (with their campaign and step) and manual ones from the inbox (without). */
-  sentEmails: {
-    findByMessageId(
-      messageId: string,
-    ): Promise<{ workspaceId: number; prospectId: number; campaignId?: number | undefined; nodeId?: number | undefined; at: string; variant?: 'A' | 'B' | undefined; to?: string | undefined } | undefined>;
-  };
+  sentEmails: { findByMessageId(messageId: string): Promise<SentEmail | undefined> };
   stops: Pick<SequenceStops, 'stop'>;
   events: Pick<CampaignEvents, 'record'>;
   campaigns: Pick<CampaignRepository, 'get'>;
