@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { MAX_INVITE_MESSAGE_LENGTH } from '../campaigns/flow-content';
 import type { CampaignStep } from '../campaigns/nodes';
 import type { Company, Prospect } from '../leads/lead';
-import { escapeHtml, isHtmlBody, plainTextAsHtml } from '../mail/email-html';
-import { stripControls } from '../validation';
+import { escapeHtml, headerLine, isHtmlBody, plainTextAsHtml } from '../mail/email-html';
 
 /**
  * What a step sends to one prospect: its A/B variant and its texts with the placeholders filled.
@@ -89,8 +88,8 @@ export function renderStep(step: CampaignStep, prospect: Prospect, company: Comp
   const variant = chooseVariant(step, prospect.id);
   const { subject, text } = variantTemplates(step, variant);
   const rendered = step.stepType === 'EMAIL' ? renderEmailBody(text, prospect, company) : renderTemplate(text, prospect, company);
-  // A subject is one line: a line break (from the template or a placeholder's value) would start a header of its own.
-  return { variant, subject: stripControls(renderTemplate(subject, prospect, company)).trim(), text: step.stepType === 'NETWORK_INVITE' ? fitInvitationNote(rendered) : rendered };
+  // A subject is one header line, whether a line break came from the template or a placeholder's value.
+  return { variant, subject: headerLine(renderTemplate(subject, prospect, company)), text: step.stepType === 'NETWORK_INVITE' ? fitInvitationNote(rendered) : rendered };
 }
 
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

@@ -9,12 +9,11 @@ import { type SenderAccount, isActiveAccount } from '../sender-accounts/sender-a
 import { type ConversationMessage, type ConversationStore, type MessageChannel, textOfHtml } from './conversations';
 import { type InboundLinks, chatLink, foundMessageLink } from './inbound-router';
 import type { Suppressions } from '../suppressions/suppression-service';
-import { emailHtmlBody, recipientName } from '../mail/email-html';
+import { emailHtmlBody, headerLine, recipientName } from '../mail/email-html';
 import type { SentEmail } from '../engine/action';
 import { classifyFailure, isHardBounce, isLostAnswer } from '../engine/provider-answers';
 import type { SequenceStops } from '../engine/sequence-stop';
 import { lostAnswerLookSince } from '../engine/steps';
-import { stripControls } from '../validation';
 
 /**
  * A manual message to a prospect from the inbox (docs/engine.md, "Inbox"), on the conversation's
@@ -199,8 +198,8 @@ export function createManualReplies(deps: ManualReplyDeps) {
         const htmlBody = emailHtml(input.message.trim());
         const text = textOfHtml(htmlBody);
         if (!readable(text)) throw validationError(REPLY_ERRORS.emptyMessage);
-        // One line: a line break in a subject is a header of its own to a mail program (`\r\nBcc: ...`).
-        const subject = stripControls(input.subjectLine ?? '').trim() || (lastEmail?.subject ? replySubject(stripControls(lastEmail.subject).trim()) : '');
+        // One header line: a line break in a subject is a header of its own to a mail program (`\r\nBcc: ...`).
+        const subject = headerLine(input.subjectLine ?? '') || (lastEmail?.subject ? replySubject(headerLine(lastEmail.subject)) : '');
         if (!subject) throw validationError(REPLY_ERRORS.noSubject);
         const account = accountFor(accounts, 'EMAIL', given, lastEmail);
         // The provider threads a reply on an email the same mailbox holds: the prospect's last one to it.

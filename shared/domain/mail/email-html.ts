@@ -1,12 +1,16 @@
 import { stripControls } from '../validation';
 
 /**
- * The recipient's display name of an email to a prospect: one line, as a subject is (a name
- * imported as `"Eve\r\nBcc: ..."` would be a header of its own to a provider that wrote it into
- * the To header as sent; a probe, 2026-11-29); empty when the prospect has no name.
+ * Text that goes into an email header (a subject, a display name) as one line: line breaks and tabs
+ * as spaces, other control characters dropped, trimmed. A line break would start a header of its
+ * own to a provider that wrote the text into the header as sent (`"Hi\r\nBcc: ..."`; probes,
+ * 2026-11-29).
  */
+export const headerLine = (text: string): string => stripControls(text).trim();
+
+/** The recipient's display name of an email to a prospect, as a header line; empty when the prospect has no name. */
 export const recipientName = (prospect: { firstName: string; lastName: string }): string =>
-  stripControls(`${prospect.firstName} ${prospect.lastName}`).replace(/ {2,}/g, ' ').trim();
+  headerLine(`${prospect.firstName} ${prospect.lastName}`).replace(/ {2,}/g, ' ');
 
 /** HTML escaping of text put into an email body. */
 export const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
