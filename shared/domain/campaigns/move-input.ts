@@ -1,10 +1,11 @@
 import * as v from 'valibot';
 import { validationError } from '../errors';
-import { PEOPLE_LEAD_DOCUMENTED } from '../leads/import-schemas';
+import { CAMPAIGN_LEAD_DOCUMENTED } from '../leads/import-schemas';
 import { LIMITS } from '../leads/lead';
 import { leadsQueryOfBody } from '../leads/body-query';
 import { PEOPLE_FILTERS_DOCUMENTED, SORT_FIELDS } from '../leads/list-query';
 import { closed, documentedAs, idList, readLater, unknownFieldOf } from '../validation';
+import { PROSPECT_STATUSES } from './campaign';
 import type { AddToCampaignInput } from './prospect-moves';
 
 /**
@@ -116,7 +117,7 @@ export const CampaignImportBody = documentedAs(
     {
       leads: v.optional(
         // null is no leads, as when left out (docs/api.md).
-        v.pipe(v.array(v.unknown(), (issue) => (issue.input === null ? 'leads is required' : 'leads must be an array of lead objects')), v.metadata({ items: PEOPLE_LEAD_DOCUMENTED, maxItems: LIMITS.maxImportRows })),
+        v.pipe(v.array(v.unknown(), (issue) => (issue.input === null ? 'leads is required' : 'leads must be an array of lead objects')), v.metadata({ items: CAMPAIGN_LEAD_DOCUMENTED, maxItems: LIMITS.maxImportRows })),
       ),
       activate: v.optional(v.boolean('activate must be true or false'), false),
     },
@@ -127,6 +128,7 @@ export const CampaignImportBody = documentedAs(
 
 /** The campaign prospects page's query. */
 export const CampaignProspectsQuery = v.object({
-  status: v.optional(v.pipe(v.string(), v.description('Only prospects of this status.'))),
+  // The page answers its own 400 for another value (STATUS_MESSAGE); the document lists them.
+  status: v.optional(v.pipe(v.string(), v.metadata({ enum: [...PROSPECT_STATUSES] }), v.description('Only prospects of this status.'))),
   cursor: v.optional(v.pipe(v.string(), v.description('The `next_cursor` of the previous page.'))),
 });

@@ -323,13 +323,22 @@ const DOCUMENTED_COMPANY = {
 export const PEOPLE_LEAD_DOCUMENTED = {
   type: 'object',
   description:
-    'A person: first_name, last_name, and network_profile_url or email (a row without them is skipped with its reason). Their company as `company` (an object) or as company_* fields. Unknown fields are ignored.',
-  required: ['first_name', 'last_name'],
+    'A person: first_name, last_name, and network_profile_url or email. A row without them is not a 400: it is skipped, with its reason in `skipped`. Their company as `company` (an object) or as company_* fields. Unknown fields are ignored.',
   properties: {
     ...Object.fromEntries(PEOPLE_IMPORT_FIELDS.filter((field) => field !== 'custom_fields').map((field) => [field, DOCUMENTED_TEXT])),
     custom_fields: { type: ['object', 'null'], description: 'Your own fields, used by `{{custom.<key>}}` placeholders.' },
     company: DOCUMENTED_COMPANY,
   },
+};
+
+/**
+ * A JSON lead of a campaign import: as a list's, but the campaign's steps need the profile URL,
+ * so an email alone does not name the person (docs/campaigns.md).
+ */
+export const CAMPAIGN_LEAD_DOCUMENTED = {
+  ...PEOPLE_LEAD_DOCUMENTED,
+  description:
+    'A person: first_name, last_name and network_profile_url (an email alone is not enough here). A row without them is not a 400: it is skipped, with its reason in `skipped`. Their company as `company` (an object) or as company_* fields. Unknown fields are ignored.',
 };
 
 /** A JSON lead of a COMPANY import as the OpenAPI document shows it. */

@@ -28,6 +28,31 @@ const ALIASES: Record<SearchType, ReadonlyMap<string, string>> = {
   ]),
 };
 
+const MAX_VALUES = 50;
+const MAX_VALUE_LENGTH = 200;
+
+/**
+ * `filters` of a search as the OpenAPI document shows it: every name either search type accepts
+ * (the reader refuses one its type does not, naming that type's filters), and the value shapes
+ * of {@link searchFilterValue}.
+ */
+export const SEARCH_FILTERS_DOCUMENTED = (() => {
+  const text = { type: 'string', maxLength: MAX_VALUE_LENGTH };
+  const values = { anyOf: [text, { type: 'array', items: text, maxItems: MAX_VALUES }] };
+  const aliases = (['PEOPLE', 'COMPANY'] as const)
+    .flatMap((type) => [...ALIASES[type]].map(([alias, key]) => `${alias} (${type}: ${key})`))
+    .join(', ');
+  const names = [...new Set([...SEARCH_FILTERS.PEOPLE, ...SEARCH_FILTERS.COMPANY, ...ALIASES.PEOPLE.keys(), ...ALIASES.COMPANY.keys()])];
+  return {
+    type: 'object',
+    description: `Filter name -> value. PEOPLE searches: ${SEARCH_FILTERS.PEOPLE.join(', ')}; COMPANY searches: ${SEARCH_FILTERS.COMPANY.join(', ')}; other names taken for them: ${aliases}. A value is a string, an array of strings (any of) or {must, doesnt}; null is no filter.`,
+    propertyNames: { enum: names },
+    additionalProperties: {
+      anyOf: [...values.anyOf, { type: 'object', properties: { must: values, doesnt: values }, additionalProperties: false }, { type: 'null' }],
+    },
+  };
+})();
+
 export const EXACT_KEYS: ReadonlySet<string> = new Set(['seniority', 'department', 'company_size']);
 
 export interface FilterClause {
@@ -38,9 +63,6 @@ export interface FilterClause {
 }
 
 export type SearchFilters = Record<string, FilterClause>;
-
-const MAX_VALUES = 50;
-const MAX_VALUE_LENGTH = 200;
 
 type FilterValue = string | string[] | { must?: string | string[]; doesnt?: string | string[] };
 

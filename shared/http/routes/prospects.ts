@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { LIMITS, SEARCH_SOURCES, SEARCH_TYPES } from '../../domain/leads/lead';
 import { CURSOR_NOT_VALID, MAX_CURSOR_LENGTH } from '../../domain/leads/search-cursor';
+import { SEARCH_FILTERS_DOCUMENTED } from '../../domain/leads/search-filters';
 import { closed, jsonObject, unknownFieldOf } from '../../domain/validation';
 import { Count, PageNumber, defineRoute } from './define';
 import { CompanyView, ProspectView } from './lead-views';
@@ -24,7 +25,7 @@ export const SearchBody = closed({
     LIMITS.defaultPageSize,
   ),
   // Every key kept as sent: an unknown filter, even one named `constructor`, is the documented 400.
-  filters: v.optional(jsonObject('filters must be an object'), {}),
+  filters: v.optional(v.pipe(jsonObject('filters must be an object'), v.metadata(SEARCH_FILTERS_DOCUMENTED)), {}),
   // The `next_cursor` of a previous WORKSPACE search (null: none). Whether it fits this search is the service's check.
   cursor: v.optional(v.nullable(v.pipe(v.string('cursor must be a string'), v.maxLength(MAX_CURSOR_LENGTH, CURSOR_NOT_VALID)))),
 }, unknownFieldOf('a search'));

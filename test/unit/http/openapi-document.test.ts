@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../../infra/openapi';
+import { PROSPECT_STATUSES } from '../../../shared/domain/campaigns/campaign';
 
 /**
  * What the OpenAPI document says of fields whose route reads them itself (to answer the contract's
@@ -28,7 +29,13 @@ describe('the OpenAPI document', () => {
 
     expect(jsonBody('/public/campaigns/{id}/remove-prospects', 'post').required).toEqual(['prospect_ids']);
     expect(jsonBody('/public/campaigns/{id}/import', 'post').required).toEqual(['leads']);
-    expect(jsonBody('/public/campaigns/{id}/import', 'post').properties.leads.items.required).toEqual(['first_name', 'last_name']);
+    // A lead without its names or profile URL is skipped with its reason, not a 400: no item field is required.
+    const campaignLead = jsonBody('/public/campaigns/{id}/import', 'post').properties.leads.items;
+    expect(campaignLead.required).toBeUndefined();
+    expect(campaignLead.description).toMatch(/^A person: first_name, last_name and network_profile_url \(an email alone is not enough here\)\. A row without them is not a 400/);
+    const listLead = jsonBody('/public/lead-lists/{id}/import', 'post').properties.leads.items.anyOf[0];
+    expect(listLead.required).toBeUndefined();
+    expect(listLead.description).toMatch(/^A person: first_name, last_name, and network_profile_url or email\. A row without them is not a 400/);
     expect(jsonBody('/public/lead-lists/{id}/import', 'post').anyOf).toEqual([{ required: ['leads'] }, { required: ['csv'] }]);
     expect(jsonBody('/public/lead-lists/{id}/add-leads', 'post').properties.prospect_ids).toMatchObject({ type: 'array', items: { type: 'integer' } });
   });
@@ -60,6 +67,22 @@ describe('the OpenAPI document', () => {
       items: { type: 'string', enum: ['DRAFT', 'ACTIVE', 'PAUSED', 'COMPLETED', 'ARCHIVED'] },
     });
     expect(queryParameter('/public/analytics', 'start_date').schema).toMatchObject({ type: 'string', format: 'date' });
+    expect(queryParameter('/public/campaigns/{id}/prospects', 'status').schema.enum).toEqual([...PROSPECT_STATUSES]);
+  });
+
+  it('names the search filters the reader accepts and the shapes of their values', () => {
+    const filters = jsonBody('/public/prospects/search', 'post').properties.filters;
+    expect(filters.propertyNames.enum).toEqual([
+      ...['job_title', 'seniority', 'department', 'company_name', 'company_size', 'industry', 'location', 'keywords'],
+      ...['name', 'revenue'],
+      ...['current_title', 'prospect_location', 'company', 'amount_of_employees'],
+    ]);
+    const text = { type: 'string', maxLength: 200 };
+    const values = { anyOf: [text, { type: 'array', items: text, maxItems: 50 }] };
+    expect(filters.additionalProperties).toEqual({
+      anyOf: [...values.anyOf, { type: 'object', properties: { must: values, doesnt: values }, additionalProperties: false }, { type: 'null' }],
+    });
+    expect(filters.default).toEqual({});
   });
 
   it('types counts and ids of answers as integers, and names the value a sync enrichment found', () => {
