@@ -3,7 +3,6 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startFauxqs } from 'fauxqs';
 import type { AllSettings } from '../../shared/config/settings';
 import { settingDefault } from '../../shared/config/settings';
 import { makeDocClient } from '../../shared/db/client';
@@ -12,6 +11,7 @@ import type { LogFormat } from '../../shared/logging/logger';
 import { QUEUES, SCHEDULES, consumerTimeoutSeconds } from '../../shared/runtime/catalog';
 import { type Clock, isMovableClock, systemClock } from '../../shared/time/clock';
 import { type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
+import { startLocalQueues } from './local-queues';
 import { type LocalFunctions, buildLocalFunctions } from './functions';
 import { createLocalGateway } from './gateway';
 import { LOCAL_CLOCK_ERRORS, MAX_CLOCK_STEPS, STUCK_STEP_MINUTES } from './local-clock';
@@ -139,9 +139,9 @@ async function assembleLocalStack(options: LocalStackOptions, stops: (() => Prom
 
   let sqsEndpoint = options.sqsEndpoint;
   if (!sqsEndpoint) {
-    const fauxqs = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
-    sqsEndpoint = fauxqs.address;
-    stops.push(() => fauxqs.stop());
+    const queues = await startLocalQueues();
+    sqsEndpoint = queues.endpoint;
+    stops.push(() => queues.stop());
   }
 
   // Sandbox B2B directory behind prospect search (the adapter talks real HTTP to it).

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { startFauxqs } from 'fauxqs';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
+import { startLocalQueues } from '../../infra/local/local-queues';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,9 +15,9 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const dynamo = await startDynamoDbLocal();
-  const sqs = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
+  const sqs = await startLocalQueues();
   project.provide('dynamodbEndpoint', dynamo.endpoint);
-  project.provide('sqsEndpoint', sqs.address);
+  project.provide('sqsEndpoint', sqs.endpoint);
   return async () => {
     await sqs.stop();
     await dynamo.stop();
