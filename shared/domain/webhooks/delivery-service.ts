@@ -81,12 +81,12 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
        * Nothing to deliver to: no attempt, no retry. A retry (an attempt before it is in the log, with
        * its next attempt's time) writes a log line saying so, which ends what the log shows.
        */
+      const skippedLine = (why: string): DeliveryAttempt | undefined =>
+        claim.attempt > 1
+          ? { userId: message.user_id, eventId: message.event_id, eventType: message.type, attempt: claim.attempt, at: claimedAt.toISOString(), outcome: 'skipped', statusCode: null, error: why, durationMs: 0, nextAttemptAt: null, test: false }
+          : undefined;
       const skip = async (why: string): Promise<DeliveryDecision> => {
-        const at = claimedAt.toISOString();
-        const attempt: DeliveryAttempt | undefined =
-          claim.attempt > 1
-            ? { userId: message.user_id, eventId: message.event_id, eventType: message.type, attempt: claim.attempt, at, outcome: 'skipped', statusCode: null, error: why, durationMs: 0, nextAttemptAt: null, test: false }
-            : undefined;
+        const attempt = skippedLine(why);
         await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'SKIPPED', ...(attempt ? { attempt } : {}) });
         return { action: 'ack' };
       };
@@ -102,7 +102,17 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       const url = message.url ?? settings?.url;
       if (url && !settings) settings = await firstSecret(message.user_id);
       // The user has no webhook (any more): nothing to deliver, nothing to retry.
-      if (!settings || !url) return skip('Not sent: no webhook URL is configured any more');
+      if (!settings || !url) {
+        const why = 'Not sent: no webhook URL is configured any more';
+        const line = skippedLine(why);
+        if (!line) return skip(why);
+        // A retry (the event was meant for this user, and its attempts failed) is given up on and
+        // kept, so that once a URL is set again its user can have it sent (redeliver): clearing the
+        // URL while the endpoint was down lost those events for good before 2026-11-29 (probe). Not
+        // dead-lettered: the user chose this, no operator needs to look.
+        await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt: line, message });
+        return { action: 'ack' };
+      }
 
       const type = deps.policy.webhookType(url);
       const now = deps.clock.now();

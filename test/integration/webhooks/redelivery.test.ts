@@ -1,3 +1,4 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookAttemptKey } from '../../../shared/db/keys';
@@ -192,6 +193,37 @@ describe('a failed webhook delivery sent again on request', () => {
     expect(await redeliver(alice, eventId)).toMatchObject({ status: 202 });
     await drain();
     expect(receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId, eventId, eventId]);
+    expect((await attemptsOf(eventId))[0]).toEqual([1, 'delivered']);
+  });
+
+  it('keeps an event whose webhook URL was cleared between its attempts given up on, not dead-lettered, and sends it once a URL is set again', async () => {
+    receiver.setDefault({ status: 500, body: 'down' });
+    const eventId = await publish('Cleared meanwhile?');
+    expect(await stack.poller.pollOnce(stack.queue('webhooks'))).toBe(1);
+    expect(receiver.requests).toHaveLength(1);
+    try {
+      expect((await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: null } })).status).toBe(200);
+      await drain();
+      expect(receiver.requests).toHaveLength(1);
+      expect(await attemptsOf(eventId)).toEqual([
+        [2, 'skipped'],
+        [1, 'http_error'],
+      ]);
+      expect(await redeliver(alice, eventId)).toMatchObject({
+        status: 409,
+        body: { error: 'No webhook URL is configured: set one (PUT /api/v1/user/webhook/), then ask again' },
+      });
+    } finally {
+      await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: `${receiver.url}/alice` } });
+    }
+    const dead = await stack.sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.queue('webhooks').dlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+    expect((dead.Messages ?? []).filter((message) => message.Body?.includes(eventId))).toEqual([]);
+
+    // Before 2026-11-29 it was skipped for good: 409 "This delivery was not sent ...".
+    receiver.setDefault({ status: 200, body: 'ok' });
+    expect(await redeliver(alice, eventId)).toMatchObject({ status: 202 });
+    await drain();
+    expect(receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect((await attemptsOf(eventId))[0]).toEqual([1, 'delivered']);
   });
 

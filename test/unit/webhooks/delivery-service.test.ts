@@ -22,11 +22,13 @@ class InMemoryDeliveries implements Pick<WebhookDeliveryRepository, 'claim' | 'c
     return { kind: 'claimed', attempt: record.attempts + 1 };
   }
 
-  async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt }) {
+  async complete(input: { userId: number; eventId: string; status: DeliveryStatus; attempt?: DeliveryAttempt; message?: DeliveryMessage }) {
     const key = `${input.userId}/${input.eventId}`;
     const record = this.records.get(key);
     const retryAt = input.status === 'PENDING' ? (input.attempt?.nextAttemptAt ?? undefined) : undefined;
-    if (record) this.records.set(key, { status: input.status, attempts: record.attempts, ...(record.carrier ? { carrier: record.carrier } : {}), ...(retryAt ? { retryAt } : {}) });
+    // Given up on: its message kept, as the repository keeps it.
+    const kept = input.status === 'FAILED' && input.message && input.attempt ? { message: input.message } : {};
+    if (record) this.records.set(key, { status: input.status, attempts: record.attempts, ...(record.carrier ? { carrier: record.carrier } : {}), ...(retryAt ? { retryAt } : {}), ...kept });
     if (input.attempt) this.log.push(input.attempt);
   }
 
@@ -194,13 +196,15 @@ describe('delivery service', () => {
     expect(deliveries.log).toEqual([]);
   });
 
-  it('ends the log of a retry whose webhook URL was removed meanwhile with a skipped line', async () => {
+  it('ends the log of a retry whose webhook URL was removed meanwhile with a skipped line, and keeps the event given up on (not dead-lettered)', async () => {
     outcomes = [{ kind: 'response', status: 503, reason: '' }];
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
     settings = settings ? { ...settings, url: null } : undefined;
     now = new Date('2026-11-21T12:01:00.000Z');
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
     expect(sent).toHaveLength(1);
+    // Kept for redeliver once a URL is set again.
+    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 2, carrier: 'msg-1', message });
     expect(deliveries.log.slice(1)).toEqual([
       {
         userId: 7,
