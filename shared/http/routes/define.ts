@@ -103,8 +103,12 @@ export function defineRoute<const Group extends string, const Request extends Re
 /** The key a handler dispatches on: API Gateway's `${httpMethod} ${resource}`. */
 export const routeKey = (method: string, path: string): string => `${method} ${path}`;
 
-/** Whether the usage plan (the per-key rate limit) applies: every route that accepts an API key. */
-export const isRateLimited = (auth: AuthMode): boolean => auth === 'apiKey' || auth === 'apiKeyOrSession';
+/**
+ * Whether a usage plan applies: every route with credentials. API keys take the per-key plan,
+ * sessions the sessions plan (docs/rate-limits.md). Session-only routes were not counted before
+ * 2026-11-29, so the in-app connection status asked the provider live without any limit (review).
+ */
+export const isRateLimited = (auth: AuthMode): boolean => auth !== 'none';
 
 /**
  * Every error status a route may answer with: the common ones, 401 where credentials are checked,

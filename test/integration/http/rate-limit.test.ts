@@ -88,5 +88,11 @@ describe('per-key rate limit (a burst of 10, 50 requests a minute)', () => {
     clock.advance(100); // one token every 0.1 s
     expect((await stack.call('GET', '/api-keys/', { token: carol.token })).status).toBe(200);
     expect((await stack.call('GET', '/api-keys/', { token: carol.token })).status).toBe(429);
+    // Session-only routes take from the same bucket (they were not counted before 2026-11-29).
+    expect((await stack.call('GET', '/prospects/999999/connection-status/', { token: carol.token })).status).toBe(429);
+    expect((await stack.call('POST', '/user/webhook/test/', { token: carol.token })).status).toBe(429);
+    clock.advance(100);
+    expect((await stack.call('GET', '/prospects/999999/connection-status/', { token: carol.token })).body).toEqual({ error: 'Prospect not found' });
+    expect((await stack.call('GET', '/prospects/999999/connection-status/', { token: carol.token })).status).toBe(429);
   });
 });
