@@ -5,7 +5,7 @@ import { loadConfig } from '../../infra/config';
 import { QueueConsumer } from '../../infra/constructs/queue-consumer';
 import { OutreachStack } from '../../infra/stacks/outreach-stack';
 import { FUNCTION_GROUPS } from '../../shared/http/route-table';
-import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
+import { CAMPAIGN_SCHEDULING, ENRICHMENT, ENRICHMENT_SWEEPER, INBOUND_RETRY, OUTREACH, OUTREACH_SCHEDULER, QUEUES, SCHEDULES, WEBHOOK_DELIVERY } from '../../shared/runtime/catalog';
 import { type CfnResource, type Json, logicalId, resourcesOfType, testApp } from './template-helpers';
 import { FILLED_SUM, OPERATIONS, alarmsByName, probeViews, sharedSynth, synth } from './monitoring-helpers';
 
@@ -102,6 +102,7 @@ describe('OutreachStack monitoring (cdk.json context, no bundling)', () => {
     [CAMPAIGN_SCHEDULING.name, 15],
     [OUTREACH.name, 15],
     [ENRICHMENT.name, 60],
+    [INBOUND_RETRY.name, 60],
   ])('alarms when the oldest message of the %s queue waits over %i minutes', (name, minutes) => {
     expect(QUEUES.find((queue) => queue.name === name)?.oldestMessageAlarmMinutes).toBe(minutes);
     expect(alarm(`queue-age-${name}`)).toMatchObject({
