@@ -107,11 +107,12 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         const line = skippedLine(why);
         if (!line) return skip(why);
         // A retry (the event was meant for this user, and its attempts failed) is given up on and
-        // kept, so that once a URL is set again its user can have it sent (redeliver): clearing the
-        // URL while the endpoint was down lost those events for good before 2026-11-29 (probe). Not
-        // dead-lettered: the user chose this, no operator needs to look.
+        // kept as after a last failed attempt, so that once a URL is set again its user can have it
+        // sent (redeliver): clearing the URL while the endpoint was down lost those events for good
+        // before 2026-11-29 (probe). To the dead-letter queue, as every FAILED delivery's message:
+        // a later copy of it finds FAILED and goes there too.
         await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt: line, message });
-        return { action: 'ack' };
+        return { action: 'dead-letter' };
       }
 
       const type = deps.policy.webhookType(url);

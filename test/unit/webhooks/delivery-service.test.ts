@@ -196,15 +196,17 @@ describe('delivery service', () => {
     expect(deliveries.log).toEqual([]);
   });
 
-  it('ends the log of a retry whose webhook URL was removed meanwhile with a skipped line, and keeps the event given up on (not dead-lettered)', async () => {
+  it('ends the log of a retry whose webhook URL was removed meanwhile with a skipped line, and gives the event up as after its last attempt', async () => {
     outcomes = [{ kind: 'response', status: 503, reason: '' }];
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
     settings = settings ? { ...settings, url: null } : undefined;
     now = new Date('2026-11-21T12:01:00.000Z');
-    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
     expect(sent).toHaveLength(1);
-    // Kept for redeliver once a URL is set again.
+    // Kept for redeliver once a URL is set again; a later copy of the message goes the same way.
     expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 2, carrier: 'msg-1', message });
+    expect(await service().deliver(message, 'msg-2')).toEqual({ action: 'dead-letter' });
+    expect(sent).toHaveLength(1);
     expect(deliveries.log.slice(1)).toEqual([
       {
         userId: 7,
