@@ -12,13 +12,24 @@ export function header(headers: Record<string, string | undefined> | null | unde
   return undefined;
 }
 
-/** A cookie's value from the Cookie header. */
+/**
+ * A cookie's value from the Cookie header. A value whose percent-escapes do not decode is taken as
+ * written: it then fails as any wrong credential does (a URIError here made the authorizer fail,
+ * a 500, before 2026-11-29: fuzzing probe).
+ */
 export function cookie(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
   const raw = header(headers, 'cookie');
   if (!raw) return undefined;
   for (const part of raw.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      try {
+        return decodeURIComponent(value);
+      } catch {
+        return value;
+      }
+    }
   }
   return undefined;
 }

@@ -94,6 +94,9 @@ describe('accounts and sessions over HTTP', () => {
     const after = await stack.call('GET', '/auth/me/', { token: user.token });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ error: 'Authentication required', message: 'The session has expired or was logged out; log in again' });
+    // A cookie whose escapes do not decode is a wrong session, not the authorizer's failure (a 500 before 2026-11-29).
+    const malformed = await stack.call('GET', '/auth/me/', { headers: { Cookie: 'session=%E0%A4%A' } });
+    expect([malformed.status, malformed.body]).toEqual([401, { error: 'Authentication required', message: 'The session has expired or was logged out; log in again' }]);
     // Nothing presented: the spec's missing-key answer.
     const none = await stack.call('GET', '/auth/me/', {});
     expect([none.status, none.body]).toEqual([401, { error: 'Missing API key', message: 'Provide X-API-Key header' }]);
