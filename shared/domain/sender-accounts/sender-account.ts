@@ -94,7 +94,9 @@ export function newSenderAccount(input: {
     id: input.id,
     workspaceId: input.workspaceId,
     // The provider's name is cleaned as a typed one (api.md, "Names"), and never cut inside a character.
-    name: (input.name?.trim() || stripControls(input.provider.name ?? '').trim() || input.provider.id)
+    // An unpaired surrogate in it is U+FFFD, as in the provider's webhooks: echoed as it came, it made
+    // the accounts list unreadable to strict JSON parsers (before 2026-11-29: fuzzing probe).
+    name: (input.name?.trim() || stripControls(input.provider.name ?? '').replace(/\p{Cs}/gu, '\uFFFD').trim() || input.provider.id)
       .slice(0, MAX_ACCOUNT_NAME_LENGTH)
       .replace(/[\uD800-\uDBFF]$/, ''),
     type: input.type,

@@ -45,6 +45,11 @@ describe('sender accounts registered, deleted and registered again', () => {
     expect((await register(key, { provider_account_id: controlled.id })).body.account.name).toBe('JaneDoe X');
     const long = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: `${'a'.repeat(99)}😀tail` });
     expect((await register(key, { provider_account_id: long.id })).body.account.name).toBe('a'.repeat(99));
+    // An unpaired surrogate (no Unicode text) is U+FFFD, as in the provider's webhooks.
+    const lone = await stack.provider.control.createAccount({ type: 'LINKEDIN', name: 'Lone \ud800 name' });
+    const registered = await register(key, { provider_account_id: lone.id });
+    expect(registered.body.account.name).toBe('Lone \uFFFD name');
+    expect(registered.text).not.toMatch(/\\ud800/i);
   });
 
   it('brings a deleted account back with its id and daily limits when the workspace registers it again, and only there', async () => {
