@@ -11,8 +11,8 @@ const WEBHOOKS = '^(?:/v1)?(?:/api/v1/webhooks/provider|/api/v1/webhooks/provide
 const ANONYMOUS_JSON = '^(?:/v1)?(?:/api/v1/auth/login|/api/v1/auth/signup)/?$';
 const ANONYMOUS_PAGES = '^(?:/v1)?(?:/api/v1/unsubscribe/[^/]+)/?$';
 const LARGER_THAN_256_KB =
-  '^(?:/v1)?(?:/api/v1/public/campaigns/[^/]+/import|/api/v1/public/campaigns/[^/]+/steps|/api/v1/public/campaigns/[^/]+/steps/[^/]+|/api/v1/public/lead-lists/[^/]+/import)/?$';
-const LARGER_THAN_640_KB = '^(?:/v1)?(?:/api/v1/public/campaigns/[^/]+/import|/api/v1/public/lead-lists/[^/]+/import)/?$';
+  '^(?:/v1)?(?:/api/v1/public/campaigns/[^/]+/import|/api/v1/public/campaigns/[^/]+/steps|/api/v1/public/campaigns/[^/]+/steps/[^/]+|/api/v1/public/lead-lists/[^/]+/import|/api/v1/webhooks/provider)/?$';
+const LARGER_THAN_640_KB = '^(?:/v1)?(?:/api/v1/public/campaigns/[^/]+/import|/api/v1/public/lead-lists/[^/]+/import|/api/v1/webhooks/provider)/?$';
 
 const urlDecoded = (regexString: string) => ({
   RegexMatchStatement: { RegexString: regexString, FieldToMatch: { UriPath: {} }, TextTransformations: [{ Priority: 0, Type: 'URL_DECODE' }] },
@@ -101,9 +101,10 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
             '/api/v1/public/campaigns/{id}/steps',
             '/api/v1/public/campaigns/{id}/steps/{step_id}',
             '/api/v1/public/lead-lists/{id}/import',
+            '/api/v1/webhooks/provider',
           ],
         },
-        { limit: 655_360, largerPaths: ['/api/v1/public/campaigns/{id}/import', '/api/v1/public/lead-lists/{id}/import'] },
+        { limit: 655_360, largerPaths: ['/api/v1/public/campaigns/{id}/import', '/api/v1/public/lead-lists/{id}/import', '/api/v1/webhooks/provider'] },
         { limit: 4_194_304, largerPaths: [] },
       ]);
     });
@@ -155,7 +156,7 @@ describe('edge: WAF web ACL, stage throttles and the per-key plan (cdk.json cont
       expect(ruleNamed('AnonymousPagesPerIp')).toEqual(anonymous('AnonymousPagesPerIp', 2, ANONYMOUS_PAGES, 'RateLimitedPage'));
     });
 
-    it('refuses a declared body over its route limit (256 KB, 640 KB for steps, 4 MB for imports) with 413', () => {
+    it('refuses a declared body over its route limit (256 KB, 640 KB for steps, 4 MB for imports and the provider webhook) with 413', () => {
       expect(ruleNamed('BodyTooLarge')).toEqual({
         Name: 'BodyTooLarge',
         Priority: 3,

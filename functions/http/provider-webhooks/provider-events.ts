@@ -102,11 +102,24 @@ function toInboundEmail(payload: v.InferOutput<typeof MailReceivedPayload>): Inb
     answers: [...(inReplyTo ? [inReplyTo] : []), ...[...(payload.references ?? [])].reverse()],
     from: payload.from_attendee?.identifier ?? '',
     subject: payload.subject ?? '',
-    text: payload.body_plain ?? textOfHtml(payload.body ?? ''),
+    text: keptText(payload.body_plain ?? textOfHtml(payload.body ?? '')),
     sentAt: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
     headers: payload.headers ?? [],
   };
 }
+
+/**
+ * The most of a message's text the service keeps. Its inbound record, its conversation line and the
+ * user's webhook carry it, and the webhook's queue message must stay under SQS's 256 KB with every
+ * character escaped (6 bytes at worst). A longer one (a long thread quoted, a big HTML body) is cut,
+ * with an ellipsis; the whole stays in the mailbox. Before 2026-11-29 an email over the route's
+ * 256 KB body limit was refused with a 400, which the provider does not retry: the reply was lost.
+ */
+export const MAX_INBOUND_TEXT_LENGTH = 32_000;
+
+/** The text kept of a message, never cut inside a character. */
+const keptText = (text: string): string =>
+  text.length <= MAX_INBOUND_TEXT_LENGTH ? text : `${text.slice(0, MAX_INBOUND_TEXT_LENGTH).replace(/[\uD800-\uDBFF]$/, '')}…`;
 
 /** The webhook's fields as the inbound router reads them. */
 function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>): ProviderMessage {
@@ -114,7 +127,7 @@ function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>
   return {
     accountId: payload.account_id,
     messageId: payload.message_id,
-    text: payload.message ?? '',
+    text: keptText(payload.message ?? ''),
     timestamp: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
     isSender: payload.is_sender === true || payload.is_sender === 1,
     chatId: payload.chat_id ?? undefined,

@@ -25,7 +25,8 @@ const optionalText = v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2000))
 
 /**
  * The provider's `message_received` webhook (providers.md §1.8), as far as routing reads it. The
- * text is bounded by the body size limit only; unknown fields are ignored.
+ * text is bounded by the body size limit (4 MB) only, and cut to what is kept when read; unknown
+ * fields are ignored.
  */
 export const MessageReceivedPayload = v.object({
   event: v.literal('message_received'),
@@ -109,6 +110,9 @@ export const providerWebhookRoutes = {
     unpairedSurrogates: 'replace',
     // A wrong X-Webhook-Secret.
     errors: [401],
+    // An email with a big HTML body, or a long quoted thread, must arrive: a 4xx is not retried.
+    // Its text is cut to what the service keeps (MAX_INBOUND_TEXT_LENGTH, provider-events.ts).
+    maxBodyBytes: 4 * 1024 * 1024,
   }),
   hostedAuthEvent: defineRoute('providerWebhooks', {
     method: 'POST',

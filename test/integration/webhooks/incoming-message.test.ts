@@ -6,6 +6,7 @@ import { type Receiver, startReceiver } from '../../support/receiver';
 import { type SignedUpUser, type TestStack, createKey, signUp, startTestStack } from '../../support/test-stack';
 import { createList, importLeads } from '../leads/helpers';
 import { headersOf } from './delivery-world';
+import { MAX_INBOUND_TEXT_LENGTH } from '../../../functions/http/provider-webhooks/provider-events';
 
 /** A reply's `message` as delivered: a stored message id, timestamps by format, no campaign. */
 const replyMessage = (fields: Record<string, unknown>) => ({
@@ -202,6 +203,15 @@ describe('incoming_message from a provider reply', () => {
     await drain();
     expect(requestsOf(alice)).toHaveLength(1);
     expect(payloadOf(alice).message.message).toBe(text);
+  });
+
+  it('takes a reply over the usual 256 KB body limit, and keeps its first 32,000 characters (it was a 400, which the provider does not retry: lost)', async () => {
+    const text = `${'z'.repeat(299_999)}!`;
+    const reply = await stack.provider.control.reply({ account_id: alice.providerAccountId, from: 'reply-person', text });
+    expect(reply.deliveries.map((delivery) => delivery.status)).toEqual([200]);
+    await drain();
+    expect(requestsOf(alice)).toHaveLength(1);
+    expect(payloadOf(alice).message.message).toBe(`${'z'.repeat(MAX_INBOUND_TEXT_LENGTH)}…`);
   });
 
   it('takes a provider webhook whose text holds an unpaired surrogate with U+FFFD in its place: never refused (the provider would retry it)', async () => {
