@@ -99,9 +99,10 @@ function toInboundEmail(payload: v.InferOutput<typeof MailReceivedPayload>): Inb
     accountId: payload.account_id,
     emailId,
     rfcMessageId: payload.message_id ?? null,
-    answers: [...(inReplyTo ? [inReplyTo] : []), ...[...(payload.references ?? [])].reverse()],
+    // The newest references only: each is a lookup, and a body of 4 MB could name thousands.
+    answers: [...(inReplyTo ? [inReplyTo] : []), ...[...(payload.references ?? [])].reverse().slice(0, MAX_REFERENCES_READ)],
     from: payload.from_attendee?.identifier ?? '',
-    subject: payload.subject ?? '',
+    subject: keptText(payload.subject ?? '', MAX_INBOUND_SUBJECT_LENGTH),
     text: keptText(payload.body_plain ?? textOfHtml(payload.body ?? '')),
     sentAt: at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined,
     headers: payload.headers ?? [],
@@ -117,9 +118,15 @@ function toInboundEmail(payload: v.InferOutput<typeof MailReceivedPayload>): Inb
  */
 export const MAX_INBOUND_TEXT_LENGTH = 32_000;
 
+/** The most of an email's subject kept (it was bounded by the 256 KB body before). */
+export const MAX_INBOUND_SUBJECT_LENGTH = 1_000;
+
+/** How many of an email's `references` are looked up, newest first. */
+const MAX_REFERENCES_READ = 50;
+
 /** The text kept of a message, never cut inside a character. */
-const keptText = (text: string): string =>
-  text.length <= MAX_INBOUND_TEXT_LENGTH ? text : `${text.slice(0, MAX_INBOUND_TEXT_LENGTH).replace(/[\uD800-\uDBFF]$/, '')}…`;
+const keptText = (text: string, max = MAX_INBOUND_TEXT_LENGTH): string =>
+  text.length <= max ? text : `${text.slice(0, max).replace(/[\uD800-\uDBFF]$/, '')}…`;
 
 /** The webhook's fields as the inbound router reads them. */
 function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>): ProviderMessage {
