@@ -92,6 +92,15 @@ export function idList(value: unknown, field: string): number[] | undefined {
 export const withoutControls = v.transform((text: string) => stripControls(text));
 
 /** `withoutControls` on a plain string (a name the provider gives, not a request's). */
+/**
+ * The first `max` UTF-16 units of `text`, one fewer where the cut would fall inside a surrogate
+ * pair (an emoji), whose half is no Unicode text and makes strict JSON readers refuse the answer.
+ */
+export function firstUnits(text: string, max: number): string {
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 export function stripControls(text: string): string {
   return text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, '');
 }

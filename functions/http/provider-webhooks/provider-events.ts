@@ -4,6 +4,7 @@ import { textOfHtml } from '../../../shared/domain/inbox/conversations';
 import type { InboundEmail } from '../../../shared/domain/inbox/inbound-email';
 import type { ProviderMessage } from '../../../shared/domain/inbox/inbound-message';
 import type { SenderAccountService } from '../../../shared/domain/sender-accounts/sender-account-service';
+import { firstUnits } from '../../../shared/domain/validation';
 import { parseWith } from '../../../shared/http/request';
 import { AccountStatusPayload, MailReceivedPayload, MailSentPayload, MessageReceivedPayload, NewRelationPayload } from '../../../shared/http/routes/provider-webhooks';
 import type { Logger } from '../../../shared/logging/logger';
@@ -125,8 +126,7 @@ export const MAX_INBOUND_SUBJECT_LENGTH = 1_000;
 const MAX_REFERENCES_READ = 50;
 
 /** The text kept of a message, never cut inside a character. */
-const keptText = (text: string, max = MAX_INBOUND_TEXT_LENGTH): string =>
-  text.length <= max ? text : `${text.slice(0, max).replace(/[\uD800-\uDBFF]$/, '')}…`;
+const keptText = (text: string, max = MAX_INBOUND_TEXT_LENGTH): string => (text.length <= max ? text : `${firstUnits(text, max)}…`);
 
 /** The webhook's fields as the inbound router reads them. */
 function toProviderMessage(payload: v.InferOutput<typeof MessageReceivedPayload>): ProviderMessage {

@@ -1,4 +1,6 @@
 import { decodeHTML } from 'entities';
+import { firstUnits } from '../validation';
+
 /**
  * A workspace's conversations: one per prospect, across channels (docs/engine.md, "Inbox"). Every
  * message we send (the engine's sends, manual replies) and every message a prospect sends us is one
@@ -69,8 +71,7 @@ const SUMMARY_TEXT_LENGTH = 500;
  * through it too.
  */
 export function summaryText(text: string): string {
-  const cut = text.slice(0, SUMMARY_TEXT_LENGTH);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+  return firstUnits(text, SUMMARY_TEXT_LENGTH);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type ProviderAccount, isActiveStatus } from '../providers/provider';
-import { stripControls } from '../validation';
+import { firstUnits, stripControls } from '../validation';
 
 /**
  * A sender account: a network account or a mailbox connected at the provider and registered in a
@@ -96,9 +96,7 @@ export function newSenderAccount(input: {
     // The provider's name is cleaned as a typed one (api.md, "Names"), and never cut inside a character.
     // An unpaired surrogate in it is U+FFFD, as in the provider's webhooks: echoed as it came, it made
     // the accounts list unreadable to strict JSON parsers (before 2026-11-29: fuzzing probe).
-    name: (input.name?.trim() || stripControls(input.provider.name ?? '').replace(/\p{Cs}/gu, '\uFFFD').trim() || input.provider.id)
-      .slice(0, MAX_ACCOUNT_NAME_LENGTH)
-      .replace(/[\uD800-\uDBFF]$/, ''),
+    name: firstUnits(input.name?.trim() || stripControls(input.provider.name ?? '').replace(/\p{Cs}/gu, '\uFFFD').trim() || input.provider.id, MAX_ACCOUNT_NAME_LENGTH),
     type: input.type,
     status: input.provider.status,
     providerAccountId: input.provider.id,
