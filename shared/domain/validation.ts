@@ -101,6 +101,12 @@ export function firstUnits(text: string, max: number): string {
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
+/**
+ * The text with each unpaired UTF-16 surrogate (no Unicode text: strict JSON readers refuse an
+ * answer that echoes one) made U+FFFD, as the provider's text is taken wherever it comes in.
+ */
+export const wellFormed = (text: string): string => text.replace(/\p{Cs}/gu, '\uFFFD');
+
 export function stripControls(text: string): string {
   return text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, '');
 }

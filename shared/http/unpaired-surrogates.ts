@@ -1,3 +1,5 @@
+import { wellFormed } from '../domain/validation';
+
 /**
  * JSON may spell a lone UTF-16 surrogate (`"\ud800"`), which is no Unicode text: it has no UTF-8
  * form, and an answer that echoes it is refused whole by strict parsers (jq, Python's encoder), so
@@ -8,7 +10,6 @@
 
 /** With the `u` flag a surrogate pair is one code point; only an unpaired surrogate is `Cs`. */
 const UNPAIRED = /\p{Cs}/u;
-const UNPAIRED_ALL = /\p{Cs}/gu;
 
 export const UNPAIRED_SURROGATE_MESSAGE = 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)';
 
@@ -41,29 +42,27 @@ export function holdsUnpairedSurrogate(value: unknown): boolean {
   return false;
 }
 
-const replaced = (text: string) => text.replace(UNPAIRED_ALL, '\uFFFD');
-
 /**
  * The value with every unpaired surrogate of its strings and keys replaced by U+FFFD: a freshly
  * parsed body, changed in place, in a loop (as above). A renamed key moves to the end of its object.
  */
 export function replaceUnpairedSurrogates<T>(value: T): T {
-  if (typeof value === 'string') return replaced(value) as T;
+  if (typeof value === 'string') return wellFormed(value) as T;
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const container = pending.pop();
     if (Array.isArray(container)) {
       container.forEach((item, index) => {
-        if (typeof item === 'string') container[index] = replaced(item);
+        if (typeof item === 'string') container[index] = wellFormed(item);
         else if (item !== null && typeof item === 'object') pending.push(item);
       });
     } else if (container !== null && typeof container === 'object') {
       const record = container as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         const item = record[key];
-        const fixed = typeof item === 'string' ? replaced(item) : item;
+        const fixed = typeof item === 'string' ? wellFormed(item) : item;
         if (item !== null && typeof item === 'object') pending.push(item);
-        const fixedKey = replaced(key);
+        const fixedKey = wellFormed(key);
         if (fixedKey !== key) {
           delete record[key];
           Object.defineProperty(record, fixedKey, { value: fixed, enumerable: true, writable: true, configurable: true });

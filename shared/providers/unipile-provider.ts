@@ -7,6 +7,7 @@ import {
   ProviderFailure,
   type ProviderProfile,
 } from '../domain/providers/provider';
+import { wellFormed } from '../domain/validation';
 
 export interface UnipileProviderOptions {
   /** The provider's base URL (its DSN), e.g. `https://api8.unipile.com:13851`; the sandbox's locally. */
@@ -41,7 +42,9 @@ function toAccount(raw: Loose): ProviderAccount {
   const im = ((raw.connection_params as Loose | undefined)?.im ?? {}) as Loose;
   return {
     id: String(raw.id),
-    name: String(raw.name ?? raw.id),
+    // The provider's text, as its webhooks' is: an unpaired surrogate made U+FFFD (a name echoed with
+    // one made the accounts list unreadable to strict JSON parsers, before 2026-11-29: fuzzing probe).
+    name: wellFormed(String(raw.name ?? raw.id)),
     type: String(raw.type ?? ''),
     status: accountStatus(raw.sources),
     ownProviderUserId: str(im.id),

@@ -94,9 +94,7 @@ export function newSenderAccount(input: {
     id: input.id,
     workspaceId: input.workspaceId,
     // The provider's name is cleaned as a typed one (api.md, "Names"), and never cut inside a character.
-    // An unpaired surrogate in it is U+FFFD, as in the provider's webhooks: echoed as it came, it made
-    // the accounts list unreadable to strict JSON parsers (before 2026-11-29: fuzzing probe).
-    name: firstUnits(input.name?.trim() || stripControls(input.provider.name ?? '').replace(/\p{Cs}/gu, '\uFFFD').trim() || input.provider.id, MAX_ACCOUNT_NAME_LENGTH),
+    name: firstUnits(input.name?.trim() || stripControls(input.provider.name ?? '').trim() || input.provider.id, MAX_ACCOUNT_NAME_LENGTH),
     type: input.type,
     status: input.provider.status,
     providerAccountId: input.provider.id,
