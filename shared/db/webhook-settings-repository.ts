@@ -20,6 +20,7 @@ export const WebhookSettingsItem = itemSchema(
     createdAt: v.string(),
     updatedAt: v.string(),
     secretUnseen: v.optional(v.boolean()),
+    disabledAt: v.optional(v.string()),
   }),
 );
 
@@ -50,6 +51,7 @@ export class DynamoWebhookSettingsRepository implements WebhookSettingsRepositor
       createdAt: item.createdAt,
       updatedAt: item.updatedAt,
       ...(item.secretUnseen ? { secretUnseen: true } : {}),
+      ...(item.disabledAt !== undefined ? { disabledAt: item.disabledAt } : {}),
     };
   }
 
@@ -73,6 +75,7 @@ export class DynamoWebhookSettingsRepository implements WebhookSettingsRepositor
             createdAt: settings.createdAt,
             updatedAt: settings.updatedAt,
             ...(settings.secretUnseen ? { secretUnseen: true } : {}),
+            ...(settings.disabledAt !== undefined ? { disabledAt: settings.disabledAt } : {}),
           },
           ...(expectedUpdatedAt === null
             ? { ConditionExpression: 'attribute_not_exists(pk)' }

@@ -3,7 +3,7 @@ import { type DeliveryAttempt, type DeliveryDecision, describeOutcome, maxAttemp
 import { type DeliveryMessage, bodyFor } from './events';
 import type { DestinationPolicy, MembershipCheck, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
-import { type WebhookSettings, freshSettings, generateSigningSecret, signingSecrets } from './webhook';
+import { GONE_STATUS, type WebhookSettings, activeUrl, freshSettings, generateSigningSecret, nextUpdatedAt, signingSecrets } from './webhook';
 
 export interface DeliveryServiceDeps {
   settings: Pick<WebhookSettingsRepository, 'get' | 'save'>;
@@ -44,6 +44,21 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
     if (await deps.settings.save(created, null)) return created;
     // Created meanwhile (the user set a webhook, or another delivery made the secret): theirs.
     return deps.settings.get(userId);
+  }
+
+  /**
+   * The user's endpoint answered 410 Gone: their webhook is disabled until they set its URL again,
+   * so it gets no more events (Standard Webhooks' rule). Only while `url` is still the one set: a
+   * user who changed it meanwhile has said where events go now.
+   */
+  async function disable(userId: number, url: string): Promise<void> {
+    for (let i = 0; i < 3; i += 1) {
+      const current = await deps.settings.get(userId);
+      if (!current || current.url !== url || current.disabledAt !== undefined) return;
+      const stamp = nextUpdatedAt(current, deps.clock.now());
+      const disabled: WebhookSettings = { ...current, disabledAt: stamp, updatedAt: stamp };
+      if (await deps.settings.save(disabled, current.updatedAt)) return;
+    }
   }
 
   return {
@@ -99,11 +114,14 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
 
       let settings = await deps.settings.get(message.user_id);
       // An event with its own URL (an enrichment job's webhook_url) goes there, signed with the user's secret.
-      const url = message.url ?? settings?.url;
+      const url = message.url ?? activeUrl(settings);
       if (url && !settings) settings = await firstSecret(message.user_id);
-      // The user has no webhook (any more): nothing to deliver, nothing to retry.
+      // The user has no webhook (any more), or it is disabled: nothing to deliver, nothing to retry.
       if (!settings || !url) {
-        const why = 'Not sent: no webhook URL is configured any more';
+        const why =
+          settings?.url && settings.disabledAt !== undefined
+            ? 'Not sent: the webhook is disabled since its endpoint answered 410 Gone'
+            : 'Not sent: no webhook URL is configured any more';
         const line = skippedLine(why);
         if (!line) return skip(why);
         // A retry (the event was meant for this user, and its attempts failed) is given up on and
@@ -124,8 +142,12 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
           : { ...JSON_HEADERS };
       const outcome = await deps.sender.post(url, body, headers, deps.attemptTimeoutMs);
       const finished = deps.clock.now();
-      const described = describeOutcome(outcome);
-      const delay = described.outcome === 'delivered' ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);
+      // 410 Gone: not tried again (the endpoint says it is gone for good), and the user's webhook disabled.
+      const gone = outcome.kind === 'response' && outcome.status === GONE_STATUS;
+      const described = gone
+        ? { ...describeOutcome(outcome), error: `HTTP ${GONE_STATUS}: the endpoint is gone, ${message.url ? 'not tried again' : 'the webhook is disabled until its URL is set again'}` }
+        : describeOutcome(outcome);
+      const delay = described.outcome === 'delivered' || gone ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);
       const attempt: DeliveryAttempt = {
         userId: message.user_id,
         eventId: message.event_id,
@@ -142,6 +164,9 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         return { action: 'ack' };
       }
       if (delay === undefined) {
+        // Disabled first: a worker stopped in between leaves a pending delivery whose next copy
+        // finds the webhook disabled and gives it up as here.
+        if (gone && !message.url) await disable(message.user_id, url);
         // Kept with the record, so that its user can have it sent again (webhook-service.ts, redeliver).
         await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt, message });
         return { action: 'dead-letter' };

@@ -6,11 +6,13 @@ import type { DeliveryQueue, DestinationPolicy, MembershipCheck, ReopenResult, W
 import { JSON_HEADERS, signedHeaders } from './signing';
 import {
   MAX_OLDER_SECRETS,
+  activeUrl,
   SECRET_ROTATION_OVERLAP_MS,
   type WebhookSettings,
   type WebhookType,
   freshSettings,
   generateSigningSecret,
+  nextUpdatedAt,
   rotatedSecretsAt,
   signingSecrets,
 } from './webhook';
@@ -62,6 +64,7 @@ const REDELIVERY_REFUSED: Record<DeliveryStatus, string> = {
 export const REDELIVERY_NOWHERE = {
   noUrl: 'No webhook URL is configured: set one (PUT /api/v1/user/webhook/), then ask again',
   notMember: 'You are no longer a member of the workspace of this event: it cannot be sent to you',
+  disabled: 'Your webhook is disabled since its endpoint answered 410 Gone: set its URL again (PUT /api/v1/user/webhook/), then ask again',
 } as const;
 
 /** The message of a delivery that can be sent again, or the 404 or 409 saying why not. */
@@ -87,12 +90,6 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     throw conflict('Webhook settings changed while saving, please retry');
   }
 
-  /** updated_at must move on every write, even within one clock tick. */
-  const nextStamp = (current: WebhookSettings | undefined, now: Date): string => {
-    const stamp = now.toISOString();
-    return current && stamp <= current.updatedAt ? new Date(Date.parse(current.updatedAt) + 1).toISOString() : stamp;
-  };
-
   return {
     async get(userId: number): Promise<{ settings: WebhookSettings | undefined; type: WebhookType | null }> {
       const settings = await deps.settings.get(userId);
@@ -113,11 +110,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       }
       let created: string | undefined;
       await update(userId, (current, now) => {
-        const stamp = nextStamp(current, now);
+        const stamp = nextUpdatedAt(current, now);
         if (current) {
           // A secret the delivery worker made and never showed is shown now, once.
           created = current.secretUnseen ? current.secret : undefined;
-          const { secretUnseen: _shown, ...seen } = current;
+          // Any set enables a webhook disabled by a 410 Gone: the user says where events go now.
+          const { secretUnseen: _shown, disabledAt: _enabled, ...seen } = current;
           return { ...seen, url, updatedAt: stamp };
         }
         if (url === null) return undefined;
@@ -135,7 +133,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         if (!current) throw notFound('No webhook configured: set a webhook URL first');
         secret = newSecret();
         validUntil = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString();
-        const stamp = nextStamp(current, now);
+        const stamp = nextUpdatedAt(current, now);
         const { secretUnseen: _replaced, ...rest } = current;
         // The secrets rotated out still within their day keep signing (a rotation repeated, or two
         // at once, never takes back a secret just handed out), up to MAX_OLDER_SECRETS of them.
@@ -217,7 +215,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         throw conflict(REDELIVERY_NOWHERE.notMember);
       }
       // An event with its own URL (an enrichment job's webhook_url) goes there again.
-      if (!message.url && !(await deps.settings.get(userId))?.url) throw conflict(REDELIVERY_NOWHERE.noUrl);
+      if (!message.url) {
+        const settings = await deps.settings.get(userId);
+        if (!settings?.url) throw conflict(REDELIVERY_NOWHERE.noUrl);
+        if (!activeUrl(settings)) throw conflict(REDELIVERY_NOWHERE.disabled);
+      }
       const reopened = reopenedMessage(await deps.deliveries.reopen({ userId, eventId, now }));
       try {
         await deps.queue.enqueue([reopened]);

@@ -25,6 +25,11 @@ export interface WebhookSettings {
    * without settings) and never shown: the next PUT of the webhook shows it, once.
    */
   secretUnseen?: boolean;
+  /**
+   * When the endpoint at `url` answered 410 Gone to a delivery: the webhook is disabled, and no
+   * event goes to it until its URL is set again (Standard Webhooks' rule for 410).
+   */
+  disabledAt?: string | undefined;
 }
 
 /** A secret rotated out, signing alongside the current one until `validUntil`. */
@@ -39,6 +44,23 @@ export const MAX_OLDER_SECRETS = 3;
 /** The settings of a user who had none: a new signing secret, made at `stamp`. */
 export function freshSettings(userId: number, url: string | null, secret: string, stamp: string): WebhookSettings {
   return { userId, url, secret, secretCreatedAt: stamp, previousSecret: null, previousSecretValidUntil: null, createdAt: stamp, updatedAt: stamp };
+}
+
+/** The answer by which a receiver says its endpoint is gone for good: the webhook is disabled. */
+export const GONE_STATUS = 410;
+
+/** Why a disabled webhook gets nothing, as its settings show it. */
+export const WEBHOOK_DISABLED_REASON =
+  'The endpoint answered 410 Gone: no event is sent to it until its URL is set again (PUT /api/v1/user/webhook/)';
+
+/** Where the user's events go now: their URL, unless its endpoint answered 410 Gone since it was set. */
+export const activeUrl = (settings: WebhookSettings | undefined): string | null =>
+  settings?.url && settings.disabledAt === undefined ? settings.url : null;
+
+/** The next `updatedAt` of settings written at `now`: it moves on every write, even within one clock tick. */
+export function nextUpdatedAt(current: WebhookSettings | undefined, now: Date): string {
+  const stamp = now.toISOString();
+  return current && stamp <= current.updatedAt ? new Date(Date.parse(current.updatedAt) + 1).toISOString() : stamp;
 }
 
 /** How long a rotated-out secret keeps signing alongside the new one. */
@@ -111,4 +133,7 @@ export const toWebhookSettingsView = (settings: WebhookSettings | undefined, typ
   // Only while the rotated-out secret still signs.
   previous_secret_valid_until: settings && signingSecrets(settings, now).length > 1 ? settings.previousSecretValidUntil : null,
   updated_at: settings?.updatedAt ?? null,
+  // Set when the endpoint answered 410 Gone; setting the URL again (even the same one) enables it.
+  disabled_at: settings?.url ? (settings.disabledAt ?? null) : null,
+  disabled_reason: settings?.url && settings.disabledAt !== undefined ? WEBHOOK_DISABLED_REASON : null,
 });

@@ -37,6 +37,9 @@ const SettingsView = v.strictObject({
   signing_secret_created_at: v.nullable(Timestamp),
   previous_secret_valid_until: v.nullable(Timestamp),
   updated_at: v.nullable(Timestamp),
+  /** When the endpoint answered 410 Gone: no event goes to it until the URL is set again. */
+  disabled_at: v.nullable(Timestamp),
+  disabled_reason: v.nullable(v.string()),
 });
 
 const DeliveryAttemptView = v.strictObject({

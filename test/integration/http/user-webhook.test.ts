@@ -82,6 +82,8 @@ describe('user webhook settings, test send and delivery log', () => {
       signing_secret_created_at: null,
       previous_secret_valid_until: null,
       updated_at: null,
+      disabled_at: null,
+      disabled_reason: null,
     });
     const test = await sendTest(fresh);
     expect(test.status).toBe(400);
@@ -104,6 +106,8 @@ describe('user webhook settings, test send and delivery log', () => {
       signing_secret_created_at: aTimestamp(),
       previous_secret_valid_until: null,
       updated_at: shown.body.signing_secret_created_at,
+      disabled_at: null,
+      disabled_reason: null,
     });
     expect(shown.text).not.toContain(secret.slice(6));
 
@@ -119,6 +123,8 @@ describe('user webhook settings, test send and delivery log', () => {
       signing_secret_created_at: shown.body.signing_secret_created_at,
       previous_secret_valid_until: null,
       updated_at: aTimestamp(),
+      disabled_at: null,
+      disabled_reason: null,
     });
     expect((await put('')).body).toEqual({ ...UPDATED, webhook_url: null });
     const again = await put(`${receiver.url}/hooks/generic`);

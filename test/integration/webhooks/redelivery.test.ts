@@ -233,6 +233,49 @@ describe('a failed webhook delivery sent again on request', () => {
     expect((await attemptsOf(eventId))[0]).toEqual([1, 'delivered']);
   });
 
+  it('disables the webhook when its endpoint answers 410 Gone: no retry, nothing sent until the URL is set again, then the event can be sent again', async () => {
+    const url = `${receiver.url}/alice`;
+    receiver.setDefault({ status: 410, body: 'gone' });
+    const eventId = await publish('Gone for good?');
+    await drain();
+    expect(receiver.requests).toHaveLength(1);
+    expect((await stack.call<{ deliveries: Attempt[] }>('GET', '/user/webhook/deliveries/', { token: alice.token })).body.deliveries[0]).toMatchObject({
+      event_id: eventId,
+      attempt: 1,
+      outcome: 'http_error',
+      status_code: 410,
+      error: 'HTTP 410: the endpoint is gone, the webhook is disabled until its URL is set again',
+      next_attempt_at: null,
+    });
+    const shown = await stack.call('GET', '/user/webhook/', { token: alice.token });
+    expect(shown.body).toMatchObject({
+      webhook_url: url,
+      disabled_at: shown.body.updated_at,
+      disabled_reason: 'The endpoint answered 410 Gone: no event is sent to it until its URL is set again (PUT /api/v1/user/webhook/)',
+    });
+
+    receiver.setDefault({ status: 200, body: 'ok' });
+    const unsent = await publish('Still there after the 410?');
+    await drain();
+    expect(receiver.requests).toHaveLength(1);
+    expect(await attemptsOf(unsent)).toEqual([]);
+    expect(await redeliver(alice, eventId)).toMatchObject({
+      status: 409,
+      body: { error: 'Your webhook is disabled since its endpoint answered 410 Gone: set its URL again (PUT /api/v1/user/webhook/), then ask again' },
+    });
+    // The test send still goes, so the user can see the endpoint is back; it enables nothing.
+    expect((await stack.call('POST', '/user/webhook/test/', { token: alice.token })).status).toBe(200);
+    expect((await stack.call('GET', '/user/webhook/', { token: alice.token })).body).toMatchObject({ disabled_at: shown.body.updated_at });
+
+    // Setting the same URL again enables it.
+    expect((await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: url } })).status).toBe(200);
+    expect((await stack.call('GET', '/user/webhook/', { token: alice.token })).body).toMatchObject({ webhook_url: url, disabled_at: null, disabled_reason: null });
+    expect(await redeliver(alice, eventId)).toMatchObject({ status: 202 });
+    await drain();
+    expect(receiver.requests.slice(2).map((request) => request.headers['webhook-id'])).toEqual([eventId]);
+    expect((await attemptsOf(eventId))[0]).toEqual([1, 'delivered']);
+  });
+
   it('refuses a delivery still being attempted (409); a reopen whose message could not be queued is undone, and can be asked again', async () => {
     const repository = new DynamoWebhookDeliveryRepository(stack.db, stack.tableName);
     const now = new Date().toISOString();

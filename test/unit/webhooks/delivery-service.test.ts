@@ -224,6 +224,69 @@ describe('delivery service', () => {
     ]);
   });
 
+  it('gives up at once on a 410 Gone and disables the webhook: later events are not sent until its URL is set again', async () => {
+    outcomes = [{ kind: 'response', status: 410, reason: 'Gone' }];
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
+    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 1, carrier: 'msg-1', message });
+    expect(deliveries.log).toEqual([
+      {
+        userId: 7,
+        eventId: 'evt_unit',
+        eventType: message.type,
+        attempt: 1,
+        at: '2026-11-21T12:00:00.000Z',
+        outcome: 'http_error',
+        statusCode: 410,
+        error: 'HTTP 410: the endpoint is gone, the webhook is disabled until its URL is set again',
+        durationMs: 0,
+        nextAttemptAt: null,
+        test: false,
+      },
+    ]);
+    // updated_at moves even within the clock's tick, as on every write of the settings.
+    expect(settings).toMatchObject({ url: 'https://receiver.example/hook', disabledAt: '2026-11-21T12:00:00.001Z', updatedAt: '2026-11-21T12:00:00.001Z' });
+    // A new event is not sent (no line: never tried), as for a user without a URL.
+    expect(await service().deliver({ ...message, event_id: 'evt_next' }, 'msg-2')).toEqual({ action: 'ack' });
+    expect(deliveries.records.get('7/evt_next')?.status).toBe('SKIPPED');
+    // An event with its own URL (an enrichment job's) still goes there.
+    expect(await service().deliver({ ...message, event_id: 'evt_job', url: 'https://jobs.example/done' }, 'msg-3')).toEqual({ action: 'ack' });
+    expect(sent.map((request) => request.url)).toEqual(['https://receiver.example/hook', 'https://jobs.example/done']);
+  });
+
+  it('gives up the retry of an event whose webhook was disabled meanwhile, as after its last attempt', async () => {
+    outcomes = [{ kind: 'response', status: 503, reason: '' }];
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
+    settings = settings ? { ...settings, disabledAt: '2026-11-21T12:00:30.000Z' } : undefined;
+    now = new Date('2026-11-21T12:01:00.000Z');
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
+    expect(sent).toHaveLength(1);
+    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 2, carrier: 'msg-1', message });
+    expect(deliveries.log[1]).toMatchObject({ attempt: 2, outcome: 'skipped', error: 'Not sent: the webhook is disabled since its endpoint answered 410 Gone' });
+  });
+
+  it('disables nothing when the URL that answered 410 was changed meanwhile, or when it was an event’s own URL', async () => {
+    const changed = 'https://receiver.example/new';
+    outcomes = [{ kind: 'response', status: 410, reason: 'Gone' }];
+    const racing = service({
+      sender: {
+        post: async (url) => {
+          sent.push({ url, headers: {} });
+          // The user sets another URL while the attempt is under way.
+          settings = settings ? { ...settings, url: changed, updatedAt: '2026-11-21T12:00:00.500Z' } : undefined;
+          return outcomes.shift() ?? { kind: 'response', status: 200, reason: '' };
+        },
+      },
+    });
+    expect(await racing.deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
+    expect(settings?.disabledAt).toBeUndefined();
+    expect(settings?.url).toBe(changed);
+
+    outcomes = [{ kind: 'response', status: 410, reason: 'Gone' }];
+    expect(await service().deliver({ ...message, event_id: 'evt_job', url: 'https://jobs.example/done' }, 'msg-2')).toEqual({ action: 'dead-letter' });
+    expect(settings?.disabledAt).toBeUndefined();
+    expect(deliveries.log[1]).toMatchObject({ statusCode: 410, error: 'HTTP 410: the endpoint is gone, not tried again', nextAttemptAt: null });
+  });
+
   it('skips a user with no settings at all when the event has no URL of its own', async () => {
     settings = undefined;
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'ack' });
