@@ -106,7 +106,16 @@ export function createHttpSender(options: HttpSenderOptions): WebhookSender {
             const chunks: Buffer[] = [];
             let size = 0;
             const finish = () => {
-              done({ kind: 'response', status, reason: isSuccessStatus(status) ? '' : cleanReason(Buffer.concat(chunks), response.statusMessage) });
+              if (isSuccessStatus(status)) done({ kind: 'response', status, reason: '' });
+              else {
+                const retryAfter = response.headers['retry-after'];
+                done({
+                  kind: 'response',
+                  status,
+                  reason: cleanReason(Buffer.concat(chunks), response.statusMessage),
+                  ...(retryAfter ? { retryAfter: retryAfter.slice(0, 64) } : {}),
+                });
+              }
               response.destroy();
             };
             // A 2xx is the answer as soon as its status comes: its body is never read, so a body

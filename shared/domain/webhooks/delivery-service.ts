@@ -1,5 +1,5 @@
 import type { Clock } from '../ports';
-import { type DeliveryAttempt, type DeliveryDecision, describeOutcome, maxAttemptsFor, retryDelaySeconds } from './delivery';
+import { type DeliveryAttempt, type DeliveryDecision, describeOutcome, maxAttemptsFor, retryAfterSeconds, retryDelaySeconds } from './delivery';
 import { type DeliveryMessage, bodyFor } from './events';
 import type { DestinationPolicy, MembershipCheck, WebhookDeliveryRepository, WebhookSender, WebhookSettingsRepository, WebhookSigner } from './ports';
 import { JSON_HEADERS, signedHeaders } from './signing';
@@ -147,7 +147,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       const described = gone
         ? { ...describeOutcome(outcome), error: `HTTP ${GONE_STATUS}: the endpoint is gone, ${message.url ? 'not tried again' : 'the webhook is disabled until its URL is set again'}` }
         : describeOutcome(outcome);
-      const delay = described.outcome === 'delivered' || gone ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);
+      const scheduled = described.outcome === 'delivered' || gone ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);
+      // A receiver that says when to come back (Retry-After, on a 429 or 503) is not asked sooner.
+      const askedFor = outcome.kind === 'response' ? retryAfterSeconds(outcome.retryAfter, finished) : undefined;
+      const delay = scheduled === undefined || askedFor === undefined ? scheduled : Math.max(scheduled, askedFor);
       const attempt: DeliveryAttempt = {
         userId: message.user_id,
         eventId: message.event_id,

@@ -37,6 +37,20 @@ export function retryDelaySeconds(schedule: readonly number[], attempt: number, 
   return Math.min(MAX_DELAY_SECONDS, Math.max(0, jittered));
 }
 
+/**
+ * Seconds a receiver asked us to wait by its `Retry-After` header (delta-seconds, or an HTTP date
+ * counted from `now`), capped at MAX_DELAY_SECONDS; undefined when absent or unreadable.
+ */
+export function retryAfterSeconds(header: string | undefined, now: Date): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  // An HTTP date starts with its day's name in all three of its formats (RFC 9110, 5.6.7).
+  const date = /^[A-Za-z]{3,9},? /.test(text) ? Date.parse(text) : Number.NaN;
+  const seconds = /^\d{1,10}$/.test(text) ? Number(text) : Math.ceil((date - now.getTime()) / 1000);
+  if (!Number.isFinite(seconds)) return undefined;
+  return Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds));
+}
+
 /** Parses a schedule like "60,300,1800" (seconds); undefined for anything malformed. */
 export function parseSchedule(raw: string): number[] | undefined {
   const parts = raw.split(',').map((part) => part.trim());

@@ -4,7 +4,8 @@
  * two has to import the other.
  */
 export type SendOutcome =
-  | { kind: 'response'; status: number; reason: string }
+  /** `retryAfter`: the answer's `Retry-After` header as sent (seconds or an HTTP date), if any. */
+  | { kind: 'response'; status: number; reason: string; retryAfter?: string }
   | { kind: 'timeout' }
   /** The destination is not a public address (SSRF guard); nothing was sent. */
   | { kind: 'blocked'; reason: string }

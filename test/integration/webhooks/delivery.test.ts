@@ -132,6 +132,18 @@ describe('webhook delivery worker', () => {
     ]);
   });
 
+  it('waits for the Retry-After a receiver asks for before its next attempt', async () => {
+    receiver.plan({ status: 429, body: 'slow down', headers: { 'retry-after': '3600' } });
+    const eventId = await publish(alice, 'Not now');
+    await drain();
+    // The schedule's 0 s would have tried again at once: the retry waits, its message invisible.
+    expect(receiver.requests).toHaveLength(1);
+    const [line] = (await attempts(alice)).filter((attempt) => attempt.event_id === eventId);
+    expect(line).toEqual(
+      logLine({ event_id: eventId, outcome: 'http_error', status_code: 429, error: 'HTTP 429', next_attempt_at: new Date(Date.parse(endOf(line)) + 3_600_000).toISOString() }),
+    );
+  });
+
   it('retries after a receiver that does not answer in time', async () => {
     receiver.plan({ status: 200, hang: true });
     const eventId = await publish(alice, 'Slow receiver');

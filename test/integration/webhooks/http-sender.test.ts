@@ -26,6 +26,12 @@ describe('the webhook sender and slow answers', () => {
     expect(await sender.post(receiver.url, '{}', {}, TIMEOUT_MS)).toEqual({ kind: 'response', status: 500, reason: 'Internal error: queue full' });
   });
 
+  it('passes on a failure’s Retry-After header as sent, and none on a success', async () => {
+    receiver.plan({ status: 429, body: 'Slow down', headers: { 'retry-after': '120' } }, { status: 200, headers: { 'retry-after': '120' } });
+    expect(await sender.post(receiver.url, '{}', {}, TIMEOUT_MS)).toEqual({ kind: 'response', status: 429, reason: 'Slow down', retryAfter: '120' });
+    expect(await sender.post(receiver.url, '{}', {}, TIMEOUT_MS)).toEqual({ kind: 'response', status: 200, reason: '' });
+  });
+
   it('times out when no status comes within the bound', async () => {
     receiver.plan({ status: 200, hang: true });
     expect(await sender.post(receiver.url, '{}', {}, TIMEOUT_MS)).toEqual({ kind: 'timeout' });

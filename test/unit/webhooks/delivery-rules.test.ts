@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loopbackAllowed } from '../../../shared/runtime/integrations';
-import { MAX_DELAY_SECONDS, RETRY_DELAYS_SECONDS, maxAttemptsFor, parseSchedule, retryDelaySeconds } from '../../../shared/domain/webhooks/delivery';
+import { MAX_DELAY_SECONDS, RETRY_DELAYS_SECONDS, maxAttemptsFor, parseSchedule, retryAfterSeconds, retryDelaySeconds } from '../../../shared/domain/webhooks/delivery';
 import { eventIdFor } from '../../../shared/domain/webhooks/events';
 import { signingSecrets, webhookTypeOf } from '../../../shared/domain/webhooks/webhook';
 
@@ -23,6 +23,18 @@ describe('retry schedule', () => {
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0.5)).toBe(42_600);
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 6, () => 0.999_999)).toBe(42_600);
     expect(retryDelaySeconds(RETRY_DELAYS_SECONDS, 7, () => 0)).toBe(34_560);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date from now, capped like any wait', () => {
+    const now = new Date('2026-11-21T12:00:00.000Z');
+    expect(retryAfterSeconds(undefined, now)).toBeUndefined();
+    expect(retryAfterSeconds('120', now)).toBe(120);
+    expect(retryAfterSeconds(' 0 ', now)).toBe(0);
+    expect(retryAfterSeconds('Sat, 21 Nov 2026 12:30:00 GMT', now)).toBe(1_800);
+    expect(retryAfterSeconds('Sat, 21 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterSeconds('999999', now)).toBe(MAX_DELAY_SECONDS);
+    expect(retryAfterSeconds('soon', now)).toBeUndefined();
+    expect(retryAfterSeconds('-5', now)).toBeUndefined();
   });
 
   it('has no delay after the last attempt', () => {

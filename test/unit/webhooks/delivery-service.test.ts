@@ -196,6 +196,18 @@ describe('delivery service', () => {
     expect(deliveries.log).toEqual([]);
   });
 
+  it('waits at least as long as a Retry-After asks, and no less than the schedule', async () => {
+    outcomes = [
+      { kind: 'response', status: 429, reason: 'Slow down', retryAfter: '600' },
+      { kind: 'response', status: 503, reason: '', retryAfter: '5' },
+    ];
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 600 });
+    expect(deliveries.log[0]).toMatchObject({ statusCode: 429, nextAttemptAt: '2026-11-21T12:10:00.000Z' });
+    now = new Date('2026-11-21T12:10:00.000Z');
+    expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 300 });
+    expect(deliveries.log[1]).toMatchObject({ statusCode: 503, nextAttemptAt: '2026-11-21T12:15:00.000Z' });
+  });
+
   it('ends the log of a retry whose webhook URL was removed meanwhile with a skipped line, and gives the event up as after its last attempt', async () => {
     outcomes = [{ kind: 'response', status: 503, reason: '' }];
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'retry', delaySeconds: 60 });
