@@ -96,7 +96,8 @@ function reopenable(item: { status: DeliveryStatus; message?: string | undefined
 }
 
 /** What a claim returns of the record: its attempt count after the increment. */
-const ClaimedDeliveryItem = itemSchema('WebhookDelivery', v.object({ attempts: intAttribute }));
+/** What a claim reads back: the attempt it counts, and the message a delivery sent again on request keeps. */
+const ClaimedDeliveryItem = itemSchema('WebhookDelivery', v.object({ attempts: intAttribute, message: v.optional(v.string()) }));
 
 /** The cursor is the last sort key of a page within the caller's own partition, base64url-encoded. */
 const CURSOR_PATTERN = /^WEBHOOK_ATTEMPT#[0-9T:.Z-]{20,30}#[A-Za-z0-9_]{1,64}#\d{2}$/;
@@ -144,11 +145,11 @@ export class DynamoWebhookDeliveryRepository implements WebhookDeliveryRepositor
             ':max': input.maxAttempts,
             ':carrier': input.carrier,
           },
-          ReturnValues: 'UPDATED_NEW',
+          ReturnValues: 'ALL_NEW',
         }),
       );
       const claimed = parseItem(ClaimedDeliveryItem, result.Attributes ?? {}, webhookDeliveryKey(input.userId, input.eventId));
-      return { kind: 'claimed', attempt: claimed.attempts };
+      return { kind: 'claimed', attempt: claimed.attempts, ...(claimed.message !== undefined ? { reopened: true } : {}) };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
       const current = await this.read(input.userId, input.eventId);

@@ -48,17 +48,13 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
 
   /**
    * The user's endpoint answered 410 Gone: their webhook is disabled until they set its URL again,
-   * so it gets no more events (Standard Webhooks' rule). Only while `url` is still the one set: a
-   * user who changed it meanwhile has said where events go now.
+   * so it gets no more events (Standard Webhooks' rule). Only from the settings the attempt was
+   * made with (`sentWith`): a user who set the URL again meanwhile, the same one included, has said
+   * where events go now. True when this call disabled it.
    */
-  async function disable(userId: number, url: string): Promise<void> {
-    for (let i = 0; i < 3; i += 1) {
-      const current = await deps.settings.get(userId);
-      if (!current || current.url !== url || current.disabledAt !== undefined) return;
-      const stamp = nextUpdatedAt(current, deps.clock.now());
-      const disabled: WebhookSettings = { ...current, disabledAt: stamp, updatedAt: stamp };
-      if (await deps.settings.save(disabled, current.updatedAt)) return;
-    }
+  async function disable(sentWith: WebhookSettings): Promise<boolean> {
+    const stamp = nextUpdatedAt(sentWith, deps.clock.now());
+    return deps.settings.save({ ...sentWith, disabledAt: stamp, updatedAt: stamp }, sentWith.updatedAt);
   }
 
   return {
@@ -97,7 +93,8 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
        * its next attempt's time) writes a log line saying so, which ends what the log shows.
        */
       const skippedLine = (why: string): DeliveryAttempt | undefined =>
-        claim.attempt > 1
+        // A delivery sent again on request (reopened) starts at attempt 1 with its earlier ones in the log.
+        claim.attempt > 1 || claim.reopened
           ? { userId: message.user_id, eventId: message.event_id, eventType: message.type, attempt: claim.attempt, at: claimedAt.toISOString(), outcome: 'skipped', statusCode: null, error: why, durationMs: 0, nextAttemptAt: null, test: false }
           : undefined;
       const skip = async (why: string): Promise<DeliveryDecision> => {
@@ -124,11 +121,13 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
             : 'Not sent: no webhook URL is configured any more';
         const line = skippedLine(why);
         if (!line) return skip(why);
-        // A retry (the event was meant for this user, and its attempts failed) is given up on and
-        // kept as after a last failed attempt, so that once a URL is set again its user can have it
-        // sent (redeliver): clearing the URL while the endpoint was down lost those events for good
-        // before 2026-11-29 (probe). To the dead-letter queue, as every FAILED delivery's message:
-        // a later copy of it finds FAILED and goes there too.
+        // A retry, or a delivery sent again on request (the event was meant for this user, and its
+        // attempts failed), is given up on and kept as after a last failed attempt, so that once a
+        // URL is set (or set again) its user can have it sent (redeliver): clearing the URL while the
+        // endpoint was down lost those events for good before 2026-11-29 (probe), and so did a
+        // webhook disabled by another event's 410 before a redelivery's first attempt (a review).
+        // To the dead-letter queue, as every FAILED delivery's message: a later copy of it finds
+        // FAILED and goes there too.
         await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt: line, message });
         return { action: 'dead-letter' };
       }
@@ -142,10 +141,14 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
           : { ...JSON_HEADERS };
       const outcome = await deps.sender.post(url, body, headers, deps.attemptTimeoutMs);
       const finished = deps.clock.now();
-      // 410 Gone: not tried again (the endpoint says it is gone for good), and the user's webhook disabled.
+      // 410 Gone: not tried again (the endpoint says it is gone for good), and the user's webhook
+      // disabled (not an event's own URL). Disabled before the outcome is recorded: a worker stopped
+      // in between leaves a pending delivery whose next copy finds the webhook disabled and gives it
+      // up as here. The log line says whether it was.
       const gone = outcome.kind === 'response' && outcome.status === GONE_STATUS;
+      const disabled = gone && !message.url && (await disable(settings));
       const described = gone
-        ? { ...describeOutcome(outcome), error: `HTTP ${GONE_STATUS}: the endpoint is gone, ${message.url ? 'not tried again' : 'the webhook is disabled until its URL is set again'}` }
+        ? { ...describeOutcome(outcome), error: `HTTP ${GONE_STATUS}: the endpoint is gone, ${disabled ? 'the webhook is disabled until its URL is set again' : 'not tried again'}` }
         : describeOutcome(outcome);
       const scheduled = described.outcome === 'delivered' || gone ? undefined : retryDelaySeconds(deps.schedule, claim.attempt, deps.random);
       // A receiver that says when to come back (Retry-After, on a 429 or 503) is not asked sooner.
@@ -167,9 +170,6 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         return { action: 'ack' };
       }
       if (delay === undefined) {
-        // Disabled first: a worker stopped in between leaves a pending delivery whose next copy
-        // finds the webhook disabled and gives it up as here.
-        if (gone && !message.url) await disable(message.user_id, url);
         // Kept with the record, so that its user can have it sent again (webhook-service.ts, redeliver).
         await deps.deliveries.complete({ userId: message.user_id, eventId: message.event_id, status: 'FAILED', attempt, message });
         return { action: 'dead-letter' };

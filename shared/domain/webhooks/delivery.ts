@@ -44,9 +44,11 @@ export function retryDelaySeconds(schedule: readonly number[], attempt: number, 
 export function retryAfterSeconds(header: string | undefined, now: Date): number | undefined {
   if (header === undefined) return undefined;
   const text = header.trim();
-  // An HTTP date starts with its day's name in all three of its formats (RFC 9110, 5.6.7).
-  const date = /^[A-Za-z]{3,9},? /.test(text) ? Date.parse(text) : Number.NaN;
-  const seconds = /^\d{1,10}$/.test(text) ? Number(text) : Math.ceil((date - now.getTime()) / 1000);
+  // An HTTP date starts with its day's name in all three of its formats (RFC 9110, 5.6.7), and is
+  // GMT: the asctime format does not say so, and would be read in the machine's zone.
+  const date = /^[A-Za-z]{3,9},? /.test(text) ? Date.parse(/ GMT$/.test(text) ? text : `${text} GMT`) : Number.NaN;
+  // Delta-seconds of any length (a wait longer than the cap is the cap).
+  const seconds = /^\d+$/.test(text) ? (text.length > 10 ? MAX_DELAY_SECONDS : Number(text)) : Math.ceil((date - now.getTime()) / 1000);
   if (!Number.isFinite(seconds)) return undefined;
   return Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds));
 }

@@ -16,7 +16,8 @@ export interface WebhookSettingsRepository {
 }
 
 export type DeliveryClaim =
-  | { kind: 'claimed'; attempt: number }
+  /** `reopened`: a delivery its user had sent again after it was given up on (it keeps its message). */
+  | { kind: 'claimed'; attempt: number; reopened?: boolean }
   /** Already delivered, skipped or given up on: nothing more to send. */
   | { kind: 'finished'; status: DeliveryStatus }
   /** Another worker holds the lease (a duplicate message in flight). */

@@ -6,10 +6,10 @@ import type { DeliveryQueue, DestinationPolicy, MembershipCheck, ReopenResult, W
 import { JSON_HEADERS, signedHeaders } from './signing';
 import {
   MAX_OLDER_SECRETS,
-  activeUrl,
   SECRET_ROTATION_OVERLAP_MS,
   type WebhookSettings,
   type WebhookType,
+  activeUrl,
   freshSettings,
   generateSigningSecret,
   nextUpdatedAt,
@@ -204,9 +204,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * Queues again an event whose delivery to this user was given up on: its attempts start over
      * (the whole retry schedule), to the URL set when each is made. The record is reopened first, so
      * the worker takes the message as a delivery to make; a message that cannot be queued puts the
-     * record back as it was. One that would find nowhere to go (no webhook URL, or its user no
-     * longer a member of the event's workspace) is refused and stays given up on: queued, the
-     * worker would skip it and drop it for good (before 2026-11-29, answered 202 all the same).
+     * record back as it was. One that would find nowhere to go (no webhook URL, a webhook disabled
+     * by a 410, or its user no longer a member of the event's workspace) is refused and stays given
+     * up on, to ask again later (before 2026-11-29, answered 202, and the worker dropped it).
      */
     async redeliver(userId: number, eventId: string): Promise<void> {
       const now = deps.clock.now().toISOString();

@@ -276,6 +276,28 @@ describe('a failed webhook delivery sent again on request', () => {
     expect((await attemptsOf(eventId))[0]).toEqual([1, 'delivered']);
   });
 
+  it('keeps a delivery sent again on request whose webhook URL is cleared before its first new attempt, to be sent again later', async () => {
+    receiver.setDefault({ status: 500, body: 'down' });
+    const eventId = await publish('Cleared after asking?');
+    await drain();
+    expect(receiver.requests).toHaveLength(3);
+    expect(await redeliver(alice, eventId)).toMatchObject({ status: 202 });
+    try {
+      expect((await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: null } })).status).toBe(200);
+      await drain();
+      expect(receiver.requests).toHaveLength(3);
+      // Given up on and kept (before 2026-11-29 it was skipped, and could never be sent again).
+      expect((await attemptsOf(eventId))[0]).toEqual([1, 'skipped']);
+    } finally {
+      await stack.call('PUT', '/user/webhook/', { token: alice.token, body: { webhook_url: `${receiver.url}/alice` } });
+    }
+    receiver.setDefault({ status: 200, body: 'ok' });
+    expect(await redeliver(alice, eventId)).toMatchObject({ status: 202 });
+    await drain();
+    expect(receiver.requests).toHaveLength(4);
+    expect((await attemptsOf(eventId))[0]).toEqual([1, 'delivered']);
+  });
+
   it('refuses a delivery still being attempted (409); a reopen whose message could not be queued is undone, and can be asked again', async () => {
     const repository = new DynamoWebhookDeliveryRepository(stack.db, stack.tableName);
     const now = new Date().toISOString();

@@ -33,6 +33,17 @@ describe('retry schedule', () => {
     expect(retryAfterSeconds('Sat, 21 Nov 2026 12:30:00 GMT', now)).toBe(1_800);
     expect(retryAfterSeconds('Sat, 21 Nov 2026 11:00:00 GMT', now)).toBe(0);
     expect(retryAfterSeconds('999999', now)).toBe(MAX_DELAY_SECONDS);
+    expect(retryAfterSeconds('99999999999999999999', now)).toBe(MAX_DELAY_SECONDS);
+    // The three forms of an HTTP date, all GMT whatever the machine's zone (asctime does not say so).
+    expect(retryAfterSeconds('Saturday, 21-Nov-26 12:30:00 GMT', now)).toBe(1_800);
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(retryAfterSeconds('Sat Nov 21 12:30:00 2026', now)).toBe(1_800);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
     expect(retryAfterSeconds('soon', now)).toBeUndefined();
     expect(retryAfterSeconds('-5', now)).toBeUndefined();
   });

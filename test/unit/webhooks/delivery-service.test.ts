@@ -292,11 +292,55 @@ describe('delivery service', () => {
     expect(await racing.deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
     expect(settings?.disabledAt).toBeUndefined();
     expect(settings?.url).toBe(changed);
+    // The log says what happened: not disabled.
+    expect(deliveries.log[0]).toMatchObject({ statusCode: 410, error: 'HTTP 410: the endpoint is gone, not tried again', nextAttemptAt: null });
 
     outcomes = [{ kind: 'response', status: 410, reason: 'Gone' }];
     expect(await service().deliver({ ...message, event_id: 'evt_job', url: 'https://jobs.example/done' }, 'msg-2')).toEqual({ action: 'dead-letter' });
     expect(settings?.disabledAt).toBeUndefined();
     expect(deliveries.log[1]).toMatchObject({ statusCode: 410, error: 'HTTP 410: the endpoint is gone, not tried again', nextAttemptAt: null });
+  });
+
+  it('leaves enabled a webhook whose URL was set again during the attempt, the same URL included', async () => {
+    outcomes = [{ kind: 'response', status: 410, reason: 'Gone' }];
+    const racing = service({
+      sender: {
+        post: async (url) => {
+          sent.push({ url, headers: {} });
+          // The user fixed the endpoint and set the same URL again while this attempt was under way.
+          settings = settings ? { ...settings, updatedAt: '2026-11-21T12:00:00.500Z' } : undefined;
+          return outcomes.shift() ?? { kind: 'response', status: 200, reason: '' };
+        },
+      },
+    });
+    expect(await racing.deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
+    expect(settings?.disabledAt).toBeUndefined();
+    expect(deliveries.log[0]).toMatchObject({ statusCode: 410, error: 'HTTP 410: the endpoint is gone, not tried again' });
+  });
+
+  it('gives up, and keeps, a delivery sent again on request that finds the webhook disabled at its first attempt', async () => {
+    settings = settings ? { ...settings, disabledAt: '2026-11-21T11:59:00.000Z' } : undefined;
+    // Reopened: its attempts start again at 1, and the record keeps its message.
+    const reopened = service({ deliveries: { ...deliveries, claim: async () => ({ kind: 'claimed', attempt: 1, reopened: true }), complete: deliveries.complete.bind(deliveries), giveUp: deliveries.giveUp.bind(deliveries) } });
+    deliveries.records.set('7/evt_unit', { status: 'PENDING', attempts: 1 });
+    expect(await reopened.deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
+    expect(sent).toHaveLength(0);
+    expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 1, message });
+    expect(deliveries.log).toEqual([
+      {
+        userId: 7,
+        eventId: 'evt_unit',
+        eventType: message.type,
+        attempt: 1,
+        at: '2026-11-21T12:00:00.000Z',
+        outcome: 'skipped',
+        statusCode: null,
+        error: 'Not sent: the webhook is disabled since its endpoint answered 410 Gone',
+        durationMs: 0,
+        nextAttemptAt: null,
+        test: false,
+      },
+    ]);
   });
 
   it('skips a user with no settings at all when the event has no URL of its own', async () => {
