@@ -83,7 +83,11 @@ export function textOfHtml(html: string): string {
     .replace(/<!--[\s\S]*?(-->|$)/g, '')
     .replace(/<(script|style|head|title|template)\b[^>]*>[\s\S]*?(<\/\1\s*>|$)/gi, '')
     .replace(/<(br|\/p|\/div|\/li)\s*\/?>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
+    // Only what HTML reads as a tag: `<` then a name (or `/`, `!`, `?`). A `<` before anything else
+    // is text, as a browser shows it: `budget < 5k, timeline > 3 months`, `<anna@example.com>` or
+    // `<https://example.com>` in a typed message lost everything between their brackets before
+    // 2026-11-29 (a probe).
+    .replace(/<(?:\/?[A-Za-z][A-Za-z0-9-]*(?:[\s/][^>]*)?|[!?][^>]*)>/g, '')
     .replace(/&(?:nbsp|#160|#xa0);/gi, ' ');
   // Every character reference, named or numeric (`&eacute;`, `&#233;`, `&euro;`), as a browser
   // reads it, in one pass (`&amp;lt;` is `&lt;`); before 2026-11-29 only five were, and

@@ -171,21 +171,22 @@ describe('chats', () => {
       }),
     );
 
-    // The newest message is on the network: the answer goes into that chat, HTML stripped.
+    // The newest message is on the network: the answer goes into that chat, HTML stripped (a `<`
+    // that opens no tag is text: before 2026-11-29 `< 5k, >` was cut out as a tag).
     clock.advance(60_000);
-    const onNetwork = await send(ada, { message: '<p>Great, <b>Tuesday</b> at 10?</p>' });
+    const onNetwork = await send(ada, { message: '<p>Great, <b>Tuesday</b> at 10? Budget < 5k, timeline > 3 months</p>' });
     expect(onNetwork.status, onNetwork.text).toBe(201);
     const posted = await lastSent();
-    expect(posted).toEqual({ kind: 'message', accountId: 'sbx-network-dev', to: network?.chatId, text: 'Great, Tuesday at 10?', at: now(), chatId: network?.chatId, messageId: expect.any(String) });
+    expect(posted).toEqual({ kind: 'message', accountId: 'sbx-network-dev', to: network?.chatId, text: 'Great, Tuesday at 10? Budget < 5k, timeline > 3 months', at: now(), chatId: network?.chatId, messageId: expect.any(String) });
     expect(onNetwork.body).toEqual({
       success: true,
-      message: { ...ours, campaign_id: null, id: posted?.messageId, channel: 'NETWORK', text: 'Great, Tuesday at 10?', subject_line: null, sender_account_id: world.network, sent_at: now() },
+      message: { ...ours, campaign_id: null, id: posted?.messageId, channel: 'NETWORK', text: 'Great, Tuesday at 10? Budget < 5k, timeline > 3 months', subject_line: null, sender_account_id: world.network, sent_at: now() },
     });
     // The same mailbox can answer on email when asked to: threaded on her last email, "Re:" kept once.
     clock.advance(60_000);
     const wrongChannel = await send(ada, { message: 'Hi', sender_account_id: world.mailbox });
     expect([wrongChannel.status, wrongChannel.body]).toEqual([400, { error: "sender_account_id must be an account of the conversation's channel (NETWORK)" }]);
-    expect((await messages(ada)).body.messages.map((message) => message.text)).toEqual(['Hi Ada', 'Hi again Ada', 'Tell me more', 'Sounds good', 'Great, Tuesday at 10?']);
+    expect((await messages(ada)).body.messages.map((message) => message.text)).toEqual(['Hi Ada', 'Hi again Ada', 'Tell me more', 'Sounds good', 'Great, Tuesday at 10? Budget < 5k, timeline > 3 months']);
   });
 
   it('answers an email conversation through its mailbox, threaded on the prospect’s last email', async () => {
