@@ -33,7 +33,9 @@ export function createUnsubscribeTokens(secret: string): UnsubscribeTokens {
   };
   const unseal = (ids: string, text: string): string | undefined => {
     const sealed = Buffer.from(text, 'base64url');
-    if (sealed.length <= IV_BYTES + TAG_BYTES) return undefined;
+    // Only the one spelling sign() writes: base64url's last character may carry unused bits, and
+    // other letters there decoded to the same bytes (a probe, 2026-11-29: a link altered yet accepted).
+    if (sealed.length <= IV_BYTES + TAG_BYTES || sealed.toString('base64url') !== text) return undefined;
     try {
       const decipher = createDecipheriv('aes-256-gcm', sealKey, sealed.subarray(0, IV_BYTES));
       decipher.setAAD(Buffer.from(ids));

@@ -49,5 +49,17 @@ describe('unsubscribe tokens', () => {
       expect(tokens.verify(`u2.12.345.6789.${'A'.repeat(401)}`)).toBeUndefined();
       expect(tokens.verify(tokens.sign({ ...withEmail, workspaceId: 0 }))).toBeUndefined();
     });
+
+    it('refuses another spelling of the same bytes: a last character whose unused bits differ', () => {
+      const token = tokens.sign(withEmail);
+      const sealed = token.slice(token.lastIndexOf('.') + 1);
+      // 43 sealed bytes are 58 characters, the last of which carries 2 bits: its 4 low bits are unused.
+      expect(Buffer.from(sealed, 'base64url')).toHaveLength(43);
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const other = alphabet[alphabet.indexOf(sealed.at(-1) as string) ^ 1] as string;
+      const respelled = `${sealed.slice(0, -1)}${other}`;
+      expect(Buffer.from(respelled, 'base64url').equals(Buffer.from(sealed, 'base64url'))).toBe(true);
+      expect(tokens.verify(`u2.12.345.6789.${respelled}`)).toBeUndefined();
+    });
   });
 });
