@@ -95,8 +95,7 @@ function reopenable(item: { status: DeliveryStatus; message?: string | undefined
   return { kind: 'reopened', message: JSON.parse(item.message) as DeliveryMessage };
 }
 
-/** What a claim returns of the record: its attempt count after the increment. */
-/** What a claim reads back: the attempt it counts, and the message a delivery sent again on request keeps. */
+/** What a claim reads back: its attempt count after the increment, and the message a delivery sent again on request keeps. */
 const ClaimedDeliveryItem = itemSchema('WebhookDelivery', v.object({ attempts: intAttribute, message: v.optional(v.string()) }));
 
 /** The cursor is the last sort key of a page within the caller's own partition, base64url-encoded. */
