@@ -52,9 +52,18 @@ export const COMPANY_IMPORT_FIELDS = COMPANY_FIELD_NAMES;
 export const CUSTOM_FIELD_PREFIX = 'custom_fields.';
 
 /** Text of a field: numbers and booleans count as text; cleaned; null or blank is no value. */
+/**
+ * A JSON number whose text is the number as sent: an integer past 2^53 or one written with an
+ * exponent has already lost digits when the body was read (`12345678901234567890` became
+ * `12345678901234567000`, silently, before 2026-11-29: a probe).
+ */
+const exactNumber = (value: number): boolean =>
+  Number.isSafeInteger(value) || (Number.isFinite(value) && !Number.isInteger(value) && !String(value).includes('e'));
+
 function text(field: string) {
   return v.pipe(
     v.union([v.string(), v.number(), v.boolean(), v.null()], `${field} must be a string`),
+    v.check((raw) => typeof raw !== 'number' || exactNumber(raw), `${field} is a number too large to keep exactly: send it as a string`),
     v.transform((raw) => (raw === null ? undefined : cleanText(String(raw)))),
     v.check(
       (value) => value === undefined || value.length <= LIMITS.maxFieldLength,

@@ -180,6 +180,9 @@ export function createLeadWriter(deps: LeadWriterDeps) {
         const writes: PlannedWrite<Prospect>[] = [];
         const again: number[] = [];
         const batchClaims = new Map<string, number>();
+        // The saved prospect each row of the round updates: two rows that reach one prospect by
+        // different identities (its URL, its email) are one lead named twice, as for companies.
+        const batchLeads = new Map<number, number>();
         const stamp = now();
         await reserveIds(live.map((index) => identitiesOf.get(index) ?? []), owners);
         for (const index of live) {
@@ -205,6 +208,14 @@ export function createLeadWriter(deps: LeadWriterDeps) {
             again.push(index);
             continue;
           }
+          const firstRow = target === undefined ? undefined : batchLeads.get(target.id);
+          if (firstRow !== undefined) {
+            // Before 2026-11-29 both rows were applied, the second over the first (a probe).
+            settled.set(index, { status: 'duplicate', of: firstRow });
+            for (const identity of identities) if (batchClaims.get(identity) === index) batchClaims.set(identity, firstRow);
+            continue;
+          }
+          if (target) batchLeads.set(target.id, index);
 
           if (!target) {
             const prospect: Prospect = {

@@ -7,7 +7,14 @@
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+/**
+ * An address as mail systems take it: a dot-atom local part (letters and digits of any script,
+ * marks, and RFC 5322's `!#$%&'*+/=?^_\`{|}~-`), and a domain of two or more labels of letters,
+ * digits and inner hyphens. Brackets, semicolons, quotes, parentheses and invisible characters
+ * (a zero-width space) make no address: before 2026-11-29 anything without spaces around an `@`
+ * passed (`<x@y.example>`, `x@y.example;`), and one person became several prospects (a probe).
+ */
+const EMAIL = /^[\p{L}\p{N}\p{M}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{N}\p{M}!#$%&'*+/=?^_`{|}~-]+)*@[\p{L}\p{N}\p{M}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?(?:\.[\p{L}\p{N}\p{M}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?)+$/u;
 
 /** Trimmed text without control characters; undefined when nothing is left. */
 export function cleanText(value: string | undefined): string | undefined {

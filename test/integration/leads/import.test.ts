@@ -301,6 +301,40 @@ describe('import into a lead list', () => {
     expect(result.leads.map((l) => l.row)).toEqual([1, 11]);
   });
 
+  it('refuses emails that are no address and numbers that lost digits, and takes one saved person named twice once', async () => {
+    const list = await createList(stack, alice, 'Strict rows');
+    const bad = ['x@y.example<script>', 'x@y.example;', '(x)@y.example', 'javascript:x@y.example', 'x@-y.example', '<x@y.example>', 'x@y.example\u200b', '\u200bz@y.example'];
+    const result = await importLeads(stack, alice, list.id, {
+      leads: [
+        ...bad.map((email) => ({ first_name: 'Bad', last_name: 'Email', email })),
+        { first_name: 'Big', last_name: 'Number', email: 'big@strict.example', phone_number: 2 ** 64 },
+        { first_name: 'Exp', last_name: 'Number', email: 'exp@strict.example', job_title: 1e21 },
+        { first_name: 'Fine', last_name: 'Number', email: 'josé@exämple.de', phone_number: 31612345678 },
+        { first_name: 'Kim', last_name: 'Lee', network_profile_url: 'https://www.linkedin.com/in/kim-lee-strict', email: 'kim@strict.example' },
+      ],
+    });
+    expect(result.skipped_rows).toEqual([
+      ...bad.map((_, i) => ({ row: i + 1, reason: 'email is not a valid email address' })),
+      { row: 9, reason: 'phone_number is a number too large to keep exactly: send it as a string' },
+      { row: 10, reason: 'job_title is a number too large to keep exactly: send it as a string' },
+    ]);
+    expect(result.leads).toEqual([
+      { row: 11, id: anId(), status: 'created' },
+      { row: 12, id: anId(), status: 'created' },
+    ]);
+    const kim = result.leads[1]?.id;
+    // The same saved person by its URL and by its email: the second row is the first one named again
+    // (before 2026-11-29 both were applied, the second over the first).
+    const again = await importLeads(stack, alice, list.id, {
+      leads: [
+        { first_name: 'Kim', last_name: 'Lee', network_profile_url: 'https://www.linkedin.com/in/kim-lee-strict', job_title: 'CEO' },
+        { first_name: 'Kim', last_name: 'Lee', email: 'kim@strict.example', job_title: 'CTO' },
+      ],
+    });
+    expect([again.updated, again.leads, again.skipped_rows]).toEqual([1, [{ row: 1, id: kim, status: 'updated' }], [{ row: 2, reason: 'duplicate of row 1 (same network_profile_url or email)' }]]);
+    expect((await prospectsOf(alice, list.id)).find((prospect) => prospect.id === kim)?.job_title).toBe('CEO');
+  });
+
   it('refuses a profile page that names no one, so people sent with it are never merged; a company given by its name is taken', async () => {
     const list = await createList(stack, alice, 'No one');
     const result = await importLeads(stack, alice, list.id, {
