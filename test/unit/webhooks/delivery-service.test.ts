@@ -77,6 +77,21 @@ describe('delivery service', () => {
       ...overrides,
     });
   const message = sampleIncomingMessage(7, new Date('2026-11-21T12:00:00.000Z'), 'evt_unit');
+  /** A line of the log of `message`'s delivery made at 12:00: what differs is given. */
+  const logLine = (fields: Partial<DeliveryAttempt>): DeliveryAttempt => ({
+    userId: 7,
+    eventId: 'evt_unit',
+    eventType: message.type,
+    attempt: 1,
+    at: '2026-11-21T12:00:00.000Z',
+    outcome: 'http_error',
+    statusCode: null,
+    error: null,
+    durationMs: 0,
+    nextAttemptAt: null,
+    test: false,
+    ...fields,
+  });
 
   beforeEach(() => {
     now = new Date('2026-11-21T12:00:00.000Z');
@@ -240,21 +255,7 @@ describe('delivery service', () => {
     outcomes = [{ kind: 'response', status: 410, reason: 'Gone' }];
     expect(await service().deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
     expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 1, carrier: 'msg-1', message });
-    expect(deliveries.log).toEqual([
-      {
-        userId: 7,
-        eventId: 'evt_unit',
-        eventType: message.type,
-        attempt: 1,
-        at: '2026-11-21T12:00:00.000Z',
-        outcome: 'http_error',
-        statusCode: 410,
-        error: 'HTTP 410: the endpoint is gone, the webhook is disabled until its URL is set again',
-        durationMs: 0,
-        nextAttemptAt: null,
-        test: false,
-      },
-    ]);
+    expect(deliveries.log).toEqual([logLine({ statusCode: 410, error: 'HTTP 410: the endpoint is gone, the webhook is disabled until its URL is set again' })]);
     // updated_at moves even within the clock's tick, as on every write of the settings.
     expect(settings).toMatchObject({ url: 'https://receiver.example/hook', disabledAt: '2026-11-21T12:00:00.001Z', updatedAt: '2026-11-21T12:00:00.001Z' });
     // A new event is not sent (no line: never tried), as for a user without a URL.
@@ -326,21 +327,7 @@ describe('delivery service', () => {
     expect(await reopened.deliver(message, 'msg-1')).toEqual({ action: 'dead-letter' });
     expect(sent).toHaveLength(0);
     expect(deliveries.records.get('7/evt_unit')).toEqual({ status: 'FAILED', attempts: 1, message });
-    expect(deliveries.log).toEqual([
-      {
-        userId: 7,
-        eventId: 'evt_unit',
-        eventType: message.type,
-        attempt: 1,
-        at: '2026-11-21T12:00:00.000Z',
-        outcome: 'skipped',
-        statusCode: null,
-        error: 'Not sent: the webhook is disabled since its endpoint answered 410 Gone',
-        durationMs: 0,
-        nextAttemptAt: null,
-        test: false,
-      },
-    ]);
+    expect(deliveries.log).toEqual([logLine({ outcome: 'skipped', error: 'Not sent: the webhook is disabled since its endpoint answered 410 Gone' })]);
   });
 
   it('skips a user with no settings at all when the event has no URL of its own', async () => {
