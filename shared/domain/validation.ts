@@ -91,7 +91,6 @@ export function idList(value: unknown, field: string): number[] | undefined {
  */
 export const withoutControls = v.transform((text: string) => stripControls(text));
 
-/** `withoutControls` on a plain string (a name the provider gives, not a request's). */
 /**
  * The first `max` UTF-16 units of `text`, one fewer where the cut would fall inside a surrogate
  * pair (an emoji), whose half is no Unicode text and makes strict JSON readers refuse the answer.
@@ -107,8 +106,17 @@ export function firstUnits(text: string, max: number): string {
  */
 export const wellFormed = (text: string): string => text.replace(/\p{Cs}/gu, '\uFFFD');
 
+/**
+ * Invisible format characters (a zero-width space, a direction mark, a BOM) and white space at
+ * either end of a text: nothing a reader sees, so a name of nothing else is empty. Inside a text
+ * they stay (a joiner in an emoji, a mark in right-to-left text). Before 2026-11-29 a name of a
+ * zero-width space alone was taken (a probe).
+ */
+export const trimInvisible = (text: string): string => text.replace(/^[\s\p{Cf}]+|[\s\p{Cf}]+$/gu, '');
+
+/** `withoutControls` on a plain string (a name the provider gives, not a request's), trimmed of invisible ends. */
 export function stripControls(text: string): string {
-  return text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, '');
+  return trimInvisible(text.replace(/[\t\n\r]+/g, ' ').replace(/\p{Cc}/gu, ''));
 }
 
 /**

@@ -1,3 +1,5 @@
+import { trimInvisible } from '../validation';
+
 /**
  * Normalisation of lead data before it is stored or matched: the same person or company must
  * always produce the same identity, however a CSV or a provider spelled it.
@@ -16,10 +18,10 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
  */
 const EMAIL = /^[\p{L}\p{N}\p{M}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{N}\p{M}!#$%&'*+/=?^_`{|}~-]+)*@[\p{L}\p{N}\p{M}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?(?:\.[\p{L}\p{N}\p{M}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?)+$/u;
 
-/** Trimmed text without control characters; undefined when nothing is left. */
+/** Text without control characters, trimmed of white space and invisible characters at its ends; undefined when nothing is left. */
 export function cleanText(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const cleaned = value.replace(CONTROL, '').trim();
+  const cleaned = trimInvisible(value.replace(CONTROL, ''));
   return cleaned === '' ? undefined : cleaned;
 }
 

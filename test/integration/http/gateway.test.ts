@@ -61,6 +61,8 @@ describe('local gateway behaviour', () => {
       ['form encoded', 'name=abc', 'Request body must be valid JSON'],
       ['number', '42', 'Request body must be a JSON object'],
       ['null', 'null', 'name is required'],
+      // Nothing a reader sees: a zero-width space and a direction mark (taken before 2026-11-29).
+      ['invisible', '{"name": " \\u200b\\u200f "}', 'name is required'],
       ['huge', JSON.stringify({ name: 'x'.repeat(300 * 1024) }), 'Request body too large: at most 262144 bytes'],
       // JSON that spells no Unicode text: it could not be answered as UTF-8 JSON again.
       ['unpaired surrogate', '{"name": "lone \\ud800 key"}', 'Request body must be valid UTF-8 JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)'],

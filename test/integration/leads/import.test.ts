@@ -303,7 +303,7 @@ describe('import into a lead list', () => {
 
   it('refuses emails that are no address and numbers that lost digits, and takes one saved person named twice once', async () => {
     const list = await createList(stack, alice, 'Strict rows');
-    const bad = ['x@y.example<script>', 'x@y.example;', '(x)@y.example', 'javascript:x@y.example', 'x@-y.example', '<x@y.example>', 'x@y.example\u200b', '\u200bz@y.example'];
+    const bad = ['x@y.example<script>', 'x@y.example;', '(x)@y.example', 'javascript:x@y.example', 'x@-y.example', '<x@y.example>', 'z@y\u200d.example', 'z@y.exa\u200bmple'];
     const result = await importLeads(stack, alice, list.id, {
       leads: [
         ...bad.map((email) => ({ first_name: 'Bad', last_name: 'Email', email })),
@@ -311,12 +311,17 @@ describe('import into a lead list', () => {
         { first_name: 'Exp', last_name: 'Number', email: 'exp@strict.example', job_title: 1e21 },
         { first_name: 'Fine', last_name: 'Number', email: 'josé@exämple.de', phone_number: 31612345678 },
         { first_name: 'Kim', last_name: 'Lee', network_profile_url: 'https://www.linkedin.com/in/kim-lee-strict', email: 'kim@strict.example' },
+        // Invisible characters at the ends are no part of a value: the same Kim, and a name of nothing.
+        { first_name: 'Kim', last_name: 'Lee', email: '\u200bkim@strict.example\u200b' },
+        { first_name: '\u200b', last_name: '\u200f', email: 'nobody@strict.example' },
       ],
     });
     expect(result.skipped_rows).toEqual([
       ...bad.map((_, i) => ({ row: i + 1, reason: 'email is not a valid email address' })),
       { row: 9, reason: 'phone_number is a number too large to keep exactly: send it as a string' },
       { row: 10, reason: 'job_title is a number too large to keep exactly: send it as a string' },
+      { row: 13, reason: 'duplicate of row 12 (same network_profile_url or email)' },
+      { row: 14, reason: 'first_name is required' },
     ]);
     expect(result.leads).toEqual([
       { row: 11, id: anId(), status: 'created' },
