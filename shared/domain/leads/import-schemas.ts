@@ -51,7 +51,6 @@ export const COMPANY_IMPORT_FIELDS = COMPANY_FIELD_NAMES;
 
 export const CUSTOM_FIELD_PREFIX = 'custom_fields.';
 
-/** Text of a field: numbers and booleans count as text; cleaned; null or blank is no value. */
 /**
  * A JSON number whose text is the number as sent: an integer past 2^53 or one written with an
  * exponent has already lost digits when the body was read (`12345678901234567890` became
@@ -60,6 +59,7 @@ export const CUSTOM_FIELD_PREFIX = 'custom_fields.';
 const exactNumber = (value: number): boolean =>
   Number.isSafeInteger(value) || (Number.isFinite(value) && !Number.isInteger(value) && !String(value).includes('e'));
 
+/** Text of a field: numbers (exact ones) and booleans count as text; cleaned; null or blank is no value. */
 function text(field: string) {
   return v.pipe(
     v.union([v.string(), v.number(), v.boolean(), v.null()], `${field} must be a string`),
