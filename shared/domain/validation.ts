@@ -86,8 +86,9 @@ export function idList(value: unknown, field: string): number[] | undefined {
 /**
  * A typed name without the control characters nobody means in one (a pasted NUL or bell breaks CSV
  * exports and terminals); tabs and line breaks become spaces. It goes after the JSON Schema's checks
- * (the OpenAPI document stops at a transformation) and before `v.trim()` and the empty check again,
- * so a name of nothing else is empty. Before 2026-11-28 names kept them (api.md, "Names").
+ * (the OpenAPI document stops at a transformation) and before the empty check again; it trims the
+ * ends as it goes (white space and invisible characters, `trimInvisible`), so a name of nothing else
+ * is empty. Before 2026-11-28 names kept them (api.md, "Names").
  */
 export const withoutControls = v.transform((text: string) => stripControls(text));
 
@@ -131,7 +132,6 @@ export function typedName(max: number, messages: { empty: string; tooLong: strin
     v.nonEmpty(messages.empty),
     v.maxLength(max, messages.tooLong),
     withoutControls,
-    v.trim(),
     v.nonEmpty(messages.empty),
   );
 }

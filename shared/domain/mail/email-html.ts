@@ -6,7 +6,7 @@ import { stripControls } from '../validation';
  * own to a provider that wrote the text into the header as sent (`"Hi\r\nBcc: ..."`; probes,
  * 2026-11-29).
  */
-export const headerLine = (text: string): string => stripControls(text).trim();
+export const headerLine = stripControls;
 
 /** The recipient's display name of an email to a prospect, as a header line; empty when the prospect has no name. */
 export const recipientName = (prospect: { firstName: string; lastName: string }): string =>

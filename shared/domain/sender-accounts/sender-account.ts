@@ -94,7 +94,7 @@ export function newSenderAccount(input: {
     id: input.id,
     workspaceId: input.workspaceId,
     // The provider's name is cleaned as a typed one (api.md, "Names"), and never cut inside a character.
-    name: firstUnits(input.name?.trim() || stripControls(input.provider.name ?? '').trim() || input.provider.id, MAX_ACCOUNT_NAME_LENGTH),
+    name: firstUnits(input.name?.trim() || stripControls(input.provider.name ?? '') || input.provider.id, MAX_ACCOUNT_NAME_LENGTH),
     type: input.type,
     status: input.provider.status,
     providerAccountId: input.provider.id,

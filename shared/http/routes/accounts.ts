@@ -13,7 +13,7 @@ export const RegisterAccountBody = v.object({
   ),
   // Empty (or nothing but control characters): the provider's name for the account.
   name: v.optional(
-    v.pipe(v.string(), v.trim(), v.maxLength(MAX_ACCOUNT_NAME_LENGTH, `name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`), withoutControls, v.trim()),
+    v.pipe(v.string(), v.trim(), v.maxLength(MAX_ACCOUNT_NAME_LENGTH, `name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`), withoutControls),
   ),
 });
 
