@@ -16,7 +16,8 @@ export function prospectHandlers(search: ProspectSearchService) {
         page: body.page,
         pageSize: body.page_size,
         filters: body.filters,
-        cursor: body.cursor ?? undefined,
+        // An empty cursor is none, as `null` is and as the lists' query cursors read it.
+        cursor: body.cursor || undefined,
       };
       const found = await search.search(caller.workspaceId, input, request.timeLeft);
       return json(200, {

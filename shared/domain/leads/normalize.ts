@@ -103,7 +103,9 @@ function canonicalNetworkSegment(segment: string): string | undefined {
   }
   // A slug of spaces or invisible characters alone (`%20`, a zero-width space) names no one either.
   if (/\p{Cc}/u.test(text) || text.replace(/[\s\p{Cf}]/gu, '') === '') return undefined;
-  return slugSegment(text);
+  // No slug holds an invisible format character: one inside (a soft hyphen, a zero-width space a
+  // copy picked up) is dropped, so the URL matches its lead (before 2026-11-29 it made a new one).
+  return slugSegment(text.replace(/\p{Cf}/gu, ''));
 }
 
 /** Network pages whose path goes on past the page's own (`/in/<slug>/details/experience`, `/company/<slug>/about`). */
@@ -222,11 +224,16 @@ const HOLDS_UNDECOMPOSED = new RegExp(UNDECOMPOSED_LETTER.source, 'u');
 /** Whether a value folded before 2026-11-29 may still hold a letter foldText now spells out. */
 export const holdsUndecomposed = (folded: string): boolean => HOLDS_UNDECOMPOSED.test(folded);
 
-/** Lower-case, without diacritics and with single spaces: what filters and sorting compare. */
+/**
+ * Lower-case, without diacritics, invisible format characters and with single spaces: what filters
+ * and sorting compare. A direction mark or zero-width space inside a name (a paste picks them up)
+ * no longer hides it from a filter (since 2026-11-29; values folded before keep theirs until the
+ * lead is written again).
+ */
 export function foldText(value: string): string {
   return value
     .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
+    .replace(/[\p{M}\p{Cf}]/gu, '')
     .toLowerCase()
     .replace(UNDECOMPOSED_LETTER, (letter) => UNDECOMPOSED[letter] ?? letter)
     .replace(/\s+/g, ' ')

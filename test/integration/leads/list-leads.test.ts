@@ -270,6 +270,20 @@ describe('list leads: pages, sorting, filters', () => {
     }
   });
 
+  it('ignores invisible format characters inside a value: celine finds a name pasted with a direction mark', async () => {
+    const pasted = await createList(stack, alice, 'Pasted');
+    await importLeads(stack, alice, pasted.id, {
+      leads: [person(111, { first_name: 'Cé\u200fline', job_title: 'Head\u00ad of Sales' }), person(112, { first_name: 'Celia' })],
+    });
+    for (const [query, expected] of [
+      ['first_name=celine', ['Cé\u200fline']],
+      ['job_title=head%20of', ['Cé\u200fline']],
+      ['first_name=cel', ['Cé\u200fline', 'Celia']],
+    ] as const) {
+      expect((await leadsOf(stack, alice, pasted.id, query)).prospects?.map((p) => p.first_name), query).toEqual(expected);
+    }
+  });
+
   it('filters by company name and industry, combines filters with AND and repeated values with OR', async () => {
     const acme = await leadsOf(stack, alice, people.id, 'company_name=acme&sort_field=first_name');
     expect(acme.total_count).toBe(2);

@@ -23,6 +23,9 @@ describe('canonicalPageUrl', () => {
     // The legacy profile page keeps the member id its query holds.
     ['http://www.linkedin.com/profile/view?trk=x&id=ACoAAB3xYz', 'https://www.linkedin.com/profile/view?id=ACoAAB3xYz'],
     ['https://linkedin.com/profile/view/?id=12345#top', 'https://www.linkedin.com/profile/view?id=12345'],
+    // An invisible format character inside a slug (a soft hyphen, a zero-width space) is dropped.
+    ['https://www.linkedin.com/in/ada\u00ad-b%E2%80%8B', 'https://www.linkedin.com/in/ada-b'],
+    ['https://www.linkedin.com/in/ada%C2%AD-b', 'https://www.linkedin.com/in/ada-b'],
   ])('%s -> %s', (input, expected) => {
     expect(canonicalPageUrl(input)).toBe(expected);
   });
@@ -120,6 +123,10 @@ describe('emails and domains', () => {
 describe('foldText and rangeLowerBound', () => {
   it('folds case, accents and spacing', () => {
     expect(foldText('  Émile   ZÜRICH ')).toBe('emile zurich');
+  });
+
+  it('drops invisible format characters inside a value, as a reader does not see them', () => {
+    expect(foldText('Cé\u200fline Ma\u00adrtin\u200b')).toBe('celine martin');
   });
 
   it('spells out the letters no decomposition takes apart, in either case', () => {
