@@ -3,13 +3,13 @@ import * as v from 'valibot';
 import { SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import { toCampaignProspect } from './campaign-prospects';
-import { type ActionRef, type OutreachAction, SEND_KINDS } from '../domain/engine/action';
+import { type ActionRef, type OutreachAction, SEND_KINDS, type SendKind } from '../domain/engine/action';
 import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, storedAsWritten } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
-import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, campaignProspectKey, outreachActionKey } from './keys';
+import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, actionPastCap, campaignProspectKey, outreachActionKey, pastCapPrefix } from './keys';
 
 /**
  * The engine's action items (domain: shared/domain/engine/action.ts). ~0.4 KB each, in the table
@@ -58,6 +58,7 @@ const OutreachActionItem = itemSchema(
       }),
     ),
     reservation: ReservationAttribute,
+    pastCap: v.optional(v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS) })), null),
     attempts: intAttribute,
     lastError: v.optional(v.nullable(v.string()), null),
     answerLost: v.optional(LostAnswerAttribute, null),
@@ -78,13 +79,16 @@ const OutreachActionItem = itemSchema(
 /**
  * The stored item of an action: in the due-time index while it has a due time; in the sparse lsi2
  * of its partition while parked because the campaign stopped running, so resume finds exactly
- * those (the index holds a copy of an action only while it is parked).
+ * those (the index holds a copy of an action only while it is parked); in the sparse lsi3 while it
+ * waits for a later day past its campaign's cap (`pastCap`), so a position given back finds it.
  */
 export function outreachActionItem(action: OutreachAction) {
+  const pastCap = action.claim === null && action.parked === null ? action.pastCap : null;
   return {
     ...outreachActionKey(action.campaignId, action.prospectId),
     ...(action.dueAt !== null ? actionDue(action.dueAt, action.campaignId, action.prospectId) : {}),
     ...(action.parked === 'CAMPAIGN_NOT_ACTIVE' ? actionParked(action.prospectId) : {}),
+    ...(pastCap && action.dueAt !== null ? actionPastCap(pastCap.kind, pastCap.day, action.dueAt, action.prospectId) : {}),
     entityType: 'OutreachAction',
     ...action,
   };
@@ -349,6 +353,22 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
       }),
     );
     return (Items ?? []).map(toOutreachAction);
+  }
+
+  async waitsPastCap(campaignId: number, kind: SendKind, day: string, limit: number): Promise<number[]> {
+    const { Items } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'lsi3',
+        // Keys only (lsi3 holds them): the caller reads the action it picks, strongly, before writing it.
+        KeyConditionExpression: 'pk = :pk AND begins_with(lsi3sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':prefix': pastCapPrefix(kind, day) },
+        // The latest due first: pulling the tail forward leaves the days before it as they were placed.
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => Number(String(item.sk).slice('PROSPECT#'.length)));
   }
 
   onNode(campaignId: number, nodeId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }> {

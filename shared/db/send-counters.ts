@@ -71,10 +71,15 @@ export class DynamoSendCounters implements SendCounters {
     return cap + Number(Attributes?.over ?? 1);
   }
 
-  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<void> {
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<boolean> {
     const Key = campaignSendCounterKey(campaignId, day, kind);
     // A position of unknown value (a claim written before 2026-11-28 night) lowers the count.
-    if (position === undefined) return this.decrement(Key);
+    if (position === undefined) {
+      await this.decrement(Key);
+      return false;
+    }
+    // The counter as written tells whether the day has demand past its cap (no read of its own).
+    const hasDemandPastCap = (counter: Record<string, unknown>) => Number(counter.over ?? 0) > 0;
     // The last one handed out lowers the count; any other is kept apart, for the next taker. Tried
     // again when the count moves between the two (a higher position given back at the same time
     // makes this one the last).
@@ -86,17 +91,20 @@ export class DynamoSendCounters implements SendCounters {
         ConditionExpression: 'n = :k AND NOT contains(#free, :k)',
         ExpressionAttributeNames: { '#free': 'free' },
         ExpressionAttributeValues: { ':minus': -1, ':k': position },
+        ReturnValues: 'ALL_NEW',
       });
-      if (last) return;
+      if (last) return hasDemandPastCap(last);
       const kept = await this.updateIf({
         Key,
         UpdateExpression: 'ADD #free :position',
         ConditionExpression: 'n > :k',
         ExpressionAttributeNames: { '#free': 'free' },
         ExpressionAttributeValues: { ':position': new Set([position]), ':k': position },
+        ReturnValues: 'ALL_NEW',
       });
-      if (kept) return;
+      if (kept) return hasDemandPastCap(kept);
     }
+    return false;
   }
 
   /** A new position within the cap when none was given back; else the counter as it refused. */

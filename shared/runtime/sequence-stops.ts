@@ -6,6 +6,7 @@ import { DynamoOutreachActions } from '../db/outreach-actions';
 import { DynamoSendCounters } from '../db/send-counters';
 import { createStatusWriter } from '../domain/engine/prospect-progress';
 import { type SequenceStopDeps, createSequenceStops } from '../domain/engine/sequence-stop';
+import { createSlotReturns } from '../domain/engine/slot-returns';
 import type { Clock } from '../time/clock';
 import type { TableAccess } from './table';
 
@@ -15,12 +16,14 @@ import type { TableAccess } from './table';
  */
 export function sequenceStopsFrom({ db, tableName, ids }: TableAccess, clock: Clock, maxLeadsPerList: number, overrides: Partial<SequenceStopDeps> = {}) {
   const leads = new DynamoLeadRepository(db, tableName, clock);
+  const actions = new DynamoOutreachActions(db, tableName);
+  const campaigns = new DynamoCampaignRepository(db, tableName);
   return createSequenceStops({
-    actions: new DynamoOutreachActions(db, tableName),
-    counters: new DynamoSendCounters(db, tableName),
+    actions,
+    slots: createSlotReturns({ counters: new DynamoSendCounters(db, tableName), actions, campaigns, clock }),
     leads,
     writeStatus: createStatusWriter({ leads, ids, clock, maxLeadsPerList }),
-    campaigns: new DynamoCampaignRepository(db, tableName),
+    campaigns,
     completion: new DynamoCampaignProspects(db, tableName),
     events: new DynamoCampaignEvents(db, tableName, clock),
     clock,

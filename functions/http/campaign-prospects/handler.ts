@@ -23,7 +23,7 @@ export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProsp
   // The page's prospects a running enrichment job holds show 'Loading…'.
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
   // Prospects moved or removed out of a campaign give back the cap slots their actions held there.
-  const campaignSlots = campaignSlotsFrom({ db, tableName });
+  const campaignSlots = campaignSlotsFrom({ db, tableName }, deps.clock);
   const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList, campaignSlots };
   const moves = createProspectMoves({
     ...writerDeps,

@@ -38,7 +38,7 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
       ids,
       clock: deps.clock,
       maxLeadsPerList: config.maxLeadsPerList,
-      campaignSlots: campaignSlotsFrom({ db, tableName }),
+      campaignSlots: campaignSlotsFrom({ db, tableName }, deps.clock),
     }),
     ids,
     clock: deps.clock,

@@ -55,6 +55,12 @@ export interface SlotReservation {
   k: number;
 }
 
+/** Where a wait for a later day (the cap reached) was counted: `OutreachAction.pastCap`. */
+export interface PastCapWait {
+  day: string;
+  kind: SendKind;
+}
+
 /** A pending action's slot reservation with the version it was read at (shared/domain/engine/held-slots.ts). */
 export interface HeldSlot {
   version: number;
@@ -76,6 +82,13 @@ export interface OutreachAction {
   parked: ParkReason | null;
   claim: ActionClaim | null;
   reservation: SlotReservation | null;
+  /**
+   * A wait for a later day because the campaign's cap was reached: the day whose demand past the
+   * cap it was counted in, and the kind. While it waits, a position of that day given back pulls
+   * the latest such wait forward (sender-writes.ts, `pullForward`). Unset or null otherwise; every
+   * write of the sender clears it unless it waits past the cap again.
+   */
+  pastCap?: PastCapWait | null;
   /** Transient failures of the current node so far. */
   attempts: number;
   /** Why the current node's last attempt failed (a retry or an account problem), for the prospects page; null once it moves on. */

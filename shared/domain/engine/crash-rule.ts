@@ -16,7 +16,7 @@ export interface CrashRuleMoves {
   advance(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date, change: Partial<OutreachAction>, known?: KnownProspect, actedAt?: Date): Promise<void>;
   finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult>;
   wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
-  giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, campaignId: number): Promise<void>;
+  giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, of: Pick<OutreachAction, 'workspaceId' | 'campaignId'>, pull?: boolean): Promise<void>;
   outcomeOf(action: OutreachAction, step: CampaignStep, now: Date, fields: { outcome: OutcomeKind; reason: string | null } & Partial<ActionOutcome>): ActionOutcome;
 }
 
@@ -76,7 +76,8 @@ export async function settleCrash(moves: CrashRuleMoves, action: OutreachAction,
   if (claim.lookOnly) return (await wait(action, now, { dueAt: iso(now), claim: null })) ? 'retrying' : 'raced';
   // Not sent: given back and sent now.
   const sendNow = async (): Promise<ActionResult> => {
-    await giveBack(claim, true, campaign.id);
+    // Sent again at once, taking a position again: no wait is pulled forward for it.
+    await giveBack(claim, true, action, false);
     await wait(action, now, { dueAt: iso(now), claim: null });
     return 'retrying';
   };

@@ -1,6 +1,6 @@
 import type { LeadChange } from '../leads/ports';
 import type { HeldSlot } from './action';
-import type { SendCounters } from './ports';
+import type { SlotReturns } from './slot-returns';
 
 export type { HeldSlot } from './action';
 
@@ -35,7 +35,7 @@ const leftCampaign = (change: LeadChange): number | undefined => {
   return move?.leave !== undefined && move.leave !== move.enter?.campaignId ? move.leave : undefined;
 };
 
-export function createCampaignSlots(deps: { actions: HeldSlotReader; counters: Pick<SendCounters, 'returnCampaignSlot'> }): CampaignSlots {
+export function createCampaignSlots(deps: { actions: HeldSlotReader; slots: SlotReturns }): CampaignSlots {
   return {
     async withHeldSlots(changes) {
       const keys = changes.flatMap((change) => {
@@ -57,7 +57,9 @@ export function createCampaignSlots(deps: { actions: HeldSlotReader; counters: P
         written.flatMap((change) => {
           const campaignId = leftCampaign(change);
           const slot = change.campaign?.leaving;
-          return campaignId !== undefined && slot ? [deps.counters.returnCampaignSlot(campaignId, slot.reservation.day, slot.reservation.kind, slot.reservation.k)] : [];
+          if (campaignId === undefined || !slot) return [];
+          const { day, kind, k } = slot.reservation;
+          return [deps.slots.giveBack({ workspaceId: change.after.workspaceId, campaignId }, day, kind, k)];
         }),
       );
     },

@@ -2,7 +2,7 @@ import type { Campaign } from '../campaigns/campaign';
 import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
 import type { Company, Prospect } from '../leads/lead';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
-import type { LostAnswer, OutreachAction } from './action';
+import type { LostAnswer, OutreachAction, SendKind } from './action';
 import { kindOfStep } from './action';
 import { contactedAccountWaits, pauseEnd } from './pacing';
 import { renderStep } from './render';
@@ -13,7 +13,9 @@ import { performStep } from './steps';
 
 /** What the look needs of the sender: its writes and the settling of a claimed action. */
 export interface LostLookMoves {
-  deps: Pick<SenderDeps, 'actions' | 'counters' | 'outcomes' | 'provider' | 'newToken'>;
+  deps: Pick<SenderDeps, 'actions' | 'outcomes' | 'provider' | 'newToken'>;
+  /** Gives a campaign position back (sender-writes.ts: pulls a wait past the cap forward). */
+  giveBackSlot(action: Pick<OutreachAction, 'workspaceId' | 'campaignId'>, day: string, kind: SendKind, k?: number): Promise<void>;
   bump(action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction;
   wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
   settle: SettleClaimed;
@@ -33,7 +35,7 @@ export async function lookForLostSend(
   reads: BatchReads,
   now: Date,
 ): Promise<ActionResult> {
-  const { deps, bump, wait, settle } = moves;
+  const { deps, giveBackSlot, bump, wait, settle } = moves;
   const { action, campaign, nodes, node, lost, through, prospect } = input;
   if (!canSendAt(through, now)) return (await wait(action, now, { dueAt: pauseEnd(through, now), nodeId: node.id, lastError: contactedAccountWaits(through) })) ? 'waiting' : 'raced';
   const kind = kindOfStep(node.stepType);
@@ -58,7 +60,7 @@ export async function lookForLostSend(
   if (!(await deps.actions.replace(action, claimed))) return 'raced';
   // A slot the action held for later in the day is not used by a look.
   const { reservation } = action;
-  if (reservation) await deps.counters.returnCampaignSlot(campaign.id, reservation.day, reservation.kind, reservation.k);
+  if (reservation) await giveBackSlot(action, reservation.day, reservation.kind, reservation.k);
   const result = await performStep(deps.provider, {
     step: node,
     kind,

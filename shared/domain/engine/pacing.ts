@@ -2,7 +2,7 @@ import { bucketOf } from '../buckets';
 import type { Campaign } from '../campaigns/campaign';
 import type { SenderAccount } from '../sender-accounts/sender-account';
 import { canSendAt, dailyLimitsOf } from '../sender-accounts/sender-account';
-import type { OutreachAction, SendKind } from './action';
+import type { OutreachAction, PastCapWait, SendKind } from './action';
 import { channelOfKind } from './action';
 import type { SendCounters } from './ports';
 import { type OpenSpan, SLOT_END_MARGIN_MS, nextUtcDay, openSpanAfterDays, openSpanFrom, slotTime, utcDay } from './window';
@@ -36,9 +36,10 @@ export type CapDecision =
   | { go: true; k: number; fresh: boolean }
   /**
    * Wait until `dueAt`; `reserve` keeps position k of that day (a slot later today); `reason`: the
-   * cap is reached (or 0) and it goes on a later day (the prospects page's `last_error`).
+   * cap is reached (or 0) and it goes on a later day (the prospects page's `last_error`);
+   * `pastCap`: the day whose demand past the cap it was counted in (not for a cap of 0).
    */
-  | { go: false; dueAt: string; reserve?: { day: string; kind: SendKind; k: number }; reason?: string };
+  | { go: false; dueAt: string; reserve?: { day: string; kind: SendKind; k: number }; reason?: string; pastCap?: PastCapWait };
 
 /** The campaign setting that caps each kind of send. */
 const CAP_SETTINGS: Record<SendKind, string> = { EMAIL: 'email_max_messages', INVITE: 'network_max_connections', MESSAGE: 'network_max_messages' };
@@ -70,7 +71,7 @@ export async function checkCampaignCap(
     const daysAhead = cap === 0 ? 1 : Math.floor((k - 1) / cap);
     const later = openSpanAfterDays(span.start, daysAhead, campaign.sendingWindow, campaign.timezone) ?? span;
     const slot = cap === 0 ? later.start : slotTime(later, ((k - 1) % cap) + 1, cap);
-    return { go: false, dueAt: slot.toISOString(), reason: capReachedReason(kind, cap, span.day) };
+    return { go: false, dueAt: slot.toISOString(), reason: capReachedReason(kind, cap, span.day), ...(cap > 0 ? { pastCap: { day: span.day, kind } } : {}) };
   }
   const slot = slotTime(span, k, cap);
   if (slot.getTime() > now.getTime() + SLOT_TOLERANCE_MS) return { go: false, dueAt: slot.toISOString(), reserve: { day: span.day, kind, k } };

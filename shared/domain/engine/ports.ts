@@ -20,6 +20,11 @@ export interface ActionStore {
   replace(previous: OutreachAction, next: OutreachAction): Promise<boolean>;
   /** Deletes it if it still has this version and stint (its sequence ended, or it was cancelled). */
   remove(action: OutreachAction): Promise<boolean>;
+  /**
+   * Prospects whose actions wait for a later day past the campaign's cap of `kind`, counted in the
+   * demand of `day` (`OutreachAction.pastCap`): the latest due first, up to `limit`.
+   */
+  waitsPastCap(campaignId: number, kind: SendKind, day: string, limit: number): Promise<number[]>;
   /** Actions of a campaign parked because it stopped running, up to `limit`. */
   parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]>;
   /**
@@ -62,9 +67,10 @@ export interface SendCounters {
   /**
    * Gives a position back (the send did not happen). `position`: which one, so that the next taker
    * gets it and no position another action holds (unset for a claim written before 2026-11-28 night:
-   * the count goes down by one).
+   * the count goes down by one). True when the day has demand past its cap (`over`): an action
+   * waits for a later day that could take the position.
    */
-  returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<void>;
+  returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<boolean>;
   /** Forgets the day's demand past the cap (its waits are placed again: campaigns/scheduling.ts `repace`). */
   clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void>;
   /** Counts one send of the account's UTC day if it stays within `limit`; false when the limit is reached. */

@@ -4,6 +4,7 @@ import { firstNotDone, linkOf } from '../campaigns/flow';
 import type { CampaignNode } from '../campaigns/nodes';
 import type { OutreachAction, ParkReason } from './action';
 import { dueAfter, reachedAtOf } from './node-timing';
+import { createSlotReturns } from './slot-returns';
 import type { KnownProspect } from './ports';
 import type { BatchReads } from './sender-reads';
 import type { ActionResult, SenderDeps } from './sender-deps';
@@ -18,6 +19,8 @@ const iso = (date: Date) => date.toISOString();
 export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters' | 'progress' | 'completion' | 'campaigns' | 'clock'>) {
   const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
     ...action,
+    // A wait past the cap is one write's state: the write that waits so again says so (pastCap).
+    pastCap: null,
     // A first action's first write keeps when the prospect was scheduled (its due time then), which
     // the delay of the node it starts at counts from (heldUntil).
     ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt, reachedAt: action.dueAt } : {}),
@@ -25,6 +28,9 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     version: action.version + 1,
     updatedAt: iso(now),
   });
+
+  /** Gives a campaign position back, pulling a wait past the cap forward to take it (slot-returns.ts). */
+  const { giveBack: giveBackSlot } = createSlotReturns(deps);
 
   /**
    * The action store as the sender writes it: an action that held a reserved slot of its day
@@ -34,9 +40,10 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
    * claim, which sends in that slot, keeps it (written with `deps.actions.replace` itself).
    */
   const actions = {
-    async replace(before: OutreachAction, after: OutreachAction): Promise<boolean> {
+    /** `pull` false: a position given back pulls no wait forward (slot-returns.ts: an account's wait). */
+    async replace(before: OutreachAction, after: OutreachAction, pull = true): Promise<boolean> {
       const written = await deps.actions.replace(before, after);
-      if (written) await releaseReservation(before, after.reservation);
+      if (written) await releaseReservation(before, after.reservation, pull);
       return written;
     },
     async remove(before: OutreachAction): Promise<boolean> {
@@ -45,10 +52,10 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
       return removed;
     },
   };
-  async function releaseReservation(before: OutreachAction, kept: OutreachAction['reservation']): Promise<void> {
+  async function releaseReservation(before: OutreachAction, kept: OutreachAction['reservation'], pull = true): Promise<void> {
     const held = before.reservation;
     if (!held || (kept && kept.day === held.day && kept.kind === held.kind && kept.k === held.k)) return;
-    await deps.counters.returnCampaignSlot(before.campaignId, held.day, held.kind, held.k);
+    await giveBackSlot(before, held.day, held.kind, held.k, pull);
   }
 
   /**
@@ -77,8 +84,9 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
     return (await actions.replace(action, parked)) ? 'parked' : 'raced';
   }
 
-  async function wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean> {
-    return actions.replace(action, bump(action, now, { reservation: null, waitingForDelay: false, ...change }));
+  /** `options.pull` false: a slot it held is given back without pulling a wait forward (an account's wait). */
+  async function wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>, options: { pull?: boolean } = {}): Promise<boolean> {
+    return actions.replace(action, bump(action, now, { reservation: null, waitingForDelay: false, ...change }), options.pull ?? true);
   }
 
   /** Ends the prospect's sequence: its status, then the action; whether the campaign is done is asked once per batch (completeCampaigns). */
@@ -168,5 +176,5 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
   /** A campaign to ask about at the end of the batch, as after a finished sequence. */
   const sequenceEnded = (campaign: Campaign) => void sequencesEnded.add(campaign);
 
-  return { bump, actions, park, wait, finish, advance, passOver, moveTo, completeCampaigns, sequenceEnded };
+  return { bump, actions, giveBackSlot, park, wait, finish, advance, passOver, moveTo, completeCampaigns, sequenceEnded };
 }

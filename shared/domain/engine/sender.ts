@@ -42,7 +42,7 @@ export const CLAIM_TIMEOUT_MS = 10 * 60_000;
 
 export function createSender(deps: SenderDeps) {
   const iso = (date: Date) => date.toISOString();
-  const { bump, actions, park, wait, finish, advance, passOver, moveTo, completeCampaigns, sequenceEnded } = createActionWrites(deps);
+  const { bump, actions, giveBackSlot, park, wait, finish, advance, passOver, moveTo, completeCampaigns, sequenceEnded } = createActionWrites(deps);
 
   /** Answers a condition and takes its branch (docs/engine.md, "Conditions"). */
   async function decide(action: OutreachAction, loaded: { campaign: Campaign; nodes: Map<number, CampaignNode> }, condition: CampaignCondition, reads: BatchReads, now: Date) {
@@ -96,10 +96,15 @@ export function createSender(deps: SenderDeps) {
     };
   }
 
-  async function giveBack(claim: Pick<NonNullable<OutreachAction['claim']>, 'accountId' | 'accountDay' | 'campaignDay' | 'campaignK' | 'kind'>, campaignSlot: boolean, campaignId: number): Promise<void> {
+  async function giveBack(
+    claim: Pick<NonNullable<OutreachAction['claim']>, 'accountId' | 'accountDay' | 'campaignDay' | 'campaignK' | 'kind'>,
+    campaignSlot: boolean,
+    of: Pick<OutreachAction, 'workspaceId' | 'campaignId'>,
+    pull = true,
+  ): Promise<void> {
     await Promise.all([
       deps.counters.returnAccountSend(claim.accountId, claim.accountDay, claim.kind),
-      campaignSlot ? deps.counters.returnCampaignSlot(campaignId, claim.campaignDay, claim.kind, claim.campaignK) : Promise.resolve(),
+      campaignSlot ? giveBackSlot(of, claim.campaignDay, claim.kind, claim.campaignK, pull) : Promise.resolve(),
     ]);
   }
 
@@ -147,11 +152,12 @@ export function createSender(deps: SenderDeps) {
     if ('lostNotSent' in result) {
       // Written first: a crash between the two keeps the counts (a day sends one fewer), never gives them back twice.
       const cleared = await wait(claimed, now, { ...learned, dueAt: iso(now), claim: null, answerLost: null });
-      if (cleared && claimed.answerLost?.counted) await giveBack(claim, true, campaign.id);
+      // It is due again at once and takes a position again: no wait is pulled for this one.
+      if (cleared && claimed.answerLost?.counted) await giveBack(claim, true, claimed, false);
       return cleared ? 'retrying' : 'raced';
     }
     if ('skipped' in result) {
-      if (!lookOnly) await giveBack(claim, true, campaign.id);
+      if (!lookOnly) await giveBack(claim, true, claimed);
       await recordAnswered(outcomeOf(claimed, step, now, { outcome: 'SKIPPED', reason: result.skipped }));
       const connected = connectedBySkip(claim.kind, result.skipped, claimed.accounts, account.id);
       await advance(claimed, campaign, nodes, step.id, now, { ...learned, ...connected }, known);
@@ -164,7 +170,9 @@ export function createSender(deps: SenderDeps) {
     }
     // A network step whose send got no answer may still have gone out: its counts are kept.
     const lost = failure.kind === 'transient' && 'sendCalled' in result && result.sendCalled === true && isLostAnswer(result.error);
-    if (!lost && !lookOnly) await giveBack(claim, true, campaign.id);
+    // A wait past the cap is pulled forward only for a failure of the prospect's own (slot-returns.ts):
+    // an outage or an account problem would meet the pulled one too.
+    if (!lost && !lookOnly) await giveBack(claim, true, claimed, failure.kind !== 'transient' && failure.kind !== 'account');
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
@@ -302,28 +310,29 @@ export function createSender(deps: SenderDeps) {
     const loss = action.answerLost?.nodeId === node.id ? action.answerLost : undefined;
     const lossThrough = loss && (await reads.accounts(action.workspaceId)).get(loss.accountId);
     if (loss && lossThrough) {
-      return lookForLostSend({ deps, bump, wait, settle }, { action, campaign, nodes, node, lost: loss, through: lossThrough, prospect, campaignDay: span.day }, reads, now);
+      return lookForLostSend({ deps, giveBackSlot, bump, wait, settle }, { action, campaign, nodes, node, lost: loss, through: lossThrough, prospect, campaignDay: span.day }, reads, now);
     }
     const cap = await checkCampaignCap(deps.counters, campaign, action, kind, span, now);
     if (!cap.go) {
-      const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null, lastError: cap.reason ?? null });
-      if (!held && cap.reserve && action.reservation?.k !== cap.reserve.k) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind, cap.reserve.k);
+      const held = await wait(action, now, { dueAt: cap.dueAt, nodeId: node.id, reservation: cap.reserve ?? null, lastError: cap.reason ?? null, pastCap: cap.pastCap ?? null });
+      if (!held && cap.reserve && action.reservation?.k !== cap.reserve.k) await giveBackSlot(action, span.day, kind, cap.reserve.k);
       return held ? 'waiting' : 'raced';
     }
     // The suppression list when the email is about to go, not each time it waits for its slot or
     // day (in a burst most actions wait once); a suppressed address gives its position back.
     // A position taken now is given back here; a reserved one by the write that drops it (`actions`).
     if (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string))) {
-      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind, cap.k);
+      if (cap.fresh) await giveBackSlot(action, span.day, kind, cap.k);
       if (!consistent) return again();
       return skip('suppressed');
     }
     const accounts = await reads.accounts(action.workspaceId);
     const choice = await chooseAccount(deps.counters, campaign, accounts, action, kind, now);
     if ('wait' in choice) {
-      // The campaign's position is given back: the action is sent another day, or through another account later.
-      if (cap.fresh) await deps.counters.returnCampaignSlot(campaign.id, span.day, kind, cap.k);
-      return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason })) ? 'waiting' : 'raced';
+      // The campaign's position is given back: the action is sent another day, or through another
+      // account later. No wait past the cap is pulled forward for it: it would find the same accounts.
+      if (cap.fresh) await giveBackSlot(action, span.day, kind, cap.k, false);
+      return (await wait(action, now, { dueAt: choice.wait, nodeId: node.id, lastError: choice.reason }, { pull: false })) ? 'waiting' : 'raced';
     }
     // Everything the send needs is read and rendered before the claim: between the claim and the
     // provider call nothing may fail, since a claim left there is settled by the crash rule, which
@@ -344,7 +353,7 @@ export function createSender(deps: SenderDeps) {
     const claimed = bump(action, now, { nodeId: node.id, claim, reservation: null });
     if (!(await deps.actions.replace(action, claimed))) {
       // A reserved position stays with the action as stored: whoever wrote it meanwhile uses or releases it.
-      await giveBack(claim, cap.fresh, campaign.id);
+      await giveBack(claim, cap.fresh, action);
       return 'raced';
     }
     const result = await performStep(deps.provider, {
@@ -358,7 +367,7 @@ export function createSender(deps: SenderDeps) {
     const settled = await settle(claimed, campaign, nodes, node, choice.account, result, now, rendered, { prospect, company });
     // A reservation of another day or kind (not the one sent in: a fresh position was taken) is over.
     const stale = action.reservation;
-    if (cap.fresh && stale) await deps.counters.returnCampaignSlot(action.campaignId, stale.day, stale.kind, stale.k);
+    if (cap.fresh && stale) await giveBackSlot(action, stale.day, stale.kind, stale.k);
     if ('error' in result && kind === 'EMAIL' && isHardBounce(result.error)) {
       await deps.suppressions.add(action.workspaceId, { emails: [prospect.email as string], reason: 'HARD_BOUNCE', prospectId: prospect.id, campaignId: campaign.id });
     }

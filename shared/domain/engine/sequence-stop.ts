@@ -5,8 +5,9 @@ import { completeIfFinished } from '../campaigns/completion';
 import type { Prospect } from '../leads/lead';
 import { type CampaignEvents, PIPELINE_REF } from './campaign-events';
 import type { OutreachAction } from './action';
-import type { CampaignCompletion, SendCounters } from './ports';
+import type { CampaignCompletion } from './ports';
 import type { StatusWriter } from './prospect-progress';
+import type { SlotReturns } from './slot-returns';
 
 type PipelineKind = 'INTERESTED' | 'NOT_INTERESTED' | 'MEETING_SCHEDULED';
 
@@ -67,8 +68,8 @@ export type StopResult =
 export interface SequenceStopDeps {
   /** Deletes a prospect's pending action in a campaign, whatever its state; what it held, undefined when there was none. */
   actions: { cancel(campaignId: number, prospectId: number): Promise<Pick<OutreachAction, 'reservation'> | undefined> };
-  /** Where a slot the cancelled action had reserved goes back (pacing.ts: the day can still send its cap). */
-  counters: Pick<SendCounters, 'returnCampaignSlot'>;
+  /** Where a slot the cancelled action had reserved goes back (slot-returns.ts: the day can still send its cap). */
+  slots: SlotReturns;
   leads: { getProspects(ids: number[]): Promise<Prospect[]> };
   writeStatus: StatusWriter;
   campaigns: Pick<CampaignRepository, 'get' | 'setStatus'>;
@@ -90,7 +91,7 @@ export function createSequenceStops(deps: SequenceStopDeps) {
       if (request.campaignId !== undefined && campaignId !== request.campaignId) return { stopped: false };
       const cancelled = campaignId === null ? undefined : await deps.actions.cancel(campaignId, prospect.id);
       const held = cancelled?.reservation;
-      if (campaignId !== null && held) await deps.counters.returnCampaignSlot(campaignId, held.day, held.kind, held.k);
+      if (campaignId !== null && held) await deps.slots.giveBack({ workspaceId: request.workspaceId, campaignId }, held.day, held.kind, held.k);
       const written = await deps.writeStatus({
         workspaceId: request.workspaceId,
         prospectId: request.prospectId,

@@ -4,12 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ensureTable } from '../../../infra/local/table';
 import { campaignMoveActions } from '../../../shared/db/campaign-prospects';
+import { DynamoCampaignRepository } from '../../../shared/db/campaign-repository';
 import { makeDocClient } from '../../../shared/db/client';
 import { campaignSendCounterKey, outreachActionKey } from '../../../shared/db/keys';
 import { DynamoOutreachActions, outreachActionItem } from '../../../shared/db/outreach-actions';
 import { DynamoSendCounters } from '../../../shared/db/send-counters';
 import type { SlotReservation } from '../../../shared/domain/engine/action';
 import { createCampaignSlots } from '../../../shared/domain/engine/held-slots';
+import { createSlotReturns } from '../../../shared/domain/engine/slot-returns';
+import { ManualClock } from '../../../shared/time/clock';
 import type { Prospect } from '../../../shared/domain/leads/lead';
 import type { LeadChange } from '../../../shared/domain/leads/ports';
 import { actionWith } from '../../support/actions';
@@ -24,7 +27,9 @@ describe('slots held by the actions of prospects leaving a campaign', () => {
   const tableName = `held${randomBytes(4).toString('hex')}`;
   const actions = new DynamoOutreachActions(db, tableName);
   const counters = new DynamoSendCounters(db, tableName);
-  const slots = createCampaignSlots({ actions, counters });
+  // No campaign item: a give-back finds no ACTIVE campaign and pulls nothing forward (pull-forward.test.ts does).
+  const returns = createSlotReturns({ counters, actions, campaigns: new DynamoCampaignRepository(db, tableName), clock: new ManualClock('2026-12-01T09:00:00.000Z') });
+  const slots = createCampaignSlots({ actions, slots: returns });
   const DAY = '2026-12-01';
   const reservation: SlotReservation = { day: DAY, kind: 'EMAIL', k: 3 };
 

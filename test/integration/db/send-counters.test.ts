@@ -53,7 +53,8 @@ describe('campaign send counters', () => {
     expect([await take(5), await take(5), await take(5), await take(5)]).toEqual([1, 2, 3, 4]);
     // Position 1 given back while 2-4 are held: kept apart, and taken next (before, the count went
     // down to 3 and the next taker got 4, which another action held: two sends at one slot).
-    await giveBack(1);
+    // No demand past the cap yet: nothing waits for a later day that could take it (false).
+    expect(await giveBack(1)).toBe(false);
     expect(await storedOf(902)).toEqual({ n: 4, free: [1], over: undefined });
     expect(await take(5)).toBe(1);
     expect(await storedOf(902)).toEqual({ n: 4, free: undefined, over: undefined });
@@ -66,9 +67,10 @@ describe('campaign send counters', () => {
     expect(await take(5)).toBe(2);
     expect(await take(5)).toBe(7);
     expect(await storedOf(902)).toEqual({ n: 5, free: undefined, over: 2 });
-    // A position past a cap lowered since it was given back is not handed out again.
-    await giveBack(5);
-    await giveBack(3);
+    // A position past a cap lowered since it was given back is not handed out again. With demand
+    // past the cap counted, a give-back says so (true: a wait for a later day may take it).
+    expect(await giveBack(5)).toBe(true);
+    expect(await giveBack(3)).toBe(true);
     expect(await storedOf(902)).toEqual({ n: 4, free: [3], over: 2 });
     expect(await take(2)).toBe(2 + 3);
     expect(await storedOf(902)).toEqual({ n: 4, free: undefined, over: 3 });

@@ -31,9 +31,10 @@ class FakeCounters implements SendCounters {
     return cap + over;
   }
 
-  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void> {
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<boolean> {
     const key = `${campaignId} ${day} ${kind}`;
     this.campaignCounts.set(key, (this.campaignCounts.get(key) ?? 0) - 1);
+    return (this.campaignDemand.get(key) ?? 0) > 0;
   }
 
   async clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void> {
@@ -154,8 +155,8 @@ describe('the campaign’s daily cap', () => {
     // Both past the cap of 4: they go on a later day, and say why.
     const reason = "the campaign's email_max_messages (4 a day) is reached for 2027-03-22: it goes on a later day";
     expect([otherKind, otherDay]).toEqual([
-      { go: false, dueAt: '2027-03-23T08:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-23T10:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-23T08:00:00.000Z', reason, pastCap: { day: '2027-03-22', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-23T10:00:00.000Z', reason, pastCap: { day: '2027-03-22', kind: 'EMAIL' } },
     ]);
     expect(counters.campaignCounts).toEqual(new Map([['1 2027-03-22 EMAIL', 4]]));
     expect(counters.campaignDemand).toEqual(new Map([['1 2027-03-22 EMAIL', 2]]));
@@ -170,6 +171,7 @@ describe('the campaign’s daily cap', () => {
       go: false,
       dueAt: '2027-03-23T08:00:00.000Z',
       reason: "the campaign's email_max_messages (4 a day) is reached for 2027-03-22: it goes on a later day",
+      pastCap: { day: '2027-03-22', kind: 'EMAIL' },
     });
     expect(counters.campaignDemand).toEqual(new Map([['1 2027-03-22 EMAIL', 1]]));
   });
@@ -179,8 +181,8 @@ describe('the campaign’s daily cap', () => {
     const now = new Date('2027-03-22T15:00:00.000Z');
     for (let i = 0; i < 4; i += 1) await checkCampaignCap(counters, campaign, actionWith({ prospectId: i + 1 }), 'EMAIL', monday, now);
     const reason = "the campaign's email_max_messages (4 a day) is reached for 2027-03-22: it goes on a later day";
-    expect(await checkCampaignCap(counters, campaign, actionWith({ prospectId: 5 }), 'EMAIL', monday, now)).toEqual({ go: false, dueAt: '2027-03-23T08:00:00.000Z', reason });
-    expect(await checkCampaignCap(counters, campaign, actionWith({ prospectId: 6 }), 'EMAIL', monday, now)).toEqual({ go: false, dueAt: '2027-03-23T10:00:00.000Z', reason });
+    expect(await checkCampaignCap(counters, campaign, actionWith({ prospectId: 5 }), 'EMAIL', monday, now)).toEqual({ go: false, dueAt: '2027-03-23T08:00:00.000Z', reason, pastCap: { day: '2027-03-22', kind: 'EMAIL' } });
+    expect(await checkCampaignCap(counters, campaign, actionWith({ prospectId: 6 }), 'EMAIL', monday, now)).toEqual({ go: false, dueAt: '2027-03-23T10:00:00.000Z', reason, pastCap: { day: '2027-03-22', kind: 'EMAIL' } });
     // Raised to 6: positions 5 and 6 are free (the two past the cap took none), and their slots have passed.
     const raised = campaignWith({ emailMaxMessages: 6 });
     expect(await checkCampaignCap(counters, raised, actionWith({ prospectId: 5 }), 'EMAIL', monday, now)).toEqual({ go: true, k: 5, fresh: true });
@@ -190,6 +192,7 @@ describe('the campaign’s daily cap', () => {
       go: false,
       dueAt: '2027-03-23T10:40:00.000Z',
       reason: "the campaign's email_max_messages (6 a day) is reached for 2027-03-22: it goes on a later day",
+      pastCap: { day: '2027-03-22', kind: 'EMAIL' },
     });
     expect(counters.campaignCounts).toEqual(new Map([['1 2027-03-22 EMAIL', 6]]));
   });
@@ -204,15 +207,15 @@ describe('the campaign’s daily cap', () => {
     for (let k = 5; k <= 13; k += 1) dues.push(await checkCampaignCap(counters, campaign, actionWith({ prospectId: k }), 'EMAIL', friday, now));
     const reason = "the campaign's email_max_messages (4 a day) is reached for 2027-03-19: it goes on a later day";
     expect(dues).toEqual([
-      { go: false, dueAt: '2027-03-22T08:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-22T10:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-22T12:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-22T14:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-23T08:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-23T10:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-23T12:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-23T14:00:00.000Z', reason },
-      { go: false, dueAt: '2027-03-24T08:00:00.000Z', reason },
+      { go: false, dueAt: '2027-03-22T08:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-22T10:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-22T12:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-22T14:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-23T08:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-23T10:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-23T12:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-23T14:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
+      { go: false, dueAt: '2027-03-24T08:00:00.000Z', reason, pastCap: { day: '2027-03-19', kind: 'EMAIL' } },
     ]);
   });
 
@@ -226,6 +229,7 @@ describe('the campaign’s daily cap', () => {
       go: false,
       dueAt: '2027-03-29T09:00:00.000Z',
       reason: "the campaign's email_max_messages (4 a day) is reached for 2027-03-26: it goes on a later day",
+      pastCap: { day: '2027-03-26', kind: 'EMAIL' },
     });
   });
 

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../shared/time/clock';
+import { type EngineWorld, actionsOf, activate, campaignWith, emailsFrom, engineWorld, extraAccount, outcomesOf, playAt, prospectsIn, sandboxSent, tick } from './helpers';
+
+/**
+ * A position of the day given back while prospects wait for later days past the cap pulls the
+ * latest of those waits forward (docs/engine.md, "Daily caps and accounts"): the day still sends
+ * its cap. Before 2026-11-29 the position stayed free and the day sent one fewer.
+ */
+describe('a position given back pulls the latest wait past the cap forward', () => {
+  // Tuesday 1 December 2026, 08:00 in Amsterdam (UTC+1): before the window.
+  const clock = new ManualClock('2026-12-01T07:00:00.000Z');
+  let world: EngineWorld;
+
+  beforeAll(async () => {
+    world = await engineWorld(clock);
+  });
+  afterAll(async () => world?.stack.stop());
+
+  // Tuesday to Thursday, 09:00-17:00 local (08:00-16:00 UTC): a cap of 2 has slots at 08:00 and 12:00 UTC.
+  const window = {
+    tuesday: { enabled: true, start: '09:00', end: '17:00' },
+    wednesday: { enabled: true, start: '09:00', end: '17:00' },
+    thursday: { enabled: true, start: '09:00', end: '17:00' },
+  };
+  const SLOTS = ['2026-12-01T08:00', '2026-12-01T12:00', '2026-12-02T08:00', '2026-12-02T12:00', '2026-12-03T08:00', '2026-12-03T12:00', '2026-12-03T16:00'];
+
+  /** After the window's first moment: who sent, who holds Tuesday's second slot, and who waits for Thursday. */
+  async function placed(campaignId: number) {
+    const actions = await actionsOf(world.stack, campaignId);
+    const holder = actions.find((action) => (action.reservation as { k?: number } | null)?.k === 2);
+    const thursday = actions.find((action) => action.dueAt === '2026-12-03T08:00:00.000Z');
+    expect(actions.map((action) => action.dueAt).sort()).toEqual([
+      '2026-12-01T12:00:00.000Z',
+      '2026-12-02T08:00:00.000Z',
+      '2026-12-02T12:00:00.000Z',
+      '2026-12-03T08:00:00.000Z',
+    ]);
+    return { holder: Number(holder?.prospectId), thursday: Number(thursday?.prospectId), thursdayItem: thursday };
+  }
+
+  it('an address suppressed before its slot: Tuesday still sends 2, taken from Thursday’s wait', async () => {
+    const { stack } = world;
+    clock.set('2026-12-01T07:00:00.000Z');
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull');
+    const campaign = await campaignWith(world, 'Pull forward', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
+    const emails = [1, 2, 3, 4, 5].map((n) => `pull${n}@example.com`);
+    const ids = await prospectsIn(world, campaign.id, emails.map((email) => ({ email })));
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2026-12-01T08:00:00.000Z');
+    const { holder, thursday, thursdayItem } = await placed(campaign.id);
+    // Waits past the cap carry the day whose demand counted them, and an lsi3 key to be found by.
+    expect(thursdayItem).toMatchObject({
+      pastCap: { day: '2026-12-01', kind: 'EMAIL' },
+      lsi3sk: `PASTCAP#EMAIL#2026-12-01#2026-12-03T08:00:00.000Z#${String(thursday).padStart(16, '0')}`,
+    });
+    const emailOf = (id: number) => emails[ids.indexOf(id)] as string;
+
+    const suppressed = await stack.call('POST', '/public/suppressions/', { apiKey: world.ws.key, body: { emails: [emailOf(holder)] } });
+    expect(suppressed.status, suppressed.text).toBe(200);
+    await playAt(stack, clock, '2026-12-01T12:00:00.000Z');
+    const tuesday = (await emailsFrom(world, 'sbx-mailbox-pull')).filter((line) => line.includes('2026-12-01T'));
+    // The suppressed address gives back position 2; Thursday's prospect takes it, its slot passed: at once.
+    expect(tuesday).toHaveLength(2);
+    expect(tuesday).toContain(`${emailOf(thursday)} 2026-12-01T12:00:00.000Z`);
+
+    for (const at of SLOTS.slice(2)) await playAt(stack, clock, `${at}:00.000Z`);
+    const days = (await emailsFrom(world, 'sbx-mailbox-pull')).map((line) => line.split(' ')[1]?.slice(0, 10)).sort();
+    expect(days).toEqual(['2026-12-01', '2026-12-01', '2026-12-02', '2026-12-02']);
+    const outcomes = (await outcomesOf(stack, campaign.id)).map((o) => `${o.prospectId} ${o.outcome} ${o.reason ?? ''}`.trim());
+    expect(outcomes.sort()).toEqual(ids.map((id) => (id === holder ? `${id} SKIPPED suppressed` : `${id} SENT`)).sort());
+    expect(await actionsOf(stack, campaign.id)).toEqual([]);
+  });
+
+  it('a network message skipped at its slot (not connected): Tuesday still sends 2', async () => {
+    const { stack } = world;
+    clock.set('2026-12-08T07:00:00.000Z'); // the next Tuesday, before the window
+    const network = await extraAccount(world, 'LINKEDIN', 'sbx-network-pull');
+    const campaign = await campaignWith(world, 'Pull forward, network', [{ step_type: 'NETWORK_MESSAGE', message_template: 'Hi {{first_name}}' }], {
+      network_max_messages: 2,
+      account_ids: [network],
+      sending_window: window,
+    });
+    const slugList = [1, 2, 3, 4, 5].map((n) => `pull-friend-${n}`);
+    const ids = await prospectsIn(
+      world,
+      campaign.id,
+      slugList.map((slug) => ({ network_profile_url: `https://www.linkedin.com/in/${slug}` })),
+    );
+    const slugs = new Map(ids.map((id, i) => [id, slugList[i] as string]));
+    // All first-degree connections of the account, for now.
+    for (const slug of slugList) await stack.provider.control.setProfile(slug, { network_distance: 'FIRST_DEGREE' });
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2026-12-08T08:00:00.000Z');
+    const actions = await actionsOf(stack, campaign.id);
+    const holder = Number(actions.find((action) => (action.reservation as { k?: number } | null)?.k === 2)?.prospectId);
+    const thursday = Number(actions.find((action) => action.dueAt === '2026-12-10T08:00:00.000Z')?.prospectId);
+    expect([holder, thursday].every((id) => ids.includes(id))).toBe(true);
+    // The prospect holding the second slot is no longer a connection when its slot comes: skipped.
+    await stack.provider.control.setProfile(slugs.get(holder) as string, { network_distance: 'SECOND_DEGREE' });
+    await playAt(stack, clock, '2026-12-08T12:00:00.000Z');
+    const messages = async () => (await sandboxSent(stack)).filter((item) => item.kind === 'chat' && item.accountId === 'sbx-network-pull');
+    expect((await messages()).map((item) => item.at.slice(0, 10))).toEqual(['2026-12-08', '2026-12-08']);
+    for (const at of ['2026-12-09T08:00', '2026-12-09T12:00', '2026-12-10T08:00', '2026-12-10T12:00', '2026-12-10T16:00']) await playAt(stack, clock, `${at}:00.000Z`);
+    expect((await messages()).map((item) => item.at.slice(0, 10)).sort()).toEqual(['2026-12-08', '2026-12-08', '2026-12-09', '2026-12-09']);
+    const skipped = (await outcomesOf(stack, campaign.id)).filter((o) => o.outcome === 'SKIPPED').map((o) => Number(o.prospectId));
+    expect(skipped).toEqual([holder]);
+  });
+
+  it('a prospect holding a slot removed from the campaign, another given a pipeline stage: their positions pull the latest waits forward', async () => {
+    const { stack } = world;
+    clock.set('2026-12-22T07:00:00.000Z'); // a Tuesday, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-removed');
+    // A cap of 3: slots at 08:00, 10:40 and 13:20 UTC.
+    const campaign = await campaignWith(world, 'Pull forward, removed', [{ step_type: 'EMAIL' }], { email_max_messages: 3, account_ids: [mailbox], sending_window: window });
+    const ids = await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2026-12-22T08:00:00.000Z');
+    const actions = await actionsOf(stack, campaign.id);
+    const holding = (k: number) => Number(actions.find((action) => (action.reservation as { k?: number } | null)?.k === k)?.prospectId);
+    const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
+    // Past the cap: Wednesday 08:00, 10:40, 13:20 and Thursday 08:00.
+    const [lastWait, nextToLast] = [dueOn('2026-12-24T08:00:00.000Z'), dueOn('2026-12-23T13:20:00.000Z')];
+    const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [holding(2)] } });
+    expect(removed.status, removed.text).toBe(200);
+    const stopped = await stack.call('PATCH', `/public/prospects/${holding(3)}/`, { apiKey: world.ws.key, body: { status: 'INTERESTED' } });
+    expect(stopped.status, stopped.text).toBe(200);
+    // Each made the latest wait due at once; the sender places them in the positions given back.
+    const after = await actionsOf(stack, campaign.id);
+    expect(after.filter((action) => action.dueAt === '2026-12-22T08:00:00.000Z').map((action) => Number(action.prospectId)).sort()).toEqual([lastWait, nextToLast].sort());
+    await playAt(stack, clock, '2026-12-22T08:01:00.000Z');
+    for (const at of ['2026-12-22T10:40', '2026-12-22T13:20', '2026-12-23T08:00', '2026-12-23T10:40', '2026-12-23T13:20', '2026-12-24T08:00', '2026-12-24T16:00']) {
+      await playAt(stack, clock, `${at}:00.000Z`);
+    }
+    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-pull-removed').map((item) => item.at);
+    expect(sent.sort()).toEqual([
+      '2026-12-22T08:00:00.000Z',
+      '2026-12-22T10:40:00.000Z',
+      '2026-12-22T13:20:00.000Z',
+      '2026-12-23T08:00:00.000Z',
+      '2026-12-23T10:40:00.000Z',
+    ]);
+    expect(ids).toHaveLength(7);
+  });
+
+  it('pulls nothing for a slot given back because the account is at its daily limit: the waits stay where they were placed', async () => {
+    const { stack } = world;
+    clock.set('2026-12-29T07:00:00.000Z'); // a Tuesday, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-limit');
+    const limited = await stack.call('PATCH', `/public/accounts/${mailbox}/`, { apiKey: world.ws.key, body: { daily_limits: { emails: 1 } } });
+    expect(limited.status, limited.text).toBe(200);
+    const campaign = await campaignWith(world, 'No pull at a limit', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
+    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2026-12-29T08:00:00.000Z');
+    const waits = async () =>
+      (await actionsOf(stack, campaign.id))
+        .filter((action) => action.reservation === null)
+        .map((action) => `${action.prospectId} ${action.dueAt}`)
+        .sort();
+    const before = await waits();
+    expect(before.map((line) => line.split(' ')[1]).sort()).toEqual(['2026-12-30T08:00:00.000Z', '2026-12-30T12:00:00.000Z', '2026-12-31T08:00:00.000Z']);
+    // At 12:00 the holder of the second slot finds the mailbox at its limit (1 a day): it waits for
+    // tomorrow and gives its position back, and no wait is pulled into the same limit.
+    await playAt(stack, clock, '2026-12-29T12:00:00.000Z');
+    const after = await waits();
+    expect(after).toHaveLength(4);
+    expect(after.filter((line) => before.includes(line))).toEqual(before);
+    expect((await sandboxSent(stack)).filter((item) => item.accountId === 'sbx-mailbox-pull-limit')).toHaveLength(1);
+  });
+
+  it('pulls nothing for a slot given back by a provider outage (a 503): the send is retried, the waits stay where they were placed', async () => {
+    const { stack } = world;
+    clock.set('2027-01-05T07:00:00.000Z'); // a Tuesday, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-outage');
+    const campaign = await campaignWith(world, 'No pull in an outage', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
+    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2027-01-05T08:00:00.000Z');
+    const waitsPastCap = async () =>
+      (await actionsOf(stack, campaign.id))
+        .filter((action) => action.pastCap)
+        .map((action) => `${action.prospectId} ${action.dueAt}`)
+        .sort();
+    const before = await waitsPastCap();
+    expect(before).toHaveLength(3);
+    // The provider answers 503 to the second slot's send: retried in a minute, and nothing pulled
+    // (a pulled wait would meet the same outage and pull the next).
+    await stack.provider.control.addFault({ kind: 'status', status: 503, method: 'POST', path: '/api/v1/emails', times: 1 });
+    clock.set('2027-01-05T12:00:00.000Z');
+    await tick(stack);
+    expect(await waitsPastCap()).toEqual(before);
+    await playAt(stack, clock, '2027-01-05T12:05:00.000Z');
+    expect(await waitsPastCap()).toEqual(before);
+    expect((await sandboxSent(stack)).filter((item) => item.accountId === 'sbx-mailbox-pull-outage').map((item) => item.at)).toHaveLength(2);
+  });
+
+  it('pulls nothing while the campaign is paused: a parked slot leaves the waits where they were', async () => {
+    const { stack } = world;
+    clock.set('2026-12-15T07:00:00.000Z'); // the next Tuesday, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-paused');
+    const campaign = await campaignWith(world, 'No pull when paused', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
+    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2026-12-15T08:00:00.000Z');
+    const before = (await actionsOf(stack, campaign.id)).map((action) => `${action.prospectId} ${action.dueAt}`).sort();
+    expect((await stack.call('POST', `/public/campaigns/${campaign.id}/pause/`, { apiKey: world.ws.key })).status).toBe(200);
+    // The slot holder is parked at its slot and gives its position back: the waits stay as placed.
+    await playAt(stack, clock, '2026-12-15T12:00:00.000Z');
+    const after = await actionsOf(stack, campaign.id);
+    const parked = after.filter((action) => action.parked === 'CAMPAIGN_NOT_ACTIVE');
+    expect(parked).toHaveLength(1);
+    expect(
+      after
+        .filter((action) => action.parked === null)
+        .map((action) => `${action.prospectId} ${action.dueAt}`)
+        .sort(),
+    ).toEqual(before.filter((line) => !line.startsWith(`${parked[0]?.prospectId} `)));
+  });
+});
