@@ -59,6 +59,7 @@ const OutreachActionItem = itemSchema(
     ),
     reservation: ReservationAttribute,
     pastCap: v.optional(v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS) })), null),
+    pulledFor: v.optional(v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute })), null),
     attempts: intAttribute,
     lastError: v.optional(v.nullable(v.string()), null),
     answerLost: v.optional(LostAnswerAttribute, null),
@@ -88,7 +89,7 @@ export function outreachActionItem(action: OutreachAction) {
     ...outreachActionKey(action.campaignId, action.prospectId),
     ...(action.dueAt !== null ? actionDue(action.dueAt, action.campaignId, action.prospectId) : {}),
     ...(action.parked === 'CAMPAIGN_NOT_ACTIVE' ? actionParked(action.prospectId) : {}),
-    ...(pastCap && action.dueAt !== null ? actionPastCap(pastCap.kind, pastCap.day, action.dueAt, action.prospectId) : {}),
+    ...(pastCap && action.dueAt !== null ? actionPastCap(pastCap.kind, action.dueAt, action.prospectId) : {}),
     entityType: 'OutreachAction',
     ...action,
   };
@@ -355,14 +356,14 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
     return (Items ?? []).map(toOutreachAction);
   }
 
-  async waitsPastCap(campaignId: number, kind: SendKind, day: string, limit: number): Promise<number[]> {
+  async waitsPastCap(campaignId: number, kind: SendKind, limit: number): Promise<number[]> {
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
         IndexName: 'lsi3',
         // Keys only (lsi3 holds them): the caller reads the action it picks, strongly, before writing it.
         KeyConditionExpression: 'pk = :pk AND begins_with(lsi3sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':prefix': pastCapPrefix(kind, day) },
+        ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':prefix': pastCapPrefix(kind) },
         // The latest due first: pulling the tail forward leaves the days before it as they were placed.
         ScanIndexForward: false,
         Limit: limit,

@@ -71,15 +71,10 @@ export class DynamoSendCounters implements SendCounters {
     return cap + Number(Attributes?.over ?? 1);
   }
 
-  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<boolean> {
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<void> {
     const Key = campaignSendCounterKey(campaignId, day, kind);
     // A position of unknown value (a claim written before 2026-11-28 night) lowers the count.
-    if (position === undefined) {
-      await this.decrement(Key);
-      return false;
-    }
-    // The counter as written tells whether the day has demand past its cap (no read of its own).
-    const hasDemandPastCap = (counter: Record<string, unknown>) => Number(counter.over ?? 0) > 0;
+    if (position === undefined) return this.decrement(Key);
     // The last one handed out lowers the count; any other is kept apart, for the next taker. Tried
     // again when the count moves between the two (a higher position given back at the same time
     // makes this one the last).
@@ -91,20 +86,17 @@ export class DynamoSendCounters implements SendCounters {
         ConditionExpression: 'n = :k AND NOT contains(#free, :k)',
         ExpressionAttributeNames: { '#free': 'free' },
         ExpressionAttributeValues: { ':minus': -1, ':k': position },
-        ReturnValues: 'ALL_NEW',
       });
-      if (last) return hasDemandPastCap(last);
+      if (last) return;
       const kept = await this.updateIf({
         Key,
         UpdateExpression: 'ADD #free :position',
         ConditionExpression: 'n > :k',
         ExpressionAttributeNames: { '#free': 'free' },
         ExpressionAttributeValues: { ':position': new Set([position]), ':k': position },
-        ReturnValues: 'ALL_NEW',
       });
-      if (kept) return hasDemandPastCap(kept);
+      if (kept) return;
     }
-    return false;
   }
 
   /** A new position within the cap when none was given back; else the counter as it refused. */
@@ -148,6 +140,17 @@ export class DynamoSendCounters implements SendCounters {
       ExpressionAttributeNames: { '#free': 'free' },
       ExpressionAttributeValues: { ':past': new Set(free.filter((k) => k > cap)) },
     });
+  }
+
+  async takePull(campaignId: number, day: string, kind: SendKind, budget: number): Promise<boolean> {
+    const taken = await this.updateIf({
+      Key: campaignSendCounterKey(campaignId, day, kind),
+      UpdateExpression: 'ADD pulled :one SET #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: 'attribute_not_exists(pulled) OR pulled < :budget',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':one': 1, ':budget': budget, ':ttl': expiry(day) },
+    });
+    return taken !== undefined;
   }
 
   async clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void> {

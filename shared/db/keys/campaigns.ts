@@ -78,11 +78,11 @@ export const actionParked = (prospectId: number) => ({ lsi2sk: `${PARKED_PREFIX}
 export const PARKED_PREFIX = 'PARKED#';
 /**
  * LSI3 sort key of an action waiting for a later day because its campaign's cap was reached: by
- * kind, the day its demand was counted in, then its due time. A position of that day given back
- * finds the latest of them with one Query (Limit, descending) and pulls it forward.
+ * kind, then its due time. A position given back finds the latest of them with one Query (Limit,
+ * descending) and pulls it forward, whichever day counted it.
  */
-export const actionPastCap = (kind: string, day: string, dueAt: string, prospectId: number) => ({ lsi3sk: `${pastCapPrefix(kind, day)}${dueAt}#${padId(prospectId)}` });
-export const pastCapPrefix = (kind: string, day: string) => `PASTCAP#${kind}#${day}#`;
+export const actionPastCap = (kind: string, dueAt: string, prospectId: number) => ({ lsi3sk: `${pastCapPrefix(kind)}${dueAt}#${padId(prospectId)}` });
+export const pastCapPrefix = (kind: string) => `PASTCAP#${kind}#`;
 /** The scheduler's lease of one due-time shard (and how far it has dispatched it). */
 export const dispatchLeaseKey = (shard: number) => ({ pk: `DISPATCH#${String(shard).padStart(2, '0')}`, sk: 'LEASE' });
 /** A campaign's daily send counter of one kind, in the campaign's local day. */

@@ -11,6 +11,9 @@ import type { CampaignCondition, CampaignNode } from './nodes';
 import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
 
+/** An action made due by a sweep waits past the cap no longer (its lsi3 entry goes): the sender places it again. */
+const NO_LONGER_PAST_CAP = { pastCap: null, pulledFor: null } as const;
+
 /** The prospects of a campaign that wait for it to run (WAITING or QUEUED; see campaign-prospect.ts). */
 export interface WaitingProspects {
   /** Up to `limit` of them, in prospect id order. */
@@ -137,7 +140,8 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       await Promise.all(
         page.actions.map((action) => {
           const change = node === null ? finishing(action, now) : retimed(action, node, found.campaign, found.nodes, now);
-          return change === undefined ? false : deps.parked.replace(action, { ...action, ...change, version: action.version + 1, updatedAt: now.toISOString() });
+          // A wait past the cap made due is no longer one (nor pulled forward): the sender places it again.
+          return change === undefined ? false : deps.parked.replace(action, { ...action, ...change, ...NO_LONGER_PAST_CAP, version: action.version + 1, updatedAt: now.toISOString() });
         }),
       );
       return page.last === undefined ? 'done' : { ...message, after: page.last };
@@ -165,7 +169,7 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       const page = await deps.parked.inCampaign(campaign.id, message.after ?? 0, deps.pageSize);
       await Promise.all(
         page.actions.map((action) =>
-          waitsOnPacing(action, now) ? deps.parked.replace(action, { ...action, dueAt: now.toISOString(), version: action.version + 1, updatedAt: now.toISOString() }) : false,
+          waitsOnPacing(action, now) ? deps.parked.replace(action, { ...action, ...NO_LONGER_PAST_CAP, dueAt: now.toISOString(), version: action.version + 1, updatedAt: now.toISOString() }) : false,
         ),
       );
       return page.last === undefined ? 'done' : { ...message, after: page.last };

@@ -89,6 +89,12 @@ export interface OutreachAction {
    * write of the sender clears it unless it waits past the cap again.
    */
   pastCap?: PastCapWait | null;
+  /**
+   * Pulled forward to take position `k` of `day` given back (slot-returns.ts): due now, to be
+   * placed by the sender. Set by the pull's write only (two pulls of one wait for two positions
+   * write different items, so the loser of the race sees it lost); every later write clears it.
+   */
+  pulledFor?: SlotReservation | null;
   /** Transient failures of the current node so far. */
   attempts: number;
   /** Why the current node's last attempt failed (a retry or an account problem), for the prospects page; null once it moves on. */

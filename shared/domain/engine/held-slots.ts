@@ -52,16 +52,16 @@ export function createCampaignSlots(deps: { actions: HeldSlotReader; slots: Slot
     },
     async giveBack(written) {
       // The moves are written: a slot not given back only means that day sends one fewer, so a
-      // failure here is not the request's (it must not answer 500 for a move it made).
-      await Promise.allSettled(
-        written.flatMap((change) => {
-          const campaignId = leftCampaign(change);
-          const slot = change.campaign?.leaving;
-          if (campaignId === undefined || !slot) return [];
-          const { day, kind, k } = slot.reservation;
-          return [deps.slots.giveBack({ workspaceId: change.after.workspaceId, campaignId }, day, kind, k)];
-        }),
-      );
+      // failure here is not the request's (it must not answer 500 for a move it made). One after
+      // another: each pulls the latest wait past the cap forward, and pulls at once would all
+      // reach for the same few waits (slot-returns.ts).
+      for (const change of written) {
+        const campaignId = leftCampaign(change);
+        const slot = change.campaign?.leaving;
+        if (campaignId === undefined || !slot) continue;
+        const { day, kind, k } = slot.reservation;
+        await deps.slots.giveBack({ workspaceId: change.after.workspaceId, campaignId }, day, kind, k).catch(() => undefined);
+      }
     },
   };
 }

@@ -21,10 +21,10 @@ export interface ActionStore {
   /** Deletes it if it still has this version and stint (its sequence ended, or it was cancelled). */
   remove(action: OutreachAction): Promise<boolean>;
   /**
-   * Prospects whose actions wait for a later day past the campaign's cap of `kind`, counted in the
-   * demand of `day` (`OutreachAction.pastCap`): the latest due first, up to `limit`.
+   * Prospects whose actions wait for a later day past the campaign's cap of `kind`
+   * (`OutreachAction.pastCap`), whatever day counted them: the latest due first, up to `limit`.
    */
-  waitsPastCap(campaignId: number, kind: SendKind, day: string, limit: number): Promise<number[]>;
+  waitsPastCap(campaignId: number, kind: SendKind, limit: number): Promise<number[]>;
   /** Actions of a campaign parked because it stopped running, up to `limit`. */
   parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]>;
   /**
@@ -67,10 +67,14 @@ export interface SendCounters {
   /**
    * Gives a position back (the send did not happen). `position`: which one, so that the next taker
    * gets it and no position another action holds (unset for a claim written before 2026-11-28 night:
-   * the count goes down by one). True when the day has demand past its cap (`over`): an action
-   * waits for a later day that could take the position.
+   * the count goes down by one).
    */
-  returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<boolean>;
+  returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<void>;
+  /**
+   * Counts one wait pulled forward into the campaign's day (slot-returns.ts) while fewer than
+   * `budget` were; false when the day's budget is spent.
+   */
+  takePull(campaignId: number, day: string, kind: SendKind, budget: number): Promise<boolean>;
   /** Forgets the day's demand past the cap (its waits are placed again: campaigns/scheduling.ts `repace`). */
   clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void>;
   /** Counts one send of the account's UTC day if it stays within `limit`; false when the limit is reached. */

@@ -59,6 +59,20 @@ export function classifyFailure(error: unknown): FailureClass {
 }
 
 /**
+ * Whether the provider named this prospect as the reason a send did not happen (not a connection,
+ * already one, an invitation it refuses, an address it rejects): a reason that holds for this
+ * prospect only. A 404 without such a type or any other 4xx may be ours (a template, a base URL, an
+ * account) and hold for every prospect alike. Only the first kind pulls a wait past the cap forward
+ * into the position given back (slot-returns.ts); the second would fail the pulled one too, and the
+ * next, through the backlog.
+ */
+export function namesTheProspect(error: unknown): boolean {
+  if (!isProviderFailure(error) || error.kind !== 'http') return false;
+  const type = error.type ?? '';
+  return type === ALREADY_PERFORMED || type === 'errors/no_connection_with_recipient' || PROSPECT_TYPES.has(type) || BOUNCE_TYPES.has(type);
+}
+
+/**
  * Whether a failed call may still have been carried out (docs/engine.md, "A timeout is ambiguous"):
  * no answer in time, a connection lost (or never made: the two look alike), or a gateway in front
  * of the provider that answered for it (502, 504).

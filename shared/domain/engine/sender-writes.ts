@@ -19,8 +19,9 @@ const iso = (date: Date) => date.toISOString();
 export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters' | 'progress' | 'completion' | 'campaigns' | 'clock'>) {
   const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
     ...action,
-    // A wait past the cap is one write's state: the write that waits so again says so (pastCap).
+    // A wait past the cap, and a pull forward, are one write's state: the write that waits so again says so.
     pastCap: null,
+    pulledFor: null,
     // A first action's first write keeps when the prospect was scheduled (its due time then), which
     // the delay of the node it starts at counts from (heldUntil).
     ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt, reachedAt: action.dueAt } : {}),

@@ -8,7 +8,7 @@ import { channelOfKind, kindOfStep } from './action';
 import { decideCondition } from './conditions';
 import { keepAcceptance } from './campaign-events';
 import { NO_SENDING_DAY, NO_SENDING_DAY_RETRY_MS, checkCampaignCap, chooseAccount } from './pacing';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer } from './provider-answers';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MINUTES, classifyFailure, isHardBounce, isLostAnswer, namesTheProspect } from './provider-answers';
 import { renderStep } from './render';
 import { keepInvitation, keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
@@ -170,9 +170,9 @@ export function createSender(deps: SenderDeps) {
     }
     // A network step whose send got no answer may still have gone out: its counts are kept.
     const lost = failure.kind === 'transient' && 'sendCalled' in result && result.sendCalled === true && isLostAnswer(result.error);
-    // A wait past the cap is pulled forward only for a failure of the prospect's own (slot-returns.ts):
-    // an outage or an account problem would meet the pulled one too.
-    if (!lost && !lookOnly) await giveBack(claim, true, claimed, failure.kind !== 'transient' && failure.kind !== 'account');
+    // A wait past the cap is pulled forward only when the provider named the prospect as the reason
+    // (slot-returns.ts): an outage, an account problem or a refusal of our own request would meet the pulled one too.
+    if (!lost && !lookOnly) await giveBack(claim, true, claimed, namesTheProspect(result.error));
     if (failure.kind === 'transient') {
       const attempts = claimed.attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
@@ -322,7 +322,8 @@ export function createSender(deps: SenderDeps) {
     // day (in a burst most actions wait once); a suppressed address gives its position back.
     // A position taken now is given back here; a reserved one by the write that drops it (`actions`).
     if (kind === 'EMAIL' && (await deps.suppressions.check(action.workspaceId, prospect.email as string))) {
-      if (cap.fresh) await giveBackSlot(action, span.day, kind, cap.k);
+      // Read again consistently first (`again`): that pass takes the position back and pulls then, once.
+      if (cap.fresh) await giveBackSlot(action, span.day, kind, cap.k, consistent);
       if (!consistent) return again();
       return skip('suppressed');
     }

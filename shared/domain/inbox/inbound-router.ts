@@ -378,7 +378,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         const waiting = action?.nodeId === null || action?.nodeId === undefined ? undefined : campaign?.flow.nodes[String(action.nodeId)];
         if (!action || action.claim || waiting?.type !== 'ACCEPTED_INVITE') break;
         const at = now();
-        if (await deps.actions.replace(action, { ...action, dueAt: at, version: action.version + 1, updatedAt: at })) break;
+        if (await deps.actions.replace(action, { ...action, pastCap: null, pulledFor: null, dueAt: at, version: action.version + 1, updatedAt: at })) break;
       }
       return { handled: true, prospectId: prospect.id, kind: 'accepted' };
     },

@@ -53,8 +53,7 @@ describe('campaign send counters', () => {
     expect([await take(5), await take(5), await take(5), await take(5)]).toEqual([1, 2, 3, 4]);
     // Position 1 given back while 2-4 are held: kept apart, and taken next (before, the count went
     // down to 3 and the next taker got 4, which another action held: two sends at one slot).
-    // No demand past the cap yet: nothing waits for a later day that could take it (false).
-    expect(await giveBack(1)).toBe(false);
+    await giveBack(1);
     expect(await storedOf(902)).toEqual({ n: 4, free: [1], over: undefined });
     expect(await take(5)).toBe(1);
     expect(await storedOf(902)).toEqual({ n: 4, free: undefined, over: undefined });
@@ -67,10 +66,9 @@ describe('campaign send counters', () => {
     expect(await take(5)).toBe(2);
     expect(await take(5)).toBe(7);
     expect(await storedOf(902)).toEqual({ n: 5, free: undefined, over: 2 });
-    // A position past a cap lowered since it was given back is not handed out again. With demand
-    // past the cap counted, a give-back says so (true: a wait for a later day may take it).
-    expect(await giveBack(5)).toBe(true);
-    expect(await giveBack(3)).toBe(true);
+    // A position past a cap lowered since it was given back is not handed out again.
+    await giveBack(5);
+    await giveBack(3);
     expect(await storedOf(902)).toEqual({ n: 4, free: [3], over: 2 });
     expect(await take(2)).toBe(2 + 3);
     expect(await storedOf(902)).toEqual({ n: 4, free: undefined, over: 3 });
@@ -83,6 +81,15 @@ describe('campaign send counters', () => {
     const again = await Promise.all(Array.from({ length: 8 }, () => counters.takeCampaignSlot(903, DAY, 'INVITE', 10)));
     expect(again.sort((a, b) => a - b)).toEqual([2, 4, 6, 8, 11, 12, 13, 14]);
     expect(await storedOf(903)).toEqual({ n: 10, free: undefined, over: 4 });
+  });
+
+  it('counts the waits pulled forward into a day up to its budget, once each when many pull at once', async () => {
+    const pulls = await Promise.all(Array.from({ length: 5 }, () => counters.takePull(920, DAY, 'MESSAGE', 3)));
+    expect(pulls.filter(Boolean)).toHaveLength(3);
+    expect(await counters.takePull(920, DAY, 'MESSAGE', 3)).toBe(false);
+    // Another kind, or another day, has its own budget.
+    expect(await counters.takePull(920, DAY, 'EMAIL', 3)).toBe(true);
+    expect(await counters.takePull(920, '2026-12-02', 'MESSAGE', 3)).toBe(true);
   });
 
   it('keeps every position given back at the same time, whichever is the last', async () => {

@@ -52,7 +52,7 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     // Waits past the cap carry the day whose demand counted them, and an lsi3 key to be found by.
     expect(thursdayItem).toMatchObject({
       pastCap: { day: '2026-12-01', kind: 'EMAIL' },
-      lsi3sk: `PASTCAP#EMAIL#2026-12-01#2026-12-03T08:00:00.000Z#${String(thursday).padStart(16, '0')}`,
+      lsi3sk: `PASTCAP#EMAIL#2026-12-03T08:00:00.000Z#${String(thursday).padStart(16, '0')}`,
     });
     const emailOf = (id: number) => emails[ids.indexOf(id)] as string;
 
@@ -105,6 +105,75 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     expect((await messages()).map((item) => item.at.slice(0, 10)).sort()).toEqual(['2026-12-08', '2026-12-08', '2026-12-09', '2026-12-09']);
     const skipped = (await outcomesOf(stack, campaign.id)).filter((o) => o.outcome === 'SKIPPED').map((o) => Number(o.prospectId));
     expect(skipped).toEqual([holder]);
+  });
+
+  it('on a later day of the backlog too: Wednesday’s second send suppressed at its slot pulls the backlog’s last wait to Wednesday', async () => {
+    const { stack } = world;
+    clock.set('2027-01-12T07:00:00.000Z'); // a Tuesday, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-later');
+    const campaign = await campaignWith(world, 'Pull forward, later day', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
+    const emails = [1, 2, 3, 4, 5, 6, 7].map((n) => `later${n}@example.com`);
+    const ids = await prospectsIn(world, campaign.id, emails.map((email) => ({ email })));
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2027-01-12T08:00:00.000Z');
+    const actions = await actionsOf(stack, campaign.id);
+    const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
+    // Past the cap, counted on Tuesday: Wednesday 08:00 and 12:00, Thursday 08:00 and 12:00, next Tuesday 08:00.
+    const [wednesdayNoon, nextTuesday] = [dueOn('2027-01-13T12:00:00.000Z'), dueOn('2027-01-19T08:00:00.000Z')];
+    const emailOf = (id: number) => emails[ids.indexOf(id)] as string;
+    for (const at of ['2027-01-12T12:00', '2027-01-13T08:00']) await playAt(stack, clock, `${at}:00.000Z`);
+    const suppressed = await stack.call('POST', '/public/suppressions/', { apiKey: world.ws.key, body: { emails: [emailOf(wednesdayNoon)] } });
+    expect(suppressed.status, suppressed.text).toBe(200);
+    for (const at of ['2027-01-13T12:00', '2027-01-14T08:00', '2027-01-14T12:00', '2027-01-14T16:00', '2027-01-19T08:00', '2027-01-19T16:00']) {
+      await playAt(stack, clock, `${at}:00.000Z`);
+    }
+    const sent = await emailsFrom(world, 'sbx-mailbox-pull-later');
+    expect(sent.map((line) => line.split(' ')[1]?.slice(0, 10)).sort()).toEqual(['2027-01-12', '2027-01-12', '2027-01-13', '2027-01-13', '2027-01-14', '2027-01-14']);
+    expect(sent).toContain(`${emailOf(nextTuesday)} 2027-01-13T12:00:00.000Z`);
+  });
+
+  it('at most the cap of pulls a day: network steps skipped one after another stop pulling once the day’s budget is spent', async () => {
+    const { stack } = world;
+    clock.set('2027-01-26T07:00:00.000Z'); // a Tuesday, before the window
+    const network = await extraAccount(world, 'LINKEDIN', 'sbx-network-pull-budget');
+    const campaign = await campaignWith(world, 'Pull budget', [{ step_type: 'NETWORK_MESSAGE', message_template: 'Hi {{first_name}}' }], {
+      network_max_messages: 2,
+      account_ids: [network],
+      sending_window: window,
+    });
+    // Nobody is a connection of the account: every message step is skipped when it goes.
+    const ids = await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2027-01-26T08:00:00.000Z');
+    await playAt(stack, clock, '2027-01-26T12:00:00.000Z');
+    // Tuesday: the two slot holders and the two waits their skips pulled (the budget of 2); the
+    // fifth still waits for its day instead of being pulled after them.
+    const skippedOn = async (day: string) => (await outcomesOf(stack, campaign.id)).filter((o) => o.outcome === 'SKIPPED' && String(o.at).startsWith(day)).length;
+    expect(await skippedOn('2027-01-26')).toBe(4);
+    expect(await actionsOf(stack, campaign.id)).toHaveLength(1);
+    for (const at of ['2027-01-27T08:00', '2027-01-27T12:00', '2027-01-28T08:00', '2027-01-28T12:00']) await playAt(stack, clock, `${at}:00.000Z`);
+    expect((await outcomesOf(stack, campaign.id)).map((o) => o.outcome)).toEqual(Array(ids.length).fill('SKIPPED'));
+  });
+
+  it('a provider refusal that does not name the prospect (a 400) pulls nothing: it could be ours and fail every pulled one', async () => {
+    const { stack } = world;
+    clock.set('2027-02-02T07:00:00.000Z'); // a Tuesday, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-refused');
+    const campaign = await campaignWith(world, 'No pull on a 400', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
+    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2027-02-02T08:00:00.000Z');
+    const waitsPastCap = async () =>
+      (await actionsOf(stack, campaign.id))
+        .filter((action) => action.pastCap)
+        .map((action) => `${action.prospectId} ${action.dueAt}`)
+        .sort();
+    const before = await waitsPastCap();
+    expect(before).toHaveLength(3);
+    await stack.provider.control.addFault({ kind: 'status', status: 400, method: 'POST', path: '/api/v1/emails', times: 1 });
+    await playAt(stack, clock, '2027-02-02T12:00:00.000Z');
+    expect((await outcomesOf(stack, campaign.id)).map((o) => o.outcome).sort()).toEqual(['FAILED', 'SENT']);
+    expect(await waitsPastCap()).toEqual(before);
   });
 
   it('a prospect holding a slot removed from the campaign, another given a pipeline stage: their positions pull the latest waits forward', async () => {

@@ -160,9 +160,8 @@ const EXACT: { [name in keyof typeof keys]: () => void } = {
     expect(keys.outreachActionKey(31, 45)).toEqual({ pk: 'CAMPAIGN#0000000000000031#ACTIONS', sk: 'PROSPECT#0000000000000045' }),
   actionParked: () => expect(keys.actionParked(45)).toEqual({ lsi2sk: 'PARKED#0000000000000045' }),
   PARKED_PREFIX: () => expect(keys.PARKED_PREFIX).toBe('PARKED#'),
-  actionPastCap: () =>
-    expect(keys.actionPastCap('INVITE', '2026-12-07', '2026-12-09T10:00:00.000Z', 45)).toEqual({ lsi3sk: 'PASTCAP#INVITE#2026-12-07#2026-12-09T10:00:00.000Z#0000000000000045' }),
-  pastCapPrefix: () => expect(keys.pastCapPrefix('EMAIL', '2026-12-07')).toBe('PASTCAP#EMAIL#2026-12-07#'),
+  actionPastCap: () => expect(keys.actionPastCap('INVITE', '2026-12-09T10:00:00.000Z', 45)).toEqual({ lsi3sk: 'PASTCAP#INVITE#2026-12-09T10:00:00.000Z#0000000000000045' }),
+  pastCapPrefix: () => expect(keys.pastCapPrefix('EMAIL')).toBe('PASTCAP#EMAIL#'),
   dispatchLeaseKey: () => expect(keys.dispatchLeaseKey(3)).toEqual({ pk: 'DISPATCH#03', sk: 'LEASE' }),
   campaignSendCounterKey: () =>
     expect(keys.campaignSendCounterKey(31, '2026-11-23', 'EMAIL')).toEqual({ pk: 'SENDCOUNT#CAMPAIGN#0000000000000031#2026-11-23', sk: 'EMAIL' }),

@@ -31,10 +31,13 @@ class FakeCounters implements SendCounters {
     return cap + over;
   }
 
-  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<boolean> {
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void> {
     const key = `${campaignId} ${day} ${kind}`;
     this.campaignCounts.set(key, (this.campaignCounts.get(key) ?? 0) - 1);
-    return (this.campaignDemand.get(key) ?? 0) > 0;
+  }
+
+  async takePull(): Promise<boolean> {
+    throw new Error('pacing takes no pulls');
   }
 
   async clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, isLostAnswer } from '../../../shared/domain/engine/provider-answers';
+import { classifyFailure, isLostAnswer, namesTheProspect } from '../../../shared/domain/engine/provider-answers';
 import { ProviderFailure } from '../../../shared/domain/providers/provider';
 
 /** A provider error answer: its documented HTTP status and `type` (infra/local/sandbox-provider.ts PROVIDER_ERROR_STATUS). */
@@ -79,5 +79,20 @@ describe('sorting provider answers', () => {
     ['not a provider failure', new Error('boom'), false],
   ])('a send that failed with %s may have gone out: %s', (_, error, lost) => {
     expect(isLostAnswer(error)).toBe(lost);
+  });
+
+  it.each([
+    ['not a connection (422)', answer(422, 'errors/no_connection_with_recipient'), true],
+    ['already connected (422)', answer(422, 'errors/action_already_performed'), true],
+    ['an invitation refused for this attendee (422)', answer(422, 'errors/cannot_invite_attendee'), true],
+    ['an address rejected (422)', answer(422, 'errors/recipient_rejected'), true],
+    ['a 404 without a type (a base URL, an account)', answer(404), false],
+    ['a 404 naming no prospect', answer(404, 'errors/resource_not_found'), false],
+    ['any other 4xx (our request)', answer(400, 'errors/invalid_parameters'), false],
+    ['an account problem (401)', answer(401, 'errors/disconnected_account'), false],
+    ['an outage (503)', answer(503, 'errors/service_unavailable'), false],
+    ['no answer in time', new ProviderFailure('timeout', 'The provider did not answer within 8000 ms'), false],
+  ])('a failure that is %s names the prospect as its reason (pulls a wait forward): %s', (_, error, named) => {
+    expect(namesTheProspect(error)).toBe(named);
   });
 });
