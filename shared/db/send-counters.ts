@@ -71,7 +71,7 @@ export class DynamoSendCounters implements SendCounters {
     return cap + Number(Attributes?.over ?? 1);
   }
 
-  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<void> {
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<boolean> {
     const Key = campaignSendCounterKey(campaignId, day, kind);
     // A position of unknown value (a claim written before 2026-11-28 night) lowers the count.
     if (position === undefined) return this.decrement(Key);
@@ -87,7 +87,7 @@ export class DynamoSendCounters implements SendCounters {
         ExpressionAttributeNames: { '#free': 'free' },
         ExpressionAttributeValues: { ':minus': -1, ':k': position },
       });
-      if (last) return;
+      if (last) return true;
       const kept = await this.updateIf({
         Key,
         UpdateExpression: 'ADD #free :position',
@@ -95,8 +95,9 @@ export class DynamoSendCounters implements SendCounters {
         ExpressionAttributeNames: { '#free': 'free' },
         ExpressionAttributeValues: { ':position': new Set([position]), ':k': position },
       });
-      if (kept) return;
+      if (kept) return true;
     }
+    return false;
   }
 
   /** A new position within the cap when none was given back; else the counter as it refused. */
@@ -179,13 +180,20 @@ export class DynamoSendCounters implements SendCounters {
     await this.decrement(accountSendCounterKey(accountId, day, kind));
   }
 
-  private async decrement(key: { pk: string; sk: string }): Promise<void> {
-    await this.updateIf({
+  async returnPull(campaignId: number, day: string, kind: SendKind): Promise<void> {
+    await this.decrement(campaignSendCounterKey(campaignId, day, kind), 'pulled');
+  }
+
+  /** Lowers a count by one while it is above 0; whether it did. */
+  private async decrement(key: { pk: string; sk: string }, attribute: 'n' | 'pulled' = 'n'): Promise<boolean> {
+    const lowered = await this.updateIf({
       Key: key,
-      UpdateExpression: 'ADD n :minus',
-      ConditionExpression: 'n > :zero',
+      UpdateExpression: 'ADD #count :minus',
+      ConditionExpression: '#count > :zero',
+      ExpressionAttributeNames: { '#count': attribute },
       ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
     });
+    return lowered !== undefined;
   }
 
   /** A conditional UpdateItem: the attributes it returns (`{}` when it asks for none), undefined when its condition fails. */

@@ -1,3 +1,4 @@
+import type { PullFailed } from '../domain/engine/slot-returns';
 import type { QUEUE_SETTINGS, SettingsOf } from '../config/settings';
 import { DynamoCampaignEvents } from '../db/campaign-events';
 import { DynamoCampaignProspects } from '../db/campaign-prospects';
@@ -27,6 +28,7 @@ export function inboundRouterFrom(
   config: SettingsOf<typeof QUEUE_SETTINGS> & { awsRegion: string; maxLeadsPerList: number },
   table: TableAccess,
   clock: Clock,
+  onPullFailed?: PullFailed,
 ) {
   const { db, tableName, ids } = table;
   const campaignProspects = new DynamoCampaignProspects(db, tableName);
@@ -36,7 +38,7 @@ export function inboundRouterFrom(
     messages: new DynamoInboundMessageRepository(db, tableName),
     links: new DynamoInboundLinks(db, tableName),
     sentEmails: new DynamoOutcomeLog(db, tableName, clock),
-    stops: sequenceStopsFrom(table, clock, config.maxLeadsPerList),
+    stops: sequenceStopsFrom(table, clock, config.maxLeadsPerList, { onPullFailed }),
     events: new DynamoCampaignEvents(db, tableName, clock),
     campaigns: new DynamoCampaignRepository(db, tableName),
     colleagues: { inCampaign: (campaignId, companyId) => campaignProspects.colleagues(campaignId, companyId) },

@@ -12,18 +12,19 @@ import { httpHandler } from '../../../shared/http/http-handler';
 import type { GroupConfig } from '../../../shared/http/route-table';
 import { campaignProspectRoutes } from '../../../shared/http/routes/campaign-prospects';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
-import { campaignSlotsFrom } from '../../../shared/runtime/campaign-slots';
+import { campaignSlotsFrom, logPullFailures } from '../../../shared/runtime/campaign-slots';
 import { tableAccess } from '../../../shared/runtime/table';
 import { campaignProspectHandlers } from './routes';
 
 /** The campaign-prospects function: add-to-campaign, the campaign import, a campaign's prospects, remove-prospects. */
 export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProspects'>, deps: FunctionDeps) {
+  const logger = loggerFor('campaign-prospects', deps);
   const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   // The page's prospects a running enrichment job holds show 'Loading…'.
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
   // Prospects moved or removed out of a campaign give back the cap slots their actions held there.
-  const campaignSlots = campaignSlotsFrom({ db, tableName }, deps.clock);
+  const campaignSlots = campaignSlotsFrom({ db, tableName }, deps.clock, logPullFailures(logger));
   const writerDeps = { leads, ids, clock: deps.clock, maxLeadsPerList: config.maxLeadsPerList, campaignSlots };
   const moves = createProspectMoves({
     ...writerDeps,
@@ -37,7 +38,7 @@ export function buildCampaignProspectsHandler(config: GroupConfig<'campaignProsp
     enriching: (workspaceId, listIds) => enrichments.busyInWorkspace(workspaceId, { listIds }),
   });
   return httpHandler(campaignProspectRoutes, campaignProspectHandlers(moves), {
-    logger: loggerFor('campaign-prospects', deps),
+    logger,
     checkResponses: deps.checkResponses,
   });
 }

@@ -12,6 +12,7 @@ import { CHATS_TIMEOUT_SECONDS, type GroupConfig } from '../../../shared/http/ro
 import { chatRoutes } from '../../../shared/http/routes/chats';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
 import { providerFrom } from '../../../shared/runtime/integrations';
+import { logPullFailures } from '../../../shared/runtime/campaign-slots';
 import { sequenceStopsFrom } from '../../../shared/runtime/sequence-stops';
 import { suppressionsFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
@@ -22,6 +23,7 @@ const LOOK_RESERVE_MS = 3_000;
 
 /** The chats function: the inbox (conversations and their messages) and manual messages through the provider. */
 export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDeps) {
+  const logger = loggerFor('chats', deps);
   const table = tableAccess(config, deps);
   const { db, tableName, ids } = table;
   const conversations = new DynamoConversationStore(db, tableName);
@@ -43,12 +45,12 @@ export function buildChatsHandler(config: GroupConfig<'chats'>, deps: FunctionDe
     links: new DynamoInboundLinks(db, tableName),
     suppressions: suppressionsFrom(table, deps.clock),
     sentEmails: new DynamoOutcomeLog(db, tableName, deps.clock),
-    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList),
+    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList, { onPullFailed: logPullFailures(logger) }),
     // What the request has left after a profile read and the send (each bounded by the provider
     // timeout), less time for its writes and the answer.
     lookBudgetMs: Math.max(1_000, CHATS_TIMEOUT_SECONDS * 1000 - 2 * config.providerTimeoutMs - LOOK_RESERVE_MS),
     ids,
     clock: deps.clock,
   });
-  return httpHandler(chatRoutes, chatHandlers(inbox, replies), { logger: loggerFor('chats', deps), checkResponses: deps.checkResponses });
+  return httpHandler(chatRoutes, chatHandlers(inbox, replies), { logger, checkResponses: deps.checkResponses });
 }

@@ -12,12 +12,13 @@ import { leadListRoutes } from '../../../shared/http/routes/lead-lists';
 import { sqsCampaignScheduling } from '../../../shared/messaging/campaign-scheduling-queue';
 import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
-import { campaignSlotsFrom } from '../../../shared/runtime/campaign-slots';
+import { campaignSlotsFrom, logPullFailures } from '../../../shared/runtime/campaign-slots';
 import { tableAccess } from '../../../shared/runtime/table';
 import { leadListHandlers } from './routes';
 
 /** The lead-lists function: lists, their leads, adds, deletes and imports. */
 export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: FunctionDeps) {
+  const logger = loggerFor('lead-lists', deps);
   const { db, tableName, ids } = tableAccess(config, deps);
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
@@ -38,12 +39,12 @@ export function buildLeadListsHandler(config: GroupConfig<'leadLists'>, deps: Fu
       ids,
       clock: deps.clock,
       maxLeadsPerList: config.maxLeadsPerList,
-      campaignSlots: campaignSlotsFrom({ db, tableName }, deps.clock),
+      campaignSlots: campaignSlotsFrom({ db, tableName }, deps.clock, logPullFailures(logger)),
     }),
     ids,
     clock: deps.clock,
     enriching: (workspaceId, listId) => enrichments.busyInWorkspace(workspaceId, { list: listId }),
     campaignsLeft: (workspaceId, campaignIds) => completeCampaignsLeft(completion, workspaceId, campaignIds),
   });
-  return httpHandler(leadListRoutes, leadListHandlers(lists), { logger: loggerFor('lead-lists', deps), checkResponses: deps.checkResponses });
+  return httpHandler(leadListRoutes, leadListHandlers(lists), { logger, checkResponses: deps.checkResponses });
 }

@@ -9,6 +9,7 @@ import { httpHandler } from '../../../shared/http/http-handler';
 import { FUNCTION_GROUPS, type GroupConfig } from '../../../shared/http/route-table';
 import { HttpDirectoryProvider } from '../../../shared/providers/directory/http-directory';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { logPullFailures } from '../../../shared/runtime/campaign-slots';
 import { sequenceStopsFrom } from '../../../shared/runtime/sequence-stops';
 import { tableAccess } from '../../../shared/runtime/table';
 import { prospectHandlers } from './routes';
@@ -16,6 +17,7 @@ import { prospectStatusHandlers } from './status-routes';
 
 /** The prospects function: directory and workspace search, saving what the directory finds; one prospect and its pipeline stage. */
 export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: FunctionDeps) {
+  const logger = loggerFor('prospects', deps);
   const table = tableAccess(config, deps);
   const { db, tableName, ids } = table;
   const leads = new DynamoLeadRepository(db, tableName, deps.clock);
@@ -31,12 +33,12 @@ export function buildProspectsHandler(config: GroupConfig<'prospects'>, deps: Fu
   const enrichments = new DynamoEnrichmentRepository(db, tableName);
   const pipeline = createProspectPipeline({
     leads,
-    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList),
+    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList, { onPullFailed: logPullFailures(logger) }),
     enriching: (workspaceId, listIds) => enrichments.busyInWorkspace(workspaceId, { listIds }),
   });
   return httpHandler(
     FUNCTION_GROUPS.prospects.routes,
     { ...prospectHandlers(search), ...prospectStatusHandlers(pipeline) },
-    { logger: loggerFor('prospects', deps), checkResponses: deps.checkResponses },
+    { logger, checkResponses: deps.checkResponses },
   );
 }

@@ -5,6 +5,7 @@ import { providerWebhookRoutes } from '../../../shared/http/routes/provider-webh
 import { sqsInboundRetries } from '../../../shared/messaging/inbound-retry-queue';
 import { makeSqsClient } from '../../../shared/messaging/sqs';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { logPullFailures } from '../../../shared/runtime/campaign-slots';
 import { senderAccountServiceFrom } from '../../../shared/runtime/integrations';
 import { inboundRouterFrom } from '../../../shared/runtime/replies';
 import { type TableAccess, tableAccess } from '../../../shared/runtime/table';
@@ -20,12 +21,12 @@ export function providerEventsFrom(
   config: Omit<ProviderEventSettings, 'inboundRetryQueueUrl'>,
   table: TableAccess,
   clock: Clock,
-  logger: Pick<Logger, 'info'>,
+  logger: Pick<Logger, 'info' | 'warn'>,
   accounts: Pick<ReturnType<typeof senderAccountServiceFrom>, 'applyProviderStatus'> = senderAccountServiceFrom(config, table, clock),
 ) {
   return createProviderEvents({
     accounts,
-    inbound: inboundRouterFrom(config, table, clock),
+    inbound: inboundRouterFrom(config, table, clock, logPullFailures(logger)),
     sentEmails: new DynamoOutcomeLog(table.db, table.tableName, clock),
     logger,
   });

@@ -5,6 +5,7 @@ import { httpHandler } from '../../../shared/http/http-handler';
 import type { GroupConfig } from '../../../shared/http/route-table';
 import { unsubscribeRoutes } from '../../../shared/http/routes/unsubscribe';
 import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-deps';
+import { logPullFailures } from '../../../shared/runtime/campaign-slots';
 import { sequenceStopsFrom } from '../../../shared/runtime/sequence-stops';
 import { suppressionsFrom } from '../../../shared/runtime/suppressions';
 import { tableAccess } from '../../../shared/runtime/table';
@@ -13,16 +14,17 @@ import { unsubscribeHandlers } from './routes';
 
 /** The public unsubscribe link: its confirmation page and the one-click POST. */
 export function buildUnsubscribeHandler(config: GroupConfig<'unsubscribe'>, deps: FunctionDeps) {
+  const logger = loggerFor('unsubscribe', deps);
   const table = tableAccess(config, deps);
   const unsubscribes = createUnsubscribes({
     tokens: createUnsubscribeTokens(config.unsubscribeSecret),
     suppressions: suppressionsFrom(table, deps.clock),
-    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList),
+    stops: sequenceStopsFrom(table, deps.clock, config.maxLeadsPerList, { onPullFailed: logPullFailures(logger) }),
     leads: new DynamoLeadRepository(table.db, table.tableName, deps.clock),
   });
   const limiter = new DynamoRequestLimiter(table.db, table.tableName, { scope: 'unsubscribe', limit: config.unsubscribeRateLimitPerMinute, windowSeconds: 60 });
   return httpHandler(unsubscribeRoutes, unsubscribeHandlers({ unsubscribes, limiter, clock: deps.clock }), {
-    logger: loggerFor('unsubscribe', deps),
+    logger,
     checkResponses: deps.checkResponses,
   });
 }

@@ -20,6 +20,7 @@ import { type FunctionDeps, loggerFor } from '../../../shared/runtime/function-d
 import { checkingAccounts } from '../../../shared/domain/providers/account-check';
 import { mxResolverFrom, providerFrom } from '../../../shared/runtime/integrations';
 import { suppressionsFrom, unsubscribeLinksFrom } from '../../../shared/runtime/suppressions';
+import { logPullFailures } from '../../../shared/runtime/campaign-slots';
 import { tableAccess } from '../../../shared/runtime/table';
 
 /** What an action keeps, past its provider calls, for its reads and writes (a few seconds at most). */
@@ -56,6 +57,7 @@ export function buildOutreachHandler(config: SettingsOf<typeof OUTREACH.settings
     unsubscribeLinks: unsubscribeLinksFrom(config),
     clock: deps.clock,
     newToken: randomUUID,
+    onPullFailed: logPullFailures(logger),
     // Three provider calls at their timeout (a profile look, a send, and the account check after a
     // 404: account-check.ts) and the writes around them.
     actionReserveMs: 3 * config.providerTimeoutMs + ACTION_WRITES_RESERVE_MS,

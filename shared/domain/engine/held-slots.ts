@@ -52,16 +52,17 @@ export function createCampaignSlots(deps: { actions: HeldSlotReader; slots: Slot
     },
     async giveBack(written) {
       // The moves are written: a slot not given back only means that day sends one fewer, so a
-      // failure here is not the request's (it must not answer 500 for a move it made). One after
-      // another: each pulls the latest wait past the cap forward, and pulls at once would all
-      // reach for the same few waits (slot-returns.ts).
-      for (const change of written) {
+      // failure here is not the request's (it must not answer 500 for a move it made; a failed
+      // pull is reported by the slot returns themselves). All at once: one campaign read and one
+      // index Query per campaign, day and kind pull the waits for all of them (slot-returns.ts).
+      const positions = written.flatMap((change) => {
         const campaignId = leftCampaign(change);
         const slot = change.campaign?.leaving;
-        if (campaignId === undefined || !slot) continue;
+        if (campaignId === undefined || !slot) return [];
         const { day, kind, k } = slot.reservation;
-        await deps.slots.giveBack({ workspaceId: change.after.workspaceId, campaignId }, day, kind, k).catch(() => undefined);
-      }
+        return [{ owner: { workspaceId: change.after.workspaceId, campaignId }, day, kind, k }];
+      });
+      if (positions.length > 0) await deps.slots.giveBackAll(positions).catch(() => undefined);
     },
   };
 }

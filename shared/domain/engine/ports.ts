@@ -67,14 +67,17 @@ export interface SendCounters {
   /**
    * Gives a position back (the send did not happen). `position`: which one, so that the next taker
    * gets it and no position another action holds (unset for a claim written before 2026-11-28 night:
-   * the count goes down by one).
+   * the count goes down by one). True when it was given back now (false: already given back, or
+   * the count could not be lowered).
    */
-  returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<void>;
+  returnCampaignSlot(campaignId: number, day: string, kind: SendKind, position?: number): Promise<boolean>;
   /**
    * Counts one wait pulled forward into the campaign's day (slot-returns.ts) while fewer than
    * `budget` were; false when the day's budget is spent.
    */
   takePull(campaignId: number, day: string, kind: SendKind, budget: number): Promise<boolean>;
+  /** Gives back a pull counted by `takePull` that pulled nothing (every candidate changed meanwhile). */
+  returnPull(campaignId: number, day: string, kind: SendKind): Promise<void>;
   /** Forgets the day's demand past the cap (its waits are placed again: campaigns/scheduling.ts `repace`). */
   clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void>;
   /** Counts one send of the account's UTC day if it stays within `limit`; false when the limit is reached. */

@@ -14,6 +14,7 @@ import type { ActionStore, CampaignCompletion, KnownProspect, OutcomeLog, Prospe
 import type { RenderedStep } from './render';
 import type { SendResult } from './steps';
 import type { SentMessageDeps } from './sent-messages';
+import type { PullFailed } from './slot-returns';
 
 /** What the sender (shared/domain/engine/sender.ts) is built from, and what it answers per action. */
 export type ActionResult =
@@ -65,6 +66,8 @@ export interface SenderDeps {
   unsubscribeLinks: UnsubscribeLinks;
   clock: Clock;
   newToken: () => string;
+  /** Where a pull forward that failed is reported (slot-returns.ts): it never fails the action. */
+  onPullFailed?: PullFailed;
   /**
    * Time an action may still start with, given the function's time left (processBatch): two
    * provider calls at their timeout and the writes around them. An action started with less could

@@ -16,7 +16,7 @@ const iso = (date: Date) => date.toISOString();
  * parks and waits, the end of a sequence, the move to the next node, and the completion of the
  * campaigns whose sequences ended in a batch.
  */
-export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters' | 'progress' | 'completion' | 'campaigns' | 'clock'>) {
+export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters' | 'progress' | 'completion' | 'campaigns' | 'clock' | 'onPullFailed'>) {
   const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
     ...action,
     // A wait past the cap, and a pull forward, are one write's state: the write that waits so again says so.

@@ -3,23 +3,40 @@ import type { CampaignRepository } from '../campaigns/ports';
 import type { OutreachAction, SendKind } from './action';
 import type { ActionStore, SendCounters } from './ports';
 import { capOf } from './pacing';
-import { openSpanFrom } from './window';
+import { SLOT_END_MARGIN_MS, openSpanFrom } from './window';
 
 /**
- * Waits past the cap a pull looks at, the latest first: the next is tried when one changed meanwhile
- * (another pull took it: give-backs at once, a bulk removal, pull the next ones).
+ * Waits past the cap a pull looks at beyond one per position: a candidate another pull took, or one
+ * changed meanwhile (a stale index entry), is passed over for the next.
  */
-const PULL_CANDIDATES = 10;
+const SPARE_CANDIDATES = 10;
+/** Pulls of one give-back group carried out at once (a bulk removal gives back many positions). */
+const PULL_CONCURRENCY = 10;
+
+/** Where a pull that failed is reported (the day then sends one fewer, as before pulls existed). */
+export type PullFailed = (error: unknown, at: { campaignId: number; day: string; kind: SendKind }) => void;
 
 export interface SlotReturnDeps {
-  counters: Pick<SendCounters, 'returnCampaignSlot' | 'takePull'>;
+  counters: Pick<SendCounters, 'returnCampaignSlot' | 'takePull' | 'returnPull'>;
   actions: Pick<ActionStore, 'waitsPastCap' | 'get' | 'replace'>;
   campaigns: Pick<CampaignRepository, 'get'>;
   clock: Clock;
+  /** A pull never fails its caller (a send's result, a stop, a move): its error comes here. */
+  onPullFailed?: PullFailed;
 }
 
 /** Who gives a position back: the campaign's action (its workspace reads the campaign). */
 export type SlotOwner = Pick<OutreachAction, 'workspaceId' | 'campaignId'>;
+
+/** A position given back: `pull` false when the reason is not the prospect's own (see `giveBack`). */
+export interface GivenBack {
+  owner: SlotOwner;
+  day: string;
+  kind: SendKind;
+  /** The position; unset for a claim written before 2026-11-28 night (one of unknown value). */
+  k?: number;
+  pull?: boolean;
+}
 
 /**
  * Campaign positions given back, by the engine and by what stops or moves prospects (docs/engine.md,
@@ -33,30 +50,72 @@ export function createSlotReturns(deps: SlotReturnDeps) {
   const iso = (date: Date) => date.toISOString();
 
   /**
-   * Makes the latest wait past the cap due now, when position `k` of `day` given back is one of
-   * today's within the cap as it is now, the campaign is ACTIVE (a paused one parks what comes due;
-   * resume places it), and that wait is due on a later day than today (one due today sends today
-   * anyway). At most `cap` pulls a day and kind (`takePull`): a pulled network step that is skipped
-   * too pulls the next, and each reads a profile, which the provider counts as a visit. The sender
-   * then places the wait as any due action: it takes the position given back (given-back positions
-   * go first), or waits past the cap again if another action took it meanwhile.
+   * Makes one wait past the cap due now for each position `ks` of `day` given back, when the day is
+   * today's and still has more than its end margin to go (a wait pulled later would not be sent
+   * before the window closes), the position is within the cap as it is now, the campaign is ACTIVE
+   * (a paused one parks what comes due; resume places it), and the wait is due on a later day (one
+   * due today sends today anyway). The latest waits go first. At most `cap` pulls a day and kind
+   * (`takePull`): a pulled network step that is skipped too pulls the next, and each reads a
+   * profile, which the provider counts as a visit. The sender then places each pulled wait as any
+   * due action: it takes a position given back (those go first), or waits past the cap again if
+   * another action took it meanwhile.
    */
-  async function pullForward(owner: SlotOwner, day: string, kind: SendKind, k: number | undefined): Promise<void> {
+  async function pullForward(owner: SlotOwner, day: string, kind: SendKind, ks: number[]): Promise<void> {
     const now = deps.clock.now();
     const campaign = await deps.campaigns.get(owner.workspaceId, owner.campaignId);
-    if (campaign?.status !== 'ACTIVE' || k === undefined || k > capOf(campaign, kind)) return;
+    if (campaign?.status !== 'ACTIVE') return;
+    const cap = capOf(campaign, kind);
+    const positions = ks.filter((k) => k <= cap);
     const today = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
-    if (today?.day !== day) return;
-    let budgeted = false;
-    for (const prospectId of await deps.actions.waitsPastCap(owner.campaignId, kind, PULL_CANDIDATES)) {
-      const waiting = await deps.actions.get(owner.campaignId, prospectId);
-      if (!waiting || waiting.pastCap?.kind !== kind || waiting.claim !== null || waiting.parked !== null || waiting.dueAt === null) continue;
-      // The latest wait is due today: so are the others (the index is in due order), and they send today anyway.
-      if (waiting.dueAt < iso(today.end)) return;
-      if (!budgeted && !(await deps.counters.takePull(owner.campaignId, day, kind, capOf(campaign, kind)))) return;
-      budgeted = true;
-      const pulled: OutreachAction = { ...waiting, pastCap: null, pulledFor: { day, kind, k }, dueAt: iso(now), version: waiting.version + 1, updatedAt: iso(now) };
-      if (await deps.actions.replace(waiting, pulled)) return;
+    if (positions.length === 0 || today?.day !== day || now.getTime() >= today.end.getTime() - SLOT_END_MARGIN_MS) return;
+    const candidates = await deps.actions.waitsPastCap(owner.campaignId, kind, positions.length + SPARE_CANDIDATES);
+    let next = 0;
+    let done = false;
+    // Each position takes the next candidate still waiting past the cap for a later day; the
+    // candidates are in due order, latest first, so one due today means none later is left.
+    const pullOne = async (k: number): Promise<void> => {
+      let budgeted = false;
+      while (!done && next < candidates.length) {
+        const waiting = await deps.actions.get(owner.campaignId, candidates[next++] as number);
+        if (!waiting || waiting.pastCap?.kind !== kind || waiting.claim !== null || waiting.parked !== null || waiting.dueAt === null) continue;
+        if (waiting.dueAt < iso(today.end)) {
+          done = true;
+          break;
+        }
+        if (!budgeted && !(await deps.counters.takePull(owner.campaignId, day, kind, cap))) {
+          done = true;
+          return;
+        }
+        budgeted = true;
+        const pulled: OutreachAction = { ...waiting, pastCap: null, pulledFor: { day, kind, k }, dueAt: iso(now), version: waiting.version + 1, updatedAt: iso(now) };
+        if (await deps.actions.replace(waiting, pulled)) return;
+      }
+      // Budget taken and nothing pulled: given back, so it counts pulls that happened.
+      if (budgeted) await deps.counters.returnPull(owner.campaignId, day, kind);
+    };
+    for (let i = 0; i < positions.length; i += PULL_CONCURRENCY) await Promise.all(positions.slice(i, i + PULL_CONCURRENCY).map(pullOne));
+  }
+
+  /** Gives the positions back, then pulls waits forward for those of the prospect's own, per campaign, day and kind. */
+  async function giveBackAll(positions: GivenBack[]): Promise<void> {
+    const freed = await Promise.all(positions.map(({ owner, day, kind, k }) => deps.counters.returnCampaignSlot(owner.campaignId, day, kind, k)));
+    const groups = new Map<string, { owner: SlotOwner; day: string; kind: SendKind; ks: number[] }>();
+    positions.forEach((given, i) => {
+      // Only a position really given back now, of known value, for a reason of the prospect's own.
+      if (!freed[i] || given.k === undefined || given.pull === false) return;
+      const key = `${given.owner.campaignId}|${given.day}|${given.kind}`;
+      const group = groups.get(key) ?? { owner: given.owner, day: given.day, kind: given.kind, ks: [] };
+      group.ks.push(given.k);
+      groups.set(key, group);
+    });
+    for (const { owner, day, kind, ks } of groups.values()) {
+      try {
+        await pullForward(owner, day, kind, ks);
+      } catch (error) {
+        // The position is given back; without the pull the day sends one fewer, as it did before
+        // pulls existed. Thrown, it would fail a send already made or a stop half written.
+        deps.onPullFailed?.(error, { campaignId: owner.campaignId, day, kind });
+      }
     }
   }
 
@@ -68,10 +127,11 @@ export function createSlotReturns(deps: SlotReturnDeps) {
      * or the provider failed, is not, since the pulled wait would meet the same account or outage,
      * give its position back and pull the next, one after another through the backlog.
      */
-    async giveBack(owner: SlotOwner, day: string, kind: SendKind, k?: number, pull = true): Promise<void> {
-      await deps.counters.returnCampaignSlot(owner.campaignId, day, kind, k);
-      if (pull) await pullForward(owner, day, kind, k);
+    giveBack(owner: SlotOwner, day: string, kind: SendKind, k?: number, pull = true): Promise<void> {
+      return giveBackAll([{ owner, day, kind, ...(k === undefined ? {} : { k }), pull }]);
     },
+    /** Many positions at once (a request's moves): one campaign read and one index Query per campaign, day and kind. */
+    giveBackAll,
   };
 }
 

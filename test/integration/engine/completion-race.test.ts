@@ -30,12 +30,14 @@ describe('completion racing an add', () => {
     const campaignProspects = new DynamoCampaignProspects(db, tableName);
     let added: number[] = [];
     const stops = sequenceStopsFrom({ db, tableName, ids: new DynamoIdAllocator(db, tableName) }, clock, 100_000, {
-      completion: {
-        // The check sees none unfinished; an add with activate commits right after it.
-        async hasUnfinished(campaignId) {
-          const unfinished = await campaignProspects.hasUnfinished(campaignId);
-          if (added.length === 0) added = (await prospectsIn(world, campaign.id, [{}, {}], { activate: true })) as number[];
-          return unfinished;
+      overrides: {
+        completion: {
+          // The check sees none unfinished; an add with activate commits right after it.
+          async hasUnfinished(campaignId) {
+            const unfinished = await campaignProspects.hasUnfinished(campaignId);
+            if (added.length === 0) added = (await prospectsIn(world, campaign.id, [{}, {}], { activate: true })) as number[];
+            return unfinished;
+          },
         },
       },
     });

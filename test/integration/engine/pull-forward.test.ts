@@ -212,6 +212,36 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     expect(ids).toHaveLength(7);
   });
 
+  it('three slot holders removed in one request pull the three latest waits: Tuesday still sends its 4', async () => {
+    const { stack } = world;
+    clock.set('2027-02-09T07:00:00.000Z'); // a Tuesday, before the window
+    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-bulk');
+    // A cap of 4: slots at 08:00, 10:00, 12:00 and 14:00 UTC.
+    const campaign = await campaignWith(world, 'Pull forward, bulk', [{ step_type: 'EMAIL' }], { email_max_messages: 4, account_ids: [mailbox], sending_window: window });
+    await prospectsIn(world, campaign.id, Array.from({ length: 10 }, () => ({})));
+    await activate(world, campaign.id);
+    await playAt(stack, clock, '2027-02-09T08:00:00.000Z');
+    const actions = await actionsOf(stack, campaign.id);
+    const holders = actions.filter((action) => action.reservation !== null).map((action) => Number(action.prospectId));
+    expect(holders).toHaveLength(3);
+    const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: holders } });
+    expect(removed.status, removed.text).toBe(200);
+    for (const at of ['2027-02-09T08:01', '2027-02-09T10:00', '2027-02-09T12:00', '2027-02-09T14:00', '2027-02-10T08:00', '2027-02-10T10:00', '2027-02-10T12:00', '2027-02-10T14:00']) {
+      await playAt(stack, clock, `${at}:00.000Z`);
+    }
+    for (const at of ['2027-02-11T08:00', '2027-02-11T16:00']) await playAt(stack, clock, `${at}:00.000Z`);
+    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-pull-bulk').map((item) => item.at);
+    expect(sent.sort()).toEqual([
+      '2027-02-09T08:00:00.000Z',
+      '2027-02-09T10:00:00.000Z',
+      '2027-02-09T12:00:00.000Z',
+      '2027-02-09T14:00:00.000Z',
+      '2027-02-10T08:00:00.000Z',
+      '2027-02-10T10:00:00.000Z',
+      '2027-02-10T12:00:00.000Z',
+    ]);
+  });
+
   it('pulls nothing for a slot given back because the account is at its daily limit: the waits stay where they were placed', async () => {
     const { stack } = world;
     clock.set('2026-12-29T07:00:00.000Z'); // a Tuesday, before the window

@@ -31,12 +31,17 @@ class FakeCounters implements SendCounters {
     return cap + over;
   }
 
-  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<void> {
+  async returnCampaignSlot(campaignId: number, day: string, kind: SendKind): Promise<boolean> {
     const key = `${campaignId} ${day} ${kind}`;
     this.campaignCounts.set(key, (this.campaignCounts.get(key) ?? 0) - 1);
+    return true;
   }
 
   async takePull(): Promise<boolean> {
+    throw new Error('pacing takes no pulls');
+  }
+
+  async returnPull(): Promise<void> {
     throw new Error('pacing takes no pulls');
   }
 

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import type { Campaign } from '../../../shared/domain/campaigns/campaign';
+import { emptyFlow } from '../../../shared/domain/campaigns/flow';
+import type { OutreachAction, SendKind } from '../../../shared/domain/engine/action';
+import { type PullFailed, type SlotReturnDeps, createSlotReturns } from '../../../shared/domain/engine/slot-returns';
+import { ManualClock } from '../../../shared/time/clock';
+import { actionWith } from '../../support/actions';
+
+/**
+ * The pure rules of pulling a wait past the cap forward (slot-returns.ts), over ports in memory.
+ * The whole path over DynamoDB Local and the sandbox provider: test/integration/engine/pull-forward.test.ts.
+ */
+
+// Tuesday 1 December 2026, UTC; the window is open 09:00-17:00 every day.
+const DAY = '2026-12-01';
+const WINDOW = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, { enabled: true, start: '09:00', end: '17:00' }]));
+
+const campaign: Campaign = {
+  id: 7,
+  workspaceId: 1,
+  name: 'Pull',
+  status: 'ACTIVE',
+  timezone: 'UTC',
+  language: 'en',
+  emailMaxMessages: 3,
+  networkMaxMessages: 3,
+  networkMaxConnections: 3,
+  sendingWindow: WINDOW,
+  accountIds: [],
+  stopOnCompanyReply: false,
+  prospectCount: 5,
+  flow: emptyFlow(),
+  flowVersion: 1,
+  createdAt: '2026-11-30T09:00:00.000Z',
+  updatedAt: '2026-11-30T09:00:00.000Z',
+};
+
+const wait = (prospectId: number, dueAt: string): OutreachAction =>
+  actionWith(dueAt, { campaignId: 7, prospectId, pastCap: { day: '2026-11-30', kind: 'EMAIL' }, lastError: 'cap reached' });
+
+function world(now: string, waits: OutreachAction[], overrides: { freed?: boolean; budget?: number; failQuery?: boolean; status?: Campaign['status'] } = {}) {
+  const stored = new Map(waits.map((action) => [action.prospectId, action]));
+  const calls = { returned: [] as string[], pulls: 0, pullsGivenBack: 0, failed: [] as string[] };
+  const deps: SlotReturnDeps = {
+    clock: new ManualClock(now),
+    campaigns: { get: async () => ({ ...campaign, status: overrides.status ?? 'ACTIVE' }) },
+    counters: {
+      async returnCampaignSlot(campaignId: number, day: string, kind: SendKind, k?: number) {
+        calls.returned.push(`${campaignId} ${day} ${kind} ${k}`);
+        return overrides.freed ?? true;
+      },
+      async takePull() {
+        if (calls.pulls >= (overrides.budget ?? 3)) return false;
+        calls.pulls += 1;
+        return true;
+      },
+      async returnPull() {
+        calls.pulls -= 1;
+        calls.pullsGivenBack += 1;
+      },
+    },
+    actions: {
+      async waitsPastCap(_campaignId, kind, limit) {
+        if (overrides.failQuery) throw new Error('throttled');
+        return [...stored.values()]
+          .filter((action) => action.pastCap?.kind === kind && action.dueAt !== null)
+          .sort((a, b) => String(b.dueAt).localeCompare(String(a.dueAt)))
+          .slice(0, limit)
+          .map((action) => action.prospectId);
+      },
+      get: async (_campaignId, prospectId) => stored.get(prospectId),
+      async replace(previous, next) {
+        if (stored.get(previous.prospectId)?.version !== previous.version) return false;
+        stored.set(previous.prospectId, next);
+        return true;
+      },
+    },
+    onPullFailed: ((error, at) => calls.failed.push(`${at.campaignId} ${at.day} ${at.kind}: ${String(error)}`)) as PullFailed,
+  };
+  return { slots: createSlotReturns(deps), stored, calls };
+}
+
+const owner = { workspaceId: 1, campaignId: 7 };
+const dueNow = (stored: Map<number, OutreachAction>, now: string) =>
+  [...stored.values()].filter((action) => action.dueAt === now).map((action) => action.prospectId);
+
+describe('pulling a wait past the cap forward into a position given back', () => {
+  const later = [wait(1, '2026-12-02T09:00:00.000Z'), wait(2, '2026-12-02T13:00:00.000Z'), wait(3, '2026-12-03T09:00:00.000Z')];
+
+  it('pulls the latest wait due on a later day, recording the position it takes', async () => {
+    const now = '2026-12-01T11:00:00.000Z';
+    const { slots, stored, calls } = world(now, later);
+    await slots.giveBack(owner, DAY, 'EMAIL', 2);
+    expect(calls.returned).toEqual([`7 ${DAY} EMAIL 2`]);
+    expect(dueNow(stored, now)).toEqual([3]);
+    expect(stored.get(3)).toMatchObject({ pastCap: null, pulledFor: { day: DAY, kind: 'EMAIL', k: 2 }, version: 2 });
+  });
+
+  it('pulls one wait per position of a bulk give-back, the latest first', async () => {
+    const now = '2026-12-01T11:00:00.000Z';
+    const { slots, stored } = world(now, later);
+    await slots.giveBackAll([2, 3].map((k) => ({ owner, day: DAY, kind: 'EMAIL' as const, k })));
+    expect(dueNow(stored, now).sort()).toEqual([2, 3]);
+  });
+
+  it.each([
+    ['the position was not given back now (already given back)', '2026-12-01T11:00:00.000Z', 2, { freed: false }],
+    ['the position is past the cap as it is now (a cap lowered)', '2026-12-01T11:00:00.000Z', 4, {}],
+    ['the window closes within its end margin (90 s): the pulled wait would not go today', '2026-12-01T16:59:00.000Z', 2, {}],
+    ['the day given back is not today', '2026-12-02T11:00:00.000Z', 2, {}],
+    ['the campaign is paused', '2026-12-01T11:00:00.000Z', 2, { status: 'PAUSED' as const }],
+    ['the day’s budget of pulls is spent', '2026-12-01T11:00:00.000Z', 2, { budget: 0 }],
+  ])('pulls nothing when %s', async (_, now, k, overrides) => {
+    const { slots, stored } = world(now, later, overrides);
+    await slots.giveBack(owner, DAY, 'EMAIL', k);
+    expect(dueNow(stored, now)).toEqual([]);
+  });
+
+  it('pulls nothing when the latest wait is due today (it sends today anyway), and gives no budget away', async () => {
+    const now = '2026-12-01T11:00:00.000Z';
+    const { slots, stored, calls } = world(now, [wait(1, '2026-12-01T15:00:00.000Z')]);
+    await slots.giveBack(owner, DAY, 'EMAIL', 2);
+    expect(dueNow(stored, now)).toEqual([]);
+    expect(calls.pulls).toBe(0);
+  });
+
+  it('pulls nothing for a give-back of another reason (pull false) or of unknown position, but gives the position back', async () => {
+    const now = '2026-12-01T11:00:00.000Z';
+    const { slots, stored, calls } = world(now, later);
+    await slots.giveBack(owner, DAY, 'EMAIL', 2, false);
+    await slots.giveBack(owner, DAY, 'EMAIL');
+    expect(calls.returned).toEqual([`7 ${DAY} EMAIL 2`, `7 ${DAY} EMAIL undefined`]);
+    expect(dueNow(stored, now)).toEqual([]);
+  });
+
+  it('gives the budget back when every candidate changed before its write', async () => {
+    const now = '2026-12-01T11:00:00.000Z';
+    const { slots, stored, calls } = world(now, later);
+    // Each candidate is read at version 1 and written meanwhile by the engine.
+    const real = stored.get.bind(stored);
+    stored.get = (id: number) => {
+      const found = real(id);
+      if (found) stored.set(id, { ...found, version: found.version + 5 });
+      return found;
+    };
+    await slots.giveBack(owner, DAY, 'EMAIL', 2);
+    expect(calls.pulls).toBe(0);
+    expect(calls.pullsGivenBack).toBe(1);
+  });
+
+  it('never fails its caller: a pull that throws is reported, and the position stays given back', async () => {
+    const { slots, calls } = world('2026-12-01T11:00:00.000Z', later, { failQuery: true });
+    await expect(slots.giveBack(owner, DAY, 'EMAIL', 2)).resolves.toBeUndefined();
+    expect(calls.returned).toEqual([`7 ${DAY} EMAIL 2`]);
+    expect(calls.failed).toEqual([`7 ${DAY} EMAIL: Error: throttled`]);
+  });
+});
