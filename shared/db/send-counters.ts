@@ -143,15 +143,8 @@ export class DynamoSendCounters implements SendCounters {
     });
   }
 
-  async takePull(campaignId: number, day: string, kind: SendKind, budget: number): Promise<boolean> {
-    const taken = await this.updateIf({
-      Key: campaignSendCounterKey(campaignId, day, kind),
-      UpdateExpression: 'ADD pulled :one SET #ttl = if_not_exists(#ttl, :ttl)',
-      ConditionExpression: 'attribute_not_exists(pulled) OR pulled < :budget',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':budget': budget, ':ttl': expiry(day) },
-    });
-    return taken !== undefined;
+  takePull(campaignId: number, day: string, kind: SendKind, budget: number): Promise<boolean> {
+    return this.incrementBelow(campaignSendCounterKey(campaignId, day, kind), 'pulled', budget, day);
   }
 
   async clearCampaignDemand(campaignId: number, day: string, kind: SendKind): Promise<void> {
@@ -166,14 +159,7 @@ export class DynamoSendCounters implements SendCounters {
 
   async takeAccountSend(accountId: number, day: string, kind: SendKind, limit: number): Promise<boolean> {
     if (limit <= 0) return false;
-    const taken = await this.updateIf({
-      Key: accountSendCounterKey(accountId, day, kind),
-      UpdateExpression: 'ADD n :one SET #ttl = if_not_exists(#ttl, :ttl)',
-      ConditionExpression: 'attribute_not_exists(n) OR n < :limit',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': expiry(day) },
-    });
-    return taken !== undefined;
+    return this.incrementBelow(accountSendCounterKey(accountId, day, kind), 'n', limit, day);
   }
 
   async returnAccountSend(accountId: number, day: string, kind: SendKind): Promise<void> {
@@ -184,8 +170,20 @@ export class DynamoSendCounters implements SendCounters {
     await this.decrement(campaignSendCounterKey(campaignId, day, kind), 'pulled');
   }
 
+  /** Raises a count of the day by one while it is below `limit` (never over); whether it did. */
+  private async incrementBelow(key: CounterKey, attribute: 'n' | 'pulled', limit: number, day: string): Promise<boolean> {
+    const taken = await this.updateIf({
+      Key: key,
+      UpdateExpression: 'ADD #count :one SET #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': attribute, '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': expiry(day) },
+    });
+    return taken !== undefined;
+  }
+
   /** Lowers a count by one while it is above 0; whether it did. */
-  private async decrement(key: { pk: string; sk: string }, attribute: 'n' | 'pulled' = 'n'): Promise<boolean> {
+  private async decrement(key: CounterKey, attribute: 'n' | 'pulled' = 'n'): Promise<boolean> {
     const lowered = await this.updateIf({
       Key: key,
       UpdateExpression: 'ADD #count :minus',

@@ -25,6 +25,30 @@ describe('a position given back pulls the latest wait past the cap forward', () 
   };
   const SLOTS = ['2026-12-01T08:00', '2026-12-01T12:00', '2026-12-02T08:00', '2026-12-02T12:00', '2026-12-03T08:00', '2026-12-03T12:00', '2026-12-03T16:00'];
 
+  /**
+   * An EMAIL campaign at `cap` a day through a mailbox of its own (`before` runs once the mailbox is
+   * registered), with prospects of `fields`, activated and played to the window's opening on the
+   * Tuesday `tuesday` (08:00 UTC; the clock is set before the window first).
+   */
+  async function emailCampaignAt(tuesday: string, name: string, mailboxId: string, cap: number, fields: Record<string, unknown>[], before?: (mailbox: number) => Promise<void>) {
+    clock.set(`${tuesday}T07:00:00.000Z`);
+    const mailbox = await extraAccount(world, 'MAIL', mailboxId);
+    await before?.(mailbox);
+    const campaign = await campaignWith(world, name, [{ step_type: 'EMAIL' }], { email_max_messages: cap, account_ids: [mailbox], sending_window: window });
+    const ids = await prospectsIn(world, campaign.id, fields);
+    await activate(world, campaign.id);
+    await playAt(world.stack, clock, `${tuesday}T08:00:00.000Z`);
+    return { campaign, ids };
+  }
+  const FIVE = [{}, {}, {}, {}, {}];
+
+  /** The campaign's waits past the cap, as `<prospect> <due time>`, sorted. */
+  const waitsPastCap = async (campaignId: number) =>
+    (await actionsOf(world.stack, campaignId))
+      .filter((action) => action.pastCap)
+      .map((action) => `${action.prospectId} ${action.dueAt}`)
+      .sort();
+
   /** After the window's first moment: who sent, who holds Tuesday's second slot, and who waits for Thursday. */
   async function placed(campaignId: number) {
     const actions = await actionsOf(world.stack, campaignId);
@@ -41,13 +65,8 @@ describe('a position given back pulls the latest wait past the cap forward', () 
 
   it('an address suppressed before its slot: Tuesday still sends 2, taken from Thursday’s wait', async () => {
     const { stack } = world;
-    clock.set('2026-12-01T07:00:00.000Z');
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull');
-    const campaign = await campaignWith(world, 'Pull forward', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
     const emails = [1, 2, 3, 4, 5].map((n) => `pull${n}@example.com`);
-    const ids = await prospectsIn(world, campaign.id, emails.map((email) => ({ email })));
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2026-12-01T08:00:00.000Z');
+    const { campaign, ids } = await emailCampaignAt('2026-12-01', 'Pull forward', 'sbx-mailbox-pull', 2, emails.map((email) => ({ email })));
     const { holder, thursday, thursdayItem } = await placed(campaign.id);
     // Waits past the cap carry the day whose demand counted them, and an lsi3 key to be found by.
     expect(thursdayItem).toMatchObject({
@@ -109,13 +128,8 @@ describe('a position given back pulls the latest wait past the cap forward', () 
 
   it('on a later day of the backlog too: Wednesday’s second send suppressed at its slot pulls the backlog’s last wait to Wednesday', async () => {
     const { stack } = world;
-    clock.set('2027-01-12T07:00:00.000Z'); // a Tuesday, before the window
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-later');
-    const campaign = await campaignWith(world, 'Pull forward, later day', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
     const emails = [1, 2, 3, 4, 5, 6, 7].map((n) => `later${n}@example.com`);
-    const ids = await prospectsIn(world, campaign.id, emails.map((email) => ({ email })));
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2027-01-12T08:00:00.000Z');
+    const { campaign, ids } = await emailCampaignAt('2027-01-12', 'Pull forward, later day', 'sbx-mailbox-pull-later', 2, emails.map((email) => ({ email })));
     const actions = await actionsOf(stack, campaign.id);
     const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
     // Past the cap, counted on Tuesday: Wednesday 08:00 and 12:00, Thursday 08:00 and 12:00, next Tuesday 08:00.
@@ -157,34 +171,19 @@ describe('a position given back pulls the latest wait past the cap forward', () 
 
   it('a provider refusal that does not name the prospect (a 400) pulls nothing: it could be ours and fail every pulled one', async () => {
     const { stack } = world;
-    clock.set('2027-02-02T07:00:00.000Z'); // a Tuesday, before the window
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-refused');
-    const campaign = await campaignWith(world, 'No pull on a 400', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
-    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2027-02-02T08:00:00.000Z');
-    const waitsPastCap = async () =>
-      (await actionsOf(stack, campaign.id))
-        .filter((action) => action.pastCap)
-        .map((action) => `${action.prospectId} ${action.dueAt}`)
-        .sort();
-    const before = await waitsPastCap();
+    const { campaign } = await emailCampaignAt('2027-02-02', 'No pull on a 400', 'sbx-mailbox-pull-refused', 2, FIVE);
+    const before = await waitsPastCap(campaign.id);
     expect(before).toHaveLength(3);
     await stack.provider.control.addFault({ kind: 'status', status: 400, method: 'POST', path: '/api/v1/emails', times: 1 });
     await playAt(stack, clock, '2027-02-02T12:00:00.000Z');
     expect((await outcomesOf(stack, campaign.id)).map((o) => o.outcome).sort()).toEqual(['FAILED', 'SENT']);
-    expect(await waitsPastCap()).toEqual(before);
+    expect(await waitsPastCap(campaign.id)).toEqual(before);
   });
 
   it('a prospect holding a slot removed from the campaign, another given a pipeline stage: their positions pull the latest waits forward', async () => {
     const { stack } = world;
-    clock.set('2026-12-22T07:00:00.000Z'); // a Tuesday, before the window
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-removed');
     // A cap of 3: slots at 08:00, 10:40 and 13:20 UTC.
-    const campaign = await campaignWith(world, 'Pull forward, removed', [{ step_type: 'EMAIL' }], { email_max_messages: 3, account_ids: [mailbox], sending_window: window });
-    const ids = await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}, {}, {}]);
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2026-12-22T08:00:00.000Z');
+    const { campaign, ids } = await emailCampaignAt('2026-12-22', 'Pull forward, removed', 'sbx-mailbox-pull-removed', 3, [{}, {}, {}, {}, {}, {}, {}]);
     const actions = await actionsOf(stack, campaign.id);
     const holding = (k: number) => Number(actions.find((action) => (action.reservation as { k?: number } | null)?.k === k)?.prospectId);
     const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
@@ -214,13 +213,8 @@ describe('a position given back pulls the latest wait past the cap forward', () 
 
   it('three slot holders removed in one request pull the three latest waits: Tuesday still sends its 4', async () => {
     const { stack } = world;
-    clock.set('2027-02-09T07:00:00.000Z'); // a Tuesday, before the window
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-bulk');
     // A cap of 4: slots at 08:00, 10:00, 12:00 and 14:00 UTC.
-    const campaign = await campaignWith(world, 'Pull forward, bulk', [{ step_type: 'EMAIL' }], { email_max_messages: 4, account_ids: [mailbox], sending_window: window });
-    await prospectsIn(world, campaign.id, Array.from({ length: 10 }, () => ({})));
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2027-02-09T08:00:00.000Z');
+    const { campaign } = await emailCampaignAt('2027-02-09', 'Pull forward, bulk', 'sbx-mailbox-pull-bulk', 4, Array.from({ length: 10 }, () => ({})));
     const actions = await actionsOf(stack, campaign.id);
     const holders = actions.filter((action) => action.reservation !== null).map((action) => Number(action.prospectId));
     expect(holders).toHaveLength(3);
@@ -244,14 +238,10 @@ describe('a position given back pulls the latest wait past the cap forward', () 
 
   it('pulls nothing for a slot given back because the account is at its daily limit: the waits stay where they were placed', async () => {
     const { stack } = world;
-    clock.set('2026-12-29T07:00:00.000Z'); // a Tuesday, before the window
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-limit');
-    const limited = await stack.call('PATCH', `/public/accounts/${mailbox}/`, { apiKey: world.ws.key, body: { daily_limits: { emails: 1 } } });
-    expect(limited.status, limited.text).toBe(200);
-    const campaign = await campaignWith(world, 'No pull at a limit', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
-    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2026-12-29T08:00:00.000Z');
+    const { campaign } = await emailCampaignAt('2026-12-29', 'No pull at a limit', 'sbx-mailbox-pull-limit', 2, FIVE, async (mailbox) => {
+      const limited = await stack.call('PATCH', `/public/accounts/${mailbox}/`, { apiKey: world.ws.key, body: { daily_limits: { emails: 1 } } });
+      expect(limited.status, limited.text).toBe(200);
+    });
     const waits = async () =>
       (await actionsOf(stack, campaign.id))
         .filter((action) => action.reservation === null)
@@ -270,38 +260,23 @@ describe('a position given back pulls the latest wait past the cap forward', () 
 
   it('pulls nothing for a slot given back by a provider outage (a 503): the send is retried, the waits stay where they were placed', async () => {
     const { stack } = world;
-    clock.set('2027-01-05T07:00:00.000Z'); // a Tuesday, before the window
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-outage');
-    const campaign = await campaignWith(world, 'No pull in an outage', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
-    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2027-01-05T08:00:00.000Z');
-    const waitsPastCap = async () =>
-      (await actionsOf(stack, campaign.id))
-        .filter((action) => action.pastCap)
-        .map((action) => `${action.prospectId} ${action.dueAt}`)
-        .sort();
-    const before = await waitsPastCap();
+    const { campaign } = await emailCampaignAt('2027-01-05', 'No pull in an outage', 'sbx-mailbox-pull-outage', 2, FIVE);
+    const before = await waitsPastCap(campaign.id);
     expect(before).toHaveLength(3);
     // The provider answers 503 to the second slot's send: retried in a minute, and nothing pulled
     // (a pulled wait would meet the same outage and pull the next).
     await stack.provider.control.addFault({ kind: 'status', status: 503, method: 'POST', path: '/api/v1/emails', times: 1 });
     clock.set('2027-01-05T12:00:00.000Z');
     await tick(stack);
-    expect(await waitsPastCap()).toEqual(before);
+    expect(await waitsPastCap(campaign.id)).toEqual(before);
     await playAt(stack, clock, '2027-01-05T12:05:00.000Z');
-    expect(await waitsPastCap()).toEqual(before);
+    expect(await waitsPastCap(campaign.id)).toEqual(before);
     expect((await sandboxSent(stack)).filter((item) => item.accountId === 'sbx-mailbox-pull-outage').map((item) => item.at)).toHaveLength(2);
   });
 
   it('pulls nothing while the campaign is paused: a parked slot leaves the waits where they were', async () => {
     const { stack } = world;
-    clock.set('2026-12-15T07:00:00.000Z'); // the next Tuesday, before the window
-    const mailbox = await extraAccount(world, 'MAIL', 'sbx-mailbox-pull-paused');
-    const campaign = await campaignWith(world, 'No pull when paused', [{ step_type: 'EMAIL' }], { email_max_messages: 2, account_ids: [mailbox], sending_window: window });
-    await prospectsIn(world, campaign.id, [{}, {}, {}, {}, {}]);
-    await activate(world, campaign.id);
-    await playAt(stack, clock, '2026-12-15T08:00:00.000Z');
+    const { campaign } = await emailCampaignAt('2026-12-15', 'No pull when paused', 'sbx-mailbox-pull-paused', 2, FIVE);
     const before = (await actionsOf(stack, campaign.id)).map((action) => `${action.prospectId} ${action.dueAt}`).sort();
     expect((await stack.call('POST', `/public/campaigns/${campaign.id}/pause/`, { apiKey: world.ws.key })).status).toBe(200);
     // The slot holder is parked at its slot and gives its position back: the waits stay as placed.
