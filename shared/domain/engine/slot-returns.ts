@@ -3,13 +3,19 @@ import type { CampaignRepository } from '../campaigns/ports';
 import type { OutreachAction, SendKind } from './action';
 import type { ActionStore, SendCounters } from './ports';
 import { capOf } from './pacing';
-import { SLOT_END_MARGIN_MS, openSpanFrom } from './window';
+import { openSpanFrom } from './window';
 
 /**
  * Waits past the cap a pull looks at beyond one per position: a candidate another pull took, or one
  * changed meanwhile (a stale index entry), is passed over for the next.
  */
 const SPARE_CANDIDATES = 10;
+/**
+ * No pull in the window's last minute: the scheduler runs once a minute, so a wait made due later
+ * might be dispatched after the window closed. Not the slots' 90 s end margin: the last slots sit
+ * exactly there, and a skip at one of them would never pull (a probe, 2026-11-29).
+ */
+const PULL_END_MARGIN_MS = 60_000;
 /** Pulls of one give-back group carried out at once (a bulk removal gives back many positions). */
 const PULL_CONCURRENCY = 10;
 
@@ -51,8 +57,8 @@ export function createSlotReturns(deps: SlotReturnDeps) {
 
   /**
    * Makes one wait past the cap due now for each position `ks` of `day` given back, when the day is
-   * today's and still has more than its end margin to go (a wait pulled later would not be sent
-   * before the window closes), the position is within the cap as it is now, the campaign is ACTIVE
+   * today's and its window has more than a minute to go (a wait pulled later might not be sent
+   * before it closes), the position is within the cap as it is now, the campaign is ACTIVE
    * (a paused one parks what comes due; resume places it), and the wait is due on a later day (one
    * due today sends today anyway). The latest waits go first. At most `cap` pulls a day and kind
    * (`takePull`): a pulled network step that is skipped too pulls the next, and each reads a
@@ -67,7 +73,7 @@ export function createSlotReturns(deps: SlotReturnDeps) {
     const cap = capOf(campaign, kind);
     const positions = ks.filter((k) => k <= cap);
     const today = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
-    if (positions.length === 0 || today?.day !== day || now.getTime() >= today.end.getTime() - SLOT_END_MARGIN_MS) return;
+    if (positions.length === 0 || today?.day !== day || now.getTime() >= today.end.getTime() - PULL_END_MARGIN_MS) return;
     const candidates = await deps.actions.waitsPastCap(owner.campaignId, kind, positions.length + SPARE_CANDIDATES);
     let next = 0;
     let done = false;

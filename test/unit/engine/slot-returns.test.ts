@@ -96,6 +96,13 @@ describe('pulling a wait past the cap forward into a position given back', () =>
     expect(stored.get(3)).toMatchObject({ pastCap: null, pulledFor: { day: DAY, kind: 'EMAIL', k: 2 }, version: 2 });
   });
 
+  it('pulls for a skip at the day’s last slot, 90 s before the window closes (slots end there)', async () => {
+    const now = '2026-12-01T16:58:31.000Z';
+    const { slots, stored } = world(now, later);
+    await slots.giveBack(owner, DAY, 'EMAIL', 3);
+    expect(dueNow(stored, now)).toEqual([3]);
+  });
+
   it('pulls one wait per position of a bulk give-back, the latest first', async () => {
     const now = '2026-12-01T11:00:00.000Z';
     const { slots, stored } = world(now, later);
@@ -106,7 +113,7 @@ describe('pulling a wait past the cap forward into a position given back', () =>
   it.each([
     ['the position was not given back now (already given back)', '2026-12-01T11:00:00.000Z', 2, { freed: false }],
     ['the position is past the cap as it is now (a cap lowered)', '2026-12-01T11:00:00.000Z', 4, {}],
-    ['the window closes within its end margin (90 s): the pulled wait would not go today', '2026-12-01T16:59:00.000Z', 2, {}],
+    ['the window closes within a minute (the scheduler’s period): the pulled wait might not go today', '2026-12-01T16:59:00.000Z', 2, {}],
     ['the day given back is not today', '2026-12-02T11:00:00.000Z', 2, {}],
     ['the campaign is paused', '2026-12-01T11:00:00.000Z', 2, { status: 'PAUSED' as const }],
     ['the day’s budget of pulls is spent', '2026-12-01T11:00:00.000Z', 2, { budget: 0 }],
