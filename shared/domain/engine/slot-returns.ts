@@ -2,7 +2,7 @@ import type { Clock } from '../../time/clock';
 import type { CampaignRepository } from '../campaigns/ports';
 import type { OutreachAction, SendKind } from './action';
 import type { ActionStore, SendCounters } from './ports';
-import { capOf } from './pacing';
+import { SLOT_TOLERANCE_MS, capOf } from './pacing';
 import { openSpanFrom } from './window';
 
 /**
@@ -11,11 +11,11 @@ import { openSpanFrom } from './window';
  */
 const SPARE_CANDIDATES = 10;
 /**
- * No pull in the window's last minute: the scheduler runs once a minute, so a wait made due later
- * might be dispatched after the window closed. Not the slots' 90 s end margin: the last slots sit
- * exactly there, and a skip at one of them would never pull (a probe, 2026-11-29).
+ * No pull in the window's last minute, the scheduler's period (as the slots' tolerance): a wait
+ * made due later might be dispatched after the window closed. Not the slots' 90 s end margin: the
+ * last slots sit exactly there, and a skip at one of them would never pull (a probe, 2026-11-29).
  */
-const PULL_END_MARGIN_MS = 60_000;
+const PULL_END_MARGIN_MS = SLOT_TOLERANCE_MS;
 /** Pulls of one give-back group carried out at once (a bulk removal gives back many positions). */
 const PULL_CONCURRENCY = 10;
 
