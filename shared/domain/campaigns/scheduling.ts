@@ -1,5 +1,5 @@
 import type { Clock } from '../../time/clock';
-import { type OutreachAction, SEND_KINDS } from '../engine/action';
+import { NOT_PAST_CAP, type OutreachAction, SEND_KINDS } from '../engine/action';
 import { acceptanceDeadline } from '../engine/conditions';
 import { dueAfter, reachedAtOf } from '../engine/node-timing';
 import type { ActionStore, SendCounters } from '../engine/ports';
@@ -10,9 +10,6 @@ import { firstNotDone, resolveNode } from './flow';
 import type { CampaignCondition, CampaignNode } from './nodes';
 import { type CampaignCompletionDeps, completeCampaignsLeft } from './completion';
 import type { CampaignRepository } from './ports';
-
-/** An action made due by a sweep waits past the cap no longer (its lsi3 entry goes): the sender places it again. */
-const NO_LONGER_PAST_CAP = { pastCap: null, pulledFor: null } as const;
 
 /** The prospects of a campaign that wait for it to run (WAITING or QUEUED; see campaign-prospect.ts). */
 export interface WaitingProspects {
@@ -141,7 +138,7 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
         page.actions.map((action) => {
           const change = node === null ? finishing(action, now) : retimed(action, node, found.campaign, found.nodes, now);
           // A wait past the cap made due is no longer one (nor pulled forward): the sender places it again.
-          return change === undefined ? false : deps.parked.replace(action, { ...action, ...change, ...NO_LONGER_PAST_CAP, version: action.version + 1, updatedAt: now.toISOString() });
+          return change === undefined ? false : deps.parked.replace(action, { ...action, ...change, ...NOT_PAST_CAP, version: action.version + 1, updatedAt: now.toISOString() });
         }),
       );
       return page.last === undefined ? 'done' : { ...message, after: page.last };
@@ -169,7 +166,7 @@ export function createSchedulingSweep(deps: SchedulingSweepDeps) {
       const page = await deps.parked.inCampaign(campaign.id, message.after ?? 0, deps.pageSize);
       await Promise.all(
         page.actions.map((action) =>
-          waitsOnPacing(action, now) ? deps.parked.replace(action, { ...action, ...NO_LONGER_PAST_CAP, dueAt: now.toISOString(), version: action.version + 1, updatedAt: now.toISOString() }) : false,
+          waitsOnPacing(action, now) ? deps.parked.replace(action, { ...action, ...NOT_PAST_CAP, dueAt: now.toISOString(), version: action.version + 1, updatedAt: now.toISOString() }) : false,
         ),
       );
       return page.last === undefined ? 'done' : { ...message, after: page.last };

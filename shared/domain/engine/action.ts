@@ -61,6 +61,12 @@ export interface PastCapWait {
   kind: SendKind;
 }
 
+/**
+ * What a write that makes an action due (or moves it on) sets: it waits past the cap no longer and
+ * is no longer a pull in progress, so its lsi3 entry goes (every such write of the engine and its sweeps).
+ */
+export const NOT_PAST_CAP = { pastCap: null, pulledFor: null } as const;
+
 /** A pending action's slot reservation with the version it was read at (shared/domain/engine/held-slots.ts). */
 export interface HeldSlot {
   version: number;
@@ -84,9 +90,9 @@ export interface OutreachAction {
   reservation: SlotReservation | null;
   /**
    * A wait for a later day because the campaign's cap was reached: the day whose demand past the
-   * cap it was counted in, and the kind. While it waits, a position of that day given back pulls
-   * the latest such wait forward (sender-writes.ts, `pullForward`). Unset or null otherwise; every
-   * write of the sender clears it unless it waits past the cap again.
+   * cap it was counted in, and the kind. While it waits, a position of today given back may pull
+   * the latest such wait forward (slot-returns.ts). Unset or null otherwise; every other write
+   * clears it (`NOT_PAST_CAP`) unless it waits past the cap again.
    */
   pastCap?: PastCapWait | null;
   /**

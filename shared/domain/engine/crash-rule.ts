@@ -3,6 +3,7 @@ import type { CampaignNode, CampaignStep } from '../campaigns/nodes';
 import { publicIdOf } from '../inbox/inbound-message';
 import type { ActionOutcome, OutcomeKind, OutreachAction } from './action';
 import { channelOfKind } from './action';
+import type { SlotOwner } from './slot-returns';
 import type { KnownProspect } from './ports';
 import type { ActionResult, SenderDeps } from './sender-deps';
 import { keepInvitation, keepSent, messagesSentBefore } from './sent-messages';
@@ -16,7 +17,7 @@ export interface CrashRuleMoves {
   advance(action: OutreachAction, campaign: Campaign, nodes: Map<number, CampaignNode>, nodeId: number, now: Date, change: Partial<OutreachAction>, known?: KnownProspect, actedAt?: Date): Promise<void>;
   finish(action: OutreachAction, campaign: Campaign, status: 'FINISHED' | 'BOUNCED', lastError: string | null): Promise<ActionResult>;
   wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
-  giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, of: Pick<OutreachAction, 'workspaceId' | 'campaignId'>, pull?: boolean): Promise<void>;
+  giveBack(claim: NonNullable<OutreachAction['claim']>, campaignSlot: boolean, of: SlotOwner, pull?: boolean): Promise<void>;
   outcomeOf(action: OutreachAction, step: CampaignStep, now: Date, fields: { outcome: OutcomeKind; reason: string | null } & Partial<ActionOutcome>): ActionOutcome;
 }
 

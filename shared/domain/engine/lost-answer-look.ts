@@ -4,6 +4,7 @@ import type { Company, Prospect } from '../leads/lead';
 import { type SenderAccount, canSendAt } from '../sender-accounts/sender-account';
 import type { LostAnswer, OutreachAction, SendKind } from './action';
 import { kindOfStep } from './action';
+import type { SlotOwner } from './slot-returns';
 import { contactedAccountWaits, pauseEnd } from './pacing';
 import { renderStep } from './render';
 import type { ActionResult, SenderDeps, SettleClaimed } from './sender-deps';
@@ -14,8 +15,8 @@ import { performStep } from './steps';
 /** What the look needs of the sender: its writes and the settling of a claimed action. */
 export interface LostLookMoves {
   deps: Pick<SenderDeps, 'actions' | 'outcomes' | 'provider' | 'newToken'>;
-  /** Gives a campaign position back (sender-writes.ts: pulls a wait past the cap forward). */
-  giveBackSlot(action: Pick<OutreachAction, 'workspaceId' | 'campaignId'>, day: string, kind: SendKind, k?: number): Promise<void>;
+  /** Gives a campaign position back, pulling a wait past the cap forward (slot-returns.ts). */
+  giveBackSlot(owner: SlotOwner, day: string, kind: SendKind, k?: number): Promise<void>;
   bump(action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction;
   wait(action: OutreachAction, now: Date, change: Pick<OutreachAction, 'dueAt'> & Partial<OutreachAction>): Promise<boolean>;
   settle: SettleClaimed;

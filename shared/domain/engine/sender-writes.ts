@@ -2,7 +2,7 @@ import type { Campaign } from '../campaigns/campaign';
 import { completeIfFinished } from '../campaigns/completion';
 import { firstNotDone, linkOf } from '../campaigns/flow';
 import type { CampaignNode } from '../campaigns/nodes';
-import type { OutreachAction, ParkReason } from './action';
+import { NOT_PAST_CAP, type OutreachAction, type ParkReason } from './action';
 import { dueAfter, reachedAtOf } from './node-timing';
 import { createSlotReturns } from './slot-returns';
 import type { KnownProspect } from './ports';
@@ -20,8 +20,7 @@ export function createActionWrites(deps: Pick<SenderDeps, 'actions' | 'counters'
   const bump = (action: OutreachAction, now: Date, change: Partial<OutreachAction>): OutreachAction => ({
     ...action,
     // A wait past the cap, and a pull forward, are one write's state: the write that waits so again says so.
-    pastCap: null,
-    pulledFor: null,
+    ...NOT_PAST_CAP,
     // A first action's first write keeps when the prospect was scheduled (its due time then), which
     // the delay of the node it starts at counts from (heldUntil).
     ...(action.version === 0 && action.lastActionAt === null ? { lastActionAt: action.dueAt, reachedAt: action.dueAt } : {}),

@@ -13,6 +13,7 @@ import { renderStep } from './render';
 import { keepInvitation, keepSent } from './sent-messages';
 import { type BatchReads, createBatchReads } from './sender-reads';
 import { createActionWrites } from './sender-writes';
+import type { SlotOwner } from './slot-returns';
 import { settleCrash } from './crash-rule';
 import { lookForLostSend } from './lost-answer-look';
 import { OUTCOME_RETRY_BACKOFF_MS, tryAgainOnFailure } from './answered-writes';
@@ -99,7 +100,7 @@ export function createSender(deps: SenderDeps) {
   async function giveBack(
     claim: Pick<NonNullable<OutreachAction['claim']>, 'accountId' | 'accountDay' | 'campaignDay' | 'campaignK' | 'kind'>,
     campaignSlot: boolean,
-    of: Pick<OutreachAction, 'workspaceId' | 'campaignId'>,
+    of: SlotOwner,
     pull = true,
   ): Promise<void> {
     await Promise.all([

@@ -1,5 +1,5 @@
 import type { CampaignRepository } from '../campaigns/ports';
-import type { SentEmail } from '../engine/action';
+import { NOT_PAST_CAP, type SentEmail } from '../engine/action';
 import type { ActionStore } from '../engine/ports';
 import { ACCEPTANCE_REF, type CampaignEventKind, type CampaignEvents } from '../engine/campaign-events';
 import type { SequenceStops } from '../engine/sequence-stop';
@@ -378,7 +378,7 @@ export function createInboundRouter(deps: InboundRouterDeps) {
         const waiting = action?.nodeId === null || action?.nodeId === undefined ? undefined : campaign?.flow.nodes[String(action.nodeId)];
         if (!action || action.claim || waiting?.type !== 'ACCEPTED_INVITE') break;
         const at = now();
-        if (await deps.actions.replace(action, { ...action, pastCap: null, pulledFor: null, dueAt: at, version: action.version + 1, updatedAt: at })) break;
+        if (await deps.actions.replace(action, { ...action, ...NOT_PAST_CAP, dueAt: at, version: action.version + 1, updatedAt: at })) break;
       }
       return { handled: true, prospectId: prospect.id, kind: 'accepted' };
     },
