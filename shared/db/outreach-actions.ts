@@ -3,8 +3,9 @@ import * as v from 'valibot';
 import { SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import { toCampaignProspect } from './campaign-prospects';
-import { type ActionRef, type OutreachAction, SEND_KINDS, type SendKind } from '../domain/engine/action';
+import { type ActionRef, type Cancelled, type OutreachAction, type PlaceInLine, SEND_KINDS, type SendKind } from '../domain/engine/action';
 import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
+import { placeInLine } from '../domain/engine/slot-returns';
 import type { ActionStore, DueIndex } from '../domain/engine/ports';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, storedAsWritten } from './client';
@@ -26,6 +27,20 @@ import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, actionPastCap, camp
 
 /** A slot reserved in the campaign's daily cap (SlotReservation), or null. */
 export const ReservationAttribute = v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute }));
+
+/** What a stored action says of its place in line past the cap (slot-returns.ts `placeInLine`), read leniently. */
+const PlaceInLineAttributes = v.object({
+  pastCap: v.optional(v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS) })), null),
+  dueAt: v.optional(v.nullable(v.string()), null),
+  claim: v.optional(v.unknown(), null),
+  parked: v.optional(v.unknown(), null),
+});
+
+/** The place in line past the cap a stored action (or a deleted one's old image) holds, if any. */
+function placeInLineOf(item: Record<string, unknown>): PlaceInLine | undefined {
+  const read = v.safeParse(PlaceInLineAttributes, item);
+  return read.success ? placeInLine({ ...read.output, claim: read.output.claim ?? null, parked: read.output.parked ?? null }) : undefined;
+}
 
 /** A send whose answer was lost (LostAnswer), or null; `counted` since 2026-11-27 20:00. */
 const LostAnswerAttribute = v.nullable(
@@ -279,9 +294,9 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
   }
 
   /**
-   * The version and reservation of the named actions that hold a slot (HeldSlotReader): one
-   * BatchGetItem per 100, strongly consistent (a stale read could give a slot back twice),
-   * projected to what it needs.
+   * The version and what the named actions hold (HeldSlotReader): a slot reservation, or a place in
+   * line past the cap. One BatchGetItem per 100, strongly consistent (a stale read could give a slot
+   * back twice), projected to what it needs.
    */
   async heldSlots(keys: { campaignId: number; prospectId: number }[]): Promise<Map<string, HeldSlot>> {
     if (keys.length === 0) return new Map();
@@ -289,13 +304,21 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
       this.db,
       this.tableName,
       keys.map(({ campaignId, prospectId }) => outreachActionKey(campaignId, prospectId)),
-      { consistent: true, projection: 'campaignId, prospectId, #version, reservation', names: { '#version': 'version' } },
+      {
+        consistent: true,
+        projection: 'campaignId, prospectId, #version, reservation, pastCap, dueAt, claim, parked',
+        names: { '#version': 'version' },
+      },
     );
     const held = new Map<string, HeldSlot>();
     for (const item of items) {
-      const reservation = v.safeParse(ReservationAttribute, item.reservation);
-      if (reservation.success && reservation.output && typeof item.version === 'number') {
-        held.set(heldSlotKey(Number(item.campaignId), Number(item.prospectId)), { version: item.version, reservation: reservation.output });
+      if (typeof item.version !== 'number') continue;
+      const reservation = v.safeParse(ReservationAttribute, item.reservation ?? null);
+      const key = heldSlotKey(Number(item.campaignId), Number(item.prospectId));
+      if (reservation.success && reservation.output) held.set(key, { version: item.version, reservation: reservation.output });
+      else {
+        const inLine = placeInLineOf(item);
+        if (inLine) held.set(key, { version: item.version, reservation: null, inLine });
       }
     }
     return held;
@@ -303,16 +326,18 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
 
   /**
    * Deletes the action whatever its version (a stop: the prospect replied, unsubscribed, ...), or
-   * its first action still pending; what it held (its slot reservation), undefined when there was none.
+   * its first action still pending; what it held (its slot reservation, or its place in line past
+   * the cap), undefined when there was none.
    */
-  async cancel(campaignId: number, prospectId: number): Promise<Pick<OutreachAction, 'reservation'> | undefined> {
+  async cancel(campaignId: number, prospectId: number): Promise<Cancelled | undefined> {
     const { Attributes } = await this.db.send(
       new DeleteCommand({ TableName: this.tableName, Key: outreachActionKey(campaignId, prospectId), ReturnValues: 'ALL_OLD' }),
     );
-    // Only the reservation is read of what was deleted: nothing else of it can fail the stop now.
+    // Only what it held is read of what was deleted, leniently: nothing else of it can fail the stop now.
     if (Attributes) {
       const reservation = v.safeParse(ReservationAttribute, Attributes.reservation ?? null);
-      return { reservation: reservation.success ? reservation.output : null };
+      const inLine = placeInLineOf(Attributes);
+      return { reservation: reservation.success ? reservation.output : null, ...(inLine ? { inLine } : {}) };
     }
     // A first action never waited for a slot (its first wait writes the action item).
     return (await this.clearPending(campaignId, prospectId)) ? { reservation: null } : undefined;

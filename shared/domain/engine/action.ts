@@ -67,11 +67,25 @@ export interface PastCapWait {
  */
 export const NOT_PAST_CAP = { pastCap: null, pulledFor: null } as const;
 
-/** A pending action's slot reservation with the version it was read at (shared/domain/engine/held-slots.ts). */
+/** Where a wait past the cap stands in line: its kind and due time (slot-returns.ts `placeInLine`). */
+export interface PlaceInLine {
+  kind: SendKind;
+  dueAt: string;
+}
+
+/**
+ * What a pending action holds, with the version it was read at (shared/domain/engine/held-slots.ts):
+ * a slot reservation of a day's cap, or (reservation null) a place in line past the cap.
+ */
 export interface HeldSlot {
   version: number;
-  reservation: SlotReservation;
+  reservation: SlotReservation | null;
+  /** Its place in line past the cap: handed to the latest wait when its prospect leaves (slot-returns.ts `passOn`). */
+  inLine?: PlaceInLine;
 }
+
+/** What a cancelled action held (`reservation` null: none; `inLine`: its place in line past the cap). */
+export type Cancelled = Pick<HeldSlot, 'reservation' | 'inLine'>;
 
 export interface OutreachAction {
   campaignId: number;

@@ -10,20 +10,22 @@ export type { HeldSlot } from './action';
  * just before, an action that holds a slot reserved for later in the day is deleted only at the
  * version read (a change meanwhile, such as the engine claiming it, fails the write, which is
  * planned again from fresh reads), and once written its slot is given back: the day can still send
- * its cap (docs/engine.md, "Daily caps and accounts"). An action read without a slot (or not there
- * yet: a first action still on the campaign prospect item) is deleted only while it holds none, so
- * one that takes a reservation after the read fails the write too and is read again.
+ * its cap (docs/engine.md, "Daily caps and accounts"). So is one waiting in line past the cap, and
+ * once written its place is handed to the latest wait in line, so the day it would have gone on
+ * still sends its cap. An action read holding neither (or not there yet: a first action still on
+ * the campaign prospect item) is deleted only while it holds no slot, so one that takes a
+ * reservation after the read fails the write too and is read again.
  */
 
 export interface HeldSlotReader {
-  /** The version and reservation of the named actions that hold one (consistent reads); keyed `campaignId:prospectId`. */
+  /** The version and slot or place in line of the named actions that hold one (consistent reads); keyed `campaignId:prospectId`. */
   heldSlots(keys: { campaignId: number; prospectId: number }[]): Promise<Map<string, HeldSlot>>;
 }
 
 export interface CampaignSlots {
-  /** The changes, those leaving a campaign with the slot their action there holds. */
+  /** The changes, those leaving a campaign with the slot or place in line their action there holds. */
   withHeldSlots(changes: LeadChange[]): Promise<LeadChange[]>;
-  /** Gives back the slots of the written changes that held one. */
+  /** Gives back the slots of the written changes that held one, and hands on their places in line. */
   giveBack(written: LeadChange[]): Promise<void>;
 }
 
@@ -55,14 +57,15 @@ export function createCampaignSlots(deps: { actions: HeldSlotReader; slots: Slot
       // failure here is not the request's (it must not answer 500 for a move it made; a failed
       // pull is reported by the slot returns themselves). All at once: one campaign read and one
       // index Query per campaign, day and kind pull the waits for all of them (slot-returns.ts).
-      const positions = written.flatMap((change) => {
+      const owned = written.flatMap((change) => {
         const campaignId = leftCampaign(change);
-        const slot = change.campaign?.leaving;
-        if (campaignId === undefined || !slot) return [];
-        const { day, kind, k } = slot.reservation;
-        return [{ owner: { workspaceId: change.after.workspaceId, campaignId }, day, kind, k }];
+        const held = change.campaign?.leaving;
+        return campaignId === undefined || !held ? [] : [{ owner: { workspaceId: change.after.workspaceId, campaignId }, held }];
       });
+      const positions = owned.flatMap(({ owner, held }) => (held.reservation ? [{ owner, ...held.reservation }] : []));
+      const places = owned.flatMap(({ owner, held }) => (!held.reservation && held.inLine ? [{ owner, ...held.inLine }] : []));
       if (positions.length > 0) await deps.slots.giveBackAll(positions).catch(() => undefined);
+      if (places.length > 0) await deps.slots.passOn(places).catch(() => undefined);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { CampaignRepository } from '../campaigns/ports';
 import { completeIfFinished } from '../campaigns/completion';
 import type { Prospect } from '../leads/lead';
 import { type CampaignEvents, PIPELINE_REF } from './campaign-events';
-import type { OutreachAction } from './action';
+import type { Cancelled } from './action';
 import type { CampaignCompletion } from './ports';
 import type { StatusWriter } from './prospect-progress';
 import type { SlotReturns } from './slot-returns';
@@ -67,8 +67,11 @@ export type StopResult =
 
 export interface SequenceStopDeps {
   /** Deletes a prospect's pending action in a campaign, whatever its state; what it held, undefined when there was none. */
-  actions: { cancel(campaignId: number, prospectId: number): Promise<Pick<OutreachAction, 'reservation'> | undefined> };
-  /** Where a slot the cancelled action had reserved goes back (slot-returns.ts: the day can still send its cap). */
+  actions: { cancel(campaignId: number, prospectId: number): Promise<Cancelled | undefined> };
+  /**
+   * Where a slot the cancelled action had reserved goes back, or its place in line past the cap is
+   * handed on (slot-returns.ts: the day can still send its cap).
+   */
   slots: SlotReturns;
   leads: { getProspects(ids: number[]): Promise<Prospect[]> };
   writeStatus: StatusWriter;
@@ -91,7 +94,9 @@ export function createSequenceStops(deps: SequenceStopDeps) {
       if (request.campaignId !== undefined && campaignId !== request.campaignId) return { stopped: false };
       const cancelled = campaignId === null ? undefined : await deps.actions.cancel(campaignId, prospect.id);
       const held = cancelled?.reservation;
-      if (campaignId !== null && held) await deps.slots.giveBack({ workspaceId: request.workspaceId, campaignId }, held.day, held.kind, held.k);
+      const owner = campaignId === null ? undefined : { workspaceId: request.workspaceId, campaignId };
+      if (owner && held) await deps.slots.giveBack(owner, held.day, held.kind, held.k);
+      else if (owner && cancelled?.inLine) await deps.slots.passOn([{ owner, ...cancelled.inLine }]);
       const written = await deps.writeStatus({
         workspaceId: request.workspaceId,
         prospectId: request.prospectId,

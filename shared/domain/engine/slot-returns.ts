@@ -1,6 +1,6 @@
 import type { Clock } from '../../time/clock';
 import type { CampaignRepository } from '../campaigns/ports';
-import type { OutreachAction, SendKind } from './action';
+import type { OutreachAction, PlaceInLine, SendKind } from './action';
 import type { ActionStore, SendCounters } from './ports';
 import { SLOT_TOLERANCE_MS, capOf } from './pacing';
 import { openSpanFrom } from './window';
@@ -19,8 +19,11 @@ const PULL_END_MARGIN_MS = SLOT_TOLERANCE_MS;
 /** Pulls of one give-back group carried out at once (a bulk removal gives back many positions). */
 const PULL_CONCURRENCY = 10;
 
-/** Where a pull that failed is reported (the day then sends one fewer, as before pulls existed). */
-export type PullFailed = (error: unknown, at: { campaignId: number; day: string; kind: SendKind }) => void;
+/**
+ * Where a pull that failed is reported (the day then sends one fewer, as before pulls existed):
+ * `day` for a position given back, `place` (its due time) for a place in line left (`passOn`).
+ */
+export type PullFailed = (error: unknown, at: { campaignId: number; kind: SendKind; day?: string; place?: string }) => void;
 
 export interface SlotReturnDeps {
   counters: Pick<SendCounters, 'returnCampaignSlot' | 'takePull' | 'returnPull'>;
@@ -42,6 +45,20 @@ export interface GivenBack {
   /** The position; unset for a claim written before 2026-11-28 night (one of unknown value). */
   k?: number;
   pull?: boolean;
+}
+
+/**
+ * The place in line of a wait past the cap whose prospect left it (removed, moved out, archived,
+ * stopped): its kind and due time. See `passOn`.
+ */
+export interface PlaceLeft extends PlaceInLine {
+  owner: SlotOwner;
+}
+
+/** Where an action stood in line past its campaign's cap, if it waits there (neither claimed nor parked). */
+export function placeInLine(action: Pick<OutreachAction, 'pastCap' | 'dueAt'> & { claim: unknown; parked: unknown }): PlaceInLine | undefined {
+  const { pastCap, claim, parked, dueAt } = action;
+  return pastCap && claim === null && parked === null && dueAt !== null ? { kind: pastCap.kind, dueAt } : undefined;
 }
 
 /**
@@ -125,6 +142,59 @@ export function createSlotReturns(deps: SlotReturnDeps) {
     }
   }
 
+  /**
+   * Hands each place left in line to the latest wait past the cap of its kind due after it: that
+   * wait takes the place's due time (and stays past the cap: it takes a position when it comes due,
+   * like the one that left). The places are taken earliest first, by the latest waits first, so the
+   * backlog's last day is the one that gets fewer. A place already due is left: its action may be
+   * in the sender's hands, which gives back a position it took itself.
+   */
+  async function passOnGroup(owner: SlotOwner, kind: SendKind, dueTimes: string[]): Promise<void> {
+    const now = iso(deps.clock.now());
+    const places = dueTimes.filter((dueAt) => dueAt > now).sort();
+    if (places.length === 0) return;
+    const candidates = await deps.actions.waitsPastCap(owner.campaignId, kind, places.length + SPARE_CANDIDATES);
+    let next = 0;
+    let done = false;
+    const takeOne = async (place: string): Promise<void> => {
+      while (!done && next < candidates.length) {
+        const waiting = await deps.actions.get(owner.campaignId, candidates[next++] as number);
+        const inLine = waiting && placeInLine(waiting);
+        if (!waiting || inLine?.kind !== kind) continue;
+        // Latest first: one due no later than the place means no later wait is left for it, nor
+        // for the later places.
+        if (inLine.dueAt <= place) {
+          done = true;
+          return;
+        }
+        if (await deps.actions.replace(waiting, { ...waiting, dueAt: place, version: waiting.version + 1, updatedAt: now })) return;
+      }
+    };
+    for (let i = 0; i < places.length; i += PULL_CONCURRENCY) await Promise.all(places.slice(i, i + PULL_CONCURRENCY).map(takeOne));
+  }
+
+  /**
+   * Places left in line past the cap (docs/engine.md, "Daily caps and accounts"): each is handed
+   * to the latest wait of its kind due after it, per campaign and kind. Never throws: the prospects
+   * have left, and without the handover a later day only sends one fewer (reported as a pull).
+   */
+  async function passOn(left: PlaceLeft[]): Promise<void> {
+    const groups = new Map<string, { owner: SlotOwner; kind: SendKind; dueTimes: string[] }>();
+    for (const { owner, kind, dueAt } of left) {
+      const key = `${owner.campaignId}|${kind}`;
+      const group = groups.get(key) ?? { owner, kind, dueTimes: [] };
+      group.dueTimes.push(dueAt);
+      groups.set(key, group);
+    }
+    for (const { owner, kind, dueTimes } of groups.values()) {
+      try {
+        await passOnGroup(owner, kind, dueTimes);
+      } catch (error) {
+        deps.onPullFailed?.(error, { campaignId: owner.campaignId, kind, place: dueTimes.sort()[0] as string });
+      }
+    }
+  }
+
   return {
     /**
      * Gives position `k` of the campaign's `day` back (unset: one of unknown value), pulling a wait
@@ -138,6 +208,7 @@ export function createSlotReturns(deps: SlotReturnDeps) {
     },
     /** Many positions at once (a request's moves): one campaign read and one index Query per campaign, day and kind. */
     giveBackAll,
+    passOn,
   };
 }
 

@@ -118,4 +118,41 @@ describe('slots held by the actions of prospects leaving a campaign', () => {
     await db.send(new TransactWriteCommand({ TransactItems: unheld.flatMap(actionDelete) }));
     expect(await stored(outreachActionKey(800, 22))).toBeUndefined();
   });
+
+  it('reads a wait past the cap with its place in line, deletes it only at that version, and hands the place to the latest wait', async () => {
+    const pastCap = { day: '2026-11-30', kind: 'EMAIL' as const };
+    const waitAt = (prospectId: number, dueAt: string, version: number) =>
+      db.send(new PutCommand({ TableName: tableName, Item: outreachActionItem(actionWith(dueAt, { campaignId: 800, prospectId, version, pastCap })) }));
+    await waitAt(30, '2026-12-01T13:00:00.000Z', 2);
+    await waitAt(31, '2026-12-02T09:00:00.000Z', 1);
+    await waitAt(32, '2026-12-03T09:00:00.000Z', 1);
+    // Parked or claimed, an action holds no place in line (it is out of the index too).
+    await putAction(33, { version: 1, pastCap, parked: 'CAMPAIGN_NOT_ACTIVE', dueAt: null });
+    const [change, parked] = (await slots.withHeldSlots([leaving(30), leaving(33)])) as [LeadChange, LeadChange];
+    expect([change.campaign?.leaving, parked.campaign?.leaving]).toEqual([{ version: 2, reservation: null, inLine: { kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' } }, undefined]);
+
+    // The engine writes it after the read (its slot came): the move's delete is refused.
+    await db.send(new UpdateCommand({ TableName: tableName, Key: outreachActionKey(800, 30), UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': 3 } }));
+    await expect(db.send(new TransactWriteCommand({ TransactItems: actionDelete(change) }))).rejects.toThrow(/ConditionalCheckFailed/);
+
+    const [fresh] = (await slots.withHeldSlots([leaving(30)])) as [LeadChange];
+    await db.send(new TransactWriteCommand({ TransactItems: actionDelete(fresh) }));
+    await slots.giveBack([fresh]);
+    // The latest wait (Thursday's) now stands in the place left, still in line past the cap.
+    expect(await stored(outreachActionKey(800, 32))).toMatchObject({
+      dueAt: '2026-12-01T13:00:00.000Z',
+      version: 2,
+      pastCap,
+      lsi3sk: `PASTCAP#EMAIL#2026-12-01T13:00:00.000Z#${'32'.padStart(16, '0')}`,
+    });
+    expect((await stored(outreachActionKey(800, 31)))?.dueAt).toBe('2026-12-02T09:00:00.000Z');
+  });
+
+  it('a stop cancels a wait past the cap whatever its version and says where it stood in line', async () => {
+    await db.send(
+      new PutCommand({ TableName: tableName, Item: outreachActionItem(actionWith('2026-12-02T13:00:00.000Z', { campaignId: 800, prospectId: 40, version: 4, pastCap: { day: DAY, kind: 'MESSAGE' } })) }),
+    );
+    expect(await actions.cancel(800, 40)).toEqual({ reservation: null, inLine: { kind: 'MESSAGE', dueAt: '2026-12-02T13:00:00.000Z' } });
+    expect(await actions.cancel(800, 40)).toBeUndefined();
+  });
 });

@@ -236,6 +236,49 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     ]);
   });
 
+  it('a prospect waiting in line for later today removed: its place goes to the latest wait, and the day still sends its cap', async () => {
+    const { stack } = world;
+    const { campaign } = await emailCampaignAt('2027-02-16', 'Place handed on, today', 'sbx-mailbox-place-today', 2, FIVE);
+    await playAt(stack, clock, '2027-02-16T12:00:00.000Z');
+    // Wednesday: two waits placed by Tuesday's demand (08:00, 12:00), one for Thursday 08:00.
+    await playAt(stack, clock, '2027-02-17T08:00:00.000Z');
+    const waiting = await actionsOf(stack, campaign.id);
+    const dueOn = (at: string) => Number(waiting.find((action) => action.dueAt === at)?.prospectId);
+    const [noon, thursday] = [dueOn('2027-02-17T12:00:00.000Z'), dueOn('2027-02-18T08:00:00.000Z')];
+    const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [noon] } });
+    expect(removed.status, removed.text).toBe(200);
+    // Thursday's wait takes the noon place, still past the cap (it takes its position when it comes due).
+    expect(await waitsPastCap(campaign.id)).toEqual([`${thursday} 2027-02-17T12:00:00.000Z`]);
+    for (const at of ['2027-02-17T12:00', '2027-02-18T08:00', '2027-02-18T16:00']) await playAt(stack, clock, `${at}:00.000Z`);
+    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-place-today').map((item) => item.at);
+    expect(sent.sort()).toEqual(['2027-02-16T08:00:00.000Z', '2027-02-16T12:00:00.000Z', '2027-02-17T08:00:00.000Z', '2027-02-17T12:00:00.000Z']);
+    expect(await actionsOf(stack, campaign.id)).toEqual([]);
+  });
+
+  it('a prospect waiting for a later day stopped (a pipeline stage): the latest wait takes its place, the backlog’s last day sends one fewer', async () => {
+    const { stack } = world;
+    // A cap of 2 and seven prospects: waits on Wednesday 08:00 and 12:00, Thursday 08:00 and 12:00, next Tuesday 08:00.
+    const { campaign } = await emailCampaignAt('2027-02-23', 'Place handed on, later day', 'sbx-mailbox-place-later', 2, [{}, {}, {}, {}, {}, {}, {}]);
+    const actions = await actionsOf(stack, campaign.id);
+    const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
+    const [wednesdayMorning, nextTuesday] = [dueOn('2027-02-24T08:00:00.000Z'), dueOn('2027-03-02T08:00:00.000Z')];
+    const stopped = await stack.call('PATCH', `/public/prospects/${wednesdayMorning}/`, { apiKey: world.ws.key, body: { status: 'NOT_INTERESTED' } });
+    expect(stopped.status, stopped.text).toBe(200);
+    expect((await actionsOf(stack, campaign.id)).find((action) => action.prospectId === nextTuesday)).toMatchObject({ dueAt: '2027-02-24T08:00:00.000Z', pastCap: { kind: 'EMAIL' } });
+    for (const at of ['2027-02-23T12:00', '2027-02-24T08:00', '2027-02-24T12:00', '2027-02-25T08:00', '2027-02-25T12:00', '2027-03-02T08:00', '2027-03-02T16:00']) {
+      await playAt(stack, clock, `${at}:00.000Z`);
+    }
+    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-place-later').map((item) => item.at);
+    expect(sent.sort()).toEqual([
+      '2027-02-23T08:00:00.000Z',
+      '2027-02-23T12:00:00.000Z',
+      '2027-02-24T08:00:00.000Z',
+      '2027-02-24T12:00:00.000Z',
+      '2027-02-25T08:00:00.000Z',
+      '2027-02-25T12:00:00.000Z',
+    ]);
+  });
+
   it('pulls nothing for a slot given back because the account is at its daily limit: the waits stay where they were placed', async () => {
     const { stack } = world;
     const { campaign } = await emailCampaignAt('2026-12-29', 'No pull at a limit', 'sbx-mailbox-pull-limit', 2, FIVE, async (mailbox) => {

@@ -75,7 +75,7 @@ function world(now: string, waits: OutreachAction[], overrides: { freed?: boolea
         return true;
       },
     },
-    onPullFailed: ((error, at) => calls.failed.push(`${at.campaignId} ${at.day} ${at.kind}: ${String(error)}`)) as PullFailed,
+    onPullFailed: ((error, at) => calls.failed.push(`${at.campaignId} ${at.day ?? at.place} ${at.kind}: ${String(error)}`)) as PullFailed,
   };
   return { slots: createSlotReturns(deps), stored, calls };
 }
@@ -160,5 +160,80 @@ describe('pulling a wait past the cap forward into a position given back', () =>
     await expect(slots.giveBack(owner, DAY, 'EMAIL', 2)).resolves.toBeUndefined();
     expect(calls.returned).toEqual([`7 ${DAY} EMAIL 2`]);
     expect(calls.failed).toEqual([`7 ${DAY} EMAIL: Error: throttled`]);
+  });
+});
+
+describe('a place in line past the cap left by its prospect, handed to the latest wait', () => {
+  const now = '2026-12-01T10:00:00.000Z';
+  // Waits placed by Monday's demand: Wednesday 09:00 and 13:00, Thursday 09:00 and 13:00.
+  const line = () => [wait(1, '2026-12-02T09:00:00.000Z'), wait(2, '2026-12-02T13:00:00.000Z'), wait(3, '2026-12-03T09:00:00.000Z'), wait(4, '2026-12-03T13:00:00.000Z')];
+  const dueTimes = (stored: Map<number, OutreachAction>) => [...stored.values()].map((action) => `${action.prospectId} ${action.dueAt}`);
+  const leave = (stored: Map<number, OutreachAction>, prospectId: number) => {
+    const left = stored.get(prospectId) as OutreachAction;
+    stored.delete(prospectId);
+    return { owner, kind: 'EMAIL' as const, dueAt: left.dueAt as string };
+  };
+
+  it('the latest wait takes the due time of a place later today, still in line past the cap', async () => {
+    const { slots, stored, calls } = world(now, line());
+    await slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' }]);
+    expect(stored.get(4)).toMatchObject({ dueAt: '2026-12-01T13:00:00.000Z', pastCap: { day: '2026-11-30', kind: 'EMAIL' }, version: 2 });
+    expect(dueTimes(stored).slice(0, 3)).toEqual(['1 2026-12-02T09:00:00.000Z', '2 2026-12-02T13:00:00.000Z', '3 2026-12-03T09:00:00.000Z']);
+    // No position is given back or pulled for: it takes one when it comes due, as the one that left would have.
+    expect([calls.returned, calls.pulls]).toEqual([[], 0]);
+  });
+
+  it('a place on a later day too: Wednesday keeps its two sends, Thursday has one fewer', async () => {
+    const { slots, stored } = world(now, line());
+    await slots.passOn([leave(stored, 1)]);
+    expect(dueTimes(stored)).toEqual(['2 2026-12-02T13:00:00.000Z', '3 2026-12-03T09:00:00.000Z', '4 2026-12-02T09:00:00.000Z']);
+  });
+
+  it('places left together are taken earliest first by the latest waits', async () => {
+    const { slots, stored } = world(now, line());
+    await slots.passOn([leave(stored, 2), leave(stored, 1)]);
+    expect(dueTimes(stored)).toEqual(['3 2026-12-02T13:00:00.000Z', '4 2026-12-02T09:00:00.000Z']);
+  });
+
+  it('moves nothing when the last in line leaves: no wait is due after its place', async () => {
+    const { slots, stored } = world(now, line());
+    const place = leave(stored, 4);
+    await slots.passOn([place]);
+    expect(dueTimes(stored)).toEqual(['1 2026-12-02T09:00:00.000Z', '2 2026-12-02T13:00:00.000Z', '3 2026-12-03T09:00:00.000Z']);
+  });
+
+  it('moves only a wait due after the place: the next to last leaving moves the last, within Thursday', async () => {
+    const { slots, stored } = world(now, line());
+    await slots.passOn([leave(stored, 3)]);
+    expect(dueTimes(stored)).toEqual(['1 2026-12-02T09:00:00.000Z', '2 2026-12-02T13:00:00.000Z', '4 2026-12-03T09:00:00.000Z']);
+  });
+
+  it('leaves a place already due: its action may be in the sender’s hands, which gives back a position it took', async () => {
+    const { slots, stored } = world(now, line());
+    const before = dueTimes(stored);
+    await slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T10:00:00.000Z' }]);
+    expect(dueTimes(stored)).toEqual(before);
+  });
+
+  it('passes over a wait parked or claimed (a stale index entry) and one written meanwhile, for the next', async () => {
+    const waits = line();
+    waits[3] = { ...(waits[3] as OutreachAction), parked: 'CAMPAIGN_NOT_ACTIVE' };
+    waits[2] = { ...(waits[2] as OutreachAction), claim: { token: 't', at: now, accountId: 1, kind: 'EMAIL', accountDay: DAY, campaignDay: DAY } };
+    const { slots, stored } = world(now, waits);
+    // The candidates as the index had them a moment ago: prospect 2 is then written by the engine.
+    const real = stored.get.bind(stored);
+    stored.get = (id: number) => {
+      const found = real(id);
+      if (found && id === 2) stored.set(id, { ...found, version: found.version + 1 });
+      return found;
+    };
+    await slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' }]);
+    expect(dueTimes(stored)).toEqual(['1 2026-12-01T13:00:00.000Z', '2 2026-12-02T13:00:00.000Z', '3 2026-12-03T09:00:00.000Z', '4 2026-12-03T13:00:00.000Z']);
+  });
+
+  it('never fails its caller: a failing handover is reported with the place', async () => {
+    const { slots, calls } = world(now, line(), { failQuery: true });
+    await expect(slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' }])).resolves.toBeUndefined();
+    expect(calls.failed).toEqual(['7 2026-12-01T13:00:00.000Z EMAIL: Error: throttled']);
   });
 });
