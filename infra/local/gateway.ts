@@ -28,6 +28,12 @@ export interface LocalGatewayOptions {
   routes?: readonly RegisteredRoute[];
   /** The largest request body accepted: Lambda's 6 MB synchronous payload limit. */
   maxBodyBytes?: number;
+  /**
+   * How long a whole request may take to arrive (headers and body) before it is answered 408 and
+   * its connection closed: 30 s (`REQUEST_TIMEOUT_MS`). Node's own default is 5 minutes, checked every
+   * 30 s, so a body shorter than its Content-Length held a connection and its handler that long.
+   */
+  requestTimeoutMs?: number;
   log?: (line: string) => void;
   /** Elapsed time in ms (a function's deadline, an overrun); `performance.now` unless a test moves it. */
   monotonicNow?: () => number;
@@ -67,6 +73,9 @@ function moreLiteral(a: CompiledRoute, b: CompiledRoute): boolean {
 
 /** A null-prototype record: request data names its keys, and `constructor` must not find Object's. */
 const record = <T>(): Record<string, T> => Object.create(null);
+
+/** A request not received in full within this long is answered 408 (API Gateway's integration limit is 29 s). */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -319,19 +328,27 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     res.end(body);
   };
 
-  const server = createServer((req, res) => {
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createServer({ requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) }, (req, res) => {
     handle(req, res).catch((error) => {
+      // The client's connection went away while its body was awaited (a 408 above, or it hung up): nobody to answer.
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' && req.destroyed) return;
       options.log?.(`gateway error: ${String(error)}`);
       if (!res.headersSent) answer(res, GATEWAY_ANSWERS.internal);
       else res.end();
     });
   });
-  // A request Node cannot parse (headers over its 16 KB, a broken request line) is answered before
-  // any route: in JSON too, as every other error, where Node's own answer has no body.
+  // A request Node cannot parse (headers over its 16 KB, a broken request line) or that does not
+  // arrive in time is answered before any route (or while its body is awaited): in JSON too, as
+  // every other error, where Node's own answer has no body.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const [status, reason, body] =
-      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', { error: 'Request headers too large' }] : [400, 'Bad Request', { error: 'Bad request' }];
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', { error: 'Request headers too large' }]
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', { error: 'Request not received in time: the body was shorter than its Content-Length, or too slow' }]
+          : [400, 'Bad Request', { error: 'Bad request' }];
     const text = JSON.stringify(body);
     const headers = Object.entries({ ...GATEWAY_HEADERS, 'content-length': Buffer.byteLength(text), connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
     socket.end(`HTTP/1.1 ${status} ${reason}\r\n${headers.join('')}\r\n${text}`);
