@@ -119,7 +119,7 @@ export function ruleAcknowledgements(stack: OutreachStack): RuleAcknowledgement[
         rule: 'Serverless-LambdaDLQ',
         scopes: [fn],
         reason:
-          "API Gateway calls synchronously and queue consumers are fed by SQS queues with their own dead-letter queues. The scheduled jobs are invoked asynchronously by EventBridge Scheduler, whose dead-letter queue takes the invocations it could not make; a run that fails is retried by Lambda twice and then dropped, on purpose: the next tick (1 or 5 minutes) runs the job again over the same state in the table, and the function's error alarm fires after 3 failures in 5 minutes.",
+          "API Gateway calls synchronously and queue consumers are fed by SQS queues with their own dead-letter queues. The scheduled jobs are invoked asynchronously by EventBridge Scheduler, whose dead-letter queue takes the invocations it could not make; a run that fails is not retried by Lambda and is dropped, on purpose (its EventInvokeConfig: no retries, a minute's age): the next tick (1 or 5 minutes) runs the job again over the same state in the table, and the function's error alarm fires after 3 failures in 5 minutes.",
       },
       {
         rule: 'AwsSolutions-IAM5[Resource::*]',
@@ -157,6 +157,12 @@ export function ruleAcknowledgements(stack: OutreachStack): RuleAcknowledgement[
         // On the stack: CDK's scheduler targets share one role per account and region, created at the stack's root.
         scopes: [Stack.of(job)],
         reason: "The schedules' role may invoke the job's function and its versions (CDK's grantInvoke), and nothing else.",
+      },
+      {
+        rule: 'Serverless-LambdaAsyncFailureDestination',
+        scopes: [job.function],
+        reason:
+          "A run that fails or waits past a minute is dropped on purpose: the next tick (1 or 5 minutes) runs the job again over the same state in the table, so a failure destination would keep events nobody needs to replay; the function's error alarm tells of failures, and the schedule's dead-letter queue of invocations the scheduler could not make.",
       },
       {
         rule: 'AwsSolutions-SQS3',

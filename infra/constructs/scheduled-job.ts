@@ -23,9 +23,10 @@ export interface ScheduledJobProps {
  * An EventBridge Scheduler schedule invoking a function. The scheduler invokes it asynchronously:
  * an invocation it cannot make (throttled, the function missing) is retried by the scheduler, and
  * one it gives up on lands in a dead-letter queue instead of vanishing. A run that fails inside the
- * function is retried by Lambda twice and then dropped: the next tick runs the job again over the
- * same state, and the function's error alarm tells. The job must tolerate a skipped or doubled run
- * (the scheduler is at-least-once).
+ * function is not retried by Lambda (its asynchronous defaults would retry it twice, a minute and
+ * three minutes later, beside the ticks that run meanwhile) and a run still queued after a minute
+ * (throttled) is dropped: the next tick is the retry, over the same state, and the function's error
+ * alarm tells. The job must tolerate a skipped or doubled run (the scheduler is at-least-once).
  */
 export class ScheduledJob extends Construct {
   public readonly function: ServiceFunction;
@@ -37,6 +38,8 @@ export class ScheduledJob extends Construct {
   constructor(scope: Construct, id: string, props: ScheduledJobProps) {
     super(scope, id);
     this.function = new ServiceFunction(this, 'Function', props.function);
+    // Every job runs every few minutes over state that says what is left: its next tick retries.
+    this.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,

@@ -91,6 +91,15 @@ describe('ScheduledJob (throwaway stack)', () => {
     });
   });
 
+  it('leaves a failed or throttled run to the next tick: no Lambda retries, dropped after a minute', () => {
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalId(stack, job.function) },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+  });
+
   it("lets the scheduler's role invoke the function", () => {
     const invoke = resourcesOfType(template, 'AWS::IAM::Policy')
       .flatMap(([, policy]) => policy.Properties?.PolicyDocument.Statement)
