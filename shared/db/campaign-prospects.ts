@@ -88,9 +88,10 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
       Delete: { TableName: tableName, Key: campaignProspectKey(move.leave, change.after.id), ConditionExpression: 'attribute_exists(pk)' },
     });
     // Its pending action goes with it (there is none while it waited to be scheduled): one that holds
-    // a slot of the day's cap only as read, so that its slot is given back once, and one read without
-    // (or not there) only while it still holds none, so that a slot taken since is not lost with it
-    // (held-slots.ts). Either refusal fails the change, which is planned again from fresh reads.
+    // a slot of the day's cap or a place in line past it only as read, so that it is given back or
+    // handed on once, and one read without (or not there) only while it still holds neither, so
+    // that a slot or place taken since is not lost with it (held-slots.ts). Either refusal fails
+    // the change, which is planned again from fresh reads.
     const leaving = move.leaving;
     actions.push({
       Delete: {
@@ -99,7 +100,8 @@ export function campaignMoveActions(tableName: string, change: LeadChange): Tran
         ...(leaving
           ? { ConditionExpression: '#version = :actionVersion', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':actionVersion': leaving.version } }
           : {
-              ConditionExpression: 'attribute_not_exists(#reservation) OR attribute_type(#reservation, :null)',
+              // lsi3sk: its key in line past the cap (outreachActionItem), only while it waits there.
+              ConditionExpression: '(attribute_not_exists(#reservation) OR attribute_type(#reservation, :null)) AND attribute_not_exists(lsi3sk)',
               ExpressionAttributeNames: { '#reservation': 'reservation' },
               ExpressionAttributeValues: { ':null': 'NULL' },
             }),

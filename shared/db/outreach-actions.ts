@@ -6,7 +6,7 @@ import { toCampaignProspect } from './campaign-prospects';
 import { type ActionRef, type Cancelled, type OutreachAction, type PlaceInLine, SEND_KINDS, type SendKind } from '../domain/engine/action';
 import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
 import { placeInLine } from '../domain/engine/slot-returns';
-import type { ActionStore, DueIndex } from '../domain/engine/ports';
+import type { ActionStore, DueIndex, WaitInLine } from '../domain/engine/ports';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, storedAsWritten } from './client';
 import { intAttribute, itemSchema, parseItem } from './item-schema';
@@ -381,20 +381,27 @@ export class DynamoOutreachActions implements ActionStore, DueIndex, HeldSlotRea
     return (Items ?? []).map(toOutreachAction);
   }
 
-  async waitsPastCap(campaignId: number, kind: SendKind, limit: number): Promise<number[]> {
+  async waitsPastCap(campaignId: number, kind: SendKind, limit: number): Promise<WaitInLine[]> {
+    const prefix = pastCapPrefix(kind);
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
         IndexName: 'lsi3',
         // Keys only (lsi3 holds them): the caller reads the action it picks, strongly, before writing it.
         KeyConditionExpression: 'pk = :pk AND begins_with(lsi3sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':prefix': pastCapPrefix(kind) },
+        ExpressionAttributeValues: { ':pk': outreachActionKey(campaignId, 0).pk, ':prefix': prefix },
         // The latest due first: pulling the tail forward leaves the days before it as they were placed.
         ScanIndexForward: false,
         Limit: limit,
+        // Strong (a local index can be): a wait moved a moment ago (a pull, a handover) is seen where it is now.
+        ConsistentRead: true,
       }),
     );
-    return (Items ?? []).map((item) => Number(String(item.sk).slice('PROSPECT#'.length)));
+    // lsi3sk is `<prefix><dueAt>#<prospect>`: the due time the index sorted it by.
+    return (Items ?? []).map((item) => ({
+      prospectId: Number(String(item.sk).slice('PROSPECT#'.length)),
+      dueAt: String(item.lsi3sk).slice(prefix.length, String(item.lsi3sk).lastIndexOf('#')),
+    }));
   }
 
   onNode(campaignId: number, nodeId: number, afterProspectId: number, limit: number): Promise<{ actions: OutreachAction[]; last?: number }> {

@@ -105,8 +105,9 @@ export interface OutreachAction {
   /**
    * A wait for a later day because the campaign's cap was reached: the day whose demand past the
    * cap it was counted in, and the kind. While it waits, a position of today given back may pull
-   * the latest such wait forward (slot-returns.ts). Unset or null otherwise; every other write
-   * clears it (`NOT_PAST_CAP`) unless it waits past the cap again.
+   * the latest such wait forward, and a place in line left may be handed to it (slot-returns.ts).
+   * Unset or null otherwise; every other write clears it (`NOT_PAST_CAP`) unless it waits past the
+   * cap again (a handover keeps it).
    */
   pastCap?: PastCapWait | null;
   /**

@@ -1,6 +1,12 @@
 import type { Company, Prospect } from '../leads/lead';
 import type { ActionOutcome, ActionRef, OutreachAction, SendKind, SentEmail } from './action';
 
+/** A wait past the cap as the index lists it: a wait whose stored due time differs has moved since (`waitsPastCap`). */
+export interface WaitInLine {
+  prospectId: number;
+  dueAt: string;
+}
+
 /** The engine's actions (shared/db/outreach-actions.ts). */
 export interface ActionStore {
   /** `consistent` false: an eventually consistent read (half the price), for decisions a conditional write confirms. */
@@ -22,9 +28,10 @@ export interface ActionStore {
   remove(action: OutreachAction): Promise<boolean>;
   /**
    * Prospects whose actions wait for a later day past the campaign's cap of `kind`
-   * (`OutreachAction.pastCap`), whatever day counted them: the latest due first, up to `limit`.
+   * (`OutreachAction.pastCap`), whatever day counted them, with the due time the index has them
+   * at: the latest due first, up to `limit` (strongly consistent).
    */
-  waitsPastCap(campaignId: number, kind: SendKind, limit: number): Promise<number[]>;
+  waitsPastCap(campaignId: number, kind: SendKind, limit: number): Promise<WaitInLine[]>;
   /** Actions of a campaign parked because it stopped running, up to `limit`. */
   parkedForCampaign(campaignId: number, limit: number): Promise<OutreachAction[]>;
   /**

@@ -1,7 +1,7 @@
 import type { Clock } from '../../time/clock';
 import type { CampaignRepository } from '../campaigns/ports';
 import type { OutreachAction, PlaceInLine, SendKind } from './action';
-import type { ActionStore, SendCounters } from './ports';
+import type { ActionStore, SendCounters, WaitInLine } from './ports';
 import { SLOT_TOLERANCE_MS, capOf } from './pacing';
 import { openSpanFrom } from './window';
 
@@ -73,6 +73,18 @@ export function createSlotReturns(deps: SlotReturnDeps) {
   const iso = (date: Date) => date.toISOString();
 
   /**
+   * The candidate's action, read strongly, if it still waits in line past the cap of `kind` where
+   * the index listed it. One moved since the index was read (by another pull or handover running
+   * at once) is passed over: taken again it would leave the place it was moved to empty, and
+   * compared by its new due time it would break the latest-first order the caller stops by.
+   */
+  async function stillWhereListed(campaignId: number, kind: SendKind, candidate: WaitInLine): Promise<OutreachAction | undefined> {
+    const waiting = await deps.actions.get(campaignId, candidate.prospectId);
+    const inLine = waiting && placeInLine(waiting);
+    return inLine?.kind === kind && inLine.dueAt === candidate.dueAt ? waiting : undefined;
+  }
+
+  /**
    * Makes one wait past the cap due now for each position `ks` of `day` given back, when the day is
    * today's and its window has more than a minute to go (a wait pulled later might not be sent
    * before it closes), the position is within the cap as it is now, the campaign is ACTIVE
@@ -99,8 +111,8 @@ export function createSlotReturns(deps: SlotReturnDeps) {
     const pullOne = async (k: number): Promise<void> => {
       let budgeted = false;
       while (!done && next < candidates.length) {
-        const waiting = await deps.actions.get(owner.campaignId, candidates[next++] as number);
-        if (!waiting || waiting.pastCap?.kind !== kind || waiting.claim !== null || waiting.parked !== null || waiting.dueAt === null) continue;
+        const waiting = await stillWhereListed(owner.campaignId, kind, candidates[next++] as WaitInLine);
+        if (!waiting?.dueAt) continue;
         if (waiting.dueAt < iso(today.end)) {
           done = true;
           break;
@@ -158,12 +170,11 @@ export function createSlotReturns(deps: SlotReturnDeps) {
     let done = false;
     const takeOne = async (place: string): Promise<void> => {
       while (!done && next < candidates.length) {
-        const waiting = await deps.actions.get(owner.campaignId, candidates[next++] as number);
-        const inLine = waiting && placeInLine(waiting);
-        if (!waiting || inLine?.kind !== kind) continue;
+        const waiting = await stillWhereListed(owner.campaignId, kind, candidates[next++] as WaitInLine);
+        if (!waiting?.dueAt) continue;
         // Latest first: one due no later than the place means no later wait is left for it, nor
         // for the later places.
-        if (inLine.dueAt <= place) {
+        if (waiting.dueAt <= place) {
           done = true;
           return;
         }

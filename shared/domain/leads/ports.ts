@@ -70,8 +70,9 @@ export interface CampaignMove {
   leave?: number;
   /**
    * The prospect's action in the campaign it leaves, as read just before the write, when it holds a
-   * slot reserved in that campaign's daily cap: the write deletes the action only at this version,
-   * so the slot is given back exactly once (shared/domain/engine/held-slots.ts).
+   * slot reserved in that campaign's daily cap or a place in line past it: the write deletes the
+   * action only at this version, so the slot is given back, or the place handed on, exactly once
+   * (shared/domain/engine/held-slots.ts).
    */
   leaving?: HeldSlot;
   /** Its place in the campaign it enters (its `campaignId` after). */

@@ -128,8 +128,14 @@ describe('slots held by the actions of prospects leaving a campaign', () => {
     await waitAt(32, '2026-12-03T09:00:00.000Z', 1);
     // Parked or claimed, an action holds no place in line (it is out of the index too).
     await putAction(33, { version: 1, pastCap, parked: 'CAMPAIGN_NOT_ACTIVE', dueAt: null });
-    const [change, parked] = (await slots.withHeldSlots([leaving(30), leaving(33)])) as [LeadChange, LeadChange];
-    expect([change.campaign?.leaving, parked.campaign?.leaving]).toEqual([{ version: 2, reservation: null, inLine: { kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' } }, undefined]);
+    const claim = { token: 't', at: '2026-12-01T09:00:00.000Z', accountId: 1, kind: 'EMAIL' as const, accountDay: DAY, campaignDay: DAY };
+    await putAction(34, { version: 1, pastCap, claim });
+    const [change, parked, claimed] = (await slots.withHeldSlots([leaving(30), leaving(33), leaving(34)])) as [LeadChange, LeadChange, LeadChange];
+    expect([change.campaign?.leaving, parked.campaign?.leaving, claimed.campaign?.leaving]).toEqual([
+      { version: 2, reservation: null, inLine: { kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' } },
+      undefined,
+      undefined,
+    ]);
 
     // The engine writes it after the read (its slot came): the move's delete is refused.
     await db.send(new UpdateCommand({ TableName: tableName, Key: outreachActionKey(800, 30), UpdateExpression: 'SET version = :v', ExpressionAttributeValues: { ':v': 3 } }));
@@ -148,7 +154,20 @@ describe('slots held by the actions of prospects leaving a campaign', () => {
     expect((await stored(outreachActionKey(800, 31)))?.dueAt).toBe('2026-12-02T09:00:00.000Z');
   });
 
-  it('a stop cancels a wait past the cap whatever its version and says where it stood in line', async () => {
+  it('deletes an action read holding nothing only while it is not in line past the cap either, so a place taken after the read is handed on', async () => {
+    await putAction(50, { version: 1 });
+    const [read] = (await slots.withHeldSlots([leaving(50)])) as [LeadChange];
+    expect(read.campaign?.leaving).toBeUndefined();
+    // The engine writes it as a wait for a later day after the read (the cap reached): the move's delete is refused.
+    await db.send(
+      new PutCommand({ TableName: tableName, Item: outreachActionItem(actionWith('2026-12-02T13:00:00.000Z', { campaignId: 800, prospectId: 50, version: 2, pastCap: { day: DAY, kind: 'EMAIL' } })) }),
+    );
+    await expect(db.send(new TransactWriteCommand({ TransactItems: actionDelete(read) }))).rejects.toThrow(/ConditionalCheckFailed/);
+    const [fresh] = (await slots.withHeldSlots([leaving(50)])) as [LeadChange];
+    expect(fresh.campaign?.leaving).toEqual({ version: 2, reservation: null, inLine: { kind: 'EMAIL', dueAt: '2026-12-02T13:00:00.000Z' } });
+  });
+
+  it('a stop cancels a wait past the cap and says where it stood in line', async () => {
     await db.send(
       new PutCommand({ TableName: tableName, Item: outreachActionItem(actionWith('2026-12-02T13:00:00.000Z', { campaignId: 800, prospectId: 40, version: 4, pastCap: { day: DAY, kind: 'MESSAGE' } })) }),
     );

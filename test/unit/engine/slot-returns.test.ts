@@ -38,8 +38,10 @@ const campaign: Campaign = {
 const wait = (prospectId: number, dueAt: string): OutreachAction =>
   actionWith(dueAt, { campaignId: 7, prospectId, pastCap: { day: '2026-11-30', kind: 'EMAIL' }, lastError: 'cap reached' });
 
-function world(now: string, waits: OutreachAction[], overrides: { freed?: boolean; budget?: number; failQuery?: boolean; status?: Campaign['status'] } = {}) {
+function world(now: string, waits: OutreachAction[], overrides: { freed?: boolean; budget?: number; failQuery?: boolean; status?: Campaign['status']; staleIndex?: boolean } = {}) {
   const stored = new Map(waits.map((action) => [action.prospectId, action]));
+  // `staleIndex`: the index as it was at the start, as a call running at once with another read it.
+  const snapshot = new Map(stored);
   const calls = { returned: [] as string[], pulls: 0, pullsGivenBack: 0, failed: [] as string[] };
   const deps: SlotReturnDeps = {
     clock: new ManualClock(now),
@@ -62,11 +64,11 @@ function world(now: string, waits: OutreachAction[], overrides: { freed?: boolea
     actions: {
       async waitsPastCap(_campaignId, kind, limit) {
         if (overrides.failQuery) throw new Error('throttled');
-        return [...stored.values()]
+        return [...(overrides.staleIndex ? snapshot : stored).values()]
           .filter((action) => action.pastCap?.kind === kind && action.dueAt !== null)
           .sort((a, b) => String(b.dueAt).localeCompare(String(a.dueAt)))
           .slice(0, limit)
-          .map((action) => action.prospectId);
+          .map((action) => ({ prospectId: action.prospectId, dueAt: action.dueAt as string }));
       },
       get: async (_campaignId, prospectId) => stored.get(prospectId),
       async replace(previous, next) {
@@ -229,6 +231,22 @@ describe('a place in line past the cap left by its prospect, handed to the lates
     };
     await slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' }]);
     expect(dueTimes(stored)).toEqual(['1 2026-12-01T13:00:00.000Z', '2 2026-12-02T13:00:00.000Z', '3 2026-12-03T09:00:00.000Z', '4 2026-12-03T13:00:00.000Z']);
+  });
+
+  it('passes over a wait another handover moved since the index was read: each place gets its own wait', async () => {
+    const { slots, stored } = world(now, line(), { staleIndex: true });
+    // Two prospects leave at once: both handovers listed Thursday 13:00's wait as the latest.
+    await slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' }]);
+    await slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T11:00:00.000Z' }]);
+    expect(dueTimes(stored)).toEqual(['1 2026-12-02T09:00:00.000Z', '2 2026-12-02T13:00:00.000Z', '3 2026-12-01T11:00:00.000Z', '4 2026-12-01T13:00:00.000Z']);
+  });
+
+  it('a pull passes over a wait a handover moved into today since the index was read, for the next on a later day', async () => {
+    const { slots, stored } = world('2026-12-01T11:00:00.000Z', line(), { staleIndex: true });
+    await slots.passOn([{ owner, kind: 'EMAIL', dueAt: '2026-12-01T13:00:00.000Z' }]);
+    await slots.giveBack(owner, DAY, 'EMAIL', 2);
+    expect(stored.get(3)).toMatchObject({ dueAt: '2026-12-01T11:00:00.000Z', pastCap: null, pulledFor: { day: DAY, kind: 'EMAIL', k: 2 } });
+    expect(stored.get(4)).toMatchObject({ dueAt: '2026-12-01T13:00:00.000Z', pastCap: { day: '2026-11-30', kind: 'EMAIL' } });
   });
 
   it('never fails its caller: a failing handover is reported with the place', async () => {
