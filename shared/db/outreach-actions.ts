@@ -3,9 +3,8 @@ import * as v from 'valibot';
 import { SEQUENCE_STATUSES } from '../domain/campaigns/campaign';
 import type { CampaignProspect } from '../domain/campaigns/campaign-prospect';
 import { toCampaignProspect } from './campaign-prospects';
-import { type ActionRef, type Cancelled, type OutreachAction, type PlaceInLine, SEND_KINDS, type SendKind } from '../domain/engine/action';
+import { type ActionRef, type Cancelled, type OutreachAction, type PlaceInLine, SEND_KINDS, type SendKind, placeInLine } from '../domain/engine/action';
 import { type HeldSlot, type HeldSlotReader, heldSlotKey } from '../domain/engine/held-slots';
-import { placeInLine } from '../domain/engine/slot-returns';
 import type { ActionStore, DueIndex, WaitInLine } from '../domain/engine/ports';
 import { batchGetAll } from './batch-get';
 import { cancellationReasons, isConditionFailed, isTransactionConditionFailed, storedAsWritten } from './client';
@@ -28,7 +27,7 @@ import { DUE_SHARDS, PARKED_PREFIX, actionDue, actionParked, actionPastCap, camp
 /** A slot reserved in the campaign's daily cap (SlotReservation), or null. */
 export const ReservationAttribute = v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS), k: intAttribute }));
 
-/** What a stored action says of its place in line past the cap (slot-returns.ts `placeInLine`), read leniently. */
+/** What a stored action says of its place in line past the cap (action.ts `placeInLine`), read leniently. */
 const PlaceInLineAttributes = v.object({
   pastCap: v.optional(v.nullable(v.object({ day: v.string(), kind: v.picklist(SEND_KINDS) })), null),
   dueAt: v.optional(v.nullable(v.string()), null),
@@ -39,7 +38,7 @@ const PlaceInLineAttributes = v.object({
 /** The place in line past the cap a stored action (or a deleted one's old image) holds, if any. */
 function placeInLineOf(item: Record<string, unknown>): PlaceInLine | undefined {
   const read = v.safeParse(PlaceInLineAttributes, item);
-  return read.success ? placeInLine({ ...read.output, claim: read.output.claim ?? null, parked: read.output.parked ?? null }) : undefined;
+  return read.success ? placeInLine(read.output) : undefined;
 }
 
 /** A send whose answer was lost (LostAnswer), or null; `counted` since 2026-11-27 20:00. */

@@ -67,7 +67,7 @@ export interface PastCapWait {
  */
 export const NOT_PAST_CAP = { pastCap: null, pulledFor: null } as const;
 
-/** Where a wait past the cap stands in line: its kind and due time (slot-returns.ts `placeInLine`). */
+/** Where a wait past the cap stands in line: its kind and due time (`placeInLine`). */
 export interface PlaceInLine {
   kind: SendKind;
   dueAt: string;
@@ -82,6 +82,15 @@ export interface HeldSlot {
   reservation: SlotReservation | null;
   /** Its place in line past the cap: handed to the latest wait when its prospect leaves (slot-returns.ts `passOn`). */
   inLine?: PlaceInLine;
+}
+
+/**
+ * Where an action stands in line past its campaign's cap, if it waits there (neither claimed nor
+ * parked): what a handover passes on when its prospect leaves (slot-returns.ts `passOn`).
+ */
+export function placeInLine(action: Pick<OutreachAction, 'pastCap' | 'dueAt'> & { claim: unknown; parked: unknown }): PlaceInLine | undefined {
+  const { pastCap, claim, parked, dueAt } = action;
+  return pastCap && claim === null && parked === null && dueAt !== null ? { kind: pastCap.kind, dueAt } : undefined;
 }
 
 /** What a cancelled action held (`reservation` null: none; `inLine`: its place in line past the cap). */

@@ -13,8 +13,8 @@ export type { HeldSlot } from './action';
  * its cap (docs/engine.md, "Daily caps and accounts"). So is one waiting in line past the cap, and
  * once written its place is handed to the latest wait in line, so the day it would have gone on
  * still sends its cap. An action read holding neither (or not there yet: a first action still on
- * the campaign prospect item) is deleted only while it holds no slot, so one that takes a
- * reservation after the read fails the write too and is read again.
+ * the campaign prospect item) is deleted only while it still holds neither, so one that takes a
+ * reservation or a place in line after the read fails the write too and is read again.
  */
 
 export interface HeldSlotReader {
@@ -56,7 +56,8 @@ export function createCampaignSlots(deps: { actions: HeldSlotReader; slots: Slot
       // The moves are written: a slot not given back only means that day sends one fewer, so a
       // failure here is not the request's (it must not answer 500 for a move it made; a failed
       // pull is reported by the slot returns themselves). All at once: one campaign read and one
-      // index Query per campaign, day and kind pull the waits for all of them (slot-returns.ts).
+      // index Query per campaign, day and kind pull the waits for all of them, and one index Query
+      // per campaign and kind hands on all the places left (slot-returns.ts).
       const owned = written.flatMap((change) => {
         const campaignId = leftCampaign(change);
         const held = change.campaign?.leaving;

@@ -1,6 +1,6 @@
 import type { Clock } from '../../time/clock';
 import type { CampaignRepository } from '../campaigns/ports';
-import type { OutreachAction, PlaceInLine, SendKind } from './action';
+import { type OutreachAction, type PlaceInLine, type SendKind, placeInLine } from './action';
 import type { ActionStore, SendCounters, WaitInLine } from './ports';
 import { SLOT_TOLERANCE_MS, capOf } from './pacing';
 import { openSpanFrom } from './window';
@@ -53,12 +53,6 @@ export interface GivenBack {
  */
 export interface PlaceLeft extends PlaceInLine {
   owner: SlotOwner;
-}
-
-/** Where an action stood in line past its campaign's cap, if it waits there (neither claimed nor parked). */
-export function placeInLine(action: Pick<OutreachAction, 'pastCap' | 'dueAt'> & { claim: unknown; parked: unknown }): PlaceInLine | undefined {
-  const { pastCap, claim, parked, dueAt } = action;
-  return pastCap && claim === null && parked === null && dueAt !== null ? { kind: pastCap.kind, dueAt } : undefined;
 }
 
 /**
