@@ -16,8 +16,13 @@ const SPARE_CANDIDATES = 10;
  * last slots sit exactly there, and a skip at one of them would never pull (a probe, 2026-11-29).
  */
 const PULL_END_MARGIN_MS = SLOT_TOLERANCE_MS;
-/** Pulls of one give-back group carried out at once (a bulk removal gives back many positions). */
+/** Pulls or handovers of one group carried out at once (a bulk removal gives back many positions or places). */
 const PULL_CONCURRENCY = 10;
+
+/** Runs `each` over `items`, PULL_CONCURRENCY at a time. */
+async function tenAtATime<T>(items: T[], each: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += PULL_CONCURRENCY) await Promise.all(items.slice(i, i + PULL_CONCURRENCY).map(each));
+}
 
 /**
  * Where a pull that failed is reported (the day then sends one fewer, as before pulls existed):
@@ -63,6 +68,9 @@ export interface PlaceLeft extends PlaceInLine {
  * prospect that left or stopped. Before 2026-11-29 the position stayed free, and each such
  * give-back left the day one send short while prospects waited for later days.
  */
+/** An action waiting in line past the cap: its due time is set. */
+type WaitingAction = OutreachAction & { dueAt: string };
+
 export function createSlotReturns(deps: SlotReturnDeps) {
   const iso = (date: Date) => date.toISOString();
 
@@ -72,10 +80,33 @@ export function createSlotReturns(deps: SlotReturnDeps) {
    * at once) is passed over: taken again it would leave the place it was moved to empty, and
    * compared by its new due time it would break the latest-first order the caller stops by.
    */
-  async function stillWhereListed(campaignId: number, kind: SendKind, candidate: WaitInLine): Promise<OutreachAction | undefined> {
+  async function stillWhereListed(campaignId: number, kind: SendKind, candidate: WaitInLine): Promise<WaitingAction | undefined> {
     const waiting = await deps.actions.get(campaignId, candidate.prospectId);
     const inLine = waiting && placeInLine(waiting);
-    return inLine?.kind === kind && inLine.dueAt === candidate.dueAt ? waiting : undefined;
+    return waiting && inLine?.kind === kind && inLine.dueAt === candidate.dueAt ? { ...waiting, dueAt: inLine.dueAt } : undefined;
+  }
+
+  /**
+   * The waits past the cap of `kind` the index lists, latest first, walked by callers running at
+   * once (one per position or place): each gets the next one still where it was listed, so no two
+   * take the same. `stop`: the walk is over for all of them (the rest are due too early).
+   */
+  async function lineOf(campaignId: number, kind: SendKind, limit: number) {
+    const candidates = await deps.actions.waitsPastCap(campaignId, kind, limit);
+    let next = 0;
+    let stopped = false;
+    return {
+      async next(): Promise<WaitingAction | undefined> {
+        while (!stopped && next < candidates.length) {
+          const waiting = await stillWhereListed(campaignId, kind, candidates[next++] as WaitInLine);
+          if (waiting) return waiting;
+        }
+        return undefined;
+      },
+      stop() {
+        stopped = true;
+      },
+    };
   }
 
   /**
@@ -97,22 +128,18 @@ export function createSlotReturns(deps: SlotReturnDeps) {
     const positions = ks.filter((k) => k <= cap);
     const today = openSpanFrom(now, campaign.sendingWindow, campaign.timezone);
     if (positions.length === 0 || today?.day !== day || now.getTime() >= today.end.getTime() - PULL_END_MARGIN_MS) return;
-    const candidates = await deps.actions.waitsPastCap(owner.campaignId, kind, positions.length + SPARE_CANDIDATES);
-    let next = 0;
-    let done = false;
+    const line = await lineOf(owner.campaignId, kind, positions.length + SPARE_CANDIDATES);
     // Each position takes the next candidate still waiting past the cap for a later day; the
     // candidates are in due order, latest first, so one due today means none later is left.
     const pullOne = async (k: number): Promise<void> => {
       let budgeted = false;
-      while (!done && next < candidates.length) {
-        const waiting = await stillWhereListed(owner.campaignId, kind, candidates[next++] as WaitInLine);
-        if (!waiting?.dueAt) continue;
+      for (let waiting = await line.next(); waiting; waiting = await line.next()) {
         if (waiting.dueAt < iso(today.end)) {
-          done = true;
+          line.stop();
           break;
         }
         if (!budgeted && !(await deps.counters.takePull(owner.campaignId, day, kind, cap))) {
-          done = true;
+          line.stop();
           return;
         }
         budgeted = true;
@@ -122,7 +149,7 @@ export function createSlotReturns(deps: SlotReturnDeps) {
       // Budget taken and nothing pulled: given back, so it counts pulls that happened.
       if (budgeted) await deps.counters.returnPull(owner.campaignId, day, kind);
     };
-    for (let i = 0; i < positions.length; i += PULL_CONCURRENCY) await Promise.all(positions.slice(i, i + PULL_CONCURRENCY).map(pullOne));
+    await tenAtATime(positions, pullOne);
   }
 
   /** Gives the positions back, then pulls waits forward for those of the prospect's own, per campaign, day and kind. */
@@ -159,23 +186,19 @@ export function createSlotReturns(deps: SlotReturnDeps) {
     const now = iso(deps.clock.now());
     const places = dueTimes.filter((dueAt) => dueAt > now).sort();
     if (places.length === 0) return;
-    const candidates = await deps.actions.waitsPastCap(owner.campaignId, kind, places.length + SPARE_CANDIDATES);
-    let next = 0;
-    let done = false;
+    const line = await lineOf(owner.campaignId, kind, places.length + SPARE_CANDIDATES);
     const takeOne = async (place: string): Promise<void> => {
-      while (!done && next < candidates.length) {
-        const waiting = await stillWhereListed(owner.campaignId, kind, candidates[next++] as WaitInLine);
-        if (!waiting?.dueAt) continue;
+      for (let waiting = await line.next(); waiting; waiting = await line.next()) {
         // Latest first: one due no later than the place means no later wait is left for it, nor
         // for the later places.
         if (waiting.dueAt <= place) {
-          done = true;
+          line.stop();
           return;
         }
         if (await deps.actions.replace(waiting, { ...waiting, dueAt: place, version: waiting.version + 1, updatedAt: now })) return;
       }
     };
-    for (let i = 0; i < places.length; i += PULL_CONCURRENCY) await Promise.all(places.slice(i, i + PULL_CONCURRENCY).map(takeOne));
+    await tenAtATime(places, takeOne);
   }
 
   /**
