@@ -41,6 +41,12 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     return { campaign, ids };
   }
   const FIVE = [{}, {}, {}, {}, {}];
+  /** When the sandbox took the emails sent through `mailbox`, in order. */
+  const emailTimes = async (mailbox: string) =>
+    (await sandboxSent(world.stack))
+      .filter((item) => item.kind === 'email' && item.accountId === mailbox)
+      .map((item) => item.at)
+      .sort();
 
   /** The campaign's waits past the cap, as `<prospect> <due time>`, sorted. */
   const waitsPastCap = async (campaignId: number) =>
@@ -200,8 +206,7 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     for (const at of ['2026-12-22T10:40', '2026-12-22T13:20', '2026-12-23T08:00', '2026-12-23T10:40', '2026-12-23T13:20', '2026-12-24T08:00', '2026-12-24T16:00']) {
       await playAt(stack, clock, `${at}:00.000Z`);
     }
-    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-pull-removed').map((item) => item.at);
-    expect(sent.sort()).toEqual([
+    expect(await emailTimes('sbx-mailbox-pull-removed')).toEqual([
       '2026-12-22T08:00:00.000Z',
       '2026-12-22T10:40:00.000Z',
       '2026-12-22T13:20:00.000Z',
@@ -224,8 +229,7 @@ describe('a position given back pulls the latest wait past the cap forward', () 
       await playAt(stack, clock, `${at}:00.000Z`);
     }
     for (const at of ['2027-02-11T08:00', '2027-02-11T16:00']) await playAt(stack, clock, `${at}:00.000Z`);
-    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-pull-bulk').map((item) => item.at);
-    expect(sent.sort()).toEqual([
+    expect(await emailTimes('sbx-mailbox-pull-bulk')).toEqual([
       '2027-02-09T08:00:00.000Z',
       '2027-02-09T10:00:00.000Z',
       '2027-02-09T12:00:00.000Z',
@@ -250,8 +254,7 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     // Thursday's wait takes the noon place, still past the cap (it takes its position when it comes due).
     expect(await waitsPastCap(campaign.id)).toEqual([`${thursday} 2027-02-17T12:00:00.000Z`]);
     for (const at of ['2027-02-17T12:00', '2027-02-18T08:00', '2027-02-18T16:00']) await playAt(stack, clock, `${at}:00.000Z`);
-    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-place-today').map((item) => item.at);
-    expect(sent.sort()).toEqual(['2027-02-16T08:00:00.000Z', '2027-02-16T12:00:00.000Z', '2027-02-17T08:00:00.000Z', '2027-02-17T12:00:00.000Z']);
+    expect(await emailTimes('sbx-mailbox-place-today')).toEqual(['2027-02-16T08:00:00.000Z', '2027-02-16T12:00:00.000Z', '2027-02-17T08:00:00.000Z', '2027-02-17T12:00:00.000Z']);
     expect(await actionsOf(stack, campaign.id)).toEqual([]);
   });
 
@@ -268,8 +271,7 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     for (const at of ['2027-02-23T12:00', '2027-02-24T08:00', '2027-02-24T12:00', '2027-02-25T08:00', '2027-02-25T12:00', '2027-03-02T08:00', '2027-03-02T16:00']) {
       await playAt(stack, clock, `${at}:00.000Z`);
     }
-    const sent = (await sandboxSent(stack)).filter((item) => item.kind === 'email' && item.accountId === 'sbx-mailbox-place-later').map((item) => item.at);
-    expect(sent.sort()).toEqual([
+    expect(await emailTimes('sbx-mailbox-place-later')).toEqual([
       '2027-02-23T08:00:00.000Z',
       '2027-02-23T12:00:00.000Z',
       '2027-02-24T08:00:00.000Z',
