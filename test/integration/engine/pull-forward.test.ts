@@ -41,6 +41,9 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     return { campaign, ids };
   }
   const FIVE = [{}, {}, {}, {}, {}];
+  const SEVEN = [...FIVE, {}, {}];
+  /** The prospect of the action due at `at`. */
+  const dueOn = (actions: Awaited<ReturnType<typeof actionsOf>>, at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
   /** When the sandbox took the emails sent through `mailbox`, in order. */
   const emailTimes = async (mailbox: string) =>
     (await sandboxSent(world.stack))
@@ -137,9 +140,8 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     const emails = [1, 2, 3, 4, 5, 6, 7].map((n) => `later${n}@example.com`);
     const { campaign, ids } = await emailCampaignAt('2027-01-12', 'Pull forward, later day', 'sbx-mailbox-pull-later', 2, emails.map((email) => ({ email })));
     const actions = await actionsOf(stack, campaign.id);
-    const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
     // Past the cap, counted on Tuesday: Wednesday 08:00 and 12:00, Thursday 08:00 and 12:00, next Tuesday 08:00.
-    const [wednesdayNoon, nextTuesday] = [dueOn('2027-01-13T12:00:00.000Z'), dueOn('2027-01-19T08:00:00.000Z')];
+    const [wednesdayNoon, nextTuesday] = [dueOn(actions, '2027-01-13T12:00:00.000Z'), dueOn(actions, '2027-01-19T08:00:00.000Z')];
     const emailOf = (id: number) => emails[ids.indexOf(id)] as string;
     for (const at of ['2027-01-12T12:00', '2027-01-13T08:00']) await playAt(stack, clock, `${at}:00.000Z`);
     const suppressed = await stack.call('POST', '/public/suppressions/', { apiKey: world.ws.key, body: { emails: [emailOf(wednesdayNoon)] } });
@@ -189,12 +191,11 @@ describe('a position given back pulls the latest wait past the cap forward', () 
   it('a prospect holding a slot removed from the campaign, another given a pipeline stage: their positions pull the latest waits forward', async () => {
     const { stack } = world;
     // A cap of 3: slots at 08:00, 10:40 and 13:20 UTC.
-    const { campaign, ids } = await emailCampaignAt('2026-12-22', 'Pull forward, removed', 'sbx-mailbox-pull-removed', 3, [{}, {}, {}, {}, {}, {}, {}]);
+    const { campaign, ids } = await emailCampaignAt('2026-12-22', 'Pull forward, removed', 'sbx-mailbox-pull-removed', 3, SEVEN);
     const actions = await actionsOf(stack, campaign.id);
     const holding = (k: number) => Number(actions.find((action) => (action.reservation as { k?: number } | null)?.k === k)?.prospectId);
-    const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
     // Past the cap: Wednesday 08:00, 10:40, 13:20 and Thursday 08:00.
-    const [lastWait, nextToLast] = [dueOn('2026-12-24T08:00:00.000Z'), dueOn('2026-12-23T13:20:00.000Z')];
+    const [lastWait, nextToLast] = [dueOn(actions, '2026-12-24T08:00:00.000Z'), dueOn(actions, '2026-12-23T13:20:00.000Z')];
     const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [holding(2)] } });
     expect(removed.status, removed.text).toBe(200);
     const stopped = await stack.call('PATCH', `/public/prospects/${holding(3)}/`, { apiKey: world.ws.key, body: { status: 'INTERESTED' } });
@@ -247,8 +248,7 @@ describe('a position given back pulls the latest wait past the cap forward', () 
     // Wednesday: two waits placed by Tuesday's demand (08:00, 12:00), one for Thursday 08:00.
     await playAt(stack, clock, '2027-02-17T08:00:00.000Z');
     const waiting = await actionsOf(stack, campaign.id);
-    const dueOn = (at: string) => Number(waiting.find((action) => action.dueAt === at)?.prospectId);
-    const [noon, thursday] = [dueOn('2027-02-17T12:00:00.000Z'), dueOn('2027-02-18T08:00:00.000Z')];
+    const [noon, thursday] = [dueOn(waiting, '2027-02-17T12:00:00.000Z'), dueOn(waiting, '2027-02-18T08:00:00.000Z')];
     const removed = await stack.call('POST', `/public/campaigns/${campaign.id}/remove-prospects/`, { apiKey: world.ws.key, body: { prospect_ids: [noon] } });
     expect(removed.status, removed.text).toBe(200);
     // Thursday's wait takes the noon place, still past the cap (it takes its position when it comes due).
@@ -261,10 +261,9 @@ describe('a position given back pulls the latest wait past the cap forward', () 
   it('a prospect waiting for a later day stopped (a pipeline stage): the latest wait takes its place, the backlog’s last day sends one fewer', async () => {
     const { stack } = world;
     // A cap of 2 and seven prospects: waits on Wednesday 08:00 and 12:00, Thursday 08:00 and 12:00, next Tuesday 08:00.
-    const { campaign } = await emailCampaignAt('2027-02-23', 'Place handed on, later day', 'sbx-mailbox-place-later', 2, [{}, {}, {}, {}, {}, {}, {}]);
+    const { campaign } = await emailCampaignAt('2027-02-23', 'Place handed on, later day', 'sbx-mailbox-place-later', 2, SEVEN);
     const actions = await actionsOf(stack, campaign.id);
-    const dueOn = (at: string) => Number(actions.find((action) => action.dueAt === at)?.prospectId);
-    const [wednesdayMorning, nextTuesday] = [dueOn('2027-02-24T08:00:00.000Z'), dueOn('2027-03-02T08:00:00.000Z')];
+    const [wednesdayMorning, nextTuesday] = [dueOn(actions, '2027-02-24T08:00:00.000Z'), dueOn(actions, '2027-03-02T08:00:00.000Z')];
     const stopped = await stack.call('PATCH', `/public/prospects/${wednesdayMorning}/`, { apiKey: world.ws.key, body: { status: 'NOT_INTERESTED' } });
     expect(stopped.status, stopped.text).toBe(200);
     expect((await actionsOf(stack, campaign.id)).find((action) => action.prospectId === nextTuesday)).toMatchObject({ dueAt: '2027-02-24T08:00:00.000Z', pastCap: { kind: 'EMAIL' } });
