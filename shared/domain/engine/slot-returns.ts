@@ -60,16 +60,18 @@ export interface PlaceLeft extends PlaceInLine {
   owner: SlotOwner;
 }
 
+/** An action waiting in line past the cap: its due time is set. */
+type WaitingAction = OutreachAction & { dueAt: string };
+
 /**
  * Campaign positions given back, by the engine and by what stops or moves prospects (docs/engine.md,
  * "Daily caps and accounts"). A position of today's cap given back for a reason of the prospect's
  * own pulls the latest wait past the cap (one placed on a later day) forward to take it, so the day
  * still sends its cap: a network step skipped at its slot (not connected), a suppressed address, a
  * prospect that left or stopped. Before 2026-11-29 the position stayed free, and each such
- * give-back left the day one send short while prospects waited for later days.
+ * give-back left the day one send short while prospects waited for later days. Likewise a place in
+ * line past the cap left by its prospect is handed to the latest wait (`passOn`).
  */
-/** An action waiting in line past the cap: its due time is set. */
-type WaitingAction = OutreachAction & { dueAt: string };
 
 export function createSlotReturns(deps: SlotReturnDeps) {
   const iso = (date: Date) => date.toISOString();
@@ -82,7 +84,7 @@ export function createSlotReturns(deps: SlotReturnDeps) {
    */
   async function stillWhereListed(campaignId: number, kind: SendKind, candidate: WaitInLine): Promise<WaitingAction | undefined> {
     const waiting = await deps.actions.get(campaignId, candidate.prospectId);
-    const inLine = waiting && placeInLine(waiting);
+    const inLine = waiting ? placeInLine(waiting) : undefined;
     return waiting && inLine?.kind === kind && inLine.dueAt === candidate.dueAt ? { ...waiting, dueAt: inLine.dueAt } : undefined;
   }
 
